@@ -1,0 +1,135 @@
+/**
+ * Typed errors a user can act on. Each carries the stable exit code the headless commands use
+ * (documented in the README) and a one-line hint saying what to do next. Messages never
+ * contain the API key.
+ */
+
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  invalidKey: 3,
+  missingScope: 4,
+  rateLimited: 5,
+  network: 6,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export abstract class AgentSessionsError extends Error {
+  abstract readonly code: string;
+  abstract readonly exitCode: ExitCode;
+  /** What the user can do next. */
+  abstract readonly hint: string;
+}
+
+/** The key is invalid or expired (or /api/v1/me answered anything but 200). */
+export class InvalidKeyError extends AgentSessionsError {
+  readonly code = "invalid_key";
+  readonly exitCode = EXIT.invalidKey;
+  readonly hint = "Check the key (agent-sessions whoami), or log in again with a valid key.";
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = "InvalidKeyError";
+  }
+}
+
+/** 403: the key lacks the scope the call needs. */
+export class MissingScopeError extends AgentSessionsError {
+  readonly code = "missing_scope";
+  readonly exitCode = EXIT.missingScope;
+  readonly hint: string;
+  constructor(
+    message: string,
+    readonly requiredScope: string | null,
+  ) {
+    super(message);
+    this.name = "MissingScopeError";
+    this.hint = requiredScope
+      ? `Use a key whose effective scopes include ${requiredScope} (see agent-sessions whoami).`
+      : "Use a key with the scope this call needs (see agent-sessions whoami).";
+  }
+}
+
+export class NotFoundError extends AgentSessionsError {
+  readonly code = "not_found";
+  readonly exitCode = EXIT.error;
+  readonly hint = "Check the session id (agent-sessions sessions lists them) and the base URL.";
+  constructor(message: string) {
+    super(message);
+    this.name = "NotFoundError";
+  }
+}
+
+/** 429 still after every retry. */
+export class RateLimitedError extends AgentSessionsError {
+  readonly code = "rate_limited";
+  readonly exitCode = EXIT.rateLimited;
+  readonly hint: string;
+  constructor(
+    message: string,
+    readonly attempts: number,
+    readonly retryAfterMs: number | null,
+  ) {
+    super(message);
+    this.name = "RateLimitedError";
+    this.hint =
+      retryAfterMs !== null
+        ? `Wait about ${Math.ceil(retryAfterMs / 1000)} s and try again; limits are per key.`
+        : "Wait a little and try again; limits are per key.";
+  }
+}
+
+/** Connection refused, reset, DNS, TLS or timeout. */
+export class NetworkError extends AgentSessionsError {
+  readonly code = "network";
+  readonly exitCode = EXIT.network;
+  readonly hint = "Check the base URL (--base-url / AGENT_SESSIONS_BASE_URL) and your connection.";
+  constructor(
+    message: string,
+    readonly timedOut = false,
+  ) {
+    super(message);
+    this.name = "NetworkError";
+  }
+}
+
+/** The server answered with something that is not what the interface promises. */
+export class MalformedResponseError extends AgentSessionsError {
+  readonly code = "malformed_response";
+  readonly exitCode = EXIT.error;
+  readonly hint = "The service sent an unexpected response; check the base URL points at it.";
+  constructor(message: string) {
+    super(message);
+    this.name = "MalformedResponseError";
+  }
+}
+
+/** Any other non-success status (4xx/5xx after retries). */
+export class HttpError extends AgentSessionsError {
+  readonly code = "http_error";
+  readonly exitCode = EXIT.error;
+  readonly hint: string;
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = "HttpError";
+    this.hint =
+      status >= 500 ? "The service failed; try again later." : "Check the request's arguments.";
+  }
+}
+
+/** The user cancelled (Ctrl-C, closed pane) while a request or wait was in progress. */
+export class CancelledError extends AgentSessionsError {
+  readonly code = "cancelled";
+  readonly exitCode = EXIT.error;
+  readonly hint = "";
+  constructor(message = "cancelled") {
+    super(message);
+    this.name = "CancelledError";
+  }
+}

@@ -1,0 +1,123 @@
+import { z } from "zod";
+
+/** The five event names of a session stream. */
+export const EVENT_NAMES = [
+  "prompt_progress",
+  "file_changed",
+  "process_output",
+  "state_changed",
+  "heartbeat",
+] as const;
+export type EventName = (typeof EVENT_NAMES)[number];
+
+export const PromptProgressSchema = z.looseObject({ type: z.string(), content: z.string() });
+export const FileChangedSchema = z.looseObject({ path: z.string(), action: z.string() });
+/** Payload "not shown": any JSON object. text/stream/line are rendered when present. */
+export const ProcessOutputSchema = z.looseObject({
+  text: z.string().optional(),
+  stream: z.string().optional(),
+  line: z.union([z.string(), z.number()]).optional(),
+});
+export const StateChangedSchema = z.looseObject({
+  state: z.string(),
+  previous_state: z.string().nullable().optional(),
+});
+export const HeartbeatSchema = z.looseObject({ timestamp: z.string() });
+
+export type PromptProgress = z.infer<typeof PromptProgressSchema>;
+export type FileChanged = z.infer<typeof FileChangedSchema>;
+export type ProcessOutput = z.infer<typeof ProcessOutputSchema>;
+export type StateChanged = z.infer<typeof StateChangedSchema>;
+export type Heartbeat = z.infer<typeof HeartbeatSchema>;
+
+const PAYLOAD_SCHEMAS = {
+  prompt_progress: PromptProgressSchema,
+  file_changed: FileChangedSchema,
+  process_output: ProcessOutputSchema,
+  state_changed: StateChangedSchema,
+  heartbeat: HeartbeatSchema,
+} as const;
+
+interface EventBase {
+  /** SSE id of the item, when the server sent one. */
+  id: string | null;
+}
+
+export type SessionEvent =
+  | (EventBase & { kind: "prompt_progress"; data: PromptProgress })
+  | (EventBase & { kind: "file_changed"; data: FileChanged })
+  | (EventBase & { kind: "process_output"; data: ProcessOutput })
+  | (EventBase & { kind: "state_changed"; data: StateChanged })
+  | (EventBase & { kind: "heartbeat"; data: Heartbeat })
+  /** An event name the interface does not list: delivered as such, never dropped. */
+  | (EventBase & { kind: "unknown"; event: string; data: unknown })
+  /** data that is not JSON, or JSON of the wrong shape: shown with its (cut) raw text. */
+  | (EventBase & { kind: "malformed"; event: string; raw: string; error: string });
+
+export type SessionEventKind = SessionEvent["kind"];
+
+/** How much raw text a malformed item keeps. */
+export const MALFORMED_RAW_LIMIT = 2048;
+
+export function isEventName(s: string): s is EventName {
+  return (EVENT_NAMES as readonly string[]).includes(s);
+}
+
+function cut(raw: string): string {
+  return raw.length > MALFORMED_RAW_LIMIT ? `${raw.slice(0, MALFORMED_RAW_LIMIT)}…` : raw;
+}
+
+/**
+ * One SSE item (event name, data text, id) to a typed event. Never throws: bad data becomes a
+ * `malformed` item so the stream can go on and the user can see what arrived.
+ */
+export function decodeEvent(
+  eventName: string | undefined,
+  rawData: string,
+  id: string | undefined,
+): SessionEvent {
+  const event = eventName && eventName !== "" ? eventName : "message";
+  const evId = id === undefined || id === "" ? null : id;
+  let json: unknown;
+  try {
+    json = JSON.parse(rawData);
+  } catch (e) {
+    return {
+      kind: "malformed",
+      event,
+      id: evId,
+      raw: cut(rawData),
+      error: `data is not JSON (${(e as Error).message})`,
+    };
+  }
+  if (!isEventName(event)) return { kind: "unknown", event, id: evId, data: json };
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    return {
+      kind: "malformed",
+      event,
+      id: evId,
+      raw: cut(rawData),
+      error: "data is not a JSON object",
+    };
+  }
+  const parsed = PAYLOAD_SCHEMAS[event].safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join(".") || "data";
+    return {
+      kind: "malformed",
+      event,
+      id: evId,
+      raw: cut(rawData),
+      error: `${event}: ${where}: ${issue?.message ?? "invalid"}`,
+    };
+  }
+  return { kind: event, id: evId, data: parsed.data } as SessionEvent;
+}
+
+/** The text to show for a process_output payload: text, else line, else its JSON. */
+export function processOutputText(data: ProcessOutput): string {
+  if (typeof data.text === "string") return data.text;
+  if (typeof data.line === "string") return data.line;
+  return JSON.stringify(data);
+}

@@ -1,0 +1,18 @@
+export * from "./errors.js";
+export * from "./events.js";
+export * from "./git.js";
+export * from "./rateLimit.js";
+export * from "./resources.js";
+export * from "./scopes.js";
+
+/** Paths of the interface, in one place for client and server. */
+export const PATHS = {
+  verify: "/api/cloud/auth/verify",
+  me: "/api/v1/me",
+  sessions: "/api/sessions",
+  session: (id: string) => `/api/sessions/${encodeURIComponent(id)}`,
+  events: (id: string) => `/api/cloud/sessions/${encodeURIComponent(id)}/events`,
+  eventsAlt: (id: string) => `/api/sessions/${encodeURIComponent(id)}/events`,
+  gitClone: (id: string) => `/api/sessions/${encodeURIComponent(id)}/git/clone`,
+  gitOperation: (id: string) => `/api/sessions/${encodeURIComponent(id)}/git/operation`,
+} as const;

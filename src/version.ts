@@ -1,0 +1,17 @@
+import { readFileSync } from "node:fs";
+
+/** The package version, read once from package.json next to dist/ or src/. */
+function readVersion(): string {
+  try {
+    const pkg = JSON.parse(
+      readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+    ) as { version?: string };
+    return pkg.version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+export const VERSION = readVersion();
+export const PRODUCT = "agent-sessions-tui";
+export const USER_AGENT = `${PRODUCT}/${VERSION} (node ${process.version})`;
