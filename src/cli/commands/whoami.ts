@@ -1,0 +1,88 @@
+import type { Command } from "commander";
+import { narrowedScopes } from "../../protocol/scopes.js";
+import { formatExpiry, maskKey } from "../../text/format.js";
+import { sanitize } from "../../text/sanitize.js";
+import { commandContext } from "../context.js";
+import { err, fail, out, printJson, table } from "../output.js";
+
+const EXPIRY_WARNING_MS = 7 * 24 * 3600 * 1000;
+
+export function registerWhoamiCommand(program: Command): void {
+  program
+    .command("whoami")
+    .description("show the key's metadata, the caller identity and the effective scopes")
+    .option("--json", "print one JSON object")
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      try {
+        const ctx = await commandContext(cmd);
+        const [key, me] = await Promise.all([ctx.client.verify(), ctx.client.me()]);
+        const narrowed = narrowedScopes(key.scopes, key.effective_scopes);
+        const expiresInMs = key.expires_at ? Date.parse(key.expires_at) - Date.now() : null;
+        if (opts.json) {
+          printJson({
+            key_id: key.key_id,
+            name: key.name,
+            user_id: key.user_id,
+            organization_id: key.organization_id,
+            tenant_id: key.tenant_id,
+            role: key.role,
+            scopes: key.scopes,
+            effective_scopes: key.effective_scopes,
+            narrowed_scopes: narrowed,
+            expires_at: key.expires_at,
+            principal_id: me.principal_id,
+            identity: me,
+            key_masked: maskKey(ctx.apiKey),
+            key_source: ctx.source,
+            profile: ctx.profile,
+            base_url: ctx.baseUrl,
+          });
+          return;
+        }
+        const s = (v: string | null | undefined) => sanitize(v ?? "");
+        const owner = key.organization_id
+          ? `${s(key.organization_id)} · role ${s(key.role ?? "unknown")}`
+          : `personal key (tenant ${s(key.tenant_id)})`;
+        const expiry =
+          key.expires_at === null
+            ? "never"
+            : `${formatExpiry(key.expires_at)} (${s(key.expires_at)})`;
+        const rows: string[][] = [
+          ["principal", `${s(me.principal_id)} (tenant ${s(me.tenant_id)})`],
+          ["user", s(key.user_id)],
+          ["organization", owner],
+          ["key", `"${s(key.name)}" ${maskKey(ctx.apiKey)} (id ${s(key.key_id)})`],
+          ["key source", `${sourceLabel(ctx.source)}, profile ${s(ctx.profile)}`],
+          ["base URL", s(ctx.baseUrl)],
+          ["expires", expiry],
+          ["effective scopes", key.effective_scopes.map(s).join(" ") || "(none)"],
+          ["stored scopes", key.scopes.map(s).join(" ") || "(none)"],
+        ];
+        if (narrowed.length > 0) {
+          rows.push([
+            "narrowed by role",
+            `${narrowed.map(s).join(" ")} (stored on the key, not allowed for role ${s(key.role ?? "")})`,
+          ]);
+        }
+        out(table(["", ""], rows).split("\n").slice(1).join("\n"));
+        if (expiresInMs !== null && expiresInMs <= EXPIRY_WARNING_MS) {
+          err(`warning: this key ${formatExpiry(key.expires_at as string)}; create a new one soon`);
+        }
+      } catch (e) {
+        fail(e);
+      }
+    });
+}
+
+function sourceLabel(source: string): string {
+  switch (source) {
+    case "env":
+      return "AGENT_SESSIONS_API_KEY";
+    case "keychain":
+      return "OS keychain";
+    case "insecure-file":
+      return "plain-text file (insecure storage)";
+    default:
+      return source;
+  }
+}

@@ -1,0 +1,79 @@
+import type { Command } from "commander";
+import { ApiClient } from "../client/apiClient.js";
+import { resolveCredentials } from "../credentials/resolve.js";
+import { err, registerSecret } from "./output.js";
+
+/** Options every networked command accepts (set on the root program). */
+export interface GlobalOptions {
+  baseUrl?: string;
+  profile?: string;
+}
+
+/** Retry and timeout tuning from the environment (documented in the README). */
+export interface Tuning {
+  backoffBaseMs?: number;
+  maxAttempts?: number;
+  timeoutMs?: number;
+}
+
+function envNumber(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) {
+    err(`warning: ignoring ${name}=${JSON.stringify(raw)}: not a non-negative number`);
+    return undefined;
+  }
+  return n;
+}
+
+export function tuningFromEnv(): Tuning {
+  return {
+    backoffBaseMs: envNumber("AGENT_SESSIONS_RETRY_BASE_MS"),
+    maxAttempts: envNumber("AGENT_SESSIONS_MAX_ATTEMPTS"),
+    timeoutMs: envNumber("AGENT_SESSIONS_TIMEOUT_MS"),
+  };
+}
+
+export interface CommandContext {
+  tuning: Tuning;
+  client: ApiClient;
+  baseUrl: string;
+  apiKey: string;
+  profile: string;
+  source: "env" | "keychain" | "insecure-file";
+}
+
+/** The root program's options, whichever subcommand is running. */
+export function globalOptions(cmd: Command): GlobalOptions {
+  let root: Command = cmd;
+  while (root.parent) root = root.parent;
+  return root.opts<GlobalOptions>();
+}
+
+/**
+ * Resolves the base URL and key (env var over stored key) and builds the one client the
+ * command uses. Warnings (plain-text storage) go to stderr on every use.
+ */
+export async function commandContext(cmd: Command): Promise<CommandContext> {
+  const g = globalOptions(cmd);
+  const creds = await resolveCredentials({ profile: g.profile, baseUrl: g.baseUrl });
+  registerSecret(creds.apiKey);
+  for (const w of creds.warnings) err(`warning: ${w}`);
+  const tuning = tuningFromEnv();
+  const client = new ApiClient({
+    baseUrl: creds.baseUrl,
+    apiKey: creds.apiKey,
+    ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
+    ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
+    ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
+  });
+  return {
+    tuning,
+    client,
+    baseUrl: creds.baseUrl,
+    apiKey: creds.apiKey,
+    profile: creds.profile,
+    source: creds.source,
+  };
+}

@@ -1,0 +1,78 @@
+import type { SessionEvent } from "../protocol/events.js";
+import { processOutputText } from "../protocol/events.js";
+import { sanitize } from "../text/sanitize.js";
+
+/** Tags shown for each kind, shared by `watch` and anything else printing events as lines. */
+export const KIND_TAGS: Record<SessionEvent["kind"], string> = {
+  prompt_progress: "prompt",
+  file_changed: "file",
+  process_output: "output",
+  state_changed: "state",
+  heartbeat: "beat",
+  unknown: "event",
+  malformed: "bad",
+};
+
+function clock(at: number): string {
+  return new Date(at).toISOString().slice(11, 19);
+}
+
+/** Newlines inside one event become a visible ⏎ so each event stays one line. */
+function oneLine(text: string): string {
+  return text.replace(/\n+$/, "").replace(/\n/g, " ⏎ ");
+}
+
+/** The sanitized text of an event, without tag or time. */
+export function eventText(ev: SessionEvent, keepSgr = false): string {
+  switch (ev.kind) {
+    case "prompt_progress":
+      return sanitize(ev.data.content);
+    case "file_changed":
+      return `${sanitize(ev.data.action)} ${sanitize(ev.data.path)}`;
+    case "process_output": {
+      const text = sanitize(processOutputText(ev.data), { keepSgr });
+      return ev.data.stream ? `[${sanitize(ev.data.stream)}] ${text}` : text;
+    }
+    case "state_changed":
+      return `${sanitize(ev.data.previous_state ?? "?")} → ${sanitize(ev.data.state)}`;
+    case "heartbeat":
+      return sanitize(ev.data.timestamp);
+    case "unknown":
+      return `${sanitize(ev.event)} ${sanitize(JSON.stringify(ev.data) ?? "")}`;
+    case "malformed":
+      return `${sanitize(ev.event)}: ${sanitize(ev.error)}: ${sanitize(ev.raw)}`;
+  }
+}
+
+/** One human-readable line: time, session, kind tag, text. */
+export function describeEvent(
+  sessionId: string,
+  ev: SessionEvent,
+  at: number,
+  color: boolean,
+): string {
+  const tag = KIND_TAGS[ev.kind].padEnd(6);
+  const text = oneLine(eventText(ev, color));
+  const reset = color ? "\u001b[0m" : "";
+  return `${clock(at)} ${sessionId} ${tag} ${text}${reset}`;
+}
+
+/** The --json form of one event: session_id, event, id, data (+ error/raw for malformed). */
+export function eventToJson(sessionId: string, ev: SessionEvent): Record<string, unknown> {
+  switch (ev.kind) {
+    case "unknown":
+      return { session_id: sessionId, event: ev.event, id: ev.id, data: ev.data };
+    case "malformed":
+      return {
+        session_id: sessionId,
+        event: ev.event,
+        id: ev.id,
+        data: null,
+        malformed: true,
+        error: ev.error,
+        raw: ev.raw,
+      };
+    default:
+      return { session_id: sessionId, event: ev.kind, id: ev.id, data: ev.data };
+  }
+}

@@ -1,0 +1,80 @@
+import { Command, CommanderError } from "commander";
+import { EXIT } from "../client/errors.js";
+import { VERSION } from "../version.js";
+import { registerDemoCommand } from "./commands/demo.js";
+import { registerGitCommand } from "./commands/git.js";
+import { registerLoginCommand } from "./commands/login.js";
+import { registerLogoutCommand } from "./commands/logout.js";
+import { registerProfilesCommand } from "./commands/profiles.js";
+import { registerServeCommand } from "./commands/serve.js";
+import { registerSessionsCommand } from "./commands/sessions.js";
+import { registerWatchCommand } from "./commands/watch.js";
+import { registerWhoamiCommand } from "./commands/whoami.js";
+import { err, reportError } from "./output.js";
+
+export function buildProgram(): Command {
+  const program = new Command("agent-sessions")
+    .description(
+      "Terminal client for the Agent Sessions service.\nThe API key comes from AGENT_SESSIONS_API_KEY or the OS keychain (agent-sessions login); it is never accepted as an argument.",
+    )
+    .version(VERSION, "-V, --version")
+    .option(
+      "--base-url <url>",
+      "service base URL (default: $AGENT_SESSIONS_BASE_URL or the profile's)",
+    )
+    .option(
+      "--profile <name>",
+      "profile to use (default: $AGENT_SESSIONS_PROFILE or the default profile)",
+    )
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+
+  registerWhoamiCommand(program);
+  registerSessionsCommand(program);
+  registerWatchCommand(program);
+  registerGitCommand(program);
+  registerLoginCommand(program);
+  registerLogoutCommand(program);
+  registerProfilesCommand(program);
+  registerServeCommand(program);
+  registerDemoCommand(program);
+
+  program.action(() => {
+    if (!process.stdout.isTTY || !process.stdin.isTTY) {
+      err(
+        "error: the terminal UI needs a terminal; for scripts use the headless commands (whoami, sessions, watch --json, git …; see --help)",
+      );
+      process.exitCode = EXIT.usage;
+      return;
+    }
+    program.outputHelp();
+  });
+
+  // Every subcommand inherits exitOverride so usage errors map to exit 2.
+  for (const c of program.commands) {
+    c.exitOverride();
+    for (const sub of c.commands) sub.exitOverride();
+  }
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // help and version "errors" are successful exits; commander already printed them.
+      if (
+        e.code === "commander.helpDisplayed" ||
+        e.code === "commander.version" ||
+        e.code === "commander.help"
+      ) {
+        return EXIT.ok;
+      }
+      return EXIT.usage;
+    }
+    return reportError(e);
+  }
+}

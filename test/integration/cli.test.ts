@@ -1,0 +1,264 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
+
+let server: ReferenceServer;
+const cfg = tempConfigHome();
+
+beforeAll(async () => {
+  server = await startServer({ seed: 7, paceMs: 20, heartbeatMs: 200, sessionCount: 5 });
+});
+afterAll(async () => {
+  await server.close();
+  cfg.cleanup();
+});
+
+function env(keyName: string | null, extra: Record<string, string> = {}) {
+  return {
+    XDG_CONFIG_HOME: cfg.dir,
+    AGENT_SESSIONS_BASE_URL: server.url,
+    ...(keyName ? { AGENT_SESSIONS_API_KEY: server.key(keyName) } : {}),
+    ...extra,
+  };
+}
+
+describe("headless commands", () => {
+  it("whoami --json shows key metadata and identity together", async () => {
+    const r = await runCli(["whoami", "--json"], { env: env("owner") });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const who = JSON.parse(r.stdout) as Record<string, unknown>;
+    for (const field of [
+      "key_id",
+      "name",
+      "user_id",
+      "organization_id",
+      "tenant_id",
+      "role",
+      "scopes",
+      "effective_scopes",
+      "expires_at",
+      "principal_id",
+    ]) {
+      expect(who).toHaveProperty(field);
+    }
+    expect(who.role).toBe("owner");
+    expect(who.key_source).toBe("env");
+    expect(r.stdout).not.toContain(server.key("owner"));
+  });
+
+  it("whoami marks the scopes a demotion took away, and masks the key", async () => {
+    const r = await runCli(["whoami"], { env: env("demoted") });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/narrowed by role\s+.*integrations:write/);
+    const key = server.key("demoted");
+    expect(r.stdout).not.toContain(key);
+    expect(r.stdout).toContain(key.slice(-4));
+  });
+
+  it("whoami warns when the key expires within 7 days", async () => {
+    const r = await runCli(["whoami"], { env: env("expiring") });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: this key expires in/);
+  });
+
+  it("an expired key exits 3 with the server's message and a hint", async () => {
+    const r = await runCli(["whoami"], { env: env("expired") });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/error: .*expired/i);
+    expect(r.stderr).toMatch(/hint: /);
+    expect(r.stderr + r.stdout).not.toContain(server.key("expired"));
+  });
+
+  it("an unknown key exits 3", async () => {
+    const r = await runCli(["sessions"], {
+      env: { ...env(null), AGENT_SESSIONS_API_KEY: "ask_not_a_real_key_000000000000" },
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/invalid/i);
+  });
+
+  it("sessions lists a table, --json an array, --state filters, --all pages through", async () => {
+    const table = await runCli(["sessions"], { env: env("member") });
+    expect(table.code).toBe(0);
+    expect(table.stdout.split("\n")[0]).toMatch(/^SESSION\s+STATE\s+TITLE/);
+    for (const id of server.sessionIds()) expect(table.stdout).toContain(id);
+
+    server.setState(server.sessionIds()[0] as string, "paused");
+    const paused = await runCli(["sessions", "--json", "--state", "paused"], {
+      env: env("member"),
+    });
+    expect(paused.code).toBe(0);
+    const rows = JSON.parse(paused.stdout) as { session_id: string; state: string }[];
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((s) => s.state === "paused")).toBe(true);
+
+    const all = await runCli(["sessions", "--json", "--all", "--limit", "2"], {
+      env: env("member"),
+    });
+    expect(all.code).toBe(0);
+    const ids = (JSON.parse(all.stdout) as { session_id: string }[]).map((s) => s.session_id);
+    expect(ids.sort()).toEqual([...server.sessionIds()].sort());
+
+    const onePage = await runCli(["sessions", "--limit", "2"], { env: env("member") });
+    expect(onePage.stdout).toMatch(/more sessions/);
+  });
+
+  it("watch --json prints one object per event with session_id, event, id and data", async () => {
+    const [a, b] = server.sessionIds() as [string, string];
+    server.setState(a, "active");
+    server.setState(b, "active");
+    const r = await runCli(["watch", a, b, "--json", "--max-events", "12"], {
+      env: env("member"),
+    });
+    expect(r.code).toBe(0);
+    const events = ndjson(r.stdout);
+    expect(events).toHaveLength(12);
+    for (const e of events) {
+      expect([a, b]).toContain(e.session_id);
+      expect(typeof e.event).toBe("string");
+      expect(e).toHaveProperty("id");
+      expect(e).toHaveProperty("data");
+    }
+    expect(r.stderr).toMatch(/"status":"live"/);
+  });
+
+  it("watch survives the service dropping the stream: ids contiguous, none lost or repeated", async () => {
+    const id = server.sessionIds()[2] as string;
+    server.setState(id, "active");
+    server.faults.set({ dropAfter: 5 });
+    try {
+      const r = await runCli(["watch", id, "--json", "--max-events", "40"], {
+        env: env("member"),
+        timeoutMs: 20_000,
+      });
+      expect(r.code).toBe(0);
+      const ids = ndjson(r.stdout)
+        .filter((e) => e.event !== "heartbeat")
+        .map((e) => Number(e.id));
+      expect(ids.length).toBeGreaterThan(10);
+      for (let i = 1; i < ids.length; i++) expect(ids[i]).toBe((ids[i - 1] as number) + 1);
+      expect(r.stderr).toMatch(/"status":"reconnecting"/);
+    } finally {
+      server.faults.reset();
+    }
+  });
+
+  it("watch prints sanitized human lines (no escape sequences from agent output)", async () => {
+    const id = server.sessionIds()[3] as string;
+    server.emit(id, "process_output", {
+      stream: "stdout",
+      text: "ok \u001b]52;c;ZXZpbA==\u0007\u001b[2Jdone\u0007\n",
+    });
+    const r = await runCli(["watch", id, "--max-events", "1"], { env: env("member") });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u001b\u0007\u009b]/);
+    expect(r.stdout).toMatch(/output/);
+  });
+
+  it("watch of an unknown session stops with not found and exits non-zero", async () => {
+    const r = await runCli(["watch", "ses_doesnotexist", "--json"], { env: env("member") });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/"status":"stopped"/);
+  });
+
+  it("watch stops at once with exit 4 when the stream is refused for a missing scope", async () => {
+    server.faults.set({ statusFor: { path: /\/events$/, status: 403, count: 2 } });
+    try {
+      const r = await runCli(["watch", server.sessionIds()[0] as string], { env: env("member") });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/stopped/);
+      expect(r.stderr).not.toMatch(/reconnecting/);
+    } finally {
+      server.faults.reset();
+    }
+  });
+
+  it("git clone, branch, push and pr work end to end with --json", async () => {
+    const id = server.sessionIds()[4] as string;
+    const clone = await runCli(["git", "clone", id, "demo/app", "--json"], { env: env("owner") });
+    expect(clone.stderr).toBe("");
+    expect(clone.code).toBe(0);
+    expect(JSON.parse(clone.stdout)).toMatchObject({ ok: true, operation: "clone" });
+
+    const branch = await runCli(["git", "branch", id, "feature/cli-test"], { env: env("owner") });
+    expect(branch.code).toBe(0);
+    expect(branch.stdout).toMatch(/created branch feature\/cli-test/);
+
+    const push = await runCli(["git", "push", id, "--json"], { env: env("owner") });
+    expect(push.code).toBe(0);
+    expect(JSON.parse(push.stdout)).toMatchObject({ ok: true, operation: "push" });
+
+    const pr = await runCli(["git", "pr", id, "--title", "Add things", "--json"], {
+      env: env("owner"),
+    });
+    expect(pr.code).toBe(0);
+    expect(JSON.parse(pr.stdout).pull_request).toMatchObject({
+      title: "Add things",
+      head: "feature/cli-test",
+      base: "main",
+    });
+  });
+
+  it("git with a key lacking sessions:write exits 4 naming the scope", async () => {
+    const id = server.sessionIds()[4] as string;
+    const r = await runCli(["git", "push", id], { env: env("readonly") });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/sessions:write/);
+  });
+
+  it("git clone of an unknown repository explains what is known", async () => {
+    const id = server.sessionIds()[1] as string;
+    const r = await runCli(["git", "clone", id, "nope/missing"], { env: env("owner") });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/demo\/app/);
+  });
+
+  it("rate limited after retries exits 5", async () => {
+    server.faults.set({
+      failStatus: 429,
+      failCount: Number.POSITIVE_INFINITY,
+      failRetryAfter: "0",
+    });
+    try {
+      const r = await runCli(["sessions"], {
+        env: env("member", { AGENT_SESSIONS_MAX_ATTEMPTS: "3" }),
+      });
+      expect(r.code).toBe(5);
+      expect(r.stderr).toMatch(/rate/i);
+    } finally {
+      server.faults.reset();
+    }
+  });
+
+  it("an unreachable service exits 6", async () => {
+    const r = await runCli(["sessions"], {
+      env: {
+        ...env("member"),
+        AGENT_SESSIONS_BASE_URL: "http://127.0.0.1:9",
+        AGENT_SESSIONS_MAX_ATTEMPTS: "2",
+      },
+    });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/hint: .*base URL/);
+  });
+
+  it("usage errors exit 2; --version and --help exit 0; no key as an argument", async () => {
+    expect((await runCli(["frobnicate"], { env: env("member") })).code).toBe(2);
+    expect((await runCli(["watch", "not-a-session"], { env: env("member") })).code).toBe(2);
+    expect((await runCli(["sessions", "--limit", "zero"], { env: env("member") })).code).toBe(2);
+    expect((await runCli(["whoami", "--api-key", "x"], { env: env("member") })).code).toBe(2);
+    const v = await runCli(["--version"]);
+    expect(v.code).toBe(0);
+    expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const h = await runCli(["watch", "--help"]);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toMatch(/--max-events/);
+  });
+
+  it("without a terminal, the bare command points to the headless commands and exits 2", async () => {
+    const r = await runCli([], { env: env("member") });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/headless/);
+  });
+});
