@@ -1,0 +1,144 @@
+import type { Command } from "commander";
+import { ApiClient } from "../../client/apiClient.js";
+import { InvalidKeyError } from "../../client/errors.js";
+import { CredentialsUsageError } from "../../credentials/errors.js";
+import { assertKeychainReachable } from "../../credentials/keychain.js";
+import { checkKeyShape, plainHttpWarning, resolveTarget } from "../../credentials/resolve.js";
+import { saveCredentials } from "../../credentials/store.js";
+import { narrowedScopes } from "../../protocol/scopes.js";
+import { expiryStatus, maskKey } from "../../text/format.js";
+import { sanitize } from "../../text/sanitize.js";
+import { globalOptions, tuningFromEnv } from "../context.js";
+import { readHiddenLine, readPipedInput } from "../hiddenInput.js";
+import { err, fail, out, registerSecret, table } from "../output.js";
+
+interface LoginOptions {
+  insecureStorage?: boolean;
+}
+
+export function registerLoginCommand(program: Command): void {
+  program
+    .command("login")
+    .description(
+      "verify an API key and store it for a profile (OS keychain by default). The key is read from stdin when piped, else from a hidden prompt; never from arguments",
+    )
+    .option(
+      "--insecure-storage",
+      "store the key in a plain-text file (mode 0600) instead of the OS keychain; every use warns",
+    )
+    // Extra words are refused by us, not commander: its message would echo them, and an
+    // extra word here is most likely the key itself.
+    .allowExcessArguments(true)
+    .allowUnknownOption(true)
+    .addHelpText(
+      "after",
+      "\nExamples:\n  agent-sessions login --base-url https://agents.example.com\n  agent-sessions login --profile work --base-url https://agents.example.com < key.txt\n  pass show agents/key | agent-sessions login",
+    )
+    .action(async (opts: LoginOptions, cmd: Command) => {
+      try {
+        await login(opts, cmd);
+      } catch (e) {
+        fail(e);
+      }
+    });
+}
+
+async function readKey(profile: string, baseUrl: string): Promise<{ raw: string; from: string }> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) return { raw: await readPipedInput(stdin), from: "stdin" };
+  const raw = await readHiddenLine(
+    `API key for profile ${profile} (${baseUrl}), not echoed: `,
+    stdin,
+    process.stderr,
+  );
+  return { raw, from: "the prompt" };
+}
+
+async function login(opts: LoginOptions, cmd: Command): Promise<void> {
+  if (cmd.args.length > 0) {
+    throw new CredentialsUsageError(
+      `login takes no arguments (${cmd.args.length} given, not shown): the key is never read from the command line, where shell history and the process list would keep it`,
+      "Pipe the key (agent-sessions login < key.txt) or run agent-sessions login and paste it at the hidden prompt.",
+    );
+  }
+  const g = globalOptions(cmd);
+  const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl });
+  const { profile, baseUrl } = target;
+  // No point asking for a key that could not be stored.
+  if (!opts.insecureStorage) assertKeychainReachable();
+
+  const { raw, from } = await readKey(profile, baseUrl);
+  if (raw.trim() === "") {
+    throw new CredentialsUsageError(
+      `no API key on ${from}`,
+      from === "stdin"
+        ? "Pipe the key in (agent-sessions login < key.txt), or run login in a terminal to be prompted."
+        : "Paste the key at the prompt (it is not echoed).",
+    );
+  }
+  const apiKey = checkKeyShape(raw, from);
+  registerSecret(apiKey);
+
+  const tuning = tuningFromEnv();
+  const client = new ApiClient({
+    baseUrl,
+    apiKey,
+    ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
+    ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
+    ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
+  });
+  const info = await client.verify();
+  if (info.valid === false) {
+    throw new InvalidKeyError("the service reports this key as not valid; nothing was stored", 200);
+  }
+
+  const saved = await saveCredentials({
+    profile,
+    baseUrl,
+    apiKey,
+    insecureStorage: opts.insecureStorage === true,
+  });
+
+  const s = (v: string | null | undefined) => sanitize(v ?? "");
+  const narrowed = narrowedScopes(info.scopes, info.effective_scopes);
+  const expiry = expiryStatus(info.expires_at);
+  const organization = info.organization_id
+    ? `${s(info.organization_id)} · role ${s(info.role ?? "unknown")}`
+    : "personal";
+  const rows: string[][] = [
+    ["user", s(info.user_id)],
+    ["organization", organization],
+    ["key", `"${s(info.name)}" ${maskKey(apiKey)} (id ${s(info.key_id)})`],
+    ["effective scopes", info.effective_scopes.map(s).join(" ") || "(none)"],
+  ];
+  if (narrowed.length > 0) {
+    rows.push([
+      "narrowed by role",
+      `${narrowed.map(s).join(" ")} (stored on the key, not allowed for role ${s(info.role ?? "")})`,
+    ]);
+  }
+  rows.push(["expires", info.expires_at ? `${expiry.text} (${s(info.expires_at)})` : "never"]);
+  rows.push(["stored in", saved.location]);
+
+  const isDefault = saved.madeDefault || target.config.default_profile === profile;
+  out(`Logged in to ${baseUrl} as profile ${profile}${isDefault ? " (default)" : ""}.`);
+  out(indent(table(["", ""], rows).split("\n").slice(1).join("\n")));
+  for (const r of saved.removed) out(`Removed the earlier copy in ${r}.`);
+
+  for (const w of saved.warnings) err(`warning: ${w}`);
+  const http = plainHttpWarning(baseUrl);
+  if (http) err(`warning: ${http}`);
+  if (expiry.level === "warn") err(`warning: this key ${expiry.text}; create a new one soon`);
+  if ((process.env.AGENT_SESSIONS_API_KEY ?? "").trim() !== "") {
+    err(
+      "warning: AGENT_SESSIONS_API_KEY is set in this environment and is used instead of the stored key until you unset it",
+    );
+  }
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
+}

@@ -1,0 +1,636 @@
+import type { Dispatcher } from "undici";
+import { z } from "zod";
+import { errorMessage, requiredScopeOf } from "../protocol/errors.js";
+import {
+  type CloneRequest,
+  type GitOperationRequest,
+  type GitResult,
+  GitResultSchema,
+} from "../protocol/git.js";
+import { PATHS } from "../protocol/index.js";
+import {
+  type ApiKeyInfo,
+  ApiKeyInfoSchema,
+  type Identity,
+  IdentitySchema,
+  parseSessionPage,
+  type Session,
+  type SessionPage,
+  SessionSchema,
+} from "../protocol/resources.js";
+import { REQUIRED_SCOPES } from "../protocol/scopes.js";
+import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
+import {
+  AgentSessionsError,
+  CancelledError,
+  HttpError,
+  InvalidKeyError,
+  MalformedResponseError,
+  MissingScopeError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+} from "./errors.js";
+import { type HeaderSource, headerValue, RateLimitTracker, type RetryWait } from "./rateLimit.js";
+import { cancellableDelay, linkSignals } from "./signals.js";
+import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
+
+export interface ApiClientOptions extends ConnectionConfig {
+  /** Per attempt: connect, headers and the whole body. Default 15000. */
+  timeoutMs?: number;
+  /** Attempts per call, first one included. Default 5. */
+  maxAttempts?: number;
+  /** First backoff delay when the server gave no Retry-After. Default 1000. */
+  backoffBaseMs?: number;
+  /** Cap for any retry delay. Default 60000. */
+  maxDelayMs?: number;
+  /** Fraction of a backoff delay randomised either way. Default 0.2. */
+  jitter?: number;
+  /** Jitter source in [0, 1); injectable for tests. */
+  random?: () => number;
+  rateLimit?: RateLimitTracker;
+  /** Cancels every request and retry wait of this client. */
+  signal?: AbortSignal;
+  /** Largest response body read. Default 32 MiB. */
+  maxBodyBytes?: number;
+}
+
+export interface ListSessionsParams {
+  limit?: number;
+  state?: string;
+  cursor?: string;
+  /** Further query parameters (filter names are "not shown" by the interface). */
+  filters?: Record<string, string>;
+}
+
+export interface SessionPagesParams extends Omit<ListSessionsParams, "cursor"> {
+  /** Stop after this many pages whatever the server says. Default 1000. */
+  maxPages?: number;
+}
+
+export interface PullRequestParams {
+  title: string;
+  base?: string;
+  head?: string;
+  body?: string;
+}
+
+type CallName = keyof typeof REQUIRED_SCOPES;
+
+interface Call<T> {
+  name: CallName;
+  method: "GET" | "POST";
+  path: string;
+  query?: URLSearchParams;
+  body?: unknown;
+  parse: (json: unknown) => T;
+  /** /api/v1/me: the interface says any status other than 200 means the key is invalid. */
+  anyNon200IsInvalidKey?: boolean;
+  /** Message for a 404 without a server message. */
+  notFound?: string;
+}
+
+interface RawResponse {
+  status: number;
+  headers: HeaderSource;
+  contentType: string | undefined;
+  text: string;
+  truncated: boolean;
+}
+
+const MAX_REDIRECTS = 3;
+
+/**
+ * Typed calls to the Agent Sessions service over undici's keep-alive pool.
+ *
+ * Retry policy: 429 is retried for every call (the service refused before acting); 5xx and
+ * network errors only for GETs, which are safe to repeat. The first retry waits Retry-After
+ * (or the base delay), later ones double it, capped, with jitter, but never shorter than
+ * the Retry-After of the answer being retried.
+ *
+ * Redirects are never followed by undici: a same-origin redirect of a GET is followed here
+ * (at most 3), anything else is an error, so the key never reaches another origin.
+ *
+ * /api/v1/me: any answer but 200 is an InvalidKeyError, as the interface says, with two
+ * exceptions decided here: 429 goes through the rate-limit retries (RateLimitedError when
+ * they run out), and 5xx is retried like any GET first (InvalidKeyError naming the status
+ * if it persists). A network failure is a NetworkError: no answer is no verdict on the key,
+ * and a cross-origin redirect is the same HttpError as for any other call.
+ */
+export class ApiClient {
+  readonly rateLimit: RateLimitTracker;
+  readonly #conn: ConnectionConfig;
+  readonly #dispatcher: Dispatcher;
+  readonly #timeoutMs: number;
+  readonly #maxAttempts: number;
+  readonly #baseMs: number;
+  readonly #maxDelayMs: number;
+  readonly #jitter: number;
+  readonly #random: () => number;
+  readonly #signal: AbortSignal | undefined;
+  readonly #maxBodyBytes: number;
+
+  constructor(opts: ApiClientOptions) {
+    let parsed: URL;
+    try {
+      parsed = new URL(opts.baseUrl);
+    } catch {
+      throw new TypeError("The base URL is not a valid URL (expected http://host:port)");
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      throw new TypeError(
+        `The base URL must start with http:// or https:// (got ${parsed.protocol})`,
+      );
+    }
+    this.#conn = {
+      baseUrl: opts.baseUrl,
+      apiKey: opts.apiKey,
+      userAgent: opts.userAgent,
+      dispatcher: opts.dispatcher,
+    };
+    this.#dispatcher = opts.dispatcher ?? defaultAgent();
+    this.#timeoutMs = opts.timeoutMs ?? 15_000;
+    this.#maxAttempts = Math.max(1, Math.floor(opts.maxAttempts ?? 5));
+    this.#baseMs = opts.backoffBaseMs ?? 1000;
+    this.#maxDelayMs = opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+    this.#jitter = opts.jitter ?? 0.2;
+    this.#random = opts.random ?? Math.random;
+    this.#signal = opts.signal;
+    this.#maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
+    this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
+  }
+
+  get baseUrl(): string {
+    return this.#conn.baseUrl;
+  }
+
+  /** GET /api/cloud/auth/verify: the key's metadata. */
+  verify(signal?: AbortSignal): Promise<ApiKeyInfo> {
+    return this.#call(
+      {
+        name: "verify",
+        method: "GET",
+        path: PATHS.verify,
+        parse: (json) => {
+          const info = ApiKeyInfoSchema.parse(json);
+          if (!info.valid) throw new InvalidKeyError("The service says the key is not valid", 200);
+          return info;
+        },
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/v1/me: who the key acts as. */
+  me(signal?: AbortSignal): Promise<Identity> {
+    return this.#call(
+      {
+        name: "me",
+        method: "GET",
+        path: PATHS.me,
+        parse: (json) => IdentitySchema.parse(json),
+        anyNon200IsInvalidKey: true,
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/sessions: one page. */
+  listSessions(p: ListSessionsParams = {}, signal?: AbortSignal): Promise<SessionPage> {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(p.filters ?? {})) query.set(k, v);
+    if (p.limit !== undefined) query.set("limit", String(p.limit));
+    if (p.state !== undefined) query.set("state", p.state);
+    if (p.cursor !== undefined) query.set("cursor", p.cursor);
+    return this.#call(
+      { name: "listSessions", method: "GET", path: PATHS.sessions, query, parse: parseSessionPage },
+      signal,
+    );
+  }
+
+  /**
+   * Every page of GET /api/sessions until the server gives no next cursor. Stops early after
+   * maxPages, or when the server hands back a cursor it already gave (it would loop forever).
+   */
+  async *sessionPages(
+    p: SessionPagesParams = {},
+    signal?: AbortSignal,
+  ): AsyncGenerator<SessionPage, void, undefined> {
+    const { maxPages = 1000, ...params } = p;
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let n = 0; n < maxPages; n++) {
+      const page = await this.listSessions({ ...params, cursor }, signal);
+      yield page;
+      const next = page.nextCursor;
+      if (next === null || seen.has(next)) return;
+      seen.add(next);
+      cursor = next;
+    }
+  }
+
+  /** GET /api/sessions/{id}. */
+  getSession(id: string, signal?: AbortSignal): Promise<Session> {
+    return this.#call(
+      {
+        name: "getSession",
+        method: "GET",
+        path: PATHS.session(id),
+        parse: (json) => SessionSchema.parse(unwrapSession(json)),
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /** POST /api/sessions/{id}/git/clone. */
+  gitClone(id: string, body: CloneRequest, signal?: AbortSignal): Promise<GitResult> {
+    return this.#call(
+      {
+        name: "gitClone",
+        method: "POST",
+        path: PATHS.gitClone(id),
+        body,
+        parse: (json) => GitResultSchema.parse(json),
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /** POST /api/sessions/{id}/git/operation. */
+  gitOperation(id: string, body: GitOperationRequest, signal?: AbortSignal): Promise<GitResult> {
+    return this.#call(
+      {
+        name: "gitOperation",
+        method: "POST",
+        path: PATHS.gitOperation(id),
+        body,
+        parse: (json) => GitResultSchema.parse(json),
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  push(id: string, branch?: string, signal?: AbortSignal): Promise<GitResult> {
+    return this.gitOperation(id, { operation: "push", branch }, signal);
+  }
+
+  createBranch(id: string, name: string, from?: string, signal?: AbortSignal): Promise<GitResult> {
+    return this.gitOperation(id, { operation: "create_branch", name, from }, signal);
+  }
+
+  createPullRequest(id: string, pr: PullRequestParams, signal?: AbortSignal): Promise<GitResult> {
+    return this.gitOperation(id, { operation: "create_pull_request", ...pr }, signal);
+  }
+
+  async #call<T>(call: Call<T>, signal?: AbortSignal): Promise<T> {
+    const linked = linkSignals(this.#signal, signal);
+    try {
+      return await this.#run(call, linked.signal);
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  async #run<T>(call: Call<T>, signal: AbortSignal): Promise<T> {
+    const label = `${call.method} ${call.path}`;
+    const idempotent = call.method === "GET";
+    const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
+    let url = resolveUrl(this.#conn.baseUrl, call.path);
+    if (call.query && [...call.query].length > 0) url.search = call.query.toString();
+    const backoff = { anchorMs: undefined as number | undefined };
+    let attempt = 1;
+    let redirects = 0;
+    // Bounded: every pass either returns, throws, follows one of at most MAX_REDIRECTS
+    // redirects, or increments attempt, which throws once it reaches maxAttempts.
+    for (;;) {
+      let res: RawResponse;
+      try {
+        res = await this.#send(call.method, url, payload, signal, label);
+      } catch (e) {
+        if (e instanceof NetworkError && idempotent && attempt < this.#maxAttempts) {
+          const why = e.timedOut ? "timed out" : "network error";
+          await this.#retryWait(attempt, null, why, signal, backoff);
+          attempt += 1;
+          continue;
+        }
+        throw e;
+      }
+      this.rateLimit.update(res.headers);
+      const { status } = res;
+
+      if (status >= 300 && status < 400 && status !== 304) {
+        redirects += 1;
+        url = this.#redirectTarget(call, label, url, res, redirects);
+        continue;
+      }
+
+      if (status === 429) {
+        const retryAfterMs = parseRetryAfter(headerValue(res.headers, "retry-after"));
+        if (attempt >= this.#maxAttempts) {
+          const msg = errorMessage(tryJson(res.text));
+          throw new RateLimitedError(
+            this.#redact(
+              `${label} was still rate limited (HTTP 429) after ${attempt} attempt${attempt === 1 ? "" : "s"}${msg ? `: ${msg}` : ""}`,
+            ),
+            attempt,
+            retryAfterMs,
+          );
+        }
+        await this.#retryWait(attempt, retryAfterMs, "rate limited (HTTP 429)", signal, backoff);
+        attempt += 1;
+        continue;
+      }
+
+      if (status >= 500 && idempotent && attempt < this.#maxAttempts) {
+        const retryAfterMs = parseRetryAfter(headerValue(res.headers, "retry-after"));
+        await this.#retryWait(
+          attempt,
+          retryAfterMs,
+          `service error (HTTP ${status})`,
+          signal,
+          backoff,
+        );
+        attempt += 1;
+        continue;
+      }
+
+      const ok = call.anyNon200IsInvalidKey ? status === 200 : status >= 200 && status < 300;
+      if (ok) return this.#parseOk(call, label, res);
+      throw this.#errorFor(call, label, res, attempt);
+    }
+  }
+
+  async #retryWait(
+    retryNo: number,
+    retryAfterMs: number | null,
+    reason: string,
+    signal: AbortSignal,
+    backoff: { anchorMs: number | undefined },
+  ): Promise<void> {
+    if (retryNo === 1 && retryAfterMs !== null) backoff.anchorMs = retryAfterMs;
+    let delayMs = backoffDelay(
+      retryNo,
+      { baseMs: this.#baseMs, maxMs: this.#maxDelayMs, jitter: this.#jitter, random: this.#random },
+      backoff.anchorMs,
+    );
+    // Retrying before the server's own Retry-After would only earn another 429.
+    if (retryAfterMs !== null)
+      delayMs = Math.max(delayMs, Math.min(retryAfterMs, this.#maxDelayMs));
+    const wait: RetryWait = {
+      attempt: retryNo + 1,
+      maxAttempts: this.#maxAttempts,
+      delayMs,
+      until: Date.now() + delayMs,
+      reason,
+    };
+    this.rateLimit.beginWait(wait);
+    try {
+      await cancellableDelay(delayMs, signal, "waiting to retry");
+    } finally {
+      this.rateLimit.endWait(wait);
+    }
+  }
+
+  #redirectTarget<T>(
+    call: Call<T>,
+    label: string,
+    from: URL,
+    res: RawResponse,
+    redirects: number,
+  ): URL {
+    const { status } = res;
+    const location = headerValue(res.headers, "location");
+    if (!location) {
+      throw new HttpError(`${label} answered HTTP ${status} without a Location to follow`, status);
+    }
+    let target: URL;
+    try {
+      target = new URL(location, from);
+    } catch {
+      throw new HttpError(`${label} answered HTTP ${status} with an invalid Location`, status);
+    }
+    if (target.origin !== from.origin) {
+      throw new HttpError(
+        `${label}: the service redirected to another origin (${target.origin}); the redirect was not followed and the key was not sent there. Check the base URL.`,
+        status,
+      );
+    }
+    if (call.method !== "GET") {
+      throw new HttpError(
+        `${label} answered with a redirect (HTTP ${status}); redirects are only followed for reads. Check the base URL.`,
+        status,
+      );
+    }
+    if (redirects > MAX_REDIRECTS) {
+      throw new HttpError(`${label}: more than ${MAX_REDIRECTS} redirects; giving up`, status);
+    }
+    return target;
+  }
+
+  #parseOk<T>(call: Call<T>, label: string, res: RawResponse): T {
+    if (res.truncated) {
+      throw new MalformedResponseError(
+        `${label} returned a response larger than ${this.#maxBodyBytes} bytes`,
+      );
+    }
+    const json = tryJson(res.text);
+    if (json === undefined) {
+      const what =
+        res.text.trim() === ""
+          ? "an empty body"
+          : `a body that is not JSON (${res.contentType ?? "no content type"}, ${Buffer.byteLength(res.text)} bytes)`;
+      throw new MalformedResponseError(`${label} returned ${what}`);
+    }
+    try {
+      return call.parse(json);
+    } catch (e) {
+      if (e instanceof AgentSessionsError) throw e;
+      throw new MalformedResponseError(
+        this.#redact(`${label} returned an unexpected response: ${describeParseError(e)}`),
+      );
+    }
+  }
+
+  #errorFor<T>(call: Call<T>, label: string, res: RawResponse, attempts: number): Error {
+    const { status } = res;
+    const body = tryJson(res.text);
+    const msg = body === undefined ? null : errorMessage(body);
+    const redact = (s: string) => this.#redact(s);
+    if (call.anyNon200IsInvalidKey) {
+      const tail =
+        status >= 500 ? ` after ${attempts} attempts (the service may also be failing)` : "";
+      return new InvalidKeyError(
+        redact(
+          msg ??
+            `The identity lookup answered HTTP ${status}${tail}; the interface treats any answer but 200 as an invalid or expired key`,
+        ),
+        status,
+      );
+    }
+    if (status === 401) {
+      return new InvalidKeyError(
+        redact(msg ?? `The service refused the key (HTTP 401 on ${label})`),
+        status,
+      );
+    }
+    if (status === 403) {
+      return new MissingScopeError(
+        redact(msg ?? `The key is not allowed to call ${label} (HTTP 403)`),
+        requiredScopeOf(body) ?? REQUIRED_SCOPES[call.name],
+      );
+    }
+    if (status === 404) {
+      return new NotFoundError(redact(msg ?? call.notFound ?? `${label}: not found (HTTP 404)`));
+    }
+    return new HttpError(
+      redact(msg ? `${label} failed (HTTP ${status}): ${msg}` : `${label} failed (HTTP ${status})`),
+      status,
+    );
+  }
+
+  async #send(
+    method: "GET" | "POST",
+    url: URL,
+    payload: string | undefined,
+    signal: AbortSignal,
+    label: string,
+  ): Promise<RawResponse> {
+    if (signal.aborted) throw new CancelledError(`cancelled: ${label}`);
+    const ctl = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort();
+    }, this.#timeoutMs);
+    const onAbort = () => ctl.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const headers: Record<string, string> = {
+      ...baseHeaders(this.#conn),
+      accept: "application/json",
+    };
+    if (payload !== undefined) headers["content-type"] = "application/json";
+    try {
+      const res = await this.#dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers,
+        body: payload ?? null,
+        signal: ctl.signal,
+      });
+      // Read every body to its end (or destroy it) so the socket goes back to the pool.
+      const { text, truncated } = await readBody(res.body, this.#maxBodyBytes);
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        contentType: headerValue(res.headers, "content-type"),
+        text,
+        truncated,
+      };
+    } catch (e) {
+      if (signal.aborted) throw new CancelledError(`cancelled: ${label}`);
+      const code = errorCode(e);
+      if (timedOut || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+        throw new NetworkError(
+          `${label}: no complete answer from ${url.origin} within ${formatSeconds(this.#timeoutMs)}`,
+          true,
+        );
+      }
+      throw new NetworkError(
+        this.#redact(`${label}: could not reach ${url.origin} (${networkReason(e)})`),
+        code === "UND_ERR_CONNECT_TIMEOUT" || code === "ETIMEDOUT",
+      );
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Belt and braces: a server that echoes the key back must not get it printed. */
+  #redact(s: string): string {
+    const key = this.#conn.apiKey;
+    return key.length >= 4 ? s.split(key).join("[redacted]") : s;
+  }
+}
+
+async function readBody(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  limit: number,
+): Promise<{ text: string; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      return { text: Buffer.concat(chunks).toString("utf8"), truncated: true };
+    }
+    chunks.push(chunk);
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), truncated: false };
+}
+
+function tryJson(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** GET /api/sessions/{id} shape is "not shown": accept the record itself or {session: record}. */
+function unwrapSession(json: unknown): unknown {
+  if (json !== null && typeof json === "object" && !Array.isArray(json)) {
+    const o = json as Record<string, unknown>;
+    if (o.session_id === undefined && o.id === undefined && typeof o.session === "object") {
+      return o.session;
+    }
+  }
+  return json;
+}
+
+function describeParseError(e: unknown): string {
+  if (e instanceof z.ZodError) {
+    const issue = e.issues[0];
+    if (!issue) return "schema mismatch";
+    const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "body";
+    return `${where}: ${issue.message}`;
+  }
+  return e instanceof Error ? e.message : String(e);
+}
+
+function errorCode(e: unknown): string | undefined {
+  if (e === null || typeof e !== "object") return undefined;
+  const o = e as { code?: unknown; cause?: { code?: unknown } };
+  if (typeof o.code === "string") return o.code;
+  if (o.cause && typeof o.cause.code === "string") return o.cause.code;
+  return undefined;
+}
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "DNS lookup failed",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  ETIMEDOUT: "connection timed out",
+  UND_ERR_CONNECT_TIMEOUT: "connection timed out",
+  UND_ERR_SOCKET: "connection closed by the service",
+  UND_ERR_CLOSED: "connection closed",
+};
+
+function networkReason(e: unknown): string {
+  const code = errorCode(e);
+  if (code && NETWORK_REASONS[code]) return `${NETWORK_REASONS[code]}, ${code}`;
+  if (code) return code;
+  return e instanceof Error ? e.message : String(e);
+}
+
+function formatSeconds(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+}

@@ -1,0 +1,564 @@
+/**
+ * A subscription to one session's SSE stream that can stay open for days: reconnects with
+ * backoff and Last-Event-ID, a heartbeat watchdog instead of undici's body timeout, a flat
+ * memory bound per event, and a status a UI can show.
+ */
+import { performance } from "node:perf_hooks";
+import { type Dispatcher, request } from "undici";
+import {
+  decodeEvent,
+  errorMessage,
+  PATHS,
+  requiredScopeOf,
+  type SessionEvent,
+} from "../protocol/index.js";
+import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
+import {
+  type AgentSessionsError,
+  HttpError,
+  InvalidKeyError,
+  MalformedResponseError,
+  MissingScopeError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+} from "./errors.js";
+import { createSseReader, nextLastEventId, type OversizedEvent } from "./sseReader.js";
+import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
+import { DEFAULT_WATCHDOG, HeartbeatEstimator, SilenceWatchdog } from "./watchdog.js";
+
+export type StreamStatus =
+  /** attempt: 0 for the first connection, then the number of the retry. */
+  | { state: "connecting"; attempt: number }
+  | { state: "live"; since: number }
+  | { state: "reconnecting"; attempt: number; delayMs: number; retryAt: number; reason: string }
+  /** Final. error is null when the stream ended without a fault (closed, or 204). */
+  | { state: "stopped"; reason: string; error: AgentSessionsError | null };
+
+export interface SubscribeOptions {
+  config: ConnectionConfig;
+  sessionId: string;
+  /** Resume point: sent as Last-Event-ID on the first request. */
+  lastEventId?: string | null;
+  /** Every item, heartbeats, malformed and unknown ones included. */
+  onEvent: (ev: SessionEvent) => void;
+  onStatus?: (s: StreamStatus) => void;
+  /** Most bytes one event may take before it is cut off (default 1 MiB). */
+  maxEventBytes?: number;
+  /** First reconnect delay (default 1000); the server's `retry:` replaces it. */
+  backoffBaseMs?: number;
+  maxDelayMs?: number;
+  /** Failed connections in a row before giving up (default Infinity). */
+  maxAttempts?: number;
+  watchdog?: { floorMs?: number; ceilingMs?: number; initialMs?: number };
+  /** How long to wait for response headers (default 30000). */
+  headersTimeoutMs?: number;
+  random?: () => number;
+  /** Wall clock for the published timestamps (since, retryAt, lastActivityAt). */
+  now?: () => number;
+}
+
+export interface Subscription {
+  readonly status: StreamStatus;
+  readonly lastEventId: string | null;
+  /** Wall-clock time any byte was last received. */
+  readonly lastActivityAt: number | null;
+  /** Observed heartbeat interval (longest recent one), null before two heartbeats. */
+  readonly heartbeatIntervalMs: number | null;
+  /** Current silence bound of the watchdog. */
+  readonly watchdogMs: number;
+  readonly stats: { events: number; reconnects: number; bytes: number };
+  /** Skip a pending backoff wait. */
+  reconnectNow(): void;
+  /** Cancel everything: no timer or socket is left behind. */
+  close(): void;
+  /** The final stopped status. */
+  readonly done: Promise<StreamStatus>;
+}
+
+export const DEFAULT_MAX_EVENT_BYTES = 1024 * 1024;
+const DEFAULT_BACKOFF_BASE_MS = 1000;
+const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
+const BACKOFF_JITTER = 0.2;
+/** How much of an error body is read for its message. */
+const ERROR_BODY_LIMIT = 16 * 1024;
+const REQUIRED_SCOPE = "sessions:prompt";
+
+export function subscribeToSession(opts: SubscribeOptions): Subscription {
+  return new EventStreamSubscription(opts);
+}
+
+/** How one connection ended. */
+type Outcome =
+  | { kind: "stop"; reason: string; error: AgentSessionsError | null }
+  | {
+      kind: "retry";
+      reason: string;
+      error: AgentSessionsError;
+      retryAfterMs: number | null;
+      /** The connection delivered at least one event: the failure count starts over. */
+      delivered: boolean;
+    };
+
+/** Why we aborted a live connection ourselves. */
+type AbortCause = { kind: "closed" } | { kind: "watchdog"; boundMs: number };
+
+class EventStreamSubscription implements Subscription {
+  private _status: StreamStatus = { state: "connecting", attempt: 0 };
+  private _lastEventId: string | null;
+  private _lastActivityAt: number | null = null;
+  private readonly _stats = { events: 0, reconnects: 0, bytes: 0 };
+  private readonly heartbeats: HeartbeatEstimator;
+  private readonly now: () => number;
+  private baseDelayMs: number;
+  private readonly headersTimeoutMs: number;
+  private closed = false;
+  /** Index into the two interface paths once one has answered with something but 404. */
+  private workingPath: 0 | 1 | null = null;
+  private controller: AbortController | null = null;
+  private abortCause: AbortCause | null = null;
+  private watchdog: SilenceWatchdog | null = null;
+  private backoffTimer: NodeJS.Timeout | null = null;
+  private wakeBackoff: (() => void) | null = null;
+  private resolveDone!: (s: StreamStatus) => void;
+  readonly done: Promise<StreamStatus>;
+
+  constructor(private readonly opts: SubscribeOptions) {
+    this._lastEventId = opts.lastEventId ?? null;
+    this.now = opts.now ?? Date.now;
+    this.baseDelayMs = opts.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS;
+    this.headersTimeoutMs = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+    this.heartbeats = new HeartbeatEstimator({
+      floorMs: opts.watchdog?.floorMs ?? DEFAULT_WATCHDOG.floorMs,
+      ceilingMs: opts.watchdog?.ceilingMs ?? DEFAULT_WATCHDOG.ceilingMs,
+      initialMs: opts.watchdog?.initialMs ?? DEFAULT_WATCHDOG.initialMs,
+    });
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+    // Start on the next tick so a caller can read `status` and attach to `done` first; the
+    // first onStatus call still says "connecting".
+    queueMicrotask(() => {
+      if (this.closed) return;
+      this.publish(this._status);
+      this.run().catch((e: unknown) => {
+        // A bug, not a network condition: end the stream visibly and let it surface.
+        if (!this.closed) {
+          this.closed = true;
+          this.finish({ state: "stopped", reason: `internal error: ${String(e)}`, error: null });
+        }
+        queueMicrotask(() => {
+          throw e;
+        });
+      });
+    });
+  }
+
+  get status(): StreamStatus {
+    return this._status;
+  }
+  get lastEventId(): string | null {
+    return this._lastEventId;
+  }
+  get lastActivityAt(): number | null {
+    return this._lastActivityAt;
+  }
+  get heartbeatIntervalMs(): number | null {
+    return this.heartbeats.intervalMs;
+  }
+  get watchdogMs(): number {
+    return this.heartbeats.boundMs;
+  }
+  get stats(): { events: number; reconnects: number; bytes: number } {
+    return { ...this._stats };
+  }
+
+  reconnectNow(): void {
+    this.wakeBackoff?.();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.abortCause = { kind: "closed" };
+    this.watchdog?.stop();
+    this.watchdog = null;
+    this.controller?.abort();
+    this.controller = null;
+    this.wakeBackoff?.();
+    this.finish({ state: "stopped", reason: "closed", error: null });
+  }
+
+  private publish(s: StreamStatus): void {
+    this._status = s;
+    if (this.opts.onStatus) callSafely(this.opts.onStatus, s);
+  }
+
+  private finish(s: Extract<StreamStatus, { state: "stopped" }>): void {
+    this.publish(s);
+    this.resolveDone(s);
+  }
+
+  private async run(): Promise<void> {
+    // Failed connections in a row; a connection that delivered something resets it.
+    let failures = 0;
+    const maxAttempts = this.opts.maxAttempts ?? Number.POSITIVE_INFINITY;
+    while (!this.closed) {
+      const outcome = await this.connectOnce();
+      if (this.closed) return;
+      if (outcome.kind === "stop") {
+        this.finish({ state: "stopped", reason: outcome.reason, error: outcome.error });
+        return;
+      }
+      failures = outcome.delivered ? 1 : failures + 1;
+      if (failures >= maxAttempts) {
+        const error =
+          outcome.error instanceof RateLimitedError
+            ? new RateLimitedError(outcome.error.message, failures, outcome.retryAfterMs)
+            : outcome.error;
+        this.finish({
+          state: "stopped",
+          reason: `gave up after ${failures} failed attempt${failures === 1 ? "" : "s"}: ${outcome.reason}`,
+          error,
+        });
+        return;
+      }
+      const delayMs =
+        outcome.retryAfterMs !== null
+          ? Math.min(outcome.retryAfterMs, this.opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS)
+          : backoffDelay(failures, {
+              // A server's `retry: 0` is honoured once; after that the delay must still grow.
+              baseMs: failures > 1 ? Math.max(1, this.baseDelayMs) : this.baseDelayMs,
+              maxMs: this.opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
+              jitter: BACKOFF_JITTER,
+              random: this.opts.random,
+            });
+      this._stats.reconnects++;
+      this.publish({
+        state: "reconnecting",
+        attempt: failures,
+        delayMs,
+        retryAt: this.now() + delayMs,
+        reason: outcome.reason,
+      });
+      // onStatus may have closed us.
+      if (this.closed) return;
+      await this.backoff(delayMs);
+      if (this.closed) return;
+      this.publish({ state: "connecting", attempt: failures });
+    }
+  }
+
+  /** A wait that close() and reconnectNow() cut short. Ref'd: a waiting stream is work. */
+  private backoff(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        if (this.backoffTimer !== null) clearTimeout(this.backoffTimer);
+        this.backoffTimer = null;
+        this.wakeBackoff = null;
+        resolve();
+      };
+      this.wakeBackoff = wake;
+      this.backoffTimer = setTimeout(wake, ms);
+    });
+  }
+
+  private async connectOnce(): Promise<Outcome> {
+    const paths = [PATHS.events(this.opts.sessionId), PATHS.eventsAlt(this.opts.sessionId)];
+    const first = this.workingPath ?? 0;
+    const order: (0 | 1)[] = first === 0 ? [0, 1] : [1, 0];
+    let outcome: Outcome | "not_found" = "not_found";
+    for (const which of order) {
+      outcome = await this.tryPath(paths[which] as string);
+      if (outcome !== "not_found") {
+        this.workingPath = which;
+        return outcome;
+      }
+      if (this.closed) break;
+    }
+    return {
+      kind: "stop",
+      reason: `session ${this.opts.sessionId} has no event stream (404 on ${paths[0]} and ${paths[1]})`,
+      error: new NotFoundError(
+        `Session ${this.opts.sessionId} was not found: its event stream answered 404 on both paths.`,
+      ),
+    };
+  }
+
+  /** One request. "not_found" means: try the other path. */
+  private async tryPath(path: string): Promise<Outcome | "not_found"> {
+    const ac = new AbortController();
+    this.controller = ac;
+    this.abortCause = null;
+    const headers: Record<string, string> = {
+      ...baseHeaders(this.opts.config),
+      accept: "text/event-stream",
+      "cache-control": "no-cache",
+    };
+    if (this._lastEventId !== null) headers["last-event-id"] = this._lastEventId;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(resolveUrl(this.opts.config.baseUrl, path), {
+        method: "GET",
+        headers,
+        dispatcher: this.opts.config.dispatcher ?? defaultAgent(),
+        signal: ac.signal,
+        // The watchdog bounds silence on the body; undici's own 300 s limit would cut
+        // quiet streams.
+        bodyTimeout: 0,
+        headersTimeout: this.headersTimeoutMs,
+      });
+    } catch (e) {
+      return this.networkFailure(e, false);
+    }
+    if (this.closed) {
+      res.body.destroy();
+      return { kind: "stop", reason: "closed", error: null };
+    }
+    const status = res.statusCode;
+    if (status === 200) {
+      const type = headerValue(res.headers["content-type"]);
+      if (mediaType(type) !== "text/event-stream") {
+        res.body.destroy();
+        return {
+          kind: "stop",
+          reason: `the server answered ${type ? `"${type}"` : "without a content type"} instead of an event stream`,
+          error: new MalformedResponseError(
+            `Expected an event stream (text/event-stream) but got ${type ? `"${type}"` : "no content type"}.`,
+          ),
+        };
+      }
+      return this.readStream(res.body, ac);
+    }
+    if (status === 204) {
+      res.body.destroy();
+      return { kind: "stop", reason: "server has no stream for this session (204)", error: null };
+    }
+    // bodyTimeout is off for streams, so an error body that never ends needs its own bound.
+    const bodyTimer = setTimeout(() => ac.abort(), this.headersTimeoutMs);
+    bodyTimer.unref();
+    const body = await readErrorBody(res.body);
+    clearTimeout(bodyTimer);
+    if (this.closed) return { kind: "stop", reason: "closed", error: null };
+    const serverMessage = errorMessage(body);
+    if (status === 404) return "not_found";
+    if (status === 401) {
+      const msg = serverMessage ?? "The API key is invalid or expired.";
+      return { kind: "stop", reason: `401: ${msg}`, error: new InvalidKeyError(msg, status) };
+    }
+    if (status === 403) {
+      const scope = requiredScopeOf(body) ?? REQUIRED_SCOPE;
+      const msg = serverMessage ?? `The key lacks the scope ${scope}.`;
+      return { kind: "stop", reason: `403: ${msg}`, error: new MissingScopeError(msg, scope) };
+    }
+    if (status === 429) {
+      const retryAfterMs = parseRetryAfter(headerValue(res.headers["retry-after"]), this.now());
+      const msg = serverMessage ?? "Too many requests";
+      return {
+        kind: "retry",
+        reason: `rate limited (429)${retryAfterMs !== null ? `, retry after ${formatSeconds(retryAfterMs)}` : ""}`,
+        error: new RateLimitedError(`Rate limited: ${msg}`, 1, retryAfterMs),
+        retryAfterMs,
+        delivered: false,
+      };
+    }
+    if (status >= 500 || status === 408) {
+      const retryAfterMs = parseRetryAfter(headerValue(res.headers["retry-after"]), this.now());
+      const msg = serverMessage ? `HTTP ${status}: ${serverMessage}` : `HTTP ${status}`;
+      return {
+        kind: "retry",
+        reason: msg,
+        error: new HttpError(`The event stream failed with ${msg}.`, status),
+        retryAfterMs,
+        delivered: false,
+      };
+    }
+    // WHATWG fails the connection on any other status; a redirect is not followed so the key
+    // never goes to another origin.
+    const msg = serverMessage ? `HTTP ${status}: ${serverMessage}` : `HTTP ${status}`;
+    return {
+      kind: "stop",
+      reason: msg,
+      error: new HttpError(`The event stream was refused with ${msg}.`, status),
+    };
+  }
+
+  private networkFailure(e: unknown, delivered: boolean): Outcome {
+    if (this.closed) return { kind: "stop", reason: "closed", error: null };
+    const err = e as { code?: string; message?: string };
+    const timedOut = err.code === "UND_ERR_HEADERS_TIMEOUT";
+    const detail = timedOut
+      ? "no response headers in time"
+      : (err.code ?? err.message ?? String(e)).toString();
+    return {
+      kind: "retry",
+      reason: `connection failed: ${detail}`,
+      error: new NetworkError(`The event stream connection failed: ${detail}.`, timedOut),
+      retryAfterMs: null,
+      delivered,
+    };
+  }
+
+  private async readStream(
+    body: Dispatcher.ResponseData["body"],
+    ac: AbortController,
+  ): Promise<Outcome> {
+    this.publish({ state: "live", since: this.now() });
+    if (this.closed) {
+      body.destroy();
+      return { kind: "stop", reason: "closed", error: null };
+    }
+    const maxEventBytes = this.opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    let delivered = false;
+    this.heartbeats.connectionStarted();
+    const reader = createSseReader({
+      maxEventBytes,
+      onMessage: (m) => {
+        this._lastEventId = nextLastEventId(this._lastEventId, m.id);
+        const ev = decodeEvent(m.event, m.data, m.id);
+        // By name: a heartbeat with a bad payload still shows the server is alive on schedule.
+        if (m.event === "heartbeat" && this.heartbeats.beat(performance.now())) {
+          this.watchdog?.reschedule();
+        }
+        delivered = true;
+        this.deliver(ev);
+      },
+      onRetry: (ms) => {
+        this.baseDelayMs = ms;
+      },
+    });
+    const watchdog = new SilenceWatchdog(
+      () => this.heartbeats.boundMs,
+      () => {
+        this.abortCause = { kind: "watchdog", boundMs: this.heartbeats.boundMs };
+        ac.abort();
+      },
+    );
+    this.watchdog = watchdog;
+    watchdog.start();
+    let cut: OversizedEvent | null = null;
+    try {
+      for await (const chunk of body) {
+        const bytes = chunk as Buffer;
+        watchdog.activity();
+        this._lastActivityAt = this.now();
+        this._stats.bytes += bytes.byteLength;
+        cut = reader.push(bytes);
+        // onEvent may have closed us; stop reading at once.
+        if (this.closed || cut) break;
+      }
+      if (!cut && !this.closed) reader.end();
+    } catch (e) {
+      const cause = this.abortCause as AbortCause | null;
+      if (this.closed || cause?.kind === "closed") {
+        return { kind: "stop", reason: "closed", error: null };
+      }
+      if (cause?.kind === "watchdog") {
+        const reason = `no data for ${formatSeconds(cause.boundMs)} (watchdog)`;
+        return {
+          kind: "retry",
+          reason,
+          error: new NetworkError(`The event stream went silent: ${reason}.`, true),
+          retryAfterMs: null,
+          delivered,
+        };
+      }
+      return this.networkFailure(e, delivered);
+    } finally {
+      watchdog.stop();
+      if (this.watchdog === watchdog) this.watchdog = null;
+      // Leaving the loop early (cut, close) must not leave the socket open.
+      if (!body.destroyed) body.destroy();
+    }
+    if (this.closed) return { kind: "stop", reason: "closed", error: null };
+    if (cut) {
+      const reason = `event larger than ${maxEventBytes} bytes cut off; reconnecting`;
+      // Resume after the cut item when its id came before the flood, or a replaying server
+      // would send it again on every reconnect.
+      if (cut.id !== undefined) this._lastEventId = nextLastEventId(this._lastEventId, cut.id);
+      this.deliver({
+        kind: "malformed",
+        event: cut.event ?? "oversized",
+        id: cut.id ? cut.id : null,
+        raw: cut.head,
+        error: reason,
+      });
+      return {
+        kind: "retry",
+        reason,
+        error: new MalformedResponseError(
+          `An event larger than ${maxEventBytes} bytes was cut off.`,
+        ),
+        retryAfterMs: null,
+        delivered,
+      };
+    }
+    return {
+      kind: "retry",
+      reason: "stream ended by the server",
+      error: new NetworkError("The event stream kept ending."),
+      retryAfterMs: null,
+      delivered,
+    };
+  }
+
+  private deliver(ev: SessionEvent): void {
+    if (this.closed) return;
+    this._stats.events++;
+    callSafely(this.opts.onEvent, ev);
+  }
+}
+
+/**
+ * A throwing callback is a bug in the caller: surface it as an uncaught error instead of
+ * letting it masquerade as a network failure inside the stream loop.
+ */
+function callSafely<T>(fn: (arg: T) => void, arg: T): void {
+  try {
+    fn(arg);
+  } catch (e) {
+    queueMicrotask(() => {
+      throw e;
+    });
+  }
+}
+
+function headerValue(v: string | string[] | undefined): string | null {
+  if (v === undefined) return null;
+  return Array.isArray(v) ? (v[0] ?? null) : v;
+}
+
+function mediaType(contentType: string | null): string | null {
+  if (contentType === null) return null;
+  return (contentType.split(";")[0] ?? "").trim().toLowerCase();
+}
+
+/** "0.05s", "2.5s", "45s": short enough for a status line. */
+export function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  if (s >= 10) return `${Math.round(s)}s`;
+  return `${Number.parseFloat(s.toFixed(2))}s`;
+}
+
+/** Up to ERROR_BODY_LIMIT bytes of an error body as JSON (or null); the rest is dropped. */
+async function readErrorBody(body: Dispatcher.ResponseData["body"]): Promise<unknown> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const b = chunk as Buffer;
+      parts.push(b);
+      size += b.byteLength;
+      if (size >= ERROR_BODY_LIMIT) break;
+    }
+  } catch {
+    return null;
+  } finally {
+    if (!body.destroyed) body.destroy();
+  }
+  try {
+    return JSON.parse(Buffer.concat(parts).toString("utf8"));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,120 @@
+import { RATE_LIMIT_HEADERS, type RateLimitInfo } from "../protocol/rateLimit.js";
+
+/** A retry wait in progress: what the UI shows as "retrying in N s (attempt 2/5)". */
+export interface RetryWait {
+  /** The attempt that will run once the wait ends (2 for the first retry). */
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  /** When the wait ends (ms since epoch): the countdown target. */
+  until: number;
+  reason: string;
+}
+
+/** Response headers as undici (plain record) or fetch (Headers) hand them over. */
+export type HeaderSource = Headers | Record<string, string | string[] | number | undefined | null>;
+
+/** One header's value, first one when repeated; undefined when absent. */
+export function headerValue(headers: HeaderSource, name: string): string | undefined {
+  if (typeof (headers as Headers).get === "function") {
+    return (headers as Headers).get(name) ?? undefined;
+  }
+  const record = headers as Record<string, unknown>;
+  let v = record[name];
+  if (v === undefined) {
+    const key = Object.keys(record).find((k) => k.toLowerCase() === name);
+    v = key === undefined ? undefined : record[key];
+  }
+  if (Array.isArray(v)) v = v[0];
+  if (typeof v === "number") return String(v);
+  return typeof v === "string" ? v : undefined;
+}
+
+function nonNegativeNumber(v: string | undefined): number | null {
+  if (v === undefined) return null;
+  const t = v.trim();
+  if (!/^\d+(\.\d+)?$/.test(t)) return null;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : null;
+}
+
+/**
+ * Values this large are an epoch timestamp, not a delay: services disagree on which one
+ * X-RateLimit-Reset carries, and no window lasts 30 years.
+ */
+const EPOCH_SECONDS_THRESHOLD = 1_000_000_000;
+
+/**
+ * Rate-limit figures and retry waits, published to whoever shows them (the UI's status bar,
+ * the headless commands' stderr). Both values are replaced, never mutated, so a subscriber
+ * can compare references.
+ */
+export class RateLimitTracker {
+  #info: RateLimitInfo | null = null;
+  #waits: RetryWait[] = [];
+  #waiting: RetryWait | null = null;
+  readonly #listeners = new Set<() => void>();
+  readonly #now: () => number;
+
+  constructor(opts: { now?: () => number } = {}) {
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /** Figures from the latest response that carried any rate-limit header. */
+  get info(): RateLimitInfo | null {
+    return this.#info;
+  }
+
+  /** The wait that ends last among those in progress (requests may wait concurrently). */
+  get waiting(): RetryWait | null {
+    return this.#waiting;
+  }
+
+  subscribe(fn: () => void): () => void {
+    this.#listeners.add(fn);
+    return () => {
+      this.#listeners.delete(fn);
+    };
+  }
+
+  /**
+   * Read X-RateLimit-Remaining/-Limit/-Reset. A response without any of them leaves the last
+   * figures in place; one that carries some replaces all three (absent ones become null) so
+   * stale numbers from an older response are never mixed in.
+   */
+  update(headers: HeaderSource): void {
+    const remaining = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.remaining));
+    const limit = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.limit));
+    let reset = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.reset));
+    if (remaining === null && limit === null && reset === null) return;
+    const now = this.#now();
+    if (reset !== null && reset >= EPOCH_SECONDS_THRESHOLD) {
+      reset = Math.max(0, Math.ceil(reset - now / 1000));
+    }
+    this.#info = { remaining, limit, resetSeconds: reset, observedAt: now };
+    this.#emit();
+  }
+
+  beginWait(w: RetryWait): void {
+    this.#waits.push(w);
+    this.#refreshWaiting();
+  }
+
+  /** End one wait (the object given to beginWait), or every wait when called without one. */
+  endWait(w?: RetryWait): void {
+    if (w === undefined) this.#waits = [];
+    else this.#waits = this.#waits.filter((x) => x !== w);
+    this.#refreshWaiting();
+  }
+
+  #refreshWaiting(): void {
+    let latest: RetryWait | null = null;
+    for (const w of this.#waits) if (latest === null || w.until > latest.until) latest = w;
+    this.#waiting = latest;
+    this.#emit();
+  }
+
+  #emit(): void {
+    for (const fn of [...this.#listeners]) fn();
+  }
+}

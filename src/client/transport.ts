@@ -1,0 +1,55 @@
+import { Agent, type Dispatcher } from "undici";
+import { USER_AGENT } from "../version.js";
+
+/** Where to talk to and as whom. The key lives only here and in request headers. */
+export interface ConnectionConfig {
+  baseUrl: string;
+  apiKey: string;
+  userAgent?: string;
+  /** One keep-alive Agent per process; tests may pass their own. */
+  dispatcher?: Dispatcher;
+}
+
+let sharedAgent: Agent | null = null;
+
+/** The process-wide keep-alive Agent (created on first use). */
+export function defaultAgent(): Agent {
+  if (!sharedAgent) {
+    sharedAgent = new Agent({
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      connections: 128,
+    });
+  }
+  return sharedAgent;
+}
+
+/** Close the shared Agent so the process can exit promptly. */
+export async function closeDefaultAgent(): Promise<void> {
+  const a = sharedAgent;
+  sharedAgent = null;
+  if (a) await a.close();
+}
+
+/** Normalised origin of a base URL (no trailing slash, no path kept for the origin check). */
+export function originOf(baseUrl: string): string {
+  return new URL(baseUrl).origin;
+}
+
+/**
+ * Absolute URL for an interface path under the base URL. A base URL may carry a path prefix
+ * (https://host/prefix); the interface paths are appended to it.
+ */
+export function resolveUrl(baseUrl: string, path: string): URL {
+  const base = new URL(baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, "");
+  return new URL(`${prefix}${path}`, base.origin);
+}
+
+/** Headers every request carries. */
+export function baseHeaders(cfg: ConnectionConfig): Record<string, string> {
+  return {
+    authorization: `Bearer ${cfg.apiKey}`,
+    "user-agent": cfg.userAgent ?? USER_AGENT,
+  };
+}

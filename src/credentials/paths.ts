@@ -1,0 +1,27 @@
+import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
+
+/**
+ * Where our files live: `$XDG_CONFIG_HOME/agent-sessions/`, else `~/.config/agent-sessions/`.
+ * The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
+ */
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".config");
+  return join(base, "agent-sessions");
+}
+
+/** The profiles file: names, base URLs, the default profile and where each key is kept. */
+export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(configDir(env), "config.json");
+}
+
+/** Folder of the plain-text key files (only used after `login --insecure-storage`). */
+export function insecureKeyDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(configDir(env), "credentials");
+}
+
+/** The plain-text key file of one profile. Profile names are validated to be file-name safe. */
+export function insecureKeyPath(profile: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(insecureKeyDir(env), `${profile}.key`);
+}

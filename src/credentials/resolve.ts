@@ -1,0 +1,144 @@
+import { CredentialsUsageError, MissingBaseUrlError, NoCredentialsError } from "./errors.js";
+import { readInsecureKey } from "./insecureFile.js";
+import { type KeychainOptions, keychainAccount, keychainGet, keychainName } from "./keychain.js";
+import {
+  normalizeBaseUrl,
+  originOfBaseUrl,
+  type Profile,
+  type ProfilesConfig,
+  readConfig,
+  selectProfile,
+} from "./profiles.js";
+
+export type KeySource = "env" | "keychain" | "insecure-file";
+
+export interface ResolvedCredentials {
+  profile: string;
+  baseUrl: string;
+  apiKey: string;
+  source: KeySource;
+  /** Lines for stderr, without a "warning:" prefix (plain-text storage, plain http, …). */
+  warnings: string[];
+}
+
+export interface ResolveOptions {
+  profile?: string;
+  baseUrl?: string;
+  env?: NodeJS.ProcessEnv;
+  keychain?: Omit<KeychainOptions, "env">;
+}
+
+export interface ResolvedTarget {
+  profile: string;
+  baseUrl: string;
+  config: ProfilesConfig;
+  /** The profile's entry in the config file, if it has one. */
+  stored: Profile | undefined;
+}
+
+/**
+ * Which profile and base URL a command talks to. Profile: option, AGENT_SESSIONS_PROFILE,
+ * the configured default, "default". Base URL: option, AGENT_SESSIONS_BASE_URL, the
+ * profile's; there is no built-in default service, so none of them is an error.
+ */
+export async function resolveTarget(opts: ResolveOptions = {}): Promise<ResolvedTarget> {
+  const env = opts.env ?? process.env;
+  const config = await readConfig(env);
+  const profile = selectProfile(config, opts.profile, env);
+  const stored = Object.hasOwn(config.profiles, profile) ? config.profiles[profile] : undefined;
+  const raw = opts.baseUrl || env.AGENT_SESSIONS_BASE_URL || stored?.base_url;
+  if (!raw) throw new MissingBaseUrlError(profile);
+  return { profile, baseUrl: normalizeBaseUrl(raw), config, stored };
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/** A warning when the key would cross the network unencrypted. */
+export function plainHttpWarning(baseUrl: string): string | null {
+  const url = new URL(baseUrl);
+  if (url.protocol !== "http:" || isLoopbackHost(url.hostname)) return null;
+  return `${url.origin} is plain http: the API key crosses the network unencrypted`;
+}
+
+/**
+ * A key may be sent as an HTTP header only if it is printable ASCII without spaces; anything
+ * else is a paste accident (a newline, a quote) that would fail obscurely later.
+ */
+export function checkKeyShape(apiKey: string, from: string): string {
+  const key = apiKey.trim();
+  if (key === "") {
+    throw new CredentialsUsageError(
+      `the API key from ${from} is empty`,
+      "Paste the key itself (it is never shown).",
+    );
+  }
+  if (!/^[\x21-\x7e]+$/.test(key)) {
+    throw new CredentialsUsageError(
+      `the API key from ${from} contains spaces, control or non-ASCII characters`,
+      "Paste only the key, on one line.",
+    );
+  }
+  return key;
+}
+
+/**
+ * The base URL and key a command uses. AGENT_SESSIONS_API_KEY wins over the stored key; a
+ * stored key is only handed out for the origin it was verified against.
+ */
+export async function resolveCredentials(opts: ResolveOptions = {}): Promise<ResolvedCredentials> {
+  const env = opts.env ?? process.env;
+  const { profile, baseUrl, stored } = await resolveTarget(opts);
+  const warnings: string[] = [];
+  const http = plainHttpWarning(baseUrl);
+  if (http) warnings.push(http);
+
+  const fromEnv = env.AGENT_SESSIONS_API_KEY;
+  if (fromEnv !== undefined && fromEnv.trim() !== "") {
+    const apiKey = checkKeyShape(fromEnv, "AGENT_SESSIONS_API_KEY");
+    return { profile, baseUrl, apiKey, source: "env", warnings };
+  }
+
+  if (!stored?.storage) {
+    throw new NoCredentialsError(
+      `no API key for profile ${profile}: run \`agent-sessions login\` or set AGENT_SESSIONS_API_KEY`,
+      profile,
+    );
+  }
+  const storedOrigin = originOfBaseUrl(stored.base_url);
+  const wantedOrigin = originOfBaseUrl(baseUrl);
+  if (storedOrigin !== wantedOrigin) {
+    throw new NoCredentialsError(
+      `the key stored for profile ${profile} belongs to ${storedOrigin}; it is not sent to ${wantedOrigin}`,
+      profile,
+      `Log in for ${wantedOrigin} under its own profile (agent-sessions login --profile NAME --base-url URL), or set AGENT_SESSIONS_API_KEY.`,
+    );
+  }
+
+  if (stored.storage === "insecure-file") {
+    const found = await readInsecureKey(profile, env);
+    if (!found) {
+      throw new NoCredentialsError(
+        `no API key for profile ${profile}: its plain-text key file is gone; run \`agent-sessions login\` or set AGENT_SESSIONS_API_KEY`,
+        profile,
+      );
+    }
+    warnings.push(...found.warnings);
+    return { profile, baseUrl, apiKey: found.apiKey, source: "insecure-file", warnings };
+  }
+
+  const apiKey = await keychainGet(keychainAccount(profile, stored.base_url), {
+    ...opts.keychain,
+    env,
+  });
+  if (apiKey === null) {
+    throw new NoCredentialsError(
+      `no API key for profile ${profile} in the ${keychainName()}: run \`agent-sessions login\` or set AGENT_SESSIONS_API_KEY`,
+      profile,
+    );
+  }
+  return { profile, baseUrl, apiKey, source: "keychain", warnings };
+}

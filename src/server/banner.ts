@@ -1,0 +1,49 @@
+import type { ReferenceServer } from "./index.js";
+
+function table(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  }
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+/**
+ * The start-up text of `agent-sessions serve`: where the service is and the demo keys to use.
+ * Printing keys is the point here: they are throwaway keys of a loopback test service.
+ */
+export function formatBanner(server: ReferenceServer): string {
+  const lines: string[] = [];
+  lines.push("Agent Sessions reference service (loopback, demo data; nothing leaves this machine)");
+  lines.push("");
+  lines.push(`Base URL: ${server.url}`);
+  lines.push("");
+  lines.push("Demo keys:");
+  const rows = [["name", "role", "key", "demonstrates"]];
+  for (const k of server.keys) rows.push([k.name, k.role ?? "-", k.key, k.demonstrates]);
+  lines.push(...table(rows).map((l) => `  ${l}`));
+  lines.push("");
+  lines.push(
+    `Repositories (clone by name, name.git, or any URL ending in /name): ${server.repositories.join(", ")}`,
+  );
+  lines.push("");
+  lines.push("Sessions:");
+  const sessionRows = server.sessions().map((s) => [s.session_id, s.state, s.repo ?? "-", s.title]);
+  lines.push(...table(sessionRows).map((l) => `  ${l}`));
+  lines.push("");
+  lines.push("Try:");
+  lines.push(`  export AGENT_SESSIONS_BASE_URL=${server.url}`);
+  lines.push(`  export AGENT_SESSIONS_API_KEY=${server.key("owner")}`);
+  const first = server.sessionIds()[0];
+  if (first) lines.push(`  agent-sessions watch ${first}`);
+  lines.push("");
+  lines.push("Stop with Ctrl-C.");
+  return `${lines.join("\n")}\n`;
+}

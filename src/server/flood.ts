@@ -1,0 +1,75 @@
+import type { NewEvent, SessionStore } from "./sessionStore.js";
+
+const TICK_MS = 10;
+
+export interface FloodResult {
+  /** Events appended per session. */
+  perSession: number;
+  /** Events appended in total. */
+  sent: number;
+}
+
+/**
+ * Emits eventsPerSecond events to EACH of the sessions for durationMs, in one batch per session
+ * per tick (so one socket write per subscriber per tick), catching up if the loop lags.
+ */
+export class Flood {
+  private timer: NodeJS.Timeout | null = null;
+  private perSession = 0;
+  private finish: (() => void) | null = null;
+  readonly done: Promise<FloodResult>;
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly sessionIds: readonly string[],
+    private readonly eventsPerSecond: number,
+    private readonly durationMs: number,
+  ) {
+    for (const id of sessionIds) {
+      if (!store.get(id)) throw new Error(`flood: unknown session ${id}`);
+    }
+    if (!(eventsPerSecond > 0)) throw new RangeError("flood: eventsPerSecond must be > 0");
+    const started = Date.now();
+    this.done = new Promise((resolve) => {
+      this.finish = () => {
+        if (this.timer) clearInterval(this.timer);
+        this.timer = null;
+        this.finish = null;
+        resolve({ perSession: this.perSession, sent: this.perSession * sessionIds.length });
+      };
+    });
+    this.timer = setInterval(() => this.tick(started), TICK_MS);
+  }
+
+  private tick(started: number): void {
+    const now = Date.now();
+    const elapsed = Math.min(now - started, this.durationMs);
+    const target = Math.floor((elapsed * this.eventsPerSecond) / 1000);
+    const n = target - this.perSession;
+    if (n > 0) {
+      for (const id of this.sessionIds) this.store.append(id, batch(this.perSession, n, now), now);
+      this.perSession = target;
+    }
+    if (now - started >= this.durationMs) this.finish?.();
+  }
+
+  stop(): void {
+    this.finish?.();
+  }
+}
+
+function batch(from: number, n: number, ts: number): NewEvent[] {
+  const out: NewEvent[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const k = from + i;
+    // Built by hand: this is the hot path of the benchmarks, and the shapes are fixed.
+    out[i] =
+      k % 4 === 3
+        ? { event: "prompt_progress", data: `{"type":"text","content":"step ${k} ","ts":${ts}}` }
+        : {
+            event: "process_output",
+            data: `{"stream":"stdout","text":"flood line ${k}: ok\\n","ts":${ts}}`,
+          };
+  }
+  return out;
+}

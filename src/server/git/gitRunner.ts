@@ -1,0 +1,87 @@
+import { execFile } from "node:child_process";
+
+export interface GitRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const AUTHOR = { name: "Agent Sessions Demo", email: "agent@sessions.invalid" };
+
+/**
+ * Runs real git with an argument array (never a shell) in an environment that ignores the
+ * machine's and the user's git configuration, so results do not depend on who runs the service.
+ */
+export class GitRunner {
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(home: string) {
+    this.env = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      XDG_CONFIG_HOME: home,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_AUTHOR_NAME: AUTHOR.name,
+      GIT_AUTHOR_EMAIL: AUTHOR.email,
+      GIT_COMMITTER_NAME: AUTHOR.name,
+      GIT_COMMITTER_EMAIL: AUTHOR.email,
+      LC_ALL: "C",
+      ...(process.env.SYSTEMROOT ? { SYSTEMROOT: process.env.SYSTEMROOT } : {}),
+    };
+  }
+
+  /** Identity and quiet-advice flags, put before the subcommand. */
+  static readonly baseArgs = [
+    "-c",
+    `user.name=${AUTHOR.name}`,
+    "-c",
+    `user.email=${AUTHOR.email}`,
+    "-c",
+    "init.defaultBranch=main",
+    "-c",
+    "advice.detachedHead=false",
+    "-c",
+    "core.autocrlf=false",
+  ];
+
+  run(args: readonly string[], cwd: string, extraEnv?: NodeJS.ProcessEnv): Promise<GitRun> {
+    return new Promise((resolve) => {
+      execFile(
+        "git",
+        [...GitRunner.baseArgs, ...args],
+        {
+          cwd,
+          env: extraEnv ? { ...this.env, ...extraEnv } : this.env,
+          timeout: 60_000,
+          maxBuffer: 8 * 1024 * 1024,
+          windowsHide: true,
+        },
+        (error, stdout, stderr) => {
+          const code =
+            error === null
+              ? 0
+              : typeof (error as NodeJS.ErrnoException & { code?: unknown }).code === "number"
+                ? ((error as unknown as { code: number }).code as number)
+                : 1;
+          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+        },
+      );
+    });
+  }
+
+  /** Whether name is a valid branch name, asked of git itself. */
+  async isValidBranchName(name: string, cwd: string): Promise<boolean> {
+    if (name.startsWith("-") || name === "HEAD" || name.length > 200) return false;
+    const r = await this.run(["check-ref-format", "--branch", name], cwd);
+    return r.code === 0;
+  }
+}
+
+/** Non-empty lines of git's output, in order, stdout first. */
+export function outputLines(r: GitRun): string[] {
+  return `${r.stdout}\n${r.stderr}`
+    .split(/\r\n|\r|\n/)
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== "");
+}

@@ -1,0 +1,271 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { z } from "zod";
+import {
+  CloneRequestSchema,
+  GitOperationRequestSchema,
+  hasScope,
+  REQUIRED_SCOPES,
+} from "../../protocol/index.js";
+import type { EventStreams } from "../eventStreams.js";
+import type { Faults } from "../faults.js";
+import type { GitWorkspaces } from "../git/gitWorkspaces.js";
+import { bearerToken, identityBody, type KeyRecord, type KeyRing, verifyBody } from "../keys.js";
+import type { RateLimiter } from "../rateLimiter.js";
+import { decodeCursor, type SessionState, type SessionStore } from "../sessionStore.js";
+import { HttpError } from "./httpError.js";
+import { readJsonBody, sendJson } from "./respond.js";
+
+export interface HandlerContext {
+  keys: KeyRing;
+  limiter: RateLimiter | null;
+  faults: Faults;
+  store: SessionStore;
+  streams: EventStreams;
+  git: GitWorkspaces;
+  log?: (line: string) => void;
+}
+
+interface Call {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: string;
+  query: URLSearchParams;
+  token: string | null;
+  params: string[];
+}
+
+type Operation = keyof typeof REQUIRED_SCOPES;
+
+/** What each call is called in a 403, so the message says what was refused. */
+const OPERATION_LABELS: Record<Operation, string> = {
+  verify: "key verification",
+  me: "identity lookup",
+  listSessions: "listing sessions",
+  getSession: "reading a session",
+  events: "the event stream",
+  gitClone: "git clone",
+  gitOperation: "git operation",
+};
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  handle: (ctx: HandlerContext, call: Call) => Promise<void> | void;
+}
+
+const SEGMENT = "([^/]+)";
+
+const ROUTES: Route[] = [
+  { method: "GET", pattern: /^\/api\/cloud\/auth\/verify$/, handle: verify },
+  { method: "GET", pattern: /^\/api\/v1\/me$/, handle: me },
+  { method: "GET", pattern: /^\/api\/sessions$/, handle: listSessions },
+  { method: "GET", pattern: new RegExp(`^/api/sessions/${SEGMENT}$`), handle: getSession },
+  { method: "GET", pattern: new RegExp(`^/api/cloud/sessions/${SEGMENT}/events$`), handle: events },
+  { method: "GET", pattern: new RegExp(`^/api/sessions/${SEGMENT}/events$`), handle: events },
+  { method: "POST", pattern: new RegExp(`^/api/sessions/${SEGMENT}/git/clone$`), handle: gitClone },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/api/sessions/${SEGMENT}/git/operation$`),
+    handle: gitOperation,
+  },
+];
+
+function unauthorized(message: string): HttpError {
+  return new HttpError(
+    401,
+    { detail: message },
+    { "www-authenticate": 'Bearer realm="agent-sessions"' },
+  );
+}
+
+/** The key of an authenticated call that holds the scope the operation needs. */
+function authorize(ctx: HandlerContext, call: Call, op: Operation): KeyRecord {
+  const auth = ctx.keys.authenticate(call.token, Date.now());
+  if (!auth.ok) throw unauthorized(auth.message);
+  const needed = REQUIRED_SCOPES[op];
+  if (!hasScope(auth.effective, needed)) {
+    throw new HttpError(403, {
+      detail: `Missing scope ${needed} for ${OPERATION_LABELS[op]}`,
+      required_scope: needed,
+    });
+  }
+  return auth.record;
+}
+
+function verify(ctx: HandlerContext, call: Call): void {
+  const record = authorize(ctx, call, "verify");
+  sendJson(call.res, 200, verifyBody(record));
+}
+
+function me(ctx: HandlerContext, call: Call): void {
+  const auth = ctx.keys.authenticate(call.token, Date.now());
+  if (!auth.ok) {
+    // The identity lookup has its own error shape: {detail: {error}}.
+    throw new HttpError(
+      401,
+      { detail: { error: auth.message } },
+      { "www-authenticate": 'Bearer realm="agent-sessions"' },
+    );
+  }
+  sendJson(call.res, 200, identityBody(auth.record));
+}
+
+function sessionParam(ctx: HandlerContext, call: Call) {
+  let id: string;
+  try {
+    id = decodeURIComponent(call.params[0] ?? "");
+  } catch {
+    id = call.params[0] ?? "";
+  }
+  const s = ctx.store.get(id);
+  if (!s) throw HttpError.detail(404, `Session ${id.slice(0, 100)} not found`);
+  return s;
+}
+
+const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 20;
+
+function listSessions(ctx: HandlerContext, call: Call): void {
+  authorize(ctx, call, "listSessions");
+  const rawLimit = call.query.get("limit");
+  let limit = DEFAULT_LIMIT;
+  if (rawLimit !== null) {
+    limit = /^\d{1,4}$/.test(rawLimit) ? Number(rawLimit) : Number.NaN;
+    if (!(limit >= 1 && limit <= MAX_LIMIT)) {
+      throw HttpError.detail(400, `limit must be an integer from 1 to ${MAX_LIMIT}`);
+    }
+  }
+  const rawCursor = call.query.get("cursor");
+  let cursor = 0;
+  if (rawCursor !== null && rawCursor !== "") {
+    const c = decodeCursor(rawCursor);
+    if (c === null) throw HttpError.detail(400, "cursor is not one this service issued");
+    cursor = c;
+  }
+  const rawState = call.query.get("state");
+  let state: SessionState | null = null;
+  if (rawState !== null && rawState !== "") {
+    if (rawState !== "active" && rawState !== "paused") {
+      throw HttpError.detail(400, "state must be one of active, paused");
+    }
+    state = rawState;
+  }
+  sendJson(call.res, 200, ctx.store.list(limit, cursor, state));
+}
+
+function getSession(ctx: HandlerContext, call: Call): void {
+  authorize(ctx, call, "getSession");
+  sendJson(call.res, 200, { ...sessionParam(ctx, call).record });
+}
+
+function events(ctx: HandlerContext, call: Call): void {
+  authorize(ctx, call, "events");
+  const s = sessionParam(ctx, call);
+  const header = call.req.headers["last-event-id"];
+  const raw = Array.isArray(header) ? header[0] : header;
+  const lastId = raw !== undefined && /^\d{1,15}$/.test(raw.trim()) ? Number(raw.trim()) : null;
+  ctx.streams.open(call.res, s.record.session_id, lastId);
+}
+
+function zodMessage(error: z.ZodError): string {
+  return error.issues
+    .map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message))
+    .join("; ");
+}
+
+async function gitClone(ctx: HandlerContext, call: Call): Promise<void> {
+  authorize(ctx, call, "gitClone");
+  const s = sessionParam(ctx, call);
+  const parsed = CloneRequestSchema.safeParse(await readJsonBody(call.req));
+  if (!parsed.success) throw HttpError.detail(400, zodMessage(parsed.error));
+  sendJson(call.res, 200, await ctx.git.clone(s.record.session_id, parsed.data));
+}
+
+async function gitOperation(ctx: HandlerContext, call: Call): Promise<void> {
+  authorize(ctx, call, "gitOperation");
+  const s = sessionParam(ctx, call);
+  const parsed = GitOperationRequestSchema.safeParse(await readJsonBody(call.req));
+  if (!parsed.success) throw HttpError.detail(400, zodMessage(parsed.error));
+  sendJson(call.res, 200, await ctx.git.operate(s.record.session_id, parsed.data));
+}
+
+const INJECTED_DETAIL: Record<number, string> = {
+  401: "Invalid API key (injected fault)",
+  403: "Forbidden (injected fault)",
+  404: "Not found (injected fault)",
+  429: "Rate limit exceeded (injected fault)",
+};
+
+/** Rate limit, injected faults, then routing; every answer carries the rate-limit headers. */
+export async function handleRequest(
+  ctx: HandlerContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const started = Date.now();
+  const rawUrl = req.url ?? "/";
+  const q = rawUrl.indexOf("?");
+  const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+  const query = new URLSearchParams(q === -1 ? "" : rawUrl.slice(q + 1));
+  const token = bearerToken(req.headers.authorization);
+  const record = ctx.keys.lookup(token);
+  if (ctx.log) {
+    const log = ctx.log;
+    res.on("close", () => {
+      const who = record ? ` key=${record.name}` : "";
+      log(`${req.method} ${path} ${res.statusCode} ${Date.now() - started}ms${who}`);
+    });
+  }
+  try {
+    if (ctx.limiter) {
+      const bucket = record ? `key:${record.keyId}` : `addr:${req.socket.remoteAddress ?? "?"}`;
+      const d = ctx.limiter.hit(bucket, started);
+      res.setHeader("X-RateLimit-Limit", String(d.limit));
+      res.setHeader("X-RateLimit-Remaining", String(d.remaining));
+      res.setHeader("X-RateLimit-Reset", String(d.resetSeconds));
+      if (!d.allowed) {
+        throw new HttpError(
+          429,
+          {
+            detail: `Rate limit exceeded: ${d.limit} requests per ${Math.round(ctx.limiter.windowMs / 1000)} s for this key; retry in ${d.retryAfterSeconds} s`,
+          },
+          { "retry-after": String(d.retryAfterSeconds) },
+        );
+      }
+    }
+    const injected = ctx.faults.takeInjectedStatus(path);
+    if (injected) {
+      if (injected.status === 429) res.setHeader("X-RateLimit-Remaining", "0");
+      const headers: Record<string, string> = {};
+      if (injected.retryAfter !== null) headers["retry-after"] = injected.retryAfter;
+      const detail = INJECTED_DETAIL[injected.status] ?? `Injected fault: HTTP ${injected.status}`;
+      throw new HttpError(injected.status, { detail }, headers);
+    }
+    let allowed: string[] = [];
+    for (const route of ROUTES) {
+      const m = route.pattern.exec(path);
+      if (!m) continue;
+      if (route.method !== req.method) {
+        allowed.push(route.method);
+        continue;
+      }
+      await route.handle(ctx, { req, res, path, query, token, params: m.slice(1) });
+      return;
+    }
+    allowed = [...new Set(allowed)];
+    if (allowed.length > 0) {
+      throw new HttpError(
+        405,
+        { detail: `Method ${req.method} not allowed on ${path}` },
+        { allow: allowed.join(", ") },
+      );
+    }
+    throw HttpError.detail(404, `Not found: ${req.method} ${path.slice(0, 200)}`);
+  } catch (e) {
+    if (e instanceof HttpError) {
+      sendJson(res, e.status, e.body, e.headers);
+    } else {
+      sendJson(res, 500, { detail: `Internal error: ${(e as Error).message}` });
+    }
+  }
+}

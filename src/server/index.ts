@@ -1,0 +1,255 @@
+import { mkdtempSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { EventStreams } from "./eventStreams.js";
+import { type FaultControl, type FaultSettings, Faults } from "./faults.js";
+import { Flood, type FloodResult } from "./flood.js";
+import { ensureDemoRepos } from "./git/demoRepos.js";
+import { GitRunner } from "./git/gitRunner.js";
+import { GitWorkspaces, type PullRequest } from "./git/gitWorkspaces.js";
+import { handleRequest } from "./http/requestHandler.js";
+import { KeyRing } from "./keys.js";
+import { childRandom } from "./random.js";
+import { RateLimiter } from "./rateLimiter.js";
+import { type SessionRecord, SessionStore } from "./sessionStore.js";
+import { Simulator } from "./simulator.js";
+
+export { formatBanner } from "./banner.js";
+export type { FaultControl, FaultSettings } from "./faults.js";
+export { defaultFaults } from "./faults.js";
+export type { FloodResult } from "./flood.js";
+export type { PullRequest } from "./git/gitWorkspaces.js";
+export type { SessionRecord } from "./sessionStore.js";
+
+export interface ServerOptions {
+  /** Default "127.0.0.1". */
+  host?: string;
+  /** Default 0 (random). */
+  port?: number;
+  /** Default 15000. */
+  heartbeatMs?: number;
+  /** Mean ms between simulated events per active session; default 800; 0 = simulator off. */
+  paceMs?: number;
+  /** Default 6 simulated sessions. */
+  sessionCount?: number;
+  /** Deterministic simulator, keys and ids (tests, snapshots). */
+  seed?: number;
+  /** Default {limit: 600, windowMs: 60000}; false = no limit and no rate-limit headers. */
+  rateLimit?: { limit: number; windowMs: number } | false;
+  /** Events kept per session for Last-Event-ID replay, default 10000. */
+  historyLimit?: number;
+  /** Where bare repos and workspaces live; default a fresh temp dir removed on close(). */
+  dataDir?: string;
+  /** Initial fault settings (from CLI flags). */
+  faults?: Partial<FaultSettings>;
+  /** Request log (never contains a key); default none. */
+  log?: (line: string) => void;
+}
+
+export interface DemoKey {
+  name: string;
+  key: string;
+  role: "owner" | "admin" | "member" | null;
+  demonstrates: string;
+}
+
+export interface ReferenceServer {
+  /** e.g. http://127.0.0.1:34567 */
+  url: string;
+  port: number;
+  /** owner, admin, member, personal, expired, demoted, legacy, readonly, expiring, listonly */
+  keys: DemoKey[];
+  /** The key with that demo name; throws on an unknown name. */
+  key(name: string): string;
+  sessionIds(): string[];
+  /** Copies of the session records, newest first. */
+  sessions(): SessionRecord[];
+  /** Names of the local repositories clone accepts (e.g. demo/app). */
+  repositories: string[];
+  dataDir: string;
+  /**
+   * Append an event (next id, delivered live, kept for replay); returns its id. A plain-object
+   * payload without `ts` gets one, like every simulated event.
+   */
+  emit(sessionId: string, event: string, data: unknown): string;
+  /** Append an event whose data text is sent exactly as given (e.g. invalid JSON). */
+  emitRaw(sessionId: string, event: string, rawData: string): string;
+  /** Emits state_changed (nothing when already in that state). */
+  setState(sessionId: string, state: "active" | "paused"): void;
+  /** eventsPerSecond to EACH session for durationMs, in batches; resolves when done or closed. */
+  flood(sessionIds: string[], eventsPerSecond: number, durationMs: number): Promise<FloodResult>;
+  pullRequests(): PullRequest[];
+  faults: FaultControl;
+  /** Open SSE connections. */
+  connections(): number;
+  /** Stops timers, ends SSE responses, closes the server, removes a temp dataDir. */
+  close(): Promise<void>;
+}
+
+const DEFAULTS = {
+  host: "127.0.0.1",
+  port: 0,
+  heartbeatMs: 15_000,
+  paceMs: 800,
+  sessionCount: 6,
+  rateLimit: { limit: 600, windowMs: 60_000 },
+  historyLimit: 10_000,
+} as const;
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolvePromise, reject) => {
+    const onError = (e: Error) => reject(e);
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolvePromise(server.address() as AddressInfo);
+    });
+  });
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+export async function startServer(opts: ServerOptions = {}): Promise<ReferenceServer> {
+  const host = opts.host ?? DEFAULTS.host;
+  const heartbeatMs = opts.heartbeatMs ?? DEFAULTS.heartbeatMs;
+  const paceMs = opts.paceMs ?? DEFAULTS.paceMs;
+  const sessionCount = opts.sessionCount ?? DEFAULTS.sessionCount;
+  const historyLimit = opts.historyLimit ?? DEFAULTS.historyLimit;
+  const rateLimit = opts.rateLimit === undefined ? DEFAULTS.rateLimit : opts.rateLimit;
+  if (!(heartbeatMs >= 1)) throw new RangeError("heartbeatMs must be >= 1");
+  if (!(paceMs >= 0)) throw new RangeError("paceMs must be >= 0");
+  if (!(Number.isInteger(sessionCount) && sessionCount >= 0)) {
+    throw new RangeError("sessionCount must be a non-negative integer");
+  }
+
+  const ownsDataDir = opts.dataDir === undefined;
+  const dataDir = ownsDataDir
+    ? mkdtempSync(join(tmpdir(), "agent-sessions-ref-"))
+    : resolve(opts.dataDir as string);
+  const now = Date.now();
+  const faults = new Faults(opts.faults);
+  const keys = new KeyRing(childRandom(opts.seed, 1), now);
+  const limiter = rateLimit ? new RateLimiter(rateLimit.limit, rateLimit.windowMs) : null;
+
+  let streams: EventStreams | null = null;
+  const store = new SessionStore(
+    childRandom(opts.seed, 2),
+    sessionCount,
+    now,
+    historyLimit,
+    (id, evs) => streams?.deliver(id, evs),
+  );
+  const git = new GitRunner(dataDir);
+  let repos: Map<string, string>;
+  try {
+    if (!ownsDataDir) await mkdir(dataDir, { recursive: true });
+    // Workspaces belong to the sessions of one run; repositories may outlive it.
+    await rm(join(dataDir, "workspaces"), { recursive: true, force: true });
+    repos = await ensureDemoRepos(git, dataDir);
+  } catch (e) {
+    if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+  const workspaces = new GitWorkspaces(git, dataDir, repos, store, childRandom(opts.seed, 3));
+  streams = new EventStreams(() => store, faults, heartbeatMs);
+  const simulator = new Simulator(store, faults, childRandom(opts.seed, 4), paceMs, (id, action) =>
+    workspaces.touchFile(id, action),
+  );
+
+  const ctx = { keys, limiter, faults, store, streams, git: workspaces, log: opts.log };
+  const server = createServer({ noDelay: true }, (req, res) => {
+    void handleRequest(ctx, req, res);
+  });
+  // Streams live for days; the per-request timeouts of node:http must not cut them.
+  server.requestTimeout = 0;
+  server.timeout = 0;
+  let address: AddressInfo;
+  try {
+    address = await listen(server, opts.port ?? DEFAULTS.port, host);
+  } catch (e) {
+    streams.close();
+    if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+  simulator.start();
+
+  const floods = new Set<Flood>();
+  let closing: Promise<void> | null = null;
+  const demoKeys: DemoKey[] = keys.records.map((r) => ({
+    name: r.name,
+    key: r.key,
+    role: r.role,
+    demonstrates: r.demonstrates,
+  }));
+  const sessionOrThrow = (id: string) => {
+    if (!store.get(id)) throw new Error(`unknown session ${id}`);
+  };
+
+  const api: ReferenceServer = {
+    url: `http://${hostForUrl(host)}:${address.port}`,
+    port: address.port,
+    keys: demoKeys,
+    key(name) {
+      const k = demoKeys.find((d) => d.name === name);
+      if (!k)
+        throw new Error(
+          `no demo key named ${name}; known: ${demoKeys.map((d) => d.name).join(", ")}`,
+        );
+      return k.key;
+    },
+    sessionIds: () => store.ids(),
+    sessions: () => store.order.map((s) => ({ ...s.record })),
+    repositories: [...repos.keys()],
+    dataDir,
+    emit(sessionId, event, data) {
+      sessionOrThrow(sessionId);
+      const payload =
+        data !== null && typeof data === "object" && !Array.isArray(data) && !("ts" in data)
+          ? { ...(data as Record<string, unknown>), ts: Date.now() }
+          : data;
+      const [e] = store.append(sessionId, [{ event, data: JSON.stringify(payload) }]);
+      return String(e?.id);
+    },
+    emitRaw(sessionId, event, rawData) {
+      sessionOrThrow(sessionId);
+      const [e] = store.append(sessionId, [{ event, data: rawData }]);
+      return String(e?.id);
+    },
+    setState(sessionId, state) {
+      sessionOrThrow(sessionId);
+      store.setState(sessionId, state);
+      simulator.poke(sessionId);
+    },
+    flood(sessionIds, eventsPerSecond, durationMs) {
+      if (closing) return Promise.reject(new Error("server is closed"));
+      const f = new Flood(store, sessionIds, eventsPerSecond, durationMs);
+      floods.add(f);
+      return f.done.finally(() => floods.delete(f));
+    },
+    pullRequests: () => workspaces.pullRequests.map((p) => ({ ...p })),
+    faults,
+    connections: () => streams.count(),
+    close() {
+      if (!closing) {
+        closing = (async () => {
+          simulator.stop();
+          for (const f of floods) f.stop();
+          streams.close();
+          await new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          });
+          await workspaces.idle();
+          if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
+        })();
+      }
+      return closing;
+    },
+  };
+  return api;
+}

@@ -1,0 +1,157 @@
+import type { Faults } from "./faults.js";
+import type { Random } from "./random.js";
+import type { NewEvent, SessionStore } from "./sessionStore.js";
+import {
+  type FileAction,
+  nextEpisode,
+  type PlannedEvent,
+  withEscapes,
+} from "./simulatedContent.js";
+
+/** Lets a cloned session's simulated edits touch real files; null when nothing was written. */
+export type TouchFile = (
+  sessionId: string,
+  wanted: FileAction,
+) => { path: string; action: FileAction } | null;
+
+interface SimState {
+  queue: PlannedEvent[];
+  /** When the next event is due (active sessions). */
+  nextAt: number;
+  /** When a simulator-initiated pause ends; null when the simulator did not pause it. */
+  resumeAt: number | null;
+}
+
+const PAUSE_CHANCE = 0.08;
+
+/**
+ * Drives every simulated session from ONE timer: each session has its next due time
+ * (exponentially distributed around paceMs), and the timer sleeps until the earliest.
+ */
+export class Simulator {
+  private readonly states = new Map<string, SimState>();
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private simulatedCount = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly faults: Faults,
+    private readonly rand: Random,
+    private readonly paceMs: number,
+    private readonly touchFile: TouchFile,
+  ) {}
+
+  start(): void {
+    if (this.paceMs <= 0) return;
+    const now = Date.now();
+    for (const s of this.store.order) {
+      this.states.set(s.record.session_id, {
+        queue: [],
+        nextAt: now + this.gap(),
+        resumeAt: s.record.state === "paused" ? now + this.pauseLength() : null,
+      });
+    }
+    this.schedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Re-plan after a state change made from outside (API or test). */
+  poke(sessionId: string): void {
+    const st = this.states.get(sessionId);
+    if (!st) return;
+    st.resumeAt = null;
+    st.nextAt = Date.now() + this.gap();
+    this.schedule();
+  }
+
+  private gap(): number {
+    // Clamped so a pathological draw neither floods nor starves a session.
+    return Math.min(
+      this.paceMs * 4,
+      Math.max(this.paceMs * 0.1, this.rand.exponential(this.paceMs)),
+    );
+  }
+
+  private pauseLength(): number {
+    return this.paceMs * (6 + this.rand.int(10));
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.paceMs <= 0) return;
+    let due = Number.POSITIVE_INFINITY;
+    for (const s of this.store.order) {
+      const st = this.states.get(s.record.session_id);
+      if (!st) continue;
+      if (s.record.state === "active") due = Math.min(due, st.nextAt);
+      else if (st.resumeAt !== null) due = Math.min(due, st.resumeAt);
+    }
+    if (due === Number.POSITIVE_INFINITY) return;
+    if (this.timer && due >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = due;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, due - Date.now()));
+  }
+
+  private tick(): void {
+    this.timer = null;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    const now = Date.now();
+    for (const s of this.store.order) {
+      const id = s.record.session_id;
+      const st = this.states.get(id);
+      if (!st) continue;
+      if (s.record.state === "paused") {
+        if (st.resumeAt !== null && st.resumeAt <= now) {
+          st.resumeAt = null;
+          st.nextAt = now + this.gap();
+          this.store.setState(id, "active", now);
+        }
+        continue;
+      }
+      if (st.nextAt > now) continue;
+      st.nextAt = now + this.gap();
+      if (st.queue.length === 0) {
+        if (this.rand.next() < PAUSE_CHANCE) {
+          st.resumeAt = now + this.pauseLength();
+          this.store.setState(id, "paused", now);
+          continue;
+        }
+        st.queue = nextEpisode(this.rand);
+      }
+      const planned = st.queue.shift();
+      if (planned) this.store.append(id, this.realise(id, planned, now), now);
+    }
+    this.schedule();
+  }
+
+  /** Turn a planned event into what goes on the wire, applying the content faults. */
+  private realise(sessionId: string, planned: PlannedEvent, now: number): NewEvent[] {
+    const f = this.faults.get();
+    const n = ++this.simulatedCount;
+    if (f.oversizedEvery !== null && n % f.oversizedEvery === 0) {
+      // Not kept for replay: a client that cuts it off and resumes must not receive it again.
+      const filler = "x".repeat(Math.max(0, f.oversizedBytes - 40));
+      return [
+        { event: "process_output", data: `{"stream":"stdout","text":"${filler}"}`, keep: false },
+      ];
+    }
+    if (f.malformedEvery !== null && n % f.malformedEvery === 0) {
+      return [{ event: planned.event, data: `{"type":"text","content":"this JSON is cut off` }];
+    }
+    let payload: Record<string, unknown> = planned.payload;
+    if (planned.event === "file_changed") {
+      const real = this.touchFile(sessionId, planned.payload.action);
+      if (real) payload = real;
+    } else if (planned.event === "process_output" && f.escapes) {
+      payload = { ...planned.payload, text: withEscapes(planned.payload.text, this.rand) };
+    }
+    return [{ event: planned.event, data: JSON.stringify({ ...payload, ts: now }) }];
+  }
+}

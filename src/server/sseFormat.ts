@@ -1,0 +1,35 @@
+import type { StoredEvent } from "./eventHistory.js";
+
+/** How frames are written: the terminator and whether comment lines are interleaved. */
+export interface FrameStyle {
+  nl: string;
+  comments: boolean;
+}
+
+function dataLines(data: string, nl: string): string {
+  // JSON.stringify never yields a newline; raw test data may, and each line needs its own field.
+  if (!/[\r\n]/.test(data)) return `data: ${data}${nl}`;
+  let out = "";
+  for (const line of data.split(/\r\n|\r|\n/)) out += `data: ${line}${nl}`;
+  return out;
+}
+
+export function formatEvent(e: StoredEvent, style: FrameStyle): string {
+  const { nl } = style;
+  if (!style.comments) return `id: ${e.id}${nl}event: ${e.event}${nl}${dataLines(e.data, nl)}${nl}`;
+  // Comments before and inside the event: a parser must ignore both without losing fields.
+  return `: before ${e.id}${nl}id: ${e.id}${nl}event: ${e.event}${nl}: inside ${e.id}${nl}${dataLines(e.data, nl)}${nl}`;
+}
+
+export function formatHeartbeat(timestamp: string, style: FrameStyle): string {
+  const { nl } = style;
+  const body = `event: heartbeat${nl}data: {"timestamp":"${timestamp}"}${nl}${nl}`;
+  return style.comments ? `: heartbeat${nl}${body}` : body;
+}
+
+export function formatPreamble(retryMs: number | null, style: FrameStyle): string {
+  const { nl } = style;
+  let s = style.comments ? `: stream opened${nl}` : "";
+  if (retryMs !== null) s += `retry: ${retryMs}${nl}${nl}`;
+  return s;
+}

@@ -1,0 +1,162 @@
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { GitResult } from "../protocol/git.js";
+import { sanitize } from "../text/sanitize.js";
+import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
+
+/**
+ * Git actions on a session: what is running (for the spinner and "quit anyway?"), and how
+ * the last one ended. One action at a time: the service works on one session's workspace,
+ * and a second keystroke while one runs is more likely a mistake than a plan.
+ */
+
+export type ActionKind = "clone" | "push" | "branch" | "pr";
+
+export interface RunningAction {
+  kind: ActionKind;
+  sessionId: string;
+  startedAt: number;
+}
+
+export interface ActionOutcome {
+  kind: ActionKind;
+  sessionId: string;
+  ok: boolean;
+  /** One line: what happened, or the error (a 403's server message verbatim, sanitized). */
+  message: string;
+  /** Git's output, sanitized, colours kept. */
+  output: string | null;
+  result: GitResult | null;
+  error: ErrorInfo | null;
+  startedAt: number;
+  finishedAt: number;
+}
+
+export interface ActionsState {
+  readonly running: RunningAction | null;
+  readonly last: ActionOutcome | null;
+  /** Most recent first, bounded. */
+  readonly history: readonly ActionOutcome[];
+  /**
+   * Run an action. `fn` gets an AbortSignal that cancel() fires. Never throws: failures end
+   * up in `last` (and the returned outcome).
+   */
+  run(
+    kind: ActionKind,
+    sessionId: string,
+    fn: (signal: AbortSignal) => Promise<GitResult>,
+  ): Promise<ActionOutcome>;
+  cancel(): void;
+  /** Hide the last result. */
+  dismiss(): void;
+}
+
+export type ActionsStore = StoreApi<ActionsState>;
+
+const HISTORY_LIMIT = 20;
+const MAX_OUTPUT_CHARS = 64 * 1024;
+
+/** What a successful result means, in one line. */
+export function describeResult(kind: ActionKind, r: GitResult): string {
+  const branch = r.branch ? sanitize(r.branch) : null;
+  const commit = r.commit ? ` at ${sanitize(r.commit).slice(0, 12)}` : "";
+  if (!r.ok) return `${kind} did not succeed`;
+  switch (kind) {
+    case "clone":
+      return `cloned${branch ? ` (branch ${branch})` : ""}${commit}`;
+    case "push":
+      return `pushed${branch ? ` ${branch}` : ""}${commit}`;
+    case "branch":
+      return `created branch${branch ? ` ${branch}` : ""}${commit}`;
+    case "pr": {
+      const pr = r.pull_request;
+      if (!pr) return "opened a pull request";
+      return `opened pull request #${pr.number}: ${sanitize(pr.title)} (${sanitize(pr.head)} → ${sanitize(pr.base)})`;
+    }
+  }
+}
+
+export function createActionsStore(opts: { now?: () => number } = {}): ActionsStore {
+  const now = opts.now ?? Date.now;
+  let controller: AbortController | null = null;
+
+  return createStore<ActionsState>()((set, get) => {
+    function finish(outcome: ActionOutcome): ActionOutcome {
+      set({
+        running: null,
+        last: outcome,
+        history: [outcome, ...get().history].slice(0, HISTORY_LIMIT),
+      });
+      return outcome;
+    }
+
+    return {
+      running: null,
+      last: null,
+      history: [],
+
+      async run(kind, sessionId, fn) {
+        const startedAt = now();
+        const busy = get().running;
+        if (busy) {
+          const message = `${busy.kind} on ${busy.sessionId} is still running; wait for it to finish`;
+          // Not recorded as `last`: the running action's result is what the user waits for.
+          return {
+            kind,
+            sessionId,
+            ok: false,
+            message,
+            output: null,
+            result: null,
+            error: { message, hint: null, code: "busy", requiredScope: null },
+            startedAt,
+            finishedAt: startedAt,
+          };
+        }
+        const ctl = new AbortController();
+        controller = ctl;
+        set({ running: { kind, sessionId, startedAt } });
+        try {
+          const result = await fn(ctl.signal);
+          const output =
+            typeof result.output === "string" && result.output !== ""
+              ? sanitize(result.output.slice(0, MAX_OUTPUT_CHARS), { keepSgr: true })
+              : null;
+          return finish({
+            kind,
+            sessionId,
+            ok: result.ok,
+            message: describeResult(kind, result),
+            output,
+            result,
+            error: null,
+            startedAt,
+            finishedAt: now(),
+          });
+        } catch (e) {
+          const error = toErrorInfo(e);
+          return finish({
+            kind,
+            sessionId,
+            ok: false,
+            message: error.message,
+            output: null,
+            result: null,
+            error,
+            startedAt,
+            finishedAt: now(),
+          });
+        } finally {
+          if (controller === ctl) controller = null;
+        }
+      },
+
+      cancel() {
+        controller?.abort();
+      },
+
+      dismiss() {
+        if (get().last) set({ last: null });
+      },
+    };
+  });
+}

@@ -1,0 +1,27 @@
+import { sanitize } from "../text/sanitize.js";
+
+/**
+ * An error as the stores keep it: plain data (no Error instance in state), its message
+ * sanitized because it may quote the server verbatim (a 403's detail, for example).
+ */
+export interface ErrorInfo {
+  message: string;
+  /** What to do next, when the error type says. */
+  hint: string | null;
+  /** Stable code of a typed client error ("missing_scope", "rate_limited", …). */
+  code: string | null;
+  /** The scope a 403 named, when it named one. */
+  requiredScope: string | null;
+}
+
+export function toErrorInfo(e: unknown): ErrorInfo {
+  const o = (e !== null && typeof e === "object" ? e : {}) as Record<string, unknown>;
+  const raw = e instanceof Error ? e.message : typeof e === "string" ? e : String(e);
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? sanitize(v) : null);
+  return {
+    message: sanitize(raw) || "unknown error",
+    hint: str(o.hint),
+    code: str(o.code),
+    requiredScope: str(o.requiredScope),
+  };
+}

@@ -1,0 +1,62 @@
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { ApiClient } from "../client/apiClient.js";
+import type { ApiKeyInfo, Identity } from "../protocol/resources.js";
+import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
+import { sanitizeRecord } from "./sanitizeRecord.js";
+
+/** Who the key belongs to: key verification and the identity lookup, fetched together. */
+export interface IdentityState {
+  readonly keyInfo: ApiKeyInfo | null;
+  readonly identity: Identity | null;
+  readonly loading: boolean;
+  /** Verification failed: the key itself is the problem (or the service is unreachable). */
+  readonly error: ErrorInfo | null;
+  /** Only the identity lookup failed; key details may still be shown. */
+  readonly identityError: ErrorInfo | null;
+  readonly loadedAt: number | null;
+  load(client: Pick<ApiClient, "verify" | "me">): Promise<void>;
+  reset(): void;
+}
+
+export type IdentityStore = StoreApi<IdentityState>;
+
+export function createIdentityStore(opts: { now?: () => number } = {}): IdentityStore {
+  const now = opts.now ?? Date.now;
+  // A newer load supersedes an older one still in flight.
+  let generation = 0;
+  return createStore<IdentityState>()((set) => ({
+    keyInfo: null,
+    identity: null,
+    loading: false,
+    error: null,
+    identityError: null,
+    loadedAt: null,
+
+    async load(client) {
+      const gen = ++generation;
+      set({ loading: true });
+      const [verified, me] = await Promise.allSettled([client.verify(), client.me()]);
+      if (gen !== generation) return;
+      set({
+        keyInfo: verified.status === "fulfilled" ? sanitizeRecord(verified.value) : null,
+        identity: me.status === "fulfilled" ? sanitizeRecord(me.value) : null,
+        error: verified.status === "rejected" ? toErrorInfo(verified.reason) : null,
+        identityError: me.status === "rejected" ? toErrorInfo(me.reason) : null,
+        loading: false,
+        loadedAt: now(),
+      });
+    },
+
+    reset() {
+      generation++;
+      set({
+        keyInfo: null,
+        identity: null,
+        loading: false,
+        error: null,
+        identityError: null,
+        loadedAt: null,
+      });
+    },
+  }));
+}

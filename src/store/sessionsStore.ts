@@ -1,0 +1,285 @@
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { ApiClient } from "../client/apiClient.js";
+import type { Session } from "../protocol/resources.js";
+import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
+import { sanitizeRecord } from "./sanitizeRecord.js";
+
+/**
+ * The session list: pages loaded so far, the cursor for the next one, and the view settings
+ * (filter text, state filter, sort). What the list shows is derived by the pure
+ * selectVisibleSessions, never stored.
+ */
+
+export type SessionSortKey = "updated" | "created" | "id" | "state" | "title";
+export type SortDirection = "asc" | "desc";
+
+export interface SessionsState {
+  readonly items: readonly Session[];
+  readonly cursor: string | null;
+  readonly hasMore: boolean;
+  /** First page (load/refresh) in flight. */
+  readonly loading: boolean;
+  /** A further page in flight. */
+  readonly loadingMore: boolean;
+  readonly error: ErrorInfo | null;
+  readonly loadedAt: number | null;
+  readonly filterText: string;
+  /** Only sessions in this state; null for all. */
+  readonly stateFilter: string | null;
+  readonly sortKey: SessionSortKey;
+  readonly sortDir: SortDirection;
+
+  /** Replace the list with the first page. */
+  load(): Promise<void>;
+  /** Append the next page; no-op while loading or when there is none. */
+  loadMore(): Promise<void>;
+  /** Reload from the first page, keeping the view settings. */
+  refresh(): Promise<void>;
+  setFilterText(text: string): void;
+  setStateFilter(state: string | null): void;
+  /** Sort by key; choosing the current key again flips the direction. */
+  setSort(key: SessionSortKey, dir?: SortDirection): void;
+  /** Merge fields into one loaded record (a live state_changed, for example). */
+  patchSession(sessionId: string, patch: Partial<Session>): void;
+}
+
+export type SessionsStore = StoreApi<SessionsState>;
+
+export interface SessionsStoreOptions {
+  /** Page size asked of the service. Default 100 (the interface's own example). */
+  pageSize?: number;
+  now?: () => number;
+}
+
+/** States in the order a user cares about them: live work first. */
+const STATE_RANK: Record<string, number> = { active: 0, paused: 1 };
+
+export function createSessionsStore(
+  client: Pick<ApiClient, "listSessions">,
+  opts: SessionsStoreOptions = {},
+): SessionsStore {
+  const pageSize = opts.pageSize ?? 100;
+  const now = opts.now ?? Date.now;
+  let generation = 0;
+  let inflight: AbortController | null = null;
+
+  return createStore<SessionsState>()((set, get) => {
+    async function fetchFirst(): Promise<void> {
+      inflight?.abort();
+      const ctl = new AbortController();
+      inflight = ctl;
+      const gen = ++generation;
+      set({ loading: true, loadingMore: false, error: null });
+      try {
+        const page = await client.listSessions({ limit: pageSize }, ctl.signal);
+        if (gen !== generation) return;
+        set({
+          items: dedupe(
+            [],
+            page.sessions.map((x) => sanitizeRecord(x)),
+          ),
+          cursor: page.nextCursor,
+          hasMore: page.nextCursor !== null,
+          loading: false,
+          loadedAt: now(),
+        });
+      } catch (e) {
+        if (gen !== generation) return;
+        set({ loading: false, error: toErrorInfo(e) });
+      } finally {
+        if (inflight === ctl) inflight = null;
+      }
+    }
+
+    return {
+      items: [],
+      cursor: null,
+      hasMore: false,
+      loading: false,
+      loadingMore: false,
+      error: null,
+      loadedAt: null,
+      filterText: "",
+      stateFilter: null,
+      sortKey: "updated",
+      sortDir: "desc",
+
+      load: fetchFirst,
+      refresh: fetchFirst,
+
+      async loadMore() {
+        const s = get();
+        if (s.loading || s.loadingMore || !s.hasMore || s.cursor === null) return;
+        const ctl = new AbortController();
+        inflight = ctl;
+        const gen = generation;
+        set({ loadingMore: true, error: null });
+        try {
+          const page = await client.listSessions({ limit: pageSize, cursor: s.cursor }, ctl.signal);
+          if (gen !== generation) return;
+          set({
+            items: dedupe(
+              get().items,
+              page.sessions.map((x) => sanitizeRecord(x)),
+            ),
+            cursor: page.nextCursor,
+            hasMore: page.nextCursor !== null,
+            loadingMore: false,
+            loadedAt: now(),
+          });
+        } catch (e) {
+          if (gen !== generation) return;
+          set({ loadingMore: false, error: toErrorInfo(e) });
+        } finally {
+          if (inflight === ctl) inflight = null;
+        }
+      },
+
+      setFilterText(text) {
+        if (text !== get().filterText) set({ filterText: text });
+      },
+
+      setStateFilter(state) {
+        if (state !== get().stateFilter) set({ stateFilter: state });
+      },
+
+      setSort(key, dir) {
+        const s = get();
+        const nextDir =
+          dir ?? (key === s.sortKey ? (s.sortDir === "asc" ? "desc" : "asc") : defaultDir(key));
+        set({ sortKey: key, sortDir: nextDir });
+      },
+
+      patchSession(sessionId, patch) {
+        const items = get().items;
+        const i = items.findIndex((x) => x.session_id === sessionId);
+        const current = items[i];
+        if (current === undefined) return;
+        const next = items.slice();
+        next[i] = { ...current, ...sanitizeRecord(patch), session_id: current.session_id };
+        set({ items: next });
+      },
+    };
+  });
+}
+
+function defaultDir(key: SessionSortKey): SortDirection {
+  return key === "updated" || key === "created" ? "desc" : "asc";
+}
+
+/** Pages can shift while paging: a session seen already keeps its place, with newer fields. */
+function dedupe(existing: readonly Session[], incoming: readonly Session[]): Session[] {
+  const index = new Map<string, number>();
+  const out = existing.slice();
+  out.forEach((s, i) => {
+    index.set(s.session_id, i);
+  });
+  for (const s of incoming) {
+    const at = index.get(s.session_id);
+    if (at === undefined) {
+      index.set(s.session_id, out.length);
+      out.push(s);
+    } else {
+      out[at] = s;
+    }
+  }
+  return out;
+}
+
+/** The fields the list shows and the filter searches. */
+export const VISIBLE_FIELDS = ["session_id", "state", "title", "repo", "branch"] as const;
+
+function field(s: Session, key: string): string {
+  const v = (s as Record<string, unknown>)[key];
+  return typeof v === "string" ? v : "";
+}
+
+/** Every whitespace-separated term must occur (case-insensitive) in some visible field. */
+export function matchesFilter(s: Session, filterText: string): boolean {
+  const terms = filterText.toLowerCase().split(/\s+/).filter(Boolean);
+  if (terms.length === 0) return true;
+  const hay = VISIBLE_FIELDS.map((k) => field(s, k).toLowerCase()).join("\n");
+  return terms.every((t) => hay.includes(t));
+}
+
+function compare(a: Session, b: Session, key: SessionSortKey): number {
+  switch (key) {
+    case "updated":
+      return timeOf(a, "updated_at", "created_at") - timeOf(b, "updated_at", "created_at");
+    case "created":
+      return timeOf(a, "created_at", "updated_at") - timeOf(b, "created_at", "updated_at");
+    case "state": {
+      const ra = STATE_RANK[field(a, "state")] ?? 9;
+      const rb = STATE_RANK[field(b, "state")] ?? 9;
+      return ra - rb || field(a, "state").localeCompare(field(b, "state"));
+    }
+    case "title":
+      return field(a, "title").localeCompare(field(b, "title"));
+    case "id":
+      return 0;
+  }
+}
+
+function timeOf(s: Session, primary: string, fallback: string): number {
+  const t = Date.parse(field(s, primary) || field(s, fallback));
+  return Number.isFinite(t) ? t : 0;
+}
+
+export type VisibleInputs = Pick<
+  SessionsState,
+  "items" | "filterText" | "stateFilter" | "sortKey" | "sortDir"
+>;
+
+/** Filter and sort, pure. Ties (and the "id" key) order by session id, so order is stable. */
+export function deriveVisibleSessions(inp: VisibleInputs): Session[] {
+  const out = inp.items.filter(
+    (s) =>
+      (inp.stateFilter === null || field(s, "state") === inp.stateFilter) &&
+      matchesFilter(s, inp.filterText),
+  );
+  const sign = inp.sortDir === "asc" ? 1 : -1;
+  out.sort(
+    (a, b) => sign * (compare(a, b, inp.sortKey) || a.session_id.localeCompare(b.session_id)),
+  );
+  return out;
+}
+
+let lastInputs: VisibleInputs | null = null;
+let lastOutput: Session[] = [];
+
+/**
+ * deriveVisibleSessions memoised on its five inputs, so it can be a zustand selector: the
+ * same array comes back until the items or a view setting change.
+ */
+export function selectVisibleSessions(s: VisibleInputs): Session[] {
+  const l = lastInputs;
+  if (
+    l !== null &&
+    l.items === s.items &&
+    l.filterText === s.filterText &&
+    l.stateFilter === s.stateFilter &&
+    l.sortKey === s.sortKey &&
+    l.sortDir === s.sortDir
+  ) {
+    return lastOutput;
+  }
+  lastOutput = deriveVisibleSessions(s);
+  lastInputs = {
+    items: s.items,
+    filterText: s.filterText,
+    stateFilter: s.stateFilter,
+    sortKey: s.sortKey,
+    sortDir: s.sortDir,
+  };
+  return lastOutput;
+}
+
+/** The states present in the loaded items, for the state filter's choices. */
+export function knownStates(items: readonly Session[]): string[] {
+  const set = new Set<string>();
+  for (const s of items) {
+    const st = field(s, "state");
+    if (st) set.add(st);
+  }
+  return [...set].sort((a, b) => (STATE_RANK[a] ?? 9) - (STATE_RANK[b] ?? 9) || a.localeCompare(b));
+}

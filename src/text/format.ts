@@ -1,0 +1,150 @@
+/** Small, pure formatters shared by the UI and the headless commands. */
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * A duration at a glance: "12d", "2d 5h", "3h 2m", "4m 10s", "45s". At most two units; the
+ * second is dropped where it stops mattering (a week or more, ten minutes or more).
+ * Sub-second durations read "0s". Negative durations are formatted by magnitude.
+ */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return "∞";
+  const abs = Math.abs(ms);
+  const d = Math.floor(abs / DAY);
+  const h = Math.floor((abs % DAY) / HOUR);
+  const m = Math.floor((abs % HOUR) / MINUTE);
+  const s = Math.floor((abs % MINUTE) / SECOND);
+  if (d > 0) return d < 7 && h > 0 ? `${d}d ${h}h` : `${d}d`;
+  if (h > 0) return m > 0 ? `${h}h ${m}m` : `${h}h`;
+  if (m > 0) return m < 10 && s > 0 ? `${m}m ${s}s` : `${m}m`;
+  return `${s}s`;
+}
+
+/** Time left before something happens ("reconnecting in 3s"): rounds up, so it never reads 0s early. */
+export function formatCountdown(ms: number): string {
+  if (ms <= 0) return "0s";
+  return formatDuration(Math.ceil(ms / SECOND) * SECOND);
+}
+
+/** Elapsed time of a running action: tenths under a minute ("1.2s"), then formatDuration. */
+export function formatElapsed(ms: number): string {
+  const abs = Math.max(0, ms);
+  if (abs < MINUTE) return `${(Math.floor(abs / 100) / 10).toFixed(1)}s`;
+  return formatDuration(abs);
+}
+
+export type ExpiryLevel = "none" | "ok" | "warn" | "expired" | "unknown";
+
+export interface ExpiryStatus {
+  /** "never expires", "expires in 12d", "expired 2h ago", "expiry unknown". */
+  text: string;
+  level: ExpiryLevel;
+  /** ms until expiry (negative once expired); null when there is no (valid) expiry. */
+  remainingMs: number | null;
+}
+
+/** Within this much of its expiry a key is shown with a warning. */
+export const EXPIRY_WARNING_MS = 7 * DAY;
+
+/** Relative expiry of a key: `expires_at` as sent (ISO string or null), a Date or ms since epoch. */
+export function expiryStatus(
+  expiresAt: string | number | Date | null | undefined,
+  now: number = Date.now(),
+): ExpiryStatus {
+  if (expiresAt === null || expiresAt === undefined) {
+    return { text: "never expires", level: "none", remainingMs: null };
+  }
+  const at =
+    expiresAt instanceof Date
+      ? expiresAt.getTime()
+      : typeof expiresAt === "number"
+        ? expiresAt
+        : Date.parse(expiresAt);
+  if (!Number.isFinite(at)) return { text: "expiry unknown", level: "unknown", remainingMs: null };
+  const remainingMs = at - now;
+  if (remainingMs <= 0) {
+    return { text: `expired ${formatDuration(-remainingMs)} ago`, level: "expired", remainingMs };
+  }
+  return {
+    text: `expires in ${formatDuration(remainingMs)}`,
+    level: remainingMs <= EXPIRY_WARNING_MS ? "warn" : "ok",
+    remainingMs,
+  };
+}
+
+/** Shorthand for expiryStatus(...).text. */
+export function formatExpiry(
+  expiresAt: string | number | Date | null | undefined,
+  now: number = Date.now(),
+): string {
+  return expiryStatus(expiresAt, now).text;
+}
+
+/** Events per second: "140 ev/s", "2.5 ev/s", "1.2k ev/s", "0 ev/s". */
+export function formatRate(perSecond: number, unit = "ev/s"): string {
+  if (!Number.isFinite(perSecond) || perSecond <= 0) return `0 ${unit}`;
+  if (perSecond >= 10_000) return `${Math.round(perSecond / 1000)}k ${unit}`;
+  if (perSecond >= 1000) return `${(perSecond / 1000).toFixed(1)}k ${unit}`;
+  if (perSecond >= 10) return `${Math.round(perSecond)} ${unit}`;
+  const tenths = Math.round(perSecond * 10) / 10;
+  return `${tenths === 0 ? "<0.1" : tenths} ${unit}`;
+}
+
+/**
+ * At most `max` code points, the last one an ellipsis when cut. Counts code points, not
+ * UTF-16 units, so an emoji is never split in half.
+ */
+export function truncate(text: string, max: number, ellipsis = "…"): string {
+  if (max <= 0) return "";
+  // Fast path: UTF-16 length is an upper bound on code points.
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  if (points.length <= max) return text;
+  const ell = Array.from(ellipsis);
+  if (ell.length >= max) return ell.slice(0, max).join("");
+  return points.slice(0, max - ell.length).join("") + ellipsis;
+}
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
+
+/** HH:MM:SS of a time (ms since epoch), local time unless `utc`. */
+export function formatTime(ms: number, opts?: { utc?: boolean }): string {
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) return "--:--:--";
+  return opts?.utc
+    ? `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}`
+    : `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+}
+
+/** 1536 → "1.5 KB". */
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n) || n < 1024) return `${Math.max(0, Math.round(n || 0))} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
+}
+
+/**
+ * An API key as it may be shown: a short prefix (up to the first "_" within six characters,
+ * else four characters) and the last four, e.g. "ask_…9f3a". Keys under 12 characters show
+ * only the last two ("…3a"), and keys under 6 show nothing of themselves ("****"): too little
+ * would be hidden otherwise. Never the whole key.
+ */
+export function maskKey(key: string): string {
+  const k = key.trim();
+  if (k.length < 6) return "****";
+  if (k.length < 12) return `…${k.slice(-2)}`;
+  const underscore = k.indexOf("_");
+  const prefixLen = underscore >= 1 && underscore < 6 ? underscore + 1 : 4;
+  return `${k.slice(0, prefixLen)}…${k.slice(-4)}`;
+}

@@ -1,0 +1,96 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { CLI, tempConfigHome } from "../helpers/cli.js";
+
+/**
+ * The hidden prompt in a real terminal (tmux): what is on the screen after typing a key is
+ * what a shoulder-surfer or a screen recording would see.
+ */
+
+const haveTmux = spawnSync("tmux", ["-V"]).status === 0;
+
+describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
+  let server: ReferenceServer;
+  let home: ReturnType<typeof tempConfigHome>;
+  const socket = `as-login-${randomBytes(4).toString("hex")}`;
+  const tmux = (...args: string[]) =>
+    execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+
+  beforeAll(async () => {
+    server = await startServer({ seed: 5, sessionCount: 1, paceMs: 0 });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(() => {
+    home = tempConfigHome();
+  });
+  afterEach(() => {
+    spawnSync("tmux", ["-L", socket, "kill-server"]);
+    home.cleanup();
+  });
+
+  function startLogin(): void {
+    const cmd = [
+      "env -i",
+      `PATH='${process.env.PATH ?? "/usr/bin:/bin"}'`,
+      `HOME='${home.dir}'`,
+      `XDG_CONFIG_HOME='${home.dir}'`,
+      "TERM=xterm-256color",
+      `'${process.execPath}' '${CLI}' login --insecure-storage --base-url ${server.url}`,
+      "; echo EXIT=$?; exec cat",
+    ].join(" ");
+    tmux("new-session", "-d", "-x", "150", "-y", "30", "sh", "-c", cmd);
+  }
+
+  const screen = () => tmux("capture-pane", "-p", "-J");
+
+  async function waitForScreen(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const text = screen();
+      if (pattern.test(text)) return text;
+      if (Date.now() > deadline) throw new Error(`screen never matched ${pattern}:\n${text}`);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+  }
+
+  it("the key is not echoed; backspace edits it; Enter logs in", async () => {
+    expect(existsSync(CLI), "run npm run build first").toBe(true);
+    startLogin();
+    await waitForScreen(/API key for profile default .*not echoed: /);
+    const key = server.key("owner");
+    // A stray character, erased again, must not end up in the stored key.
+    tmux("send-keys", "-l", `${key.slice(0, 10)}Z`);
+    tmux("send-keys", "BSpace");
+    tmux("send-keys", "-l", key.slice(10));
+    tmux("send-keys", "Enter");
+    const after = await waitForScreen(/EXIT=\d+/);
+    expect(after).toContain("EXIT=0");
+    expect(after).toContain("Logged in to");
+    expect(after).not.toContain(key);
+    expect(after).not.toContain(key.slice(4, 14));
+    const stored = readFileSync(join(home.dir, "agent-sessions", "credentials", "default.key"));
+    expect(stored.toString().trim()).toBe(key);
+  });
+
+  it("Ctrl-C cancels, restores the terminal and stores nothing", async () => {
+    expect(existsSync(CLI), "run npm run build first").toBe(true);
+    startLogin();
+    await waitForScreen(/not echoed: /);
+    tmux("send-keys", "-l", "ask_partial");
+    tmux("send-keys", "C-c");
+    const after = await waitForScreen(/EXIT=\d+/);
+    expect(after).toContain("EXIT=130");
+    expect(after).toContain("cancelled at the prompt; nothing was stored");
+    expect(after).not.toContain("ask_partial");
+    expect(existsSync(join(home.dir, "agent-sessions"))).toBe(false);
+    // The terminal echoes again: typed text shows up (read by `cat`).
+    tmux("send-keys", "-l", "visible-again");
+    await waitForScreen(/visible-again/);
+  });
+});

@@ -1,0 +1,727 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { Agent } from "undici";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  HttpError,
+  InvalidKeyError,
+  MalformedResponseError,
+  MissingScopeError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+} from "../../src/client/errors.js";
+import {
+  type StreamStatus,
+  type SubscribeOptions,
+  type Subscription,
+  subscribeToSession,
+} from "../../src/client/eventStream.js";
+import { PATHS, type SessionEvent } from "../../src/protocol/index.js";
+
+const SESSION = "ses_test1";
+const KEY = "test-key-do-not-print";
+
+// ---------------------------------------------------------------------------------------------
+// Scripted loopback servers: each request is handed to the test's handler with its index.
+
+interface Served {
+  path: string;
+  headers: IncomingHttpHeaders;
+  lastEventId: string | undefined;
+  closed: boolean;
+}
+
+interface Scripted {
+  baseUrl: string;
+  requests: Served[];
+  close(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, n: number, served: Served) => void;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function serve(handler: Handler): Promise<Scripted> {
+  const requests: Served[] = [];
+  const server: Server = createServer((req, res) => {
+    const served: Served = {
+      path: req.url ?? "",
+      headers: req.headers,
+      lastEventId: req.headers["last-event-id"] as string | undefined,
+      closed: false,
+    };
+    requests.push(served);
+    res.on("close", () => {
+      served.closed = true;
+    });
+    handler(req, res, requests.length - 1, served);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  const s: Scripted = {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  cleanups.push(s.close);
+  return s;
+}
+
+function sseHead(res: ServerResponse): void {
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+  res.flushHeaders();
+}
+
+function item(id: number | string | null, event: string, data: unknown): string {
+  const idLine = id === null ? "" : `id: ${id}\n`;
+  return `${idLine}event: ${event}\ndata: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+}
+
+function progress(id: number | null, content = `step ${id}`): string {
+  return item(id, "prompt_progress", { type: "text", content });
+}
+
+function heartbeat(): string {
+  return item(null, "heartbeat", { timestamp: new Date().toISOString() });
+}
+
+function jsonError(res: ServerResponse, status: number, body: unknown, headers = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subscribing with fast, deterministic settings.
+
+interface Watched {
+  sub: Subscription;
+  events: SessionEvent[];
+  statuses: StreamStatus[];
+}
+
+function watch(baseUrl: string, extra: Partial<SubscribeOptions> = {}): Watched {
+  const agent = new Agent({ keepAliveTimeout: 1000 });
+  const events: SessionEvent[] = [];
+  const statuses: StreamStatus[] = [];
+  const sub = subscribeToSession({
+    config: { baseUrl, apiKey: KEY, dispatcher: agent },
+    sessionId: SESSION,
+    onEvent: (e) => events.push(e),
+    onStatus: (s) => statuses.push(s),
+    backoffBaseMs: 10,
+    maxAttempts: 8,
+    random: () => 0.5, // no jitter: 1 - 0.2 + 2 * 0.2 * 0.5 = 1
+    watchdog: { floorMs: 50, initialMs: 2000, ceilingMs: 5000 },
+    ...extra,
+  });
+  cleanups.push(async () => {
+    sub.close();
+    await agent.destroy();
+  });
+  return { sub, events, statuses };
+}
+
+async function waitFor(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function reconnects(w: Watched): Extract<StreamStatus, { state: "reconnecting" }>[] {
+  return w.statuses.filter(
+    (s): s is Extract<StreamStatus, { state: "reconnecting" }> => s.state === "reconnecting",
+  );
+}
+
+function idsOf(events: SessionEvent[]): (string | null)[] {
+  return events.filter((e) => e.kind !== "heartbeat").map((e) => e.id);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe("event stream: connecting and reading", () => {
+  it("asks for an event stream with the key, publishes connecting → live, delivers events", async () => {
+    const srv = await serve((_req, res) => {
+      sseHead(res);
+      res.write(
+        progress(1) +
+          heartbeat() +
+          item(2, "state_changed", { state: "paused", previous_state: "active" }),
+      );
+    });
+    const w = watch(srv.baseUrl);
+    await waitFor(() => w.events.length === 3, "three events");
+    const r = srv.requests[0];
+    expect(r?.path).toBe(PATHS.events(SESSION));
+    expect(r?.headers.accept).toBe("text/event-stream");
+    expect(r?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(r?.headers["user-agent"]).toMatch(/^agent-sessions-tui\//);
+    expect(r?.lastEventId).toBeUndefined();
+    expect(w.events.map((e) => e.kind)).toEqual(["prompt_progress", "heartbeat", "state_changed"]);
+    expect(w.statuses.map((s) => s.state)).toEqual(["connecting", "live"]);
+    expect(w.sub.status.state).toBe("live");
+    expect(w.sub.lastEventId).toBe("2");
+    expect(w.sub.lastActivityAt).not.toBeNull();
+    expect(w.sub.stats.events).toBe(3);
+    expect(w.sub.stats.bytes).toBeGreaterThan(100);
+  });
+
+  it("parses the same events whatever the TCP chunking and line endings", async () => {
+    const text =
+      ": hi\n" +
+      progress(1, "Größe – 日本語 🎉") +
+      heartbeat() +
+      item(2, "process_output", { text: "ok ✓" }) +
+      item(3, "file_changed", { path: "ü/ß.ts", action: "created" });
+    const variants = {
+      lf: text,
+      crlf: text.replace(/\n/g, "\r\n"),
+      cr: text.replace(/\n/g, "\r"),
+    };
+    for (const [name, body] of Object.entries(variants)) {
+      const bytes = Buffer.from(body, "utf8");
+      const srv = await serve((_req, res) => {
+        sseHead(res);
+        res.socket?.setNoDelay(true);
+        // Odd-sized pieces, each its own write, so boundaries fall inside lines and characters.
+        let i = 0;
+        let size = 1;
+        const step = () => {
+          if (i >= bytes.length || res.destroyed) return;
+          res.write(bytes.subarray(i, i + size), () => setImmediate(step));
+          i += size;
+          size = (size % 7) + 1;
+        };
+        step();
+      });
+      const w = watch(srv.baseUrl);
+      await waitFor(() => w.events.length === 4, `four events (${name})`);
+      expect(
+        w.events.map((e) => e.kind),
+        name,
+      ).toEqual(["prompt_progress", "heartbeat", "process_output", "file_changed"]);
+      expect(w.events[0], name).toMatchObject({ data: { content: "Größe – 日本語 🎉" } });
+      expect(w.events[3], name).toMatchObject({ id: "3", data: { path: "ü/ß.ts" } });
+      w.sub.close();
+    }
+  });
+
+  it("keeps malformed JSON visible and goes on; unknown event names are delivered", async () => {
+    const srv = await serve((_req, res) => {
+      sseHead(res);
+      res.write(
+        progress(1) +
+          item(2, "prompt_progress", '{"type":"text","content": nope}') +
+          item(3, "brand_new_kind", { x: 1 }) +
+          progress(4),
+      );
+    });
+    const w = watch(srv.baseUrl);
+    await waitFor(() => w.events.length === 4, "four events");
+    expect(w.events.map((e) => e.kind)).toEqual([
+      "prompt_progress",
+      "malformed",
+      "unknown",
+      "prompt_progress",
+    ]);
+    expect(w.events[1]).toMatchObject({
+      event: "prompt_progress",
+      id: "2",
+      raw: '{"type":"text","content": nope}',
+    });
+    expect(w.events[2]).toMatchObject({ event: "brand_new_kind", data: { x: 1 } });
+    expect(w.sub.stats.reconnects).toBe(0);
+    expect(srv.requests).toHaveLength(1);
+  });
+
+  it("cuts an oversized event with a visible item, reconnects after it, and stops reading it", async () => {
+    const srv = await serve((_req, res, n) => {
+      sseHead(res);
+      if (n === 0) {
+        res.write(`${progress(1)}id: 2\nevent: huge\ndata: "`);
+        const chunk = "x".repeat(4096);
+        let floodBytes = 0;
+        // Bounded for safety; the client must hang up long before.
+        const pump = () => {
+          while (!res.destroyed && floodBytes < 64 * 1024 * 1024) {
+            floodBytes += chunk.length;
+            if (!res.write(chunk)) {
+              res.once("drain", pump);
+              return;
+            }
+          }
+        };
+        pump();
+        return;
+      }
+      res.write(progress(3));
+    });
+    const w = watch(srv.baseUrl, { maxEventBytes: 16 * 1024 });
+    await waitFor(() => w.events.some((e) => e.id === "3"), "the event after the cut");
+    expect(w.events.map((e) => e.kind)).toEqual([
+      "prompt_progress",
+      "malformed",
+      "prompt_progress",
+    ]);
+    const cut = w.events[1];
+    expect(cut).toMatchObject({
+      kind: "malformed",
+      event: "huge",
+      id: "2",
+      error: "event larger than 16384 bytes cut off; reconnecting",
+    });
+    if (cut?.kind !== "malformed") throw new Error("unreachable");
+    expect(cut.raw.startsWith('id: 2\nevent: huge\ndata: "xxx')).toBe(true);
+    expect(cut.raw.length).toBeLessThanOrEqual(200);
+    expect(reconnects(w)[0]?.reason).toBe("event larger than 16384 bytes cut off; reconnecting");
+    // The cut item's id came before the flood, so the resume skips it instead of replaying it.
+    expect(srv.requests[1]?.lastEventId).toBe("2");
+    await waitFor(() => srv.requests[0]?.closed === true, "the flooding connection to close");
+    // The client stopped reading at the bound (plus what was already in its hands).
+    expect(w.sub.stats.bytes).toBeLessThan(16 * 1024 + 256 * 1024);
+  });
+
+  it("a callback that closes the subscription gets no further events", async () => {
+    const srv = await serve((_req, res) => {
+      sseHead(res);
+      res.write(progress(1) + progress(2) + progress(3));
+    });
+    const events: SessionEvent[] = [];
+    const w = watch(srv.baseUrl, {
+      onEvent: (e) => {
+        events.push(e);
+        w.sub.close();
+      },
+    });
+    await w.sub.done;
+    expect(events).toHaveLength(1);
+    await waitFor(() => srv.requests[0]?.closed === true, "the connection to close");
+  });
+});
+
+describe("event stream: resume", () => {
+  it("sends Last-Event-ID on reconnect, keeps it across items without id, and an empty id clears it", async () => {
+    const srv = await serve((_req, res, n) => {
+      sseHead(res);
+      if (n === 0) res.end(progress(1) + progress(2) + progress(null));
+      else if (n === 1) res.end(`${item("", "prompt_progress", { type: "text", content: "x" })}`);
+      else res.write(progress(9));
+    });
+    const w = watch(srv.baseUrl, { lastEventId: "0" });
+    await waitFor(() => srv.requests.length === 3, "three connections");
+    expect(srv.requests.map((r) => r.lastEventId)).toEqual(["0", "2", undefined]);
+    await waitFor(() => w.sub.lastEventId === "9", "id 9");
+    expect(reconnects(w).map((s) => s.reason)).toEqual([
+      "stream ended by the server",
+      "stream ended by the server",
+    ]);
+  });
+
+  it("retry: replaces the reconnect delay", async () => {
+    const srv = await serve((_req, res, n) => {
+      sseHead(res);
+      if (n === 0) res.end(`retry: 137\n\n${progress(1)}`);
+      else res.write(progress(2));
+    });
+    const w = watch(srv.baseUrl);
+    await waitFor(() => w.sub.lastEventId === "2", "event 2");
+    expect(reconnects(w).map((s) => s.delayMs)).toEqual([137]);
+  });
+
+  it("survives drops mid-event: every event exactly once, in order", async () => {
+    const TOTAL = 40;
+    const srv = await serve((req, res) => {
+      sseHead(res);
+      const from = Number(req.headers["last-event-id"] ?? "0") + 1;
+      if (from > TOTAL) return; // caught up: stay open and quiet
+      let out = "";
+      for (let id = from; id < Math.min(from + 7, TOTAL + 1); id++) out += progress(id);
+      if (from + 7 <= TOTAL) {
+        // Half an event, then the connection is cut: it must not be delivered.
+        out += `id: ${from + 7}\nevent: prompt_progress\ndata: {"type":"te`;
+        res.write(out, () => res.socket?.destroy());
+      } else res.write(out);
+    });
+    const w = watch(srv.baseUrl, { maxAttempts: 3 });
+    await waitFor(() => w.sub.lastEventId === String(TOTAL), `event ${TOTAL}`);
+    const expected = Array.from({ length: TOTAL }, (_, i) => String(i + 1));
+    expect(idsOf(w.events)).toEqual(expected);
+    expect(w.sub.stats.reconnects).toBe(Math.ceil(TOTAL / 7) - 1);
+    // Each connection delivered something, so the failure count starts over: no growth.
+    expect(new Set(reconnects(w).map((s) => s.delayMs))).toEqual(new Set([10]));
+    expect(reconnects(w).every((s) => s.attempt === 1)).toBe(true);
+  });
+});
+
+describe("event stream: watchdog", () => {
+  it("a stalled stream is aborted after the silence bound and reconnected", async () => {
+    const srv = await serve((_req, res, n) => {
+      sseHead(res);
+      if (n === 0)
+        res.write(progress(1)); // then silence, connection kept open
+      else res.write(progress(2));
+    });
+    const w = watch(srv.baseUrl, { watchdog: { floorMs: 50, initialMs: 150, ceilingMs: 1000 } });
+    await waitFor(() => w.sub.lastEventId === "2", "event 2 after the stall");
+    expect(reconnects(w)[0]?.reason).toBe("no data for 0.15s (watchdog)");
+    await waitFor(() => srv.requests[0]?.closed === true, "the server to see the abort");
+    expect(srv.requests[1]?.lastEventId).toBe("1");
+  });
+
+  it("learns the heartbeat interval, tightens the bound, and any byte keeps it quiet", async () => {
+    const srv = await serve((_req, res, n) => {
+      sseHead(res);
+      if (n > 0) return;
+      let beats = 0;
+      const t = setInterval(() => {
+        if (res.destroyed) return clearInterval(t);
+        // Six heartbeats 20 ms apart, then only comments for a while, then silence.
+        if (beats < 6) res.write(heartbeat());
+        else if (beats < 30) res.write(": still here\n");
+        else clearInterval(t);
+        beats++;
+      }, 20);
+      cleanups.push(() => clearInterval(t));
+    });
+    // The floor keeps a loaded machine's scheduling gaps from tripping it.
+    const w = watch(srv.baseUrl, { watchdog: { floorMs: 250, initialMs: 3000, ceilingMs: 5000 } });
+    await waitFor(() => w.sub.heartbeatIntervalMs !== null, "an observed interval");
+    await waitFor(() => w.events.length === 6, "six heartbeats");
+    const interval = w.sub.heartbeatIntervalMs ?? 0;
+    expect(interval).toBeGreaterThan(5);
+    expect(w.sub.watchdogMs).toBe(Math.min(5000, Math.max(250, 3 * interval)));
+    expect(w.sub.watchdogMs).toBeLessThan(3000);
+    // Comments arrive every 20 ms, well inside the bound: still the first connection.
+    await waitFor(() => reconnects(w).length === 1, "the watchdog after the comments stop");
+    await waitFor(() => srv.requests[0]?.closed === true, "the server to see the abort");
+    expect(reconnects(w)[0]?.reason).toMatch(/^no data for 0\.\d+s \(watchdog\)$/);
+    // All 24 comment lines (~480 ms of them) arrived on the first connection: they kept the
+    // watchdog from tripping after the last heartbeat.
+    expect(w.sub.stats.bytes).toBe(6 * heartbeat().length + 24 * ": still here\n".length);
+  });
+});
+
+describe("event stream: stopping for good", () => {
+  async function stopsWith(handler: Handler, requests = 1) {
+    const srv = await serve(handler);
+    const w = watch(srv.baseUrl);
+    const final = await w.sub.done;
+    expect(final.state).toBe("stopped");
+    expect(reconnects(w)).toEqual([]);
+    expect(srv.requests).toHaveLength(requests);
+    if (final.state !== "stopped") throw new Error("unreachable");
+    return { final, srv, w };
+  }
+
+  it("204: the server has no stream for this session", async () => {
+    const { final } = await stopsWith((_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    expect(final.reason).toBe("server has no stream for this session (204)");
+    expect(final.error).toBeNull();
+  });
+
+  it("401: invalid key, with the server's message", async () => {
+    const { final } = await stopsWith((_req, res) =>
+      jsonError(res, 401, { detail: "API key expired on 2024-01-01" }),
+    );
+    expect(final.error).toBeInstanceOf(InvalidKeyError);
+    expect(final.error?.message).toBe("API key expired on 2024-01-01");
+    expect(final.reason).toContain("API key expired");
+    expect(JSON.stringify(final)).not.toContain(KEY);
+  });
+
+  it("403: missing scope sessions:prompt, with the server's message", async () => {
+    const { final } = await stopsWith((_req, res) =>
+      jsonError(res, 403, { detail: { error: "Key lacks sessions:prompt" } }),
+    );
+    expect(final.error).toBeInstanceOf(MissingScopeError);
+    expect((final.error as MissingScopeError).requiredScope).toBe("sessions:prompt");
+    expect(final.error?.message).toBe("Key lacks sessions:prompt");
+  });
+
+  it("404 on both paths: the alternative path is tried once, then not found", async () => {
+    const { final, srv } = await stopsWith(
+      (_req, res) => jsonError(res, 404, { detail: "no such session" }),
+      2,
+    );
+    expect(srv.requests.map((r) => r.path)).toEqual([
+      PATHS.events(SESSION),
+      PATHS.eventsAlt(SESSION),
+    ]);
+    expect(final.error).toBeInstanceOf(NotFoundError);
+    expect(final.error?.message).toContain(SESSION);
+  });
+
+  it("a content type other than text/event-stream", async () => {
+    const { final } = await stopsWith((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<html>login</html>");
+    });
+    expect(final.error).toBeInstanceOf(MalformedResponseError);
+    expect(final.reason).toContain("text/html");
+  });
+
+  it("remembers the alternative path when the first one is 404", async () => {
+    const srv = await serve((req, res, n) => {
+      if (req.url === PATHS.events(SESSION)) return jsonError(res, 404, { detail: "Not Found" });
+      sseHead(res);
+      if (n < 3) res.end(progress(n));
+      else res.write(progress(n));
+    });
+    const w = watch(srv.baseUrl);
+    await waitFor(() => w.sub.lastEventId === "3", "event 3");
+    expect(srv.requests.map((r) => r.path)).toEqual([
+      PATHS.events(SESSION),
+      PATHS.eventsAlt(SESSION),
+      PATHS.eventsAlt(SESSION),
+      PATHS.eventsAlt(SESSION),
+    ]);
+  });
+});
+
+describe("event stream: retrying", () => {
+  it("5xx is retried with growing delays, then the stream goes live", async () => {
+    const srv = await serve((_req, res, n) => {
+      if (n < 4) return jsonError(res, 503, { detail: "warming up" });
+      sseHead(res);
+      res.write(progress(1));
+    });
+    const w = watch(srv.baseUrl);
+    await waitFor(() => w.events.length === 1, "the event after the 503s");
+    expect(reconnects(w).map((s) => s.delayMs)).toEqual([10, 20, 40, 80]);
+    expect(reconnects(w).map((s) => s.attempt)).toEqual([1, 2, 3, 4]);
+    expect(reconnects(w)[0]?.reason).toBe("HTTP 503: warming up");
+    expect(w.statuses.map((s) => s.state)).toEqual([
+      "connecting",
+      ...Array(4).fill(["reconnecting", "connecting"]).flat(),
+      "live",
+    ]);
+  });
+
+  it("5xx gives up after maxAttempts with the HTTP error", async () => {
+    const srv = await serve((_req, res) => jsonError(res, 500, { detail: "boom" }));
+    const w = watch(srv.baseUrl, { maxAttempts: 3 });
+    const final = await w.sub.done;
+    expect(srv.requests).toHaveLength(3);
+    expect(final).toMatchObject({
+      state: "stopped",
+      reason: "gave up after 3 failed attempts: HTTP 500: boom",
+    });
+    if (final.state !== "stopped") throw new Error("unreachable");
+    expect(final.error).toBeInstanceOf(HttpError);
+  });
+
+  it("429 waits Retry-After (skippable with reconnectNow), and gives up as rate limited", async () => {
+    const srv = await serve((_req, res, n) => {
+      if (n === 0) return jsonError(res, 429, { detail: "slow down" }, { "retry-after": "30" });
+      sseHead(res);
+      res.write(progress(1));
+    });
+    const w = watch(srv.baseUrl);
+    await waitFor(() => reconnects(w).length === 1, "the 429 backoff");
+    const wait = reconnects(w)[0];
+    expect(wait?.delayMs).toBe(30_000);
+    expect(wait?.reason).toBe("rate limited (429), retry after 30s");
+    expect(wait && wait.retryAt - Date.now()).toBeGreaterThan(25_000);
+    w.sub.reconnectNow();
+    await waitFor(() => w.events.length === 1, "the event after reconnectNow");
+
+    const limited = await serve((_req, res) =>
+      jsonError(res, 429, { detail: "slow down" }, { "retry-after": "0" }),
+    );
+    const w2 = watch(limited.baseUrl, { maxAttempts: 2 });
+    const final = await w2.sub.done;
+    if (final.state !== "stopped") throw new Error("unreachable");
+    expect(final.error).toBeInstanceOf(RateLimitedError);
+    expect((final.error as RateLimitedError).attempts).toBe(2);
+    expect(reconnects(w2).map((s) => s.delayMs)).toEqual([0]);
+  });
+
+  it("retry: 0 reconnects at once after a drop, but repeated failures still back off", async () => {
+    const srv = await serve((_req, res, n) => {
+      if (n === 0) {
+        sseHead(res);
+        return res.end(`retry: 0\n\n${progress(1)}`);
+      }
+      if (n < 4) return jsonError(res, 502, { detail: "bad gateway" });
+      sseHead(res);
+      res.write(progress(2));
+    });
+    const w = watch(srv.baseUrl);
+    await waitFor(() => w.sub.lastEventId === "2", "event 2");
+    expect(reconnects(w).map((s) => s.delayMs)).toEqual([0, 2, 4, 8]);
+  });
+
+  it("an error body that never ends does not hang the stream", async () => {
+    const srv = await serve((_req, res, n) => {
+      if (n === 0) {
+        res.writeHead(503, { "content-type": "application/json" });
+        res.write('{"detail": "half a bo');
+        return; // never ends
+      }
+      sseHead(res);
+      res.write(progress(1));
+    });
+    const w = watch(srv.baseUrl, { headersTimeoutMs: 100 });
+    await waitFor(() => w.events.length === 1, "the event after the hanging 503");
+    expect(reconnects(w)[0]?.reason).toBe("HTTP 503");
+  });
+
+  it("a refused connection is a network error, retried then given up", async () => {
+    const srv = await serve(() => {});
+    const { baseUrl } = srv;
+    await srv.close();
+    const w = watch(baseUrl, { maxAttempts: 2 });
+    const final = await w.sub.done;
+    expect(reconnects(w)[0]?.reason).toBe("connection failed: ECONNREFUSED");
+    if (final.state !== "stopped") throw new Error("unreachable");
+    expect(final.error).toBeInstanceOf(NetworkError);
+  });
+
+  it("no response headers in time is retried", async () => {
+    const srv = await serve((_req, _res, n) => {
+      if (n === 0) return; // never answers
+      _res.writeHead(200, { "content-type": "text/event-stream" });
+      _res.write(progress(1));
+    });
+    const w = watch(srv.baseUrl, { headersTimeoutMs: 100 });
+    await waitFor(() => w.events.length === 1, "the event on the second connection");
+    expect(reconnects(w)[0]?.reason).toBe("connection failed: no response headers in time");
+  });
+});
+
+describe("event stream: close() leaves nothing behind", () => {
+  function keepingAlive(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const r of process.getActiveResourcesInfo()) counts[r] = (counts[r] ?? 0) + 1;
+    return counts;
+  }
+
+  it("mid-backoff: no timer left, done resolves with stopped 'closed'", async () => {
+    const srv = await serve((_req, res) => jsonError(res, 503, { detail: "down" }));
+    const before = keepingAlive().Timeout ?? 0;
+    const w = watch(srv.baseUrl, { backoffBaseMs: 60_000 });
+    await waitFor(() => reconnects(w).length === 1, "the backoff");
+    expect(keepingAlive().Timeout ?? 0).toBe(before + 1);
+    w.sub.close();
+    expect(await w.sub.done).toEqual({ state: "stopped", reason: "closed", error: null });
+    expect(w.sub.status.state).toBe("stopped");
+    expect(keepingAlive().Timeout ?? 0).toBe(before);
+    expect(srv.requests).toHaveLength(1);
+  });
+
+  it("while live: the server sees the connection closed", async () => {
+    const srv = await serve((_req, res) => {
+      sseHead(res);
+      res.write(progress(1));
+    });
+    const w = watch(srv.baseUrl);
+    await waitFor(() => w.events.length === 1, "the first event");
+    w.sub.close();
+    await waitFor(() => srv.requests[0]?.closed === true, "the server to see the close");
+    expect(w.statuses.at(-1)).toEqual({ state: "stopped", reason: "closed", error: null });
+  });
+
+  it("while connecting: the pending request is aborted", async () => {
+    const srv = await serve(() => {}); // never answers
+    const w = watch(srv.baseUrl);
+    await waitFor(() => srv.requests.length === 1, "the request");
+    w.sub.close();
+    await waitFor(() => srv.requests[0]?.closed === true, "the server to see the close");
+    await w.sub.done;
+    expect(reconnects(w)).toEqual([]);
+  });
+
+  it("a process whose subscription is cancelled mid-backoff exits on its own", async () => {
+    const srv = await serve((_req, res) => jsonError(res, 503, { detail: "down" }));
+    const dir = transpileForNode("src/client/eventStream.ts");
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(
+      join(dir, "main.mjs"),
+      `import { subscribeToSession } from "./src/client/eventStream.js";
+const sub = subscribeToSession({
+  config: { baseUrl: process.argv[2], apiKey: "k" },
+  sessionId: "ses_x",
+  backoffBaseMs: 60000,
+  onEvent() {},
+  onStatus(s) { if (s.state === "reconnecting") setTimeout(() => sub.close(), 20); },
+});
+sub.done.then((s) => console.log("done:" + s.reason));
+`,
+    );
+    const started = Date.now();
+    const child = spawn(process.execPath, [join(dir, "main.mjs"), srv.baseUrl], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    cleanups.push(() => {
+      if (child.exitCode === null) child.kill();
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    const code = await new Promise<number | null>((r) => child.on("exit", (c) => r(c)));
+    expect(out.trim()).toBe("done:closed");
+    expect(code).toBe(0);
+    // The backoff was 60 s: exiting well before means nothing kept the process alive.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+/**
+ * Node 20 cannot run TypeScript: transpile `entry` and the relative imports it reaches into a
+ * directory inside the project (so bare imports resolve from its node_modules).
+ */
+function transpileForNode(entry: string): string {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+  const out = join(
+    root,
+    "node_modules",
+    ".cache",
+    `event-stream-exit-${process.pid}-${Date.now()}`,
+  );
+  const seen = new Set<string>();
+  const queue = [resolve(root, entry)];
+  while (queue.length > 0 && seen.size < 100) {
+    const file = queue.shift() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = readFileSync(file, "utf8");
+    const js = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
+    const target = join(out, relative(root, file)).replace(/\.ts$/, ".js");
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, js);
+    for (const m of source.matchAll(/from\s+"(\.{1,2}\/[^"]+)\.js"/g)) {
+      queue.push(resolve(dirname(file), `${m[1]}.ts`));
+    }
+  }
+  return out;
+}

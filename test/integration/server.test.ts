@@ -1,0 +1,332 @@
+import { existsSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  ApiKeyInfoSchema,
+  effectiveScopes,
+  IdentitySchema,
+  MODERN_SCOPES,
+} from "../../src/protocol/index.js";
+import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
+import { api, waitFor } from "./serverTestUtils.js";
+
+let server: ReferenceServer | null = null;
+async function start(opts: ServerOptions = {}): Promise<ReferenceServer> {
+  server = await startServer({ paceMs: 0, seed: 7, ...opts });
+  return server;
+}
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+describe("reference service: keys, verify and me", () => {
+  it("issues the demo keys, deterministic for a seed and random without", async () => {
+    const s = await start();
+    expect(s.keys.map((k) => k.name)).toEqual([
+      "owner",
+      "admin",
+      "member",
+      "personal",
+      "expired",
+      "demoted",
+      "legacy",
+      "readonly",
+      "expiring",
+      "listonly",
+    ]);
+    for (const k of s.keys) expect(k.key).toMatch(/^ask_[0-9A-Za-z]{40}$/);
+    expect(new Set(s.keys.map((k) => k.key)).size).toBe(s.keys.length);
+    expect(() => s.key("nobody")).toThrow(/no demo key named nobody/);
+
+    const same = await startServer({ paceMs: 0, seed: 7 });
+    const unseeded = await startServer({ paceMs: 0 });
+    try {
+      expect(same.keys).toEqual(s.keys);
+      expect(same.sessionIds()).toEqual(s.sessionIds());
+      expect(unseeded.key("owner")).not.toBe(s.key("owner"));
+    } finally {
+      await same.close();
+      await unseeded.close();
+    }
+  });
+
+  it("verify reports each key kind with its effective scopes", async () => {
+    const s = await start();
+    const info = async (name: string) => {
+      const r = await api(s.url, "/api/cloud/auth/verify", { key: s.key(name) });
+      expect(r.status, name).toBe(200);
+      return ApiKeyInfoSchema.parse(r.body);
+    };
+
+    const owner = await info("owner");
+    expect(owner).toMatchObject({ valid: true, role: "owner", expires_at: null });
+    expect(owner.key_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(owner.organization_id).toMatch(/^org_/);
+    expect(owner.tenant_id).toBe(owner.organization_id);
+    expect(owner.effective_scopes).toEqual([...MODERN_SCOPES]);
+
+    const member = await info("member");
+    expect(member.role).toBe("member");
+    expect(member.effective_scopes).toEqual(member.scopes);
+    expect(member.effective_scopes).not.toContain("integrations:write");
+
+    const personal = await info("personal");
+    expect(personal.organization_id).toBeNull();
+    expect(personal.role).toBeNull();
+    expect(personal.tenant_id).toBe(personal.user_id);
+    expect(personal.effective_scopes).toEqual(personal.scopes);
+
+    const demoted = await info("demoted");
+    expect(demoted.role).toBe("member");
+    expect(demoted.scopes).toEqual([...MODERN_SCOPES]);
+    expect(demoted.effective_scopes).toEqual(effectiveScopes(demoted.scopes, "member"));
+    expect(demoted.effective_scopes).not.toContain("sessions:terminal");
+    expect(demoted.effective_scopes).not.toContain("integrations:write");
+    expect(demoted.effective_scopes.length).toBeLessThan(demoted.scopes.length);
+
+    const legacy = await info("legacy");
+    expect(legacy.scopes).toEqual(["read", "deploy"]);
+    expect(legacy.effective_scopes).toEqual(effectiveScopes(["read", "deploy"], "admin"));
+    expect(legacy.effective_scopes).toContain("sessions:prompt");
+    expect(legacy.effective_scopes).not.toContain("read");
+
+    const readonly = await info("readonly");
+    expect(readonly.effective_scopes).toEqual(["sessions:read", "sessions:prompt"]);
+
+    const expiring = await info("expiring");
+    const inDays = (Date.parse(expiring.expires_at as string) - Date.now()) / 86_400_000;
+    expect(inDays).toBeGreaterThan(2.9);
+    expect(inDays).toBeLessThanOrEqual(3);
+  });
+
+  it("refuses invalid, expired and missing keys with 401 in each endpoint's error shape", async () => {
+    const s = await start();
+    const expired = await api(s.url, "/api/cloud/auth/verify", { key: s.key("expired") });
+    expect(expired.status).toBe(401);
+    expect(expired.body).toEqual({ detail: expect.stringMatching(/^API key expired at /) });
+
+    const bogus = await api(s.url, "/api/cloud/auth/verify", { key: `ask_${"x".repeat(40)}` });
+    expect(bogus.status).toBe(401);
+    expect(bogus.body).toEqual({ detail: "Invalid API key" });
+
+    const missing = await api(s.url, "/api/cloud/auth/verify");
+    expect(missing.status).toBe(401);
+    expect((missing.body as { detail: string }).detail).toMatch(/Invalid API key/);
+    expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer/);
+
+    const meExpired = await api(s.url, "/api/v1/me", { key: s.key("expired") });
+    expect(meExpired.status).toBe(401);
+    expect(meExpired.body).toEqual({ detail: { error: expect.stringMatching(/expired/) } });
+    const meBogus = await api(s.url, "/api/v1/me", { key: "nope" });
+    expect(meBogus.body).toEqual({ detail: { error: "Invalid API key" } });
+
+    const list = await api(s.url, "/api/sessions", { key: s.key("expired") });
+    expect(list.status).toBe(401);
+    expect((list.body as { detail: string }).detail).toMatch(/expired/);
+    // The key never comes back in an error.
+    expect(JSON.stringify(expired.body)).not.toContain(s.key("expired"));
+  });
+
+  it("me returns tenant, principal and the stored scopes", async () => {
+    const s = await start();
+    for (const name of ["owner", "personal", "legacy", "demoted"]) {
+      const v = ApiKeyInfoSchema.parse(
+        (await api(s.url, "/api/cloud/auth/verify", { key: s.key(name) })).body,
+      );
+      const r = await api(s.url, "/api/v1/me", { key: s.key(name) });
+      expect(r.status).toBe(200);
+      expect(IdentitySchema.parse(r.body)).toEqual({
+        tenant_id: v.tenant_id,
+        principal_id: v.user_id,
+        scopes: v.scopes,
+      });
+    }
+  });
+});
+
+describe("reference service: scopes, errors, sessions", () => {
+  it("answers 403 naming the missing scope", async () => {
+    const s = await start();
+    const id = s.sessionIds()[0] as string;
+    const git = await api(s.url, `/api/sessions/${id}/git/clone`, {
+      key: s.key("readonly"),
+      method: "POST",
+      body: { repo_url: "demo/app" },
+    });
+    expect(git.status).toBe(403);
+    expect(git.body).toEqual({
+      detail: "Missing scope sessions:write for git clone",
+      required_scope: "sessions:write",
+    });
+    const op = await api(s.url, `/api/sessions/${id}/git/operation`, {
+      key: s.key("readonly"),
+      method: "POST",
+      body: { operation: "push" },
+    });
+    expect(op.body).toEqual({
+      detail: "Missing scope sessions:write for git operation",
+      required_scope: "sessions:write",
+    });
+    const stream = await api(s.url, `/api/cloud/sessions/${id}/events`, { key: s.key("listonly") });
+    expect(stream.status).toBe(403);
+    expect(stream.body).toMatchObject({ required_scope: "sessions:prompt" });
+  });
+
+  it("answers 404 for unknown sessions and paths, 405 for a wrong method", async () => {
+    const s = await start();
+    const key = s.key("owner");
+    const one = await api(s.url, "/api/sessions/ses_nothere", { key });
+    expect(one.status).toBe(404);
+    expect(one.body).toEqual({ detail: "Session ses_nothere not found" });
+    const ev = await api(s.url, "/api/sessions/ses_nothere/events", { key });
+    expect(ev.body).toEqual({ detail: "Session ses_nothere not found" });
+    const unknown = await api(s.url, "/api/v2/whatever", { key });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ detail: "Not found: GET /api/v2/whatever" });
+    const wrong = await api(s.url, "/api/sessions", { key, method: "DELETE" });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("GET");
+  });
+
+  it("gets one session record", async () => {
+    const s = await start();
+    const id = s.sessionIds()[1] as string;
+    const r = await api(s.url, `/api/sessions/${id}`, { key: s.key("member") });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      session_id: id,
+      state: expect.stringMatching(/^(active|paused)$/),
+      title: expect.any(String),
+      repo: expect.stringMatching(/^demo\//),
+      branch: null,
+      event_count: 0,
+    });
+  });
+
+  it("paginates with limit, cursor and a state filter", async () => {
+    const s = await start({ sessionCount: 11 });
+    const key = s.key("member");
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
+      const r = await api(s.url, `/api/sessions?limit=4${q}`, { key });
+      expect(r.status).toBe(200);
+      const body = r.body as { sessions: { session_id: string }[]; next_cursor: string | null; has_more: boolean };
+      expect(body.sessions.length).toBeLessThanOrEqual(4);
+      expect(body.has_more).toBe(body.next_cursor !== null);
+      seen.push(...body.sessions.map((x) => x.session_id));
+      cursor = body.next_cursor;
+      pages++;
+    } while (cursor !== null && pages < 10);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(s.sessionIds());
+
+    s.setState(s.sessionIds()[0] as string, "paused");
+    const paused = s.sessions().filter((x) => x.state === "paused").map((x) => x.session_id);
+    expect(paused.length).toBeGreaterThan(2);
+    const got: string[] = [];
+    cursor = null;
+    pages = 0;
+    do {
+      const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
+      const r = await api(s.url, `/api/sessions?state=paused&limit=2${q}`, { key });
+      const body = r.body as { sessions: { session_id: string; state: string }[]; next_cursor: string | null };
+      for (const x of body.sessions) expect(x.state).toBe("paused");
+      got.push(...body.sessions.map((x) => x.session_id));
+      cursor = body.next_cursor;
+      pages++;
+    } while (cursor !== null && pages < 10);
+    expect(got).toEqual(paused);
+
+    const dflt = await api(s.url, "/api/sessions", { key });
+    expect((dflt.body as { sessions: unknown[] }).sessions).toHaveLength(11);
+  });
+
+  it("rejects a bad limit, cursor or state with 400", async () => {
+    const s = await start();
+    const key = s.key("owner");
+    for (const q of ["limit=0", "limit=101", "limit=abc", "limit=2.5"]) {
+      const r = await api(s.url, `/api/sessions?${q}`, { key });
+      expect(r.status, q).toBe(400);
+      expect(r.body).toEqual({ detail: "limit must be an integer from 1 to 100" });
+    }
+    expect((await api(s.url, "/api/sessions?limit=100", { key })).status).toBe(200);
+    expect((await api(s.url, "/api/sessions?cursor=bogus", { key })).status).toBe(400);
+    const st = await api(s.url, "/api/sessions?state=sleeping", { key });
+    expect(st.status).toBe(400);
+    expect(st.body).toEqual({ detail: "state must be one of active, paused" });
+  });
+});
+
+describe("reference service: rate limiting", () => {
+  it("puts the rate-limit headers on every response and answers 429 with Retry-After", async () => {
+    const s = await start({ rateLimit: { limit: 3, windowMs: 400 } });
+    const key = s.key("member");
+    const r1 = await api(s.url, "/api/sessions", { key });
+    expect(r1.headers.get("x-ratelimit-limit")).toBe("3");
+    expect(r1.headers.get("x-ratelimit-remaining")).toBe("2");
+    expect(r1.headers.get("x-ratelimit-reset")).toBe("1");
+    const r2 = await api(s.url, "/api/sessions/ses_missing", { key });
+    expect(r2.status).toBe(404);
+    expect(r2.headers.get("x-ratelimit-remaining")).toBe("1");
+    const r3 = await api(s.url, "/api/nowhere", { key });
+    expect(r3.headers.get("x-ratelimit-remaining")).toBe("0");
+    const r4 = await api(s.url, "/api/sessions", { key });
+    expect(r4.status).toBe(429);
+    expect(r4.headers.get("retry-after")).toBe("1");
+    expect(r4.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect((r4.body as { detail: string }).detail).toMatch(/^Rate limit exceeded/);
+
+    // Per key: another key has its own quota.
+    const other = await api(s.url, "/api/sessions", { key: s.key("owner") });
+    expect(other.status).toBe(200);
+    expect(other.headers.get("x-ratelimit-remaining")).toBe("2");
+
+    // The window slides: capacity comes back without any other action.
+    let again = r4;
+    const deadline = Date.now() + 3_000;
+    while (again.status !== 200 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      again = await api(s.url, "/api/sessions", { key });
+    }
+    expect(again.status).toBe(200);
+  });
+
+  it("limits unauthenticated callers per address", async () => {
+    const s = await start({ rateLimit: { limit: 2, windowMs: 60_000 } });
+    expect((await api(s.url, "/api/v1/me")).status).toBe(401);
+    const second = await api(s.url, "/api/cloud/auth/verify", { key: "garbage" });
+    expect(second.status).toBe(401);
+    expect(second.headers.get("x-ratelimit-remaining")).toBe("0");
+    const third = await api(s.url, "/api/v1/me");
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get("retry-after"))).toBeGreaterThanOrEqual(59);
+  });
+
+  it("sends no rate-limit headers when limiting is off", async () => {
+    const s = await start({ rateLimit: false });
+    const r = await api(s.url, "/api/sessions", { key: s.key("owner") });
+    expect(r.headers.get("x-ratelimit-remaining")).toBeNull();
+  });
+});
+
+describe("reference service: lifecycle", () => {
+  it("close() stops listening, removes its data dir and leaves no handle behind", async () => {
+    const handles = () =>
+      process
+        .getActiveResourcesInfo()
+        .filter((h) => h === "Timeout" || h.startsWith("TCP") || h === "ProcessWrap").length;
+    const before = handles();
+    const s = await startServer({ paceMs: 5, heartbeatMs: 20, sessionCount: 3 });
+    await api(s.url, "/api/sessions", { key: s.key("owner") });
+    expect(existsSync(s.dataDir)).toBe(true);
+    expect(handles()).toBeGreaterThan(before);
+    await s.close();
+    await s.close();
+    expect(existsSync(s.dataDir)).toBe(false);
+    await expect(fetch(`${s.url}/api/sessions`)).rejects.toThrow();
+    await waitFor(() => handles() <= before, 2_000, "handles to be released");
+  });
+});

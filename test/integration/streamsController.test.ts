@@ -1,0 +1,385 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Agent } from "undici";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ApiClient } from "../../src/client/apiClient.js";
+import type { SessionPage } from "../../src/protocol/resources.js";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { createActionsStore } from "../../src/store/actionsStore.js";
+import { createIdentityStore } from "../../src/store/identityStore.js";
+import { createSessionsStore } from "../../src/store/sessionsStore.js";
+import { StreamsController } from "../../src/store/streamsController.js";
+import { createStreamsStore, type StreamsStore } from "../../src/store/streamsStore.js";
+
+// The controller over the real SSE client against a loopback server scripted per request.
+
+const KEY = "controller-test-key";
+const ESC = "\x1b";
+
+type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
+
+interface Loopback {
+  baseUrl: string;
+  /** Last-Event-ID of each request, in order. */
+  lastEventIds: (string | undefined)[];
+  paths: string[];
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function serve(handler: Handler): Promise<Loopback> {
+  const lb: Loopback = { baseUrl: "", lastEventIds: [], paths: [] };
+  const server: Server = createServer((req, res) => {
+    lb.paths.push(req.url ?? "");
+    lb.lastEventIds.push(req.headers["last-event-id"] as string | undefined);
+    handler(req, res, lb.paths.length - 1);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  lb.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+  return lb;
+}
+
+function sseHead(res: ServerResponse): void {
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+  res.flushHeaders();
+}
+
+function item(id: number | null, event: string, data: unknown): string {
+  return `${id === null ? "" : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function setup(baseUrl: string, sessionsStore?: ReturnType<typeof createSessionsStore>) {
+  const agent = new Agent({ keepAliveTimeout: 1000 });
+  const store = createStreamsStore({ flushMs: 5 });
+  const controller = new StreamsController({
+    config: { baseUrl, apiKey: KEY, dispatcher: agent },
+    store,
+    ...(sessionsStore ? { sessions: sessionsStore } : {}),
+    subscribeOptions: {
+      backoffBaseMs: 10,
+      maxAttempts: 3,
+      watchdog: { floorMs: 50, initialMs: 5000, ceilingMs: 5000 },
+    },
+  });
+  cleanups.push(async () => {
+    await controller.closeAll();
+    store.getState().dispose();
+    await agent.destroy();
+  });
+  return { store, controller };
+}
+
+function texts(store: StreamsStore, id: string): string[] {
+  return (store.getState().sessions[id]?.timeline.toArray() ?? []).map((e) => e.text);
+}
+
+const wait = { timeout: 5000, interval: 5 };
+
+describe("StreamsController", () => {
+  it("streams events into the store, sanitized once, and shows the stream live", async () => {
+    const lb = await serve((_req, res) => {
+      sseHead(res);
+      res.write(item(1, "prompt_progress", { type: "text", content: "Reading " }));
+      res.write(item(2, "prompt_progress", { type: "text", content: "the tests" }));
+      res.write(
+        item(3, "process_output", {
+          text: `${ESC}[32m✓ 212 passed${ESC}[0m${ESC}]52;c;ZXZpbA==\x07${ESC}[2J`,
+        }),
+      );
+      res.write(item(null, "heartbeat", { timestamp: new Date().toISOString() }));
+    });
+    const { store, controller } = setup(lb.baseUrl);
+    controller.openStream("ses_a1");
+    expect(store.getState().sessions.ses_a1?.status.state).toBe("connecting");
+    await vi.waitFor(() => expect(texts(store, "ses_a1")).toHaveLength(2), wait);
+    const a = store.getState().sessions.ses_a1!;
+    expect(texts(store, "ses_a1")).toEqual([
+      "Reading the tests",
+      `${ESC}[32m✓ 212 passed${ESC}[0m`,
+    ]);
+    expect(a.status.state).toBe("live");
+    expect(a.lastEventId).toBe("3");
+    await vi.waitFor(
+      () => expect(store.getState().sessions.ses_a1!.lastHeartbeatAt).not.toBeNull(),
+      wait,
+    );
+    expect(lb.paths[0]).toBe("/api/cloud/sessions/ses_a1/events");
+  });
+
+  it("shows a dropped stream reconnecting and resumes from the last event id", async () => {
+    const lb = await serve((_req, res, n) => {
+      sseHead(res);
+      if (n === 0) {
+        res.write(item(7, "file_changed", { path: "src/a.ts", action: "created" }));
+        // Let the client read the item before the connection drops.
+        setTimeout(() => res.socket?.destroy(), 30);
+      } else {
+        res.write(item(8, "file_changed", { path: "README.md", action: "modified" }));
+      }
+    });
+    const { store, controller } = setup(lb.baseUrl);
+    controller.openStream("ses_a1");
+    await vi.waitFor(() => expect(texts(store, "ses_a1")).toContain("modified README.md"), wait);
+    expect(lb.lastEventIds).toEqual([undefined, "7"]);
+    const t = texts(store, "ses_a1");
+    expect(t[0]).toBe("created src/a.ts");
+    expect(t[1]).toMatch(/^connection lost \(.+\); reconnecting$/);
+    expect(t[2]).toMatch(/^reconnected after \d+s$/);
+    expect(store.getState().sessions.ses_a1!.status.state).toBe("live");
+  });
+
+  it("reopens a closed stream where it stopped", async () => {
+    const lb = await serve((_req, res, n) => {
+      sseHead(res);
+      res.write(item(n + 1, "prompt_progress", { type: "text", content: `part ${n}\n` }));
+    });
+    const { store, controller } = setup(lb.baseUrl);
+    controller.openStream("ses_a1");
+    await vi.waitFor(() => expect(texts(store, "ses_a1")).toEqual(["part 0"]), wait);
+    controller.closeStream("ses_a1");
+    expect(controller.isOpen("ses_a1")).toBe(false);
+    expect(store.getState().sessions.ses_a1).toBeUndefined();
+    controller.openStream("ses_a1");
+    await vi.waitFor(() => expect(texts(store, "ses_a1")).toEqual(["part 1"]), wait);
+    expect(lb.lastEventIds).toEqual([undefined, "1"]);
+  });
+
+  it("flags a stream that stopped on an error for attention", async () => {
+    const lb = await serve((_req, res) => {
+      res.writeHead(403, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({ detail: "key lacks sessions:prompt", required_scope: "sessions:prompt" }),
+      );
+    });
+    const { store, controller } = setup(lb.baseUrl);
+    controller.openStream("ses_a1");
+    await vi.waitFor(
+      () => expect(store.getState().sessions.ses_a1!.status.state).toBe("stopped"),
+      wait,
+    );
+    const a = store.getState().sessions.ses_a1!;
+    expect(a.attention?.reason).toBe("stopped");
+    expect(a.attention?.message).toContain("sessions:prompt");
+    expect(a.attention?.message).not.toContain(KEY);
+    expect(controller.isOpen("ses_a1")).toBe(false);
+    expect(store.getState().attentionVersion).toBe(1);
+  });
+
+  it("marks a paused session and updates its row in the session list", async () => {
+    const lb = await serve((_req, res) => {
+      sseHead(res);
+      res.write(item(1, "state_changed", { state: "paused", previous_state: "active" }));
+    });
+    const sessions = createSessionsStore({
+      listSessions: async (): Promise<SessionPage> => ({
+        sessions: [{ session_id: "ses_a1", state: "active" }],
+        nextCursor: null,
+      }),
+    });
+    await sessions.getState().load();
+    const { store, controller } = setup(lb.baseUrl, sessions);
+    controller.openStream("ses_a1");
+    controller.openStream("ses_b2");
+    await vi.waitFor(
+      () => expect(store.getState().sessions.ses_a1!.attention?.reason).toBe("paused"),
+      wait,
+    );
+    expect(sessions.getState().items[0]!.state).toBe("paused");
+    expect(controller.openIds.sort()).toEqual(["ses_a1", "ses_b2"]);
+    await controller.closeAll();
+    expect(controller.openIds).toEqual([]);
+    expect(store.getState().sessions.ses_b2!.status).toMatchObject({
+      state: "stopped",
+      reason: "closed",
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The stores fed by the reference service over real loopback HTTP.
+
+describe("stores against the reference service", () => {
+  async function reference(opts: Parameters<typeof startServer>[0] = {}) {
+    const server = await startServer({
+      paceMs: 0,
+      seed: 7,
+      heartbeatMs: 40,
+      rateLimit: false,
+      ...opts,
+    });
+    cleanups.push(() => server.close());
+    return server;
+  }
+
+  function clientFor(server: ReferenceServer, keyName: string) {
+    const agent = new Agent({ keepAliveTimeout: 1000 });
+    cleanups.push(() => agent.destroy());
+    return {
+      agent,
+      config: { baseUrl: server.url, apiKey: server.key(keyName), dispatcher: agent },
+      api: new ApiClient({
+        baseUrl: server.url,
+        apiKey: server.key(keyName),
+        dispatcher: agent,
+        backoffBaseMs: 10,
+      }),
+    };
+  }
+
+  it("loads identity and sessions, then streams two sessions into their own slices", async () => {
+    const server = await reference();
+    const { api, config } = clientFor(server, "owner");
+    const identity = createIdentityStore();
+    await identity.getState().load(api);
+    expect(identity.getState().error).toBeNull();
+    expect(identity.getState().keyInfo?.role).toBe("owner");
+
+    const sessions = createSessionsStore(api, { pageSize: 2 });
+    await sessions.getState().load();
+    for (let i = 0; i < 10 && sessions.getState().hasMore; i++)
+      await sessions.getState().loadMore();
+    expect(
+      sessions
+        .getState()
+        .items.map((s) => s.session_id)
+        .sort(),
+    ).toEqual(server.sessionIds().sort());
+
+    const [a, b] = server.sessionIds() as [string, string];
+    const store = createStreamsStore({ flushMs: 5 });
+    const controller = new StreamsController({ config, store, sessions });
+    cleanups.push(async () => {
+      await controller.closeAll();
+      store.getState().dispose();
+    });
+    controller.openStream(a);
+    controller.openStream(b);
+    await vi.waitFor(() => {
+      expect(store.getState().sessions[a]!.status.state).toBe("live");
+      expect(store.getState().sessions[b]!.status.state).toBe("live");
+    }, wait);
+    server.emit(a, "process_output", {
+      text: `${ESC}[31mFAIL${ESC}[0m${ESC}]52;c;ZXZpbA==\x07${ESC}]0;pwned\x07${ESC}[2J${ESC}[3;1H ok`,
+    });
+    server.emit(a, "prompt_progress", { type: "text", content: "Fixing " });
+    server.emit(a, "prompt_progress", { type: "text", content: "the test." });
+    await vi.waitFor(
+      () => expect(texts(store, a).filter((t) => t.includes("the test"))).toHaveLength(1),
+      wait,
+    );
+    expect(texts(store, a)).toContain(`${ESC}[31mFAIL${ESC}[0m ok`);
+    expect(texts(store, a)).toContain("Fixing the test.");
+    // b saw heartbeats at most, never a's events.
+    expect(
+      store
+        .getState()
+        .sessions[b]!.timeline.toArray()
+        .map((e) => e.text),
+    ).not.toContain("Fixing the test.");
+
+    // setState emits nothing when the session is already in that state.
+    server.setState(a, "active");
+    server.setState(a, "paused");
+    await vi.waitFor(
+      () => expect(store.getState().sessions[a]!.attention?.reason).toBe("paused"),
+      wait,
+    );
+    expect(sessions.getState().items.find((s) => s.session_id === a)?.state).toBe("paused");
+  });
+
+  it("reconnects after the service drops the stream, without losing or repeating events", async () => {
+    const server = await reference();
+    server.faults.set({ dropAfter: 5 });
+    const { config } = clientFor(server, "member");
+    const [a] = server.sessionIds() as [string];
+    const store = createStreamsStore({ flushMs: 5 });
+    const controller = new StreamsController({
+      config,
+      store,
+      subscribeOptions: { backoffBaseMs: 10 },
+    });
+    cleanups.push(async () => {
+      await controller.closeAll();
+      store.getState().dispose();
+    });
+    controller.openStream(a);
+    await vi.waitFor(() => expect(store.getState().sessions[a]!.status.state).toBe("live"), wait);
+    for (let i = 0; i < 12; i++)
+      server.emit(a, "file_changed", { path: `f${i}.ts`, action: "created" });
+    const files = () =>
+      (store.getState().sessions[a]?.timeline.toArray() ?? [])
+        .filter((e) => e.kind === "file")
+        .map((e) => e.path);
+    await vi.waitFor(() => expect(files()).toHaveLength(12), wait);
+    expect(files()).toEqual(Array.from({ length: 12 }, (_, i) => `f${i}.ts`));
+    expect(texts(store, a).some((t) => t.startsWith("connection lost"))).toBe(true);
+  });
+
+  it("applies a flood in few batches with every event kept in order", async () => {
+    const server = await reference();
+    const { config } = clientFor(server, "owner");
+    const [a] = server.sessionIds() as [string];
+    const store = createStreamsStore({ flushMs: 16, capacity: 100_000 });
+    const controller = new StreamsController({ config, store });
+    cleanups.push(async () => {
+      await controller.closeAll();
+      store.getState().dispose();
+    });
+    controller.openStream(a);
+    await vi.waitFor(() => expect(store.getState().sessions[a]!.status.state).toBe("live"), wait);
+    let notifications = 0;
+    store.subscribe(() => {
+      notifications++;
+    });
+    const before = store.getState().sessions[a]!.totalEvents;
+    const result = await server.flood([a], 5000, 300);
+    await vi.waitFor(
+      () => expect(store.getState().sessions[a]!.totalEvents - before).toBe(result.sent),
+      wait,
+    );
+    expect(result.sent).toBeGreaterThan(500);
+    // At most one notification per 16 ms frame, however many events arrived.
+    expect(notifications).toBeLessThan(result.sent / 10);
+    const seqs = store
+      .getState()
+      .sessions[a]!.timeline.toArray()
+      .map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+  });
+
+  it("marks a stream refused for an expired key, and shows git's 403 verbatim", async () => {
+    const server = await reference();
+    const [a] = server.sessionIds() as [string];
+    const expired = clientFor(server, "expired");
+    const store = createStreamsStore({ flushMs: 5 });
+    const controller = new StreamsController({ config: expired.config, store });
+    cleanups.push(async () => {
+      await controller.closeAll();
+      store.getState().dispose();
+    });
+    controller.openStream(a);
+    await vi.waitFor(
+      () => expect(store.getState().sessions[a]!.attention?.reason).toBe("stopped"),
+      wait,
+    );
+    expect(store.getState().sessions[a]!.attention?.message).toMatch(/expired|invalid/i);
+
+    const readonly = clientFor(server, "readonly");
+    const actions = createActionsStore();
+    const outcome = await actions
+      .getState()
+      .run("push", a, (signal) => readonly.api.gitOperation(a, { operation: "push" }, signal));
+    expect(outcome.ok).toBe(false);
+    expect(outcome.error?.code).toBe("missing_scope");
+    expect(outcome.error?.requiredScope).toBe("sessions:write");
+    expect(outcome.message).not.toContain(server.key("readonly"));
+    expect(actions.getState().last).toBe(outcome);
+  });
+});

@@ -1,0 +1,326 @@
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  KEYCHAIN_SERVICE,
+  keychainAccount,
+  keychainDelete,
+  keychainGet,
+  keychainSet,
+} from "../../src/credentials/keychain.js";
+import { configPath } from "../../src/credentials/paths.js";
+import { resolveCredentials } from "../../src/credentials/resolve.js";
+import { removeCredentials, saveCredentials } from "../../src/credentials/store.js";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { CLI, runCli, tempConfigHome } from "../helpers/cli.js";
+
+/**
+ * The real OS keychain (the Secret Service on Linux; in CI a throwaway gnome-keyring under
+ * dbus-run-session, see test/with-keyring.sh). Where none is reachable the suite is skipped
+ * with the reason, unless AGENT_SESSIONS_REQUIRE_KEYCHAIN=1 (set by .ci/run): then it fails.
+ * (CI=true cannot be the signal: test/setup.ts deletes it for the UI tests.)
+ */
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const RUN = randomBytes(4).toString("hex");
+/** Entries made by the module-level tests live under their own service name. */
+const TEST_SERVICE = `${KEYCHAIN_SERVICE}-test-${RUN}`;
+const BASE = "http://127.0.0.1:4999";
+const required = process.env.AGENT_SESSIONS_REQUIRE_KEYCHAIN === "1";
+
+async function probe(): Promise<string | null> {
+  if (process.platform === "linux" && !process.env.DBUS_SESSION_BUS_ADDRESS) {
+    return "DBUS_SESSION_BUS_ADDRESS is not set (run under test/with-keyring.sh or dbus-run-session)";
+  }
+  try {
+    await keychainGet(`probe-${RUN}@${BASE}`, { service: TEST_SERVICE });
+    return null;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+const unavailable = await probe();
+if (unavailable && !required) {
+  console.warn(`keychain suite skipped: ${unavailable}`);
+}
+
+it.runIf(unavailable !== null && required)(
+  "a real keychain is reachable (AGENT_SESSIONS_REQUIRE_KEYCHAIN=1)",
+  () => {
+    throw new Error(`no usable OS keychain: ${unavailable}`);
+  },
+);
+
+/** Reads an entry from a separate process, straight through the library, as another run would. */
+function readInNewProcess(service: string, account: string): Promise<string | null> {
+  const script = `
+    import { Entry } from "@napi-rs/keyring";
+    const opts = process.platform === "linux" ? { linux: { store: "secret-service" } } : undefined;
+    const value = new Entry(process.env.KC_SERVICE, process.env.KC_ACCOUNT, opts).getPassword();
+    process.stdout.write(JSON.stringify({ value: value ?? null }));
+  `;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: ROOT,
+      env: { ...process.env, KC_SERVICE: service, KC_ACCOUNT: account },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      err += d;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (code !== 0) reject(new Error(`reader exited ${code}: ${err}`));
+      else resolve((JSON.parse(out) as { value: string | null }).value);
+    });
+  });
+}
+
+function fakeKey(label: string): string {
+  return `ask_${label}${randomBytes(16).toString("hex")}`;
+}
+
+describe.skipIf(unavailable !== null)("OS keychain (real Secret Service)", () => {
+  const home = tempConfigHome();
+  const env = { ...process.env, XDG_CONFIG_HOME: home.dir, AGENT_SESSIONS_API_KEY: undefined };
+  const created: Array<[string, string]> = [];
+
+  afterAll(async () => {
+    for (const [service, account] of created) {
+      await keychainDelete(account, { service }).catch(() => {});
+    }
+    home.cleanup();
+  });
+
+  it("stores, reads back, deletes", async () => {
+    const account = `roundtrip-${RUN}@${BASE}`;
+    created.push([TEST_SERVICE, account]);
+    const key = fakeKey("rt");
+    await keychainSet(account, key, { service: TEST_SERVICE });
+    expect(await keychainGet(account, { service: TEST_SERVICE })).toBe(key);
+    expect(await keychainDelete(account, { service: TEST_SERVICE })).toBe(true);
+    expect(await keychainGet(account, { service: TEST_SERVICE })).toBeNull();
+    expect(await keychainDelete(account, { service: TEST_SERVICE })).toBe(false);
+  });
+
+  it("a new process reads the stored key back", async () => {
+    const account = `newproc-${RUN}@${BASE}`;
+    created.push([TEST_SERVICE, account]);
+    const key = fakeKey("np");
+    await keychainSet(account, key, { service: TEST_SERVICE });
+    expect(await readInNewProcess(TEST_SERVICE, account)).toBe(key);
+  });
+
+  it("two profiles keep two keys apart", async () => {
+    const opts = { env, keychain: { service: TEST_SERVICE } };
+    const one = `one-${RUN}`;
+    const two = `two-${RUN}`;
+    created.push(
+      [TEST_SERVICE, keychainAccount(one, BASE)],
+      [TEST_SERVICE, keychainAccount(two, BASE)],
+    );
+    const k1 = fakeKey("one");
+    const k2 = fakeKey("two");
+    await saveCredentials({ ...opts, profile: one, baseUrl: BASE, apiKey: k1 });
+    await saveCredentials({ ...opts, profile: two, baseUrl: BASE, apiKey: k2 });
+    expect(readFileSync(configPath(env), "utf8")).not.toMatch(new RegExp(`${k1}|${k2}`));
+
+    expect(await resolveCredentials({ ...opts, profile: one })).toMatchObject({
+      apiKey: k1,
+      source: "keychain",
+    });
+    expect(await resolveCredentials({ ...opts, profile: two })).toMatchObject({
+      apiKey: k2,
+      source: "keychain",
+    });
+
+    const removed = await removeCredentials({ ...opts, profile: one });
+    expect(removed.removed).toEqual([expect.stringContaining(keychainAccount(one, BASE))]);
+    expect(await keychainGet(keychainAccount(one, BASE), { service: TEST_SERVICE })).toBeNull();
+    expect((await resolveCredentials({ ...opts, profile: two })).apiKey).toBe(k2);
+
+    // The env var still wins over a key that is in the keychain.
+    const override = fakeKey("env");
+    expect(
+      await resolveCredentials({
+        ...opts,
+        profile: two,
+        env: { ...env, AGENT_SESSIONS_API_KEY: override },
+      }),
+    ).toMatchObject({ apiKey: override, source: "env" });
+  });
+
+  it("switching a profile to the keychain removes its plain-text copy", async () => {
+    const opts = { env, keychain: { service: TEST_SERVICE } };
+    const name = `switch-${RUN}`;
+    created.push([TEST_SERVICE, keychainAccount(name, BASE)]);
+    const plain = await saveCredentials({
+      ...opts,
+      profile: name,
+      baseUrl: BASE,
+      apiKey: fakeKey("a"),
+      insecureStorage: true,
+    });
+    expect(plain.path && existsSync(plain.path)).toBe(true);
+    const secure = await saveCredentials({
+      ...opts,
+      profile: name,
+      baseUrl: BASE,
+      apiKey: fakeKey("b"),
+    });
+    expect(secure.storage).toBe("keychain");
+    expect(secure.removed).toEqual([`plain-text file ${plain.path}`]);
+    expect(existsSync(plain.path as string)).toBe(false);
+  });
+
+  describe("through the CLI", () => {
+    let server: ReferenceServer;
+    const profile = `cli-${RUN}`;
+    let account: string;
+    const cliEnv = () => ({
+      XDG_CONFIG_HOME: home.dir,
+      DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS,
+      XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR,
+    });
+
+    beforeAll(async () => {
+      server = await startServer({ seed: 3, sessionCount: 1, paceMs: 0 });
+      account = keychainAccount(profile, server.url);
+      created.push([KEYCHAIN_SERVICE, account]);
+    });
+    afterAll(async () => {
+      await server.close();
+    });
+
+    it("login stores in the keychain, a new process reads it, logout removes it", async () => {
+      expect(existsSync(CLI), "run npm run build first").toBe(true);
+      const key = server.key("member");
+      const login = await runCli(["login", "--profile", profile, "--base-url", server.url], {
+        env: cliEnv(),
+        input: `${key}\n`,
+      });
+      expect(login.stderr).toBe("");
+      expect(login.code).toBe(0);
+      expect(login.stdout).toContain(`account "${account}"`);
+      expect(`${login.stdout}${login.stderr}`).not.toContain(key);
+
+      expect(await readInNewProcess(KEYCHAIN_SERVICE, account)).toBe(key);
+
+      const who = await runCli(["whoami", "--json", "--profile", profile], { env: cliEnv() });
+      expect(who.code).toBe(0);
+      expect(JSON.parse(who.stdout)).toMatchObject({ key_source: "keychain", role: "member" });
+
+      const logout = await runCli(["logout", "--profile", profile], { env: cliEnv() });
+      expect(logout.code).toBe(0);
+      expect(logout.stdout).toContain(`removed the key from`);
+      expect(logout.stdout).toContain(account);
+      expect(await readInNewProcess(KEYCHAIN_SERVICE, account)).toBeNull();
+
+      const after = await runCli(["whoami", "--profile", profile], { env: cliEnv() });
+      expect(after.code).toBe(3);
+      expect(after.stderr).toContain(`no API key for profile ${profile}`);
+    });
+  });
+});
+
+const haveGnomeKeyring =
+  process.platform === "linux" &&
+  spawnSync("sh", ["-c", "command -v dbus-run-session && command -v gnome-keyring-daemon"])
+    .status === 0;
+
+describe.skipIf(!haveGnomeKeyring && !required)("a keyring that cannot be used here", () => {
+  let server: ReferenceServer;
+  let home: ReturnType<typeof tempConfigHome>;
+  beforeAll(async () => {
+    server = await startServer({ seed: 4, sessionCount: 1, paceMs: 0 });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(() => {
+    home = tempConfigHome();
+  });
+  afterEach(() => home.cleanup());
+
+  /** Runs `sh -c script` on a private session bus, with HOME and the config in the temp home. */
+  function onPrivateBus(
+    script: string,
+    args: string[],
+    input: string,
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn("dbus-run-session", ["--", "sh", "-c", script, "sh", ...args], {
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: home.dir,
+          XDG_CONFIG_HOME: home.dir,
+        },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (d: string) => {
+        stdout += d;
+      });
+      child.stderr.setEncoding("utf8").on("data", (d: string) => {
+        stderr += d;
+      });
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`timed out\n${stdout}\n${stderr}`));
+      }, 15_000);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+      child.stdin.end(input);
+    });
+  }
+
+  // The daemon is started but never unlocked, and there is no display for its prompt:
+  // a headless box (or an SSH session) whose keyring nobody unlocked.
+  const START_LOCKED = `gnome-keyring-daemon --start --components=secrets >/dev/null 2>&1; exec "$@"`;
+
+  async function loginOnPrivateBus(key: string) {
+    const r = await onPrivateBus(
+      START_LOCKED,
+      [process.execPath, CLI, "login", "--base-url", server.url],
+      `${key}\n`,
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/hint: Set AGENT_SESSIONS_API_KEY.*login --insecure-storage/);
+    expect(`${r.stdout}${r.stderr}`).not.toContain(key);
+    expect(existsSync(join(home.dir, "agent-sessions"))).toBe(false);
+    return r;
+  }
+
+  it("no keyring at all: login names the cause and stores nothing", async () => {
+    const r = await loginOnPrivateBus(server.key("owner"));
+    expect(r.stderr).toMatch(
+      /error: the OS keychain is unavailable: the Secret Service has no default keyring to use/,
+    );
+  });
+
+  it("a locked keyring: login names the cause and stores nothing", async () => {
+    // Create a password-protected login keyring first, then come back without unlocking it.
+    const made = await onPrivateBus(
+      `printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+       for i in $(seq 100); do [ -f "$HOME/.local/share/keyrings/login.keyring" ] && exit 0; sleep 0.05; done
+       exit 1`,
+      [],
+      "",
+    );
+    expect(made.code).toBe(0);
+    const r = await loginOnPrivateBus(server.key("owner"));
+    expect(r.stderr).toMatch(/error: the OS keychain is unavailable: the keyring is locked/);
+  });
+});

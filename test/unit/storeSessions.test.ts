@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import { MissingScopeError } from "../../src/client/errors.js";
+import type { Session, SessionPage } from "../../src/protocol/resources.js";
+import {
+  createSessionsStore,
+  deriveVisibleSessions,
+  knownStates,
+  selectVisibleSessions,
+} from "../../src/store/sessionsStore.js";
+
+function session(id: string, fields: Partial<Session> = {}): Session {
+  return { session_id: id, ...fields } as Session;
+}
+
+/** A list endpoint over fixed pages: cursor "1", "2", … names the page index. */
+function pagedClient(pages: Session[][], failWith?: Error) {
+  const calls: { limit?: number; cursor?: string }[] = [];
+  return {
+    calls,
+    async listSessions(p: { limit?: number; cursor?: string } = {}): Promise<SessionPage> {
+      calls.push(p);
+      if (failWith) throw failWith;
+      const i = p.cursor ? Number(p.cursor) : 0;
+      return {
+        sessions: pages[i] ?? [],
+        nextCursor: i + 1 < pages.length ? String(i + 1) : null,
+      };
+    },
+  };
+}
+
+describe("sessions store", () => {
+  it("loads the first page, then more with the cursor until there is none", async () => {
+    const client = pagedClient([
+      [session("ses_1"), session("ses_2")],
+      [session("ses_2", { state: "paused" }), session("ses_3")],
+    ]);
+    const store = createSessionsStore(client, { pageSize: 2 });
+    await store.getState().load();
+    expect(store.getState().items.map((s) => s.session_id)).toEqual(["ses_1", "ses_2"]);
+    expect(store.getState().hasMore).toBe(true);
+    await store.getState().loadMore();
+    // A session seen on both pages keeps its place and takes the newer fields.
+    expect(store.getState().items.map((s) => [s.session_id, s.state])).toEqual([
+      ["ses_1", undefined],
+      ["ses_2", "paused"],
+      ["ses_3", undefined],
+    ]);
+    expect(store.getState().hasMore).toBe(false);
+    await store.getState().loadMore();
+    expect(client.calls).toEqual([{ limit: 2 }, { limit: 2, cursor: "1" }]);
+    await store.getState().refresh();
+    expect(store.getState().items).toHaveLength(2);
+  });
+
+  it("keeps the error (the server's message, sanitized) and clears it on success", async () => {
+    const err = new MissingScopeError("key lacks sessions:read\x1b]0;x\x07", "sessions:read");
+    const store = createSessionsStore(pagedClient([], err));
+    await store.getState().load();
+    expect(store.getState().error).toMatchObject({
+      message: "key lacks sessions:read",
+      code: "missing_scope",
+      requiredScope: "sessions:read",
+    });
+    expect(store.getState().loading).toBe(false);
+  });
+
+  it("sanitizes record fields as they enter the store", async () => {
+    const store = createSessionsStore(
+      pagedClient([[session("ses_1", { title: "fix\x1b[2J\x1b]52;c;AA\x07 ci" })]]),
+    );
+    await store.getState().load();
+    expect(store.getState().items[0]!.title).toBe("fix ci");
+  });
+
+  it("patches a loaded record, e.g. from a live state change", async () => {
+    const store = createSessionsStore(pagedClient([[session("ses_1", { state: "active" })]]));
+    await store.getState().load();
+    store.getState().patchSession("ses_1", { state: "paused" });
+    expect(store.getState().items[0]!.state).toBe("paused");
+    store.getState().patchSession("ses_404", { state: "paused" });
+    expect(store.getState().items).toHaveLength(1);
+  });
+});
+
+describe("visible sessions", () => {
+  const items = [
+    session("ses_a1", {
+      state: "active",
+      title: "fix-ci",
+      repo: "acme/api",
+      updated_at: "2025-01-01T10:00:00Z",
+    }),
+    session("ses_b7", {
+      state: "paused",
+      title: "docs",
+      repo: "acme/web",
+      updated_at: "2025-01-01T12:00:00Z",
+    }),
+    session("ses_c3", {
+      state: "active",
+      title: "bump deps",
+      repo: "acme/web",
+      updated_at: "2025-01-01T11:00:00Z",
+    }),
+  ];
+  const base = {
+    items,
+    filterText: "",
+    stateFilter: null,
+    sortKey: "updated" as const,
+    sortDir: "desc" as const,
+  };
+  const ids = (ss: Session[]) => ss.map((s) => s.session_id);
+
+  it("sorts by last update, newest first, by default", () => {
+    expect(ids(deriveVisibleSessions(base))).toEqual(["ses_b7", "ses_c3", "ses_a1"]);
+  });
+
+  it("filters by substring over id and visible fields, every term must match", () => {
+    expect(ids(deriveVisibleSessions({ ...base, filterText: "WEB" }))).toEqual([
+      "ses_b7",
+      "ses_c3",
+    ]);
+    expect(ids(deriveVisibleSessions({ ...base, filterText: "web bump" }))).toEqual(["ses_c3"]);
+    expect(ids(deriveVisibleSessions({ ...base, filterText: "a1" }))).toEqual(["ses_a1"]);
+    expect(ids(deriveVisibleSessions({ ...base, filterText: "nothing" }))).toEqual([]);
+  });
+
+  it("filters by state and sorts by other keys", () => {
+    expect(ids(deriveVisibleSessions({ ...base, stateFilter: "active" }))).toEqual([
+      "ses_c3",
+      "ses_a1",
+    ]);
+    expect(ids(deriveVisibleSessions({ ...base, sortKey: "id", sortDir: "asc" }))).toEqual([
+      "ses_a1",
+      "ses_b7",
+      "ses_c3",
+    ]);
+    expect(ids(deriveVisibleSessions({ ...base, sortKey: "title", sortDir: "asc" }))).toEqual([
+      "ses_c3",
+      "ses_b7",
+      "ses_a1",
+    ]);
+    expect(ids(deriveVisibleSessions({ ...base, sortKey: "state", sortDir: "asc" }))).toEqual([
+      "ses_a1",
+      "ses_c3",
+      "ses_b7",
+    ]);
+  });
+
+  it("returns the same array until an input changes", () => {
+    const first = selectVisibleSessions(base);
+    expect(selectVisibleSessions({ ...base })).toBe(first);
+    const filtered = selectVisibleSessions({ ...base, filterText: "docs" });
+    expect(filtered).not.toBe(first);
+    expect(ids(filtered)).toEqual(["ses_b7"]);
+  });
+
+  it("flips direction when the same sort key is chosen again", () => {
+    const store = createSessionsStore(pagedClient([items]));
+    store.getState().setSort("id");
+    expect(store.getState()).toMatchObject({ sortKey: "id", sortDir: "asc" });
+    store.getState().setSort("id");
+    expect(store.getState().sortDir).toBe("desc");
+    expect(knownStates(items)).toEqual(["active", "paused"]);
+  });
+});
