@@ -10,7 +10,18 @@ import { registerServeCommand } from "./commands/serve.js";
 import { registerSessionsCommand } from "./commands/sessions.js";
 import { registerWatchCommand } from "./commands/watch.js";
 import { registerWhoamiCommand } from "./commands/whoami.js";
-import { err, reportError } from "./output.js";
+import { err, redact, reportError } from "./output.js";
+
+/**
+ * Commander quotes the offending argument in usage errors ("unknown option '--key=…'",
+ * "unknown command '…'"). Someone may have pasted their key there, so any quoted value after
+ * '=' and any long quoted token is masked before it reaches the terminal.
+ */
+export function scrubArguments(text: string): string {
+  return text
+    .replace(/'(-{1,2}[^'=\s]+)=[^']*'/g, "'$1=…'")
+    .replace(/'([^'\s]{17,})'/g, (_m, tok: string) => `'${tok.slice(0, 3)}…'`);
+}
 
 export function buildProgram(): Command {
   const program = new Command("agent-sessions")
@@ -27,6 +38,7 @@ export function buildProgram(): Command {
       "profile to use (default: $AGENT_SESSIONS_PROFILE or the default profile)",
     )
     .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({ outputError: (text, write) => write(redact(scrubArguments(text))) })
     .exitOverride();
 
   registerWhoamiCommand(program);

@@ -8,7 +8,7 @@ import {
   MissingBaseUrlError,
   NoCredentialsError,
 } from "../../src/credentials/errors.js";
-import { keychainAccount, keychainGet } from "../../src/credentials/keychain.js";
+import { keychainAccount, keychainGet, keychainSet } from "../../src/credentials/keychain.js";
 import { configPath, insecureKeyPath } from "../../src/credentials/paths.js";
 import { readConfig, writeConfig } from "../../src/credentials/profiles.js";
 import { resolveCredentials } from "../../src/credentials/resolve.js";
@@ -229,6 +229,14 @@ describe("keychain without a usable Secret Service", () => {
       hint: expect.stringMatching(/AGENT_SESSIONS_API_KEY.*login --insecure-storage/),
     });
     expect(existsSync(join(home.dir, "agent-sessions"))).toBe(false);
+  });
+
+  it("a bus address that leads nowhere is an error, not a silent switch to the kernel keyring", async () => {
+    const env = { ...noBus, DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(home.dir, "no-bus")}` };
+    const account = keychainAccount(`pinned-${process.pid}`, URL_A);
+    const storing = keychainSet(account, KEY, { env, timeoutMs: 5000 });
+    await expect(storing).rejects.toBeInstanceOf(KeychainUnavailableError);
+    await expect(storing).rejects.toThrow(/the keychain reported: .*no-bus/);
   });
 
   describe("a bus that never answers", () => {

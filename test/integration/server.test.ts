@@ -60,7 +60,9 @@ describe("reference service: keys, verify and me", () => {
 
     const owner = await info("owner");
     expect(owner).toMatchObject({ valid: true, role: "owner", expires_at: null });
-    expect(owner.key_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(owner.key_id).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(owner.organization_id).toMatch(/^org_/);
     expect(owner.tenant_id).toBe(owner.organization_id);
     expect(owner.effective_scopes).toEqual([...MODERN_SCOPES]);
@@ -213,7 +215,11 @@ describe("reference service: scopes, errors, sessions", () => {
       const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
       const r = await api(s.url, `/api/sessions?limit=4${q}`, { key });
       expect(r.status).toBe(200);
-      const body = r.body as { sessions: { session_id: string }[]; next_cursor: string | null; has_more: boolean };
+      const body = r.body as {
+        sessions: { session_id: string }[];
+        next_cursor: string | null;
+        has_more: boolean;
+      };
       expect(body.sessions.length).toBeLessThanOrEqual(4);
       expect(body.has_more).toBe(body.next_cursor !== null);
       seen.push(...body.sessions.map((x) => x.session_id));
@@ -224,7 +230,10 @@ describe("reference service: scopes, errors, sessions", () => {
     expect(seen).toEqual(s.sessionIds());
 
     s.setState(s.sessionIds()[0] as string, "paused");
-    const paused = s.sessions().filter((x) => x.state === "paused").map((x) => x.session_id);
+    const paused = s
+      .sessions()
+      .filter((x) => x.state === "paused")
+      .map((x) => x.session_id);
     expect(paused.length).toBeGreaterThan(2);
     const got: string[] = [];
     cursor = null;
@@ -232,7 +241,10 @@ describe("reference service: scopes, errors, sessions", () => {
     do {
       const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
       const r = await api(s.url, `/api/sessions?state=paused&limit=2${q}`, { key });
-      const body = r.body as { sessions: { session_id: string; state: string }[]; next_cursor: string | null };
+      const body = r.body as {
+        sessions: { session_id: string; state: string }[];
+        next_cursor: string | null;
+      };
       for (const x of body.sessions) expect(x.state).toBe("paused");
       got.push(...body.sessions.map((x) => x.session_id));
       cursor = body.next_cursor;

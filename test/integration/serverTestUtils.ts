@@ -111,23 +111,26 @@ export function openSse(
         else if (field === "data") data.push(value);
         else if (field === "id") id = value;
       };
-      const drain = (final: boolean) => {
+      // WHATWG: CR ends a line at once; an LF right after it (maybe in the next chunk) is skipped.
+      let skipLf = false;
+      const drain = () => {
         for (;;) {
+          if (skipLf && buf.startsWith("\n")) buf = buf.slice(1);
+          if (buf !== "") skipLf = false;
           const m = /\r\n|\r|\n/.exec(buf);
           if (!m) break;
-          // A CR at the very end may be the first half of a CRLF.
-          if (m[0] === "\r" && m.index === buf.length - 1 && !final) break;
           line(buf.slice(0, m.index));
           buf = buf.slice(m.index + m[0].length);
+          if (m[0] === "\r") skipLf = true;
         }
       };
       res.on("data", (chunk: string) => {
         raw += chunk;
         buf += chunk;
-        drain(false);
+        drain();
       });
       res.on("end", () => {
-        drain(true);
+        drain();
         ended = true;
       });
       res.on("close", () => {

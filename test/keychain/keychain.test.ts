@@ -229,6 +229,24 @@ describe.skipIf(unavailable !== null)("OS keychain (real Secret Service)", () =>
       expect(after.code).toBe(3);
       expect(after.stderr).toContain(`no API key for profile ${profile}`);
     });
+
+    it("an invalid or expired key is refused with exit 3 and never reaches the keychain", async () => {
+      const refused = `refused-${RUN}`;
+      const refusedAccount = keychainAccount(refused, server.url);
+      created.push([KEYCHAIN_SERVICE, refusedAccount]);
+      for (const key of [server.key("expired"), fakeKey("never-issued")]) {
+        const r = await runCli(["login", "--profile", refused, "--base-url", server.url], {
+          env: cliEnv(),
+          input: `${key}\n`,
+        });
+        expect(r.code).toBe(3);
+        expect(r.stderr).toMatch(/^error: (Invalid API key|API key expired at )/);
+        expect(await readInNewProcess(KEYCHAIN_SERVICE, refusedAccount)).toBeNull();
+      }
+      const path = configPath({ XDG_CONFIG_HOME: home.dir });
+      const config = existsSync(path) ? readFileSync(path, "utf8") : "{}";
+      expect(JSON.parse(config).profiles ?? {}).not.toHaveProperty(refused);
+    });
   });
 });
 

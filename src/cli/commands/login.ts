@@ -22,6 +22,8 @@ export function registerLoginCommand(program: Command): void {
     .description(
       "verify an API key and store it for a profile (OS keychain by default). The key is read from stdin when piped, else from a hidden prompt; never from arguments",
     )
+    // --profile and --base-url are the root program's; show them here too.
+    .configureHelp({ showGlobalOptions: true })
     .option(
       "--insecure-storage",
       "store the key in a plain-text file (mode 0600) instead of the OS keychain; every use warns",

@@ -10,6 +10,8 @@ export function registerLogoutCommand(program: Command): void {
     .description(
       "remove the profile's stored key (OS keychain and/or plain-text file); the profile's base URL is kept",
     )
+    // --profile and --base-url are the root program's; show them here too.
+    .configureHelp({ showGlobalOptions: true })
     .action(async (_opts: Record<string, never>, cmd: Command) => {
       try {
         const profile = selectProfile(await readConfig(), globalOptions(cmd).profile);

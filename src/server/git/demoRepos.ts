@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { type GitRunner, outputLines } from "./gitRunner.js";
+import { AUTHOR, type GitRunner, outputLines } from "./gitRunner.js";
 
 /** The repositories a fresh service offers, by name, with their initial files. */
 const DEMO_REPOS: Readonly<Record<string, Record<string, string>>> = {
@@ -23,14 +23,35 @@ const DEMO_REPOS: Readonly<Record<string, Record<string, string>>> = {
 const EXTRA_BRANCHES: Readonly<Record<string, string[]>> = { "demo/app": ["develop"] };
 
 /** A fixed date makes the initial commits (and so their ids) the same on every run. */
-const SEED_DATE = "2024-01-01T00:00:00Z";
+const SEED_EPOCH = 1_704_067_200; // 2024-01-01T00:00:00Z
+
+function data(text: string): string {
+  return `data ${Buffer.byteLength(text)}\n${text}\n`;
+}
+
+/** A git fast-import stream: one commit on main with the files, plus the extra branches. */
+function importStream(name: string, files: Record<string, string>): string {
+  const who = `${AUTHOR.name} <${AUTHOR.email}> ${SEED_EPOCH} +0000`;
+  let s = `commit refs/heads/main\nauthor ${who}\ncommitter ${who}\n${data("Initial commit\n")}`;
+  for (const [path, text] of Object.entries(files)) s += `M 100644 inline ${path}\n${data(text)}`;
+  s += "\n";
+  for (const b of EXTRA_BRANCHES[name] ?? [])
+    s += `reset refs/heads/${b}\nfrom refs/heads/main\n\n`;
+  return s;
+}
 
 export function demoRepoNames(): string[] {
   return Object.keys(DEMO_REPOS);
 }
 
-async function must(git: GitRunner, args: string[], cwd: string, env?: NodeJS.ProcessEnv) {
-  const r = await git.run(args, cwd, env);
+async function must(
+  git: GitRunner,
+  args: string[],
+  cwd: string,
+  env?: NodeJS.ProcessEnv,
+  input?: string,
+) {
+  const r = await git.run(args, cwd, env, input);
   if (r.code !== 0) {
     throw new Error(
       `git ${args[0]} failed while creating demo repositories: ${outputLines(r).join(" / ")}`,
@@ -48,31 +69,26 @@ export async function ensureDemoRepos(
   dataDir: string,
 ): Promise<Map<string, string>> {
   const repos = new Map<string, string>();
-  const dateEnv = { GIT_AUTHOR_DATE: SEED_DATE, GIT_COMMITTER_DATE: SEED_DATE };
   await Promise.all(
     Object.entries(DEMO_REPOS).map(async ([name, files]) => {
       const bare = join(dataDir, "repos", `${name}.git`);
       repos.set(name, bare);
-      if (existsSync(join(bare, "HEAD"))) return;
-      const seed = join(dataDir, "seed", name);
-      await rm(seed, { recursive: true, force: true });
-      await mkdir(seed, { recursive: true });
-      await mkdir(dirname(bare), { recursive: true });
-      await must(git, ["init", "-q", "--bare", "--initial-branch=main", bare], dataDir);
-      await must(git, ["init", "-q", "--initial-branch=main", seed], dataDir);
-      for (const [path, text] of Object.entries(files)) {
-        await mkdir(dirname(join(seed, path)), { recursive: true });
-        await writeFile(join(seed, path), text);
+      if (existsSync(join(bare, "HEAD"))) {
+        const main = await git.run(["rev-parse", "--verify", "--quiet", "refs/heads/main"], bare);
+        if (main.code === 0) return;
+        // Left half-made by an interrupted run: start it again.
+        await rm(bare, { recursive: true, force: true });
       }
-      await must(git, ["add", "-A"], seed);
-      await must(git, ["commit", "-q", "-m", "Initial commit"], seed, dateEnv);
-      const refspecs = ["main:refs/heads/main"];
-      for (const b of EXTRA_BRANCHES[name] ?? []) refspecs.push(`main:refs/heads/${b}`);
-      await must(git, ["push", "-q", bare, ...refspecs], seed);
-      await rm(seed, { recursive: true, force: true });
+      await mkdir(dirname(bare), { recursive: true });
+      await must(
+        git,
+        ["init", "-q", "--bare", "--template=", "--initial-branch=main", bare],
+        dataDir,
+      );
+      // One fast-import writes the whole initial history: far quicker than a seed checkout.
+      await must(git, ["fast-import", "--quiet"], bare, undefined, importStream(name, files));
     }),
   );
-  await rm(join(dataDir, "seed"), { recursive: true, force: true });
   return new Map([...repos].sort(([a], [b]) => a.localeCompare(b)));
 }
 

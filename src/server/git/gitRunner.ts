@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 
 export interface GitRun {
   code: number;
@@ -6,7 +6,10 @@ export interface GitRun {
   stderr: string;
 }
 
-const AUTHOR = { name: "Agent Sessions Demo", email: "agent@sessions.invalid" };
+const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
+const TIMEOUT_MS = 60_000;
+
+export const AUTHOR = { name: "Agent Sessions Demo", email: "agent@sessions.invalid" };
 
 /**
  * Runs real git with an argument array (never a shell) in an environment that ignores the
@@ -45,28 +48,47 @@ export class GitRunner {
     "core.autocrlf=false",
   ];
 
-  run(args: readonly string[], cwd: string, extraEnv?: NodeJS.ProcessEnv): Promise<GitRun> {
+  /** Run git; never rejects (a failure to start is exit code 127 with the reason on stderr). */
+  run(
+    args: readonly string[],
+    cwd: string,
+    extraEnv?: NodeJS.ProcessEnv,
+    input?: string,
+  ): Promise<GitRun> {
     return new Promise((resolve) => {
-      execFile(
-        "git",
-        [...GitRunner.baseArgs, ...args],
-        {
-          cwd,
-          env: extraEnv ? { ...this.env, ...extraEnv } : this.env,
-          timeout: 60_000,
-          maxBuffer: 8 * 1024 * 1024,
-          windowsHide: true,
-        },
-        (error, stdout, stderr) => {
-          const code =
-            error === null
-              ? 0
-              : typeof (error as NodeJS.ErrnoException & { code?: unknown }).code === "number"
-                ? ((error as unknown as { code: number }).code as number)
-                : 1;
-          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-        },
-      );
+      const child = spawn("git", [...GitRunner.baseArgs, ...args], {
+        cwd,
+        env: extraEnv ? { ...this.env, ...extraEnv } : this.env,
+        stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+        windowsHide: true,
+      });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let size = 0;
+      const collect = (into: Buffer[]) => (b: Buffer) => {
+        size += b.length;
+        if (size <= MAX_OUTPUT_BYTES) into.push(b);
+      };
+      child.stdout?.on("data", collect(out));
+      child.stderr?.on("data", collect(err));
+      const timer = setTimeout(() => child.kill("SIGKILL"), TIMEOUT_MS);
+      let settled = false;
+      const finish = (code: number, extra = "") => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({
+          code,
+          stdout: Buffer.concat(out).toString("utf8"),
+          stderr: Buffer.concat(err).toString("utf8") + extra,
+        });
+      };
+      child.on("error", (e) => finish(127, `\n${e.message}`));
+      child.on("close", (code) => finish(code ?? 1));
+      if (input !== undefined) {
+        child.stdin?.on("error", () => undefined);
+        child.stdin?.end(input);
+      }
     });
   }
 

@@ -225,11 +225,12 @@ export class GitWorkspaces {
       await mkdir(dirname(dir), { recursive: true });
       const t = this.transcript(sessionId);
       const branchArgs = req.branch !== undefined ? ["--branch", req.branch] : [];
-      const r = await this.step(t, ["clone", ...branchArgs, bare, dir], this.dataDir, [
-        "clone",
-        ...branchArgs,
-        name,
-      ]);
+      const r = await this.step(
+        t,
+        ["clone", "--template=", ...branchArgs, bare, dir],
+        this.dataDir,
+        ["clone", ...branchArgs, name],
+      );
       if (r.code !== 0) throw HttpError.detail(500, `git clone failed: ${lastLine(r)}`);
       const files = (await this.quiet(["ls-files", "-z"], dir)).stdout.split("\0").filter(Boolean);
       t.files(files.map((path) => ({ path, action: "created" as const })));

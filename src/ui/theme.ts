@@ -1,0 +1,78 @@
+import { createContext, useContext } from "react";
+
+/**
+ * Semantic colours. With NO_COLOR every colour is undefined and the components fall back to
+ * glyphs and words, so nothing is conveyed by colour alone.
+ */
+export type ColorName =
+  | "accent"
+  | "muted"
+  | "ok"
+  | "warn"
+  | "error"
+  | "focus"
+  | "prompt"
+  | "output"
+  | "stderr"
+  | "file"
+  | "state"
+  | "notice"
+  | "match";
+
+const PALETTE: Record<ColorName, string> = {
+  accent: "cyan",
+  muted: "gray",
+  ok: "green",
+  warn: "yellow",
+  error: "red",
+  focus: "cyan",
+  prompt: "magenta",
+  output: "blue",
+  stderr: "red",
+  file: "green",
+  state: "yellow",
+  notice: "gray",
+  match: "yellow",
+};
+
+export interface Theme {
+  readonly noColor: boolean;
+  /** The colour for a role, or undefined under NO_COLOR. */
+  readonly c: Readonly<Record<ColorName, string | undefined>>;
+  /** Faint text; off under NO_COLOR (some terminals render it as a colour). */
+  readonly dim: boolean;
+}
+
+export function createTheme(noColor: boolean): Theme {
+  const c = {} as Record<ColorName, string | undefined>;
+  for (const name of Object.keys(PALETTE) as ColorName[]) {
+    c[name] = noColor ? undefined : PALETTE[name];
+  }
+  return { noColor, c, dim: !noColor };
+}
+
+export const ThemeContext = createContext<Theme>(createTheme(false));
+
+export function useTheme(): Theme {
+  return useContext(ThemeContext);
+}
+
+/** State badge: a glyph and the word, so it reads the same without colour. */
+export function stateBadge(state: string | null | undefined): {
+  glyph: string;
+  text: string;
+  color: ColorName;
+} {
+  switch (state) {
+    case "active":
+      return { glyph: "●", text: "active", color: "ok" };
+    case "paused":
+      return { glyph: "⏸", text: "paused", color: "warn" };
+    case null:
+    case undefined:
+    case "":
+      return { glyph: "○", text: "unknown", color: "muted" };
+    default:
+      return { glyph: "◆", text: state, color: "accent" };
+  }
+}

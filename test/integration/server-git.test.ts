@@ -1,0 +1,218 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { GitResultSchema, PATHS } from "../../src/protocol/index.js";
+import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
+import { api, openSse, type SseClient, waitFor } from "./serverTestUtils.js";
+
+let server: ReferenceServer | null = null;
+const clients: SseClient[] = [];
+async function start(opts: ServerOptions = {}): Promise<ReferenceServer> {
+  server = await startServer({ paceMs: 0, seed: 3, ...opts });
+  return server;
+}
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.close();
+  await server?.close();
+  server = null;
+});
+
+function gitIn(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
+  });
+}
+
+async function post(s: ReferenceServer, path: string, body: unknown, key = s.key("owner")) {
+  return api(s.url, path, { key, method: "POST", body });
+}
+
+describe("reference service: git", () => {
+  it("has git on PATH", () => {
+    expect(execFileSync("git", ["--version"], { encoding: "utf8" })).toMatch(/^git version/);
+  });
+
+  it("clones, branches, pushes and opens a pull request with real git, mirrored on the stream", async () => {
+    const s = await start();
+    const id = s.sessionIds()[0] as string;
+    const stream = await openSse(`${s.url}${PATHS.events(id)}`, s.key("owner"));
+    clients.push(stream);
+    await waitFor(() => s.connections() === 1);
+
+    const clone = await post(s, PATHS.gitClone(id), {
+      repo_url: "https://github.com/demo/app.git",
+    });
+    expect(clone.status).toBe(200);
+    const c = GitResultSchema.parse(clone.body);
+    expect(c).toMatchObject({ ok: true, operation: "clone", session_id: id, branch: "main" });
+    expect(c.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(c.output).toContain("$ git clone demo/app");
+    const ws = join(s.dataDir, "workspaces", id);
+    expect(existsSync(join(ws, "README.md"))).toBe(true);
+    await waitFor(() =>
+      stream.events().some((e) => e.event === "file_changed" && e.data.includes('"README.md"')),
+    );
+    const gitLines = stream
+      .events()
+      .filter((e) => e.event === "process_output")
+      .map((e) => JSON.parse(e.data));
+    expect(gitLines[0]).toMatchObject({ stream: "git", text: "$ git clone demo/app\n" });
+    expect(gitLines.some((l) => /Cloning into/.test(l.text))).toBe(true);
+    const rec = await api(s.url, `/api/sessions/${id}`, { key: s.key("owner") });
+    expect(rec.body).toMatchObject({ repo: "demo/app", branch: "main", cloned: true });
+
+    const branch = await post(s, PATHS.gitOperation(id), {
+      operation: "create_branch",
+      name: "feature/x",
+    });
+    expect(branch.status).toBe(200);
+    expect(branch.body).toMatchObject({ operation: "create_branch", branch: "feature/x" });
+
+    const early = await post(s, PATHS.gitOperation(id), {
+      operation: "create_pull_request",
+      title: "Add x",
+    });
+    expect(early.status).toBe(409);
+    expect((early.body as { detail: string }).detail).toMatch(/push the branch first/);
+
+    writeFileSync(join(ws, "NOTES.md"), "agent notes\n");
+    const push = await post(s, PATHS.gitOperation(id), { operation: "push" });
+    expect(push.status).toBe(200);
+    const p = GitResultSchema.parse(push.body);
+    expect(p).toMatchObject({ operation: "push", branch: "feature/x" });
+    const bare = join(s.dataDir, "repos", "demo", "app.git");
+    expect(gitIn(bare, "rev-parse", "refs/heads/feature/x").trim()).toBe(p.commit);
+    expect(gitIn(bare, "log", "-1", "--format=%s", "feature/x").trim()).toBe("agent changes");
+    expect(gitIn(bare, "show", "feature/x:NOTES.md")).toBe("agent notes\n");
+    expect(p.output).toMatch(/\$ git push -u origin HEAD:refs\/heads\/feature\/x/);
+
+    const pr = await post(s, PATHS.gitOperation(id), {
+      operation: "create_pull_request",
+      title: "Add x",
+    });
+    expect(pr.status).toBe(200);
+    const r = GitResultSchema.parse(pr.body);
+    expect(r.pull_request).toMatchObject({
+      number: 1,
+      title: "Add x",
+      base: "main",
+      head: "feature/x",
+    });
+    expect(s.pullRequests()).toHaveLength(1);
+    await waitFor(() => stream.events().some((e) => e.data.includes("Created pull request #1")));
+    const dup = await post(s, PATHS.gitOperation(id), {
+      operation: "create_pull_request",
+      title: "again",
+    });
+    expect(dup.status).toBe(409);
+  });
+
+  it("clones a named branch and accepts the short forms of a repository", async () => {
+    const s = await start();
+    const [a, b] = s.sessionIds() as [string, string];
+    const dev = await post(s, PATHS.gitClone(a), { repo_url: "demo/app", branch: "develop" });
+    expect(dev.body).toMatchObject({ branch: "develop" });
+    const docs = await post(s, PATHS.gitClone(b), { repo_url: "git@example.com:demo/docs.git" });
+    expect(docs.status).toBe(200);
+    expect(existsSync(join(s.dataDir, "workspaces", b, "docs", "guide.md"))).toBe(true);
+  });
+
+  it("answers bad input with a clear 4xx", async () => {
+    const s = await start();
+    const id = s.sessionIds()[0] as string;
+    const noClone = await post(s, PATHS.gitOperation(id), { operation: "push" });
+    expect(noClone.status).toBe(409);
+    expect((noClone.body as { detail: string }).detail).toMatch(/clone a repository first/);
+
+    const unknown = await post(s, PATHS.gitClone(id), { repo_url: "https://github.com/evil/repo" });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({
+      detail: 'Unknown repository "https://github.com/evil/repo". Known: demo/app, demo/docs',
+    });
+    const badBranch = await post(s, PATHS.gitClone(id), {
+      repo_url: "demo/app",
+      branch: "bad name",
+    });
+    expect(badBranch.status).toBe(422);
+    expect(badBranch.body).toEqual({ detail: 'Invalid branch name "bad name"' });
+    const missingBranch = await post(s, PATHS.gitClone(id), {
+      repo_url: "demo/app",
+      branch: "nope",
+    });
+    expect(missingBranch.status).toBe(404);
+    expect(missingBranch.body).toEqual({ detail: "Branch nope not found in demo/app" });
+
+    const noBody = await post(s, PATHS.gitClone(id), {});
+    expect(noBody.status).toBe(400);
+    expect((noBody.body as { detail: string }).detail).toMatch(/^repo_url: /);
+    const badOp = await post(s, PATHS.gitOperation(id), { operation: "fly" });
+    expect(badOp.status).toBe(400);
+    const notJson = await api(s.url, PATHS.gitClone(id), {
+      key: s.key("owner"),
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: undefined,
+    });
+    expect(notJson.status).toBe(400);
+
+    expect((await post(s, PATHS.gitClone(id), { repo_url: "demo/app" })).status).toBe(200);
+    for (const name of ["a..b", "-x", "HEAD", "with space"]) {
+      const r = await post(s, PATHS.gitOperation(id), { operation: "create_branch", name });
+      expect(r.status, name).toBe(422);
+    }
+    const dup = await post(s, PATHS.gitOperation(id), { operation: "create_branch", name: "main" });
+    expect(dup.status).toBe(409);
+    const from = await post(s, PATHS.gitOperation(id), {
+      operation: "create_branch",
+      name: "y",
+      from: "no-such-ref",
+    });
+    expect(from.status).toBe(422);
+    const base = await post(s, PATHS.gitOperation(id), {
+      operation: "create_pull_request",
+      title: "t",
+      head: "develop",
+      base: "gone",
+    });
+    expect(base.status).toBe(422);
+    const missing = await post(s, PATHS.gitClone("ses_none"), { repo_url: "demo/app" });
+    expect(missing.status).toBe(404);
+  });
+
+  it("writes the simulated file changes of a cloned session into its workspace", async () => {
+    const s = await start({ paceMs: 2, sessionCount: 1 });
+    const id = s.sessionIds()[0] as string;
+    s.setState(id, "active");
+    expect((await post(s, PATHS.gitClone(id), { repo_url: "demo/app" })).status).toBe(200);
+    const stream = await openSse(`${s.url}${PATHS.events(id)}`, s.key("owner"));
+    clients.push(stream);
+    const ws = join(s.dataDir, "workspaces", id);
+    const created = () =>
+      stream
+        .events()
+        .filter((e) => e.event === "file_changed")
+        .map((e) => JSON.parse(e.data) as { path: string; action: string })
+        .find((d) => d.action === "created" && d.path.startsWith("src/agent/"));
+    await waitFor(() => created() !== undefined, 10_000, "a simulated file creation");
+    expect(created()?.path).toMatch(/^src\/agent\/change-\d+\.ts$/);
+    // An edit of a file the repository already had can never be undone by the simulator.
+    const edited = () =>
+      stream
+        .events()
+        .filter((e) => e.event === "file_changed")
+        .map((e) => JSON.parse(e.data) as { path: string; action: string })
+        .find((d) => d.action === "modified" && !d.path.startsWith("src/agent/"));
+    await waitFor(() => edited() !== undefined, 10_000, "a simulated edit of a tracked file");
+    s.setState(id, "paused");
+    const path = edited()?.path as string;
+    expect(readFileSync(join(ws, path), "utf8")).toMatch(/edited by the agent/i);
+    const push = await post(s, PATHS.gitOperation(id), { operation: "push", branch: "agent-work" });
+    expect(push.status).toBe(200);
+    expect((push.body as { output: string }).output).toContain("agent changes");
+    const bare = join(s.dataDir, "repos", "demo", "app.git");
+    expect(gitIn(bare, "show", `agent-work:${path}`)).toMatch(/edited by the agent/i);
+  });
+});
