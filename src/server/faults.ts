@@ -110,6 +110,8 @@ export class Faults implements FaultControl {
    */
   takeInjectedStatus(pathname: string): { status: number; retryAfter: string | null } | null {
     const f = this.current;
+    // A /g or /y pattern keeps lastIndex between test() calls; start each match afresh.
+    if (f.statusFor) f.statusFor.path.lastIndex = 0;
     if (f.statusFor && f.statusFor.count > 0 && f.statusFor.path.test(pathname)) {
       const status = f.statusFor.status;
       this.current = { ...f, statusFor: { ...f.statusFor, count: f.statusFor.count - 1 } };

@@ -163,7 +163,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
 
   const ctx = { keys, limiter, faults, store, streams, git: workspaces, log: opts.log };
   const server = createServer({ noDelay: true }, (req, res) => {
-    void handleRequest(ctx, req, res);
+    handleRequest(ctx, req, res).catch(() => res.destroy());
   });
   // Streams live for days; the per-request timeouts of node:http must not cut them.
   server.requestTimeout = 0;

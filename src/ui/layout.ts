@@ -19,8 +19,8 @@ export const FOOTER_ROWS = 2;
 export const PANE_CHROME_ROWS = 4;
 /** A pane's left and right border. */
 export const PANE_CHROME_COLUMNS = 2;
-/** The list's border, title line and status line. */
-export const LIST_CHROME_ROWS = 4;
+/** The list's border, title line, filter/sort line and status line. */
+export const LIST_CHROME_ROWS = 5;
 
 /** Preferred smallest pane; smaller ones still render, just cramped. */
 const MIN_PANE_WIDTH = 34;
@@ -160,7 +160,10 @@ export function screenLayout(size: TerminalSize, input: LayoutInput): ScreenLayo
 }
 
 /** The timeline area inside a pane cell. */
-export function paneBody(cell: Pick<PaneCell, "width" | "height">): { rows: number; width: number } {
+export function paneBody(cell: Pick<PaneCell, "width" | "height">): {
+  rows: number;
+  width: number;
+} {
   return {
     rows: Math.max(1, cell.height - PANE_CHROME_ROWS),
     width: Math.max(8, cell.width - PANE_CHROME_COLUMNS),

@@ -249,12 +249,7 @@ function moveLines(
  * Scroll by display lines (negative: up). Scrolling up stops following; scrolling down until
  * the newest line is on screen resumes it.
  */
-export function scrollBy(
-  view: PaneView,
-  buf: EntrySource,
-  vp: Viewport,
-  delta: number,
-): PaneView {
+export function scrollBy(view: PaneView, buf: EntrySource, vp: Viewport, delta: number): PaneView {
   if (delta === 0) return view;
   const win = computeWindow(buf, view, vp);
   if (!win.top) return view;

@@ -12,7 +12,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { Agent } from "undici";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   HttpError,
   InvalidKeyError,
@@ -29,6 +29,7 @@ import {
   subscribeToSession,
 } from "../../src/client/eventStream.js";
 import { PATHS, type SessionEvent } from "../../src/protocol/index.js";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
 
 const SESSION = "ses_test1";
 const KEY = "test-key-do-not-print";
@@ -725,3 +726,206 @@ function transpileForNode(entry: string): string {
   }
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Against the reference service, with its fault switches.
+
+describe("event stream against the reference service", () => {
+  let ref: ReferenceServer;
+  const log: string[] = [];
+
+  beforeAll(async () => {
+    ref = await startServer({
+      paceMs: 0,
+      heartbeatMs: 40,
+      seed: 7,
+      rateLimit: false,
+      log: (line) => log.push(line),
+    });
+  });
+  afterAll(async () => {
+    await ref?.close();
+  });
+  beforeEach(() => {
+    ref.faults.reset();
+    log.length = 0;
+  });
+
+  function owner(extra: Partial<SubscribeOptions> = {}): Partial<SubscribeOptions> {
+    return { config: { baseUrl: ref.url, apiKey: ref.key("owner") }, ...extra };
+  }
+
+  function contents(events: SessionEvent[]): string[] {
+    return events.flatMap((e) => (e.kind === "prompt_progress" ? [e.data.content] : []));
+  }
+
+  async function live(w: Watched): Promise<void> {
+    await waitFor(() => w.sub.status.state === "live", "the stream to be live");
+  }
+
+  it("drop and resume with Last-Event-ID: every event exactly once, in order", async () => {
+    const session = ref.sessionIds()[0] as string;
+    ref.faults.set({ dropAfter: 4 });
+    const w = watch(ref.url, owner({ sessionId: session }));
+    await live(w);
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      ids.push(ref.emit(session, "prompt_progress", { type: "text", content: `n${i}` }));
+    }
+    await waitFor(() => w.sub.lastEventId === ids.at(-1), "the last emitted event");
+    expect(contents(w.events)).toEqual(ids.map((_, i) => `n${i}`));
+    expect(idsOf(w.events.filter((e) => e.kind === "prompt_progress"))).toEqual(ids);
+    expect(w.sub.stats.reconnects).toBeGreaterThanOrEqual(7);
+    expect(reconnects(w).every((r) => r.reason === "stream ended by the server")).toBe(true);
+  });
+
+  it("a stalled stream is caught by the watchdog, then heartbeats set the bound", async () => {
+    const session = ref.sessionIds()[1] as string;
+    ref.faults.set({ stall: true });
+    const w = watch(
+      ref.url,
+      owner({ sessionId: session, watchdog: { floorMs: 100, initialMs: 200, ceilingMs: 2000 } }),
+    );
+    await waitFor(() => reconnects(w).length === 1, "the watchdog");
+    expect(reconnects(w)[0]?.reason).toBe("no data for 0.2s (watchdog)");
+    ref.faults.set({ stall: false });
+    await waitFor(() => w.sub.heartbeatIntervalMs !== null, "two heartbeats");
+    await waitFor(() => ref.connections() === 1, "the stalled connection to be gone");
+    expect(w.sub.watchdogMs).toBeLessThan(2000);
+    const id = ref.emit(session, "prompt_progress", { type: "text", content: "after stall" });
+    await waitFor(() => w.sub.lastEventId === id, "the event after the stall");
+  });
+
+  it("5xx is retried with growing delays; 429 honours Retry-After", async () => {
+    const session = ref.sessionIds()[2] as string;
+    ref.faults.set({ failStatus: 503, failCount: 3 });
+    const w = watch(ref.url, owner({ sessionId: session }));
+    await live(w);
+    expect(reconnects(w).map((r) => r.delayMs)).toEqual([10, 20, 40]);
+    expect(reconnects(w)[0]?.reason).toBe("HTTP 503: Injected fault: HTTP 503");
+    w.sub.close();
+
+    ref.faults.set({ failStatus: 429, failCount: 1, failRetryAfter: "7" });
+    const w2 = watch(ref.url, owner({ sessionId: session }));
+    await waitFor(() => reconnects(w2).length === 1, "the 429 wait");
+    expect(reconnects(w2)[0]).toMatchObject({
+      delayMs: 7000,
+      reason: "rate limited (429), retry after 7s",
+    });
+    w2.sub.reconnectNow();
+    await live(w2);
+  });
+
+  it("401, 403 and an unknown session stop without retry", async () => {
+    const session = ref.sessionIds()[0] as string;
+    const bad = watch(ref.url, {
+      sessionId: session,
+      config: { baseUrl: ref.url, apiKey: "nope" },
+    });
+    const s401 = await bad.sub.done;
+    if (s401.state !== "stopped") throw new Error("unreachable");
+    expect(s401.error).toBeInstanceOf(InvalidKeyError);
+    expect(s401.reason).toMatch(/^401: /);
+
+    const expired = watch(ref.url, {
+      sessionId: session,
+      config: { baseUrl: ref.url, apiKey: ref.key("expired") },
+    });
+    expect((await expired.sub.done).state).toBe("stopped");
+    expect(reconnects(expired)).toEqual([]);
+
+    const listonly = watch(ref.url, {
+      sessionId: session,
+      config: { baseUrl: ref.url, apiKey: ref.key("listonly") },
+    });
+    const s403 = await listonly.sub.done;
+    if (s403.state !== "stopped") throw new Error("unreachable");
+    expect(s403.error).toBeInstanceOf(MissingScopeError);
+    expect((s403.error as MissingScopeError).requiredScope).toBe("sessions:prompt");
+    expect(s403.error?.message).toContain("sessions:prompt");
+
+    log.length = 0;
+    const missing = watch(ref.url, owner({ sessionId: "ses_doesnotexist" }));
+    const s404 = await missing.sub.done;
+    if (s404.state !== "stopped") throw new Error("unreachable");
+    expect(s404.error).toBeInstanceOf(NotFoundError);
+    await waitFor(() => log.length === 2, "two logged requests");
+    expect(log.map((l) => l.split(" ").slice(0, 3).join(" "))).toEqual([
+      `GET ${PATHS.events("ses_doesnotexist")} 404`,
+      `GET ${PATHS.eventsAlt("ses_doesnotexist")} 404`,
+    ]);
+    for (const w of [bad, expired, listonly, missing]) expect(reconnects(w)).toEqual([]);
+    expect(JSON.stringify([s401, s403, s404])).not.toContain(ref.key("owner"));
+  });
+
+  it("falls back to the alternative path on 404 and keeps using it", async () => {
+    const session = ref.sessionIds()[3] as string;
+    ref.faults.set({
+      statusFor: { path: /^\/api\/cloud\/sessions\/[^/]+\/events$/, status: 404, count: 1 },
+      dropAfter: 1,
+    });
+    const w = watch(ref.url, owner({ sessionId: session }));
+    await live(w);
+    ref.emit(session, "prompt_progress", { type: "text", content: "a" });
+    const last = ref.emit(session, "prompt_progress", { type: "text", content: "b" });
+    await waitFor(() => w.sub.lastEventId === last, "both events");
+    const paths = log.map((l) => l.split(" ")[1]);
+    expect(paths.slice(0, 3)).toEqual([
+      PATHS.events(session),
+      PATHS.eventsAlt(session),
+      PATHS.eventsAlt(session),
+    ]);
+    expect(contents(w.events)).toEqual(["a", "b"]);
+  });
+
+  it("malformed JSON and unknown events survive; an oversized event is cut and not replayed", async () => {
+    const session = ref.sessionIds()[4] as string;
+    const w = watch(ref.url, owner({ sessionId: session, maxEventBytes: 16 * 1024 }));
+    await live(w);
+    ref.emit(session, "prompt_progress", { type: "text", content: "before" });
+    ref.emitRaw(session, "prompt_progress", '{"type":"text","content":"cut off');
+    ref.emit(session, "brand_new", { hello: "world" });
+    const bigId = ref.emitRaw(
+      session,
+      "process_output",
+      JSON.stringify({ text: "y".repeat(512 * 1024) }),
+    );
+    await waitFor(() => reconnects(w).length === 1, "the cut");
+    await live(w);
+    const after = ref.emit(session, "prompt_progress", { type: "text", content: "after" });
+    await waitFor(() => w.sub.lastEventId === after, "the event after the cut");
+    const kinds = w.events.filter((e) => e.kind !== "heartbeat").map((e) => e.kind);
+    expect(kinds).toEqual([
+      "prompt_progress",
+      "malformed",
+      "unknown",
+      "malformed",
+      "prompt_progress",
+    ]);
+    const cut = w.events.filter((e) => e.kind === "malformed")[1];
+    expect(cut).toMatchObject({
+      event: "process_output",
+      id: bigId,
+      error: "event larger than 16384 bytes cut off; reconnecting",
+    });
+    expect(contents(w.events)).toEqual(["before", "after"]);
+    expect(w.sub.stats.bytes).toBeLessThan(512 * 1024);
+  });
+
+  for (const lineEnding of ["cr", "crlf"] as const) {
+    it(`${lineEnding} line endings with comments and retry: give the same events`, async () => {
+      const session = ref.sessionIds()[5] as string;
+      ref.faults.set({ lineEnding, comments: true, retryMs: 23, dropAfter: 2 });
+      const w = watch(ref.url, owner({ sessionId: session }));
+      await live(w);
+      const ids = ["é", "日本", "🎉"].map((c) =>
+        ref.emit(session, "prompt_progress", { type: "text", content: c }),
+      );
+      await waitFor(() => w.sub.lastEventId === ids.at(-1), "the three events");
+      expect(contents(w.events)).toEqual(["é", "日本", "🎉"]);
+      expect(reconnects(w)[0]?.delayMs).toBe(23);
+      await waitFor(() => w.events.some((e) => e.kind === "heartbeat"), "a heartbeat");
+      expect(w.events.filter((e) => e.kind === "malformed")).toEqual([]);
+    });
+  }
+});

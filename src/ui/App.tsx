@@ -1,0 +1,101 @@
+import { useCallback, useMemo, useState } from "react";
+import { savePaneNdjson } from "./exportPane.js";
+import { NowContext } from "./hooks/useNow.js";
+import { useTerminalSize } from "./hooks/useTerminalSize.js";
+import { LoginScreen } from "./LoginScreen.js";
+import { isTooSmall } from "./layout.js";
+import { MainScreen } from "./MainScreen.js";
+import {
+  type AppOptions,
+  type AppServices,
+  DEFAULT_OPTIONS,
+  type SaveEntries,
+  ServicesContext,
+} from "./services.js";
+import { TooSmall } from "./TooSmall.js";
+import { createTheme, ThemeContext } from "./theme.js";
+
+/**
+ * The terminal UI's root. Everything it shows comes from the injected stores; it creates
+ * none of them (the CLI entry does), so tests and the `snapshot` command mount it the same
+ * way the interactive command does.
+ */
+
+export interface AppProps {
+  /** Stores and the stream controller for a verified key; null shows the login screen. */
+  services: AppServices | null;
+  profile: string;
+  baseUrl: string;
+  options?: Partial<AppOptions>;
+  /** Sessions to open in panes at start (`agent-sessions open ses_a ses_b`). */
+  initialSessions?: readonly string[];
+  /**
+   * Login screen: verify the key, store it, and build the services for it. Rejecting shows
+   * the error's message (it must not contain the key).
+   */
+  onLogin?: (key: string) => Promise<AppServices>;
+  /** q (confirmed) and Ctrl-C. The caller unmounts, closes streams and restores the terminal. */
+  onExit: () => void;
+  /** Where the pane's `e` (save) writes; default savePaneNdjson (cwd or temp dir). */
+  onSave?: SaveEntries;
+  /** Clock for countdowns and ages (fixed in snapshot tests). */
+  now?: () => number;
+}
+
+const EMPTY: readonly string[] = [];
+
+export function App(props: AppProps) {
+  const options = useMemo<AppOptions>(
+    () => ({ ...DEFAULT_OPTIONS, ...props.options }),
+    [props.options],
+  );
+  const theme = useMemo(() => createTheme(options.noColor), [options.noColor]);
+  const size = useTerminalSize();
+  const [loggedIn, setLoggedIn] = useState<AppServices | null>(null);
+  const services = props.services ?? loggedIn;
+  const now = props.now ?? Date.now;
+  const { onLogin, onExit } = props;
+
+  const login = useCallback(
+    async (key: string) => {
+      if (!onLogin) throw new Error("Signing in here is not available: run agent-sessions login");
+      setLoggedIn(await onLogin(key));
+    },
+    [onLogin],
+  );
+
+  let screen: React.ReactElement;
+  if (services) {
+    screen = (
+      <ServicesContext.Provider value={services}>
+        <MainScreen
+          services={services}
+          profile={props.profile}
+          baseUrl={props.baseUrl}
+          options={options}
+          initialSessions={props.initialSessions ?? EMPTY}
+          size={size}
+          onExit={onExit}
+          save={props.onSave ?? savePaneNdjson}
+        />
+      </ServicesContext.Provider>
+    );
+  } else if (isTooSmall(size)) {
+    screen = <TooSmall size={size} />;
+  } else {
+    screen = (
+      <LoginScreen
+        profile={props.profile}
+        baseUrl={props.baseUrl}
+        size={size}
+        onLogin={login}
+        onExit={onExit}
+      />
+    );
+  }
+  return (
+    <NowContext.Provider value={now}>
+      <ThemeContext.Provider value={theme}>{screen}</ThemeContext.Provider>
+    </NowContext.Provider>
+  );
+}

@@ -1,0 +1,155 @@
+import { Box } from "ink";
+import { useEffect, useLayoutEffect, useState } from "react";
+import { useStore } from "zustand";
+import { useShallow } from "zustand/react/shallow";
+import { createController } from "./controller.js";
+import { BranchDialog } from "./dialogs/BranchDialog.js";
+import { CloneDialog } from "./dialogs/CloneDialog.js";
+import { ConfirmDialog } from "./dialogs/ConfirmDialog.js";
+import { PullRequestDialog } from "./dialogs/PullRequestDialog.js";
+import { Footer } from "./Footer.js";
+import { Header } from "./Header.js";
+import { HelpOverlay } from "./HelpOverlay.js";
+import { useBell } from "./hooks/useBell.js";
+import { useKeymap } from "./hooks/useKeymap.js";
+import { isTooSmall, screenLayout, type TerminalSize } from "./layout.js";
+import { PaneGrid } from "./PaneGrid.js";
+import { SessionDetail } from "./SessionDetail.js";
+import { SessionList } from "./SessionList.js";
+import { StatusLine } from "./StatusLine.js";
+import type { AppOptions, AppServices, SaveEntries } from "./services.js";
+import { TooSmall } from "./TooSmall.js";
+import { UiContext, type UiContextValue } from "./uiContext.js";
+import { createUiStore, type Dialog, type Overlay } from "./uiStore.js";
+
+/** The signed-in screen: header, list and panes (or an overlay/dialog), status, key hints. */
+
+export interface MainScreenProps {
+  services: AppServices;
+  profile: string;
+  baseUrl: string;
+  options: AppOptions;
+  initialSessions: readonly string[];
+  size: TerminalSize;
+  onExit: () => void;
+  save: SaveEntries;
+}
+
+function Body({
+  dialog,
+  overlay,
+  width,
+  height,
+}: {
+  dialog: Dialog | null;
+  overlay: Overlay | null;
+  width: number;
+  height: number;
+}) {
+  if (dialog) {
+    if (dialog.kind === "form") {
+      const props = { dialog, width, height };
+      if (dialog.form === "clone") return <CloneDialog {...props} />;
+      if (dialog.form === "branch") return <BranchDialog {...props} />;
+      return <PullRequestDialog {...props} />;
+    }
+    return <ConfirmDialog dialog={dialog} width={width} height={height} />;
+  }
+  if (overlay?.kind === "help")
+    return <HelpOverlay width={width} height={height} offset={overlay.offset} />;
+  if (overlay?.kind === "detail") {
+    return (
+      <SessionDetail
+        sessionId={overlay.sessionId}
+        width={width}
+        height={height}
+        offset={overlay.offset}
+      />
+    );
+  }
+  return null;
+}
+
+export function MainScreen(props: MainScreenProps) {
+  const { services, size, options } = props;
+  const [ctx] = useState<UiContextValue>(() => {
+    const ui = createUiStore(size);
+    const controller = createController({
+      services,
+      ui,
+      options,
+      onExit: props.onExit,
+      save: props.save,
+    });
+    return { ui, controller, options };
+  });
+  const { ui, controller } = ctx;
+
+  useLayoutEffect(() => {
+    ui.setState({ size });
+  }, [ui, size]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: opens the initial panes once
+  useEffect(() => {
+    controller.start(props.initialSessions);
+  }, [controller]);
+
+  useBell(services.streams, options.bell);
+  useKeymap(controller.keyContext, controller.handleKey);
+
+  const s = useStore(
+    ui,
+    useShallow((st) => ({
+      panes: st.panes,
+      focus: st.focus,
+      zoomed: st.zoomed,
+      overlay: st.overlay,
+      dialog: st.dialog,
+    })),
+  );
+
+  if (isTooSmall(size)) return <TooSmall size={size} />;
+
+  const zoomedPane = s.zoomed && s.focus > 0 ? s.focus - 1 : null;
+  const layout = screenLayout(size, { paneCount: s.panes.length, zoomedPane });
+  const covered = s.dialog !== null || s.overlay !== null;
+
+  return (
+    <UiContext.Provider value={ctx}>
+      <Box flexDirection="column" width={layout.width} height={layout.height} overflow="hidden">
+        <Header profile={props.profile} baseUrl={props.baseUrl} width={layout.width} />
+        <Box flexDirection="row" width={layout.width} height={layout.bodyRows} overflow="hidden">
+          {covered ? (
+            <Body
+              dialog={s.dialog}
+              overlay={s.overlay}
+              width={layout.width}
+              height={layout.bodyRows}
+            />
+          ) : (
+            <>
+              {layout.listWidth > 0 ? (
+                <SessionList
+                  width={layout.listWidth}
+                  height={layout.bodyRows}
+                  focused={s.focus === 0}
+                />
+              ) : null}
+              {layout.cells.length > 0 ? (
+                <PaneGrid
+                  panes={s.panes}
+                  cells={layout.cells}
+                  focus={s.focus}
+                  width={layout.gridWidth}
+                  height={layout.bodyRows}
+                />
+              ) : null}
+            </>
+          )}
+        </Box>
+        <StatusLine width={layout.width} />
+        <Footer width={layout.width} />
+      </Box>
+    </UiContext.Provider>
+  );
+}

@@ -1,0 +1,89 @@
+import { Box } from "ink";
+import { memo, useMemo } from "react";
+import { useStore } from "zustand";
+import { paneBody } from "./layout.js";
+import { PaneStatus } from "./PaneStatus.js";
+import { PaneTitle } from "./PaneTitle.js";
+import { computeWindow, matchStats, newCount, type TimelineWindow } from "./paneState.js";
+import { useServices } from "./services.js";
+import { Timeline } from "./Timeline.js";
+import { useTheme } from "./theme.js";
+import { useUi } from "./uiContext.js";
+import { paneViewOf } from "./uiStore.js";
+
+/**
+ * One session's live pane. It subscribes to its own session's slice only, and lays out only
+ * the lines on screen, so a busy neighbour never re-renders it and a full scrollback costs
+ * no more than an empty one.
+ */
+
+export interface PaneProps {
+  sessionId: string;
+  /** 1-based pane number (the focus key). */
+  number: number;
+  width: number;
+  height: number;
+  focused: boolean;
+}
+
+const EMPTY: TimelineWindow = { lines: [], top: null, atEnd: true };
+
+export const Pane = memo(function Pane({ sessionId, number, width, height, focused }: PaneProps) {
+  const { streams } = useServices();
+  const { ui } = useUi();
+  const theme = useTheme();
+  const stream = useStore(streams, (s) => s.sessions[sessionId]);
+  const view = useStore(ui, (s) => paneViewOf(s, sessionId));
+  const searchDraft = useStore(ui, (s) =>
+    s.editing?.kind === "search" && s.editing.sessionId === sessionId ? s.editing.draft : null,
+  );
+  const body = paneBody({ width, height });
+  const buf = stream?.timeline;
+  // The stream object is replaced on every batch that touched this session: that is the
+  // signal to lay out again. The buffer itself is mutated in place.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: stream identity marks new entries
+  const win = useMemo(
+    () =>
+      buf
+        ? computeWindow(buf, view, { rows: body.rows, width: body.width, noColor: theme.noColor })
+        : EMPTY,
+    [buf, stream, view, body.rows, body.width, theme.noColor],
+  );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: stream identity marks new entries
+  const stats = useMemo(
+    () => (buf && view.query ? matchStats(buf, view) : null),
+    [buf, stream, view],
+  );
+  const fresh = buf ? newCount(buf, view) : 0;
+  const attention = stream?.attention ?? null;
+  const borderColor = attention ? theme.c.error : focused ? theme.c.focus : theme.c.muted;
+
+  return (
+    <Box
+      width={width}
+      height={height}
+      flexDirection="column"
+      borderStyle={focused ? "double" : attention ? "bold" : "single"}
+      borderColor={borderColor}
+      flexShrink={0}
+      overflow="hidden"
+    >
+      <PaneTitle sessionId={sessionId} number={number} focused={focused} width={body.width} />
+      <Timeline
+        lines={win.lines}
+        rows={body.rows}
+        width={body.width}
+        query={view.query.toLowerCase()}
+        matchSeq={view.matchSeq}
+        empty={stream ? "waiting for events…" : "not streaming"}
+      />
+      <PaneStatus
+        view={view}
+        newCount={fresh}
+        stats={stats}
+        searchDraft={searchDraft}
+        width={body.width}
+      />
+    </Box>
+  );
+});

@@ -1,0 +1,53 @@
+/**
+ * The reference service in a process of its own, driven over IPC by the benchmark, so that
+ * formatting and writing the floods does not take CPU from the client being measured.
+ */
+import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
+import type { ServerRequest, ServerReply } from "./serverProcess.js";
+
+let server: ReferenceServer | null = null;
+
+async function handle(req: ServerRequest): Promise<unknown> {
+  switch (req.cmd) {
+    case "start": {
+      const opts: ServerOptions = { ...(req.args as ServerOptions), rateLimit: false };
+      server = await startServer(opts);
+      return { url: server.url, ownerKey: server.key("owner"), sessionIds: server.sessionIds() };
+    }
+    case "flood": {
+      const { ids, eventsPerSecond, durationMs } = req.args as {
+        ids: string[];
+        eventsPerSecond: number;
+        durationMs: number;
+      };
+      return await need().flood(ids, eventsPerSecond, durationMs);
+    }
+    case "connections":
+      return need().connections();
+    case "close":
+      await server?.close();
+      server = null;
+      return null;
+  }
+}
+
+function need(): ReferenceServer {
+  if (!server) throw new Error("server not started");
+  return server;
+}
+
+process.on("message", (msg: ServerRequest) => {
+  handle(msg).then(
+    (value) => reply({ id: msg.id, ok: true, value }),
+    (e: unknown) => reply({ id: msg.id, ok: false, error: String(e) }),
+  );
+});
+// The parent went away: leave with it instead of serving an orphaned port.
+process.on("disconnect", () => {
+  void server?.close().finally(() => process.exit(0));
+  if (!server) process.exit(0);
+});
+
+function reply(r: ServerReply): void {
+  process.send?.(r);
+}
