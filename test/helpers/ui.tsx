@@ -1,0 +1,269 @@
+/**
+ * The one helper for UI tests.
+ *
+ * Rendering: ink-testing-library's render (debug mode: every frame is written whole), with
+ * its fake stdout given a fixed size. That stdout reports 100 columns and no rows, so the
+ * helper first renders an empty tree, then defines `columns`/`rows` on the stdout object and
+ * renders the real tree: the app mounts at the wanted size. `resize()` changes the size and
+ * emits "resize" as a real terminal does.
+ *
+ * Waiting: `waitForContent` polls the last frame (stripped of ANSI) until it matches, with a
+ * bounded timeout and the last frame in the failure message; no fixed sleeps anywhere.
+ *
+ * Services: `startUiFixture` runs the reference service on 127.0.0.1 (seeded, simulator off)
+ * and builds the real client, stores and stream controller the CLI builds, so views are fed
+ * by the real store filled from the service. `close()` stops every stream and the service.
+ */
+import { render } from "ink-testing-library";
+import type { ReactElement } from "react";
+import { ApiClient } from "../../src/client/apiClient.js";
+import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
+import { createActionsStore } from "../../src/store/actionsStore.js";
+import { createIdentityStore } from "../../src/store/identityStore.js";
+import { createRateLimitStore } from "../../src/store/rateLimitStore.js";
+import { createSessionsStore } from "../../src/store/sessionsStore.js";
+import { StreamsController } from "../../src/store/streamsController.js";
+import { createStreamsStore } from "../../src/store/streamsStore.js";
+import { maskKey } from "../../src/text/format.js";
+import { stripAnsi } from "../../src/text/sanitize.js";
+import type { AppServices } from "../../src/ui/services.js";
+
+export const KEYS = {
+  up: "\u001B[A",
+  down: "\u001B[B",
+  left: "\u001B[D",
+  right: "\u001B[C",
+  enter: "\r",
+  escape: "\u001B",
+  tab: "\t",
+  shiftTab: "\u001B[Z",
+  backspace: "\u007F",
+  pageUp: "\u001B[5~",
+  pageDown: "\u001B[6~",
+  home: "\u001B[H",
+  end: "\u001B[F",
+  ctrlC: "\u0003",
+  ctrlR: "\u0012",
+} as const;
+
+export type KeyName = keyof typeof KEYS;
+
+export interface UiHarness {
+  /** Last frame, ANSI and bells removed. */
+  frame(): string;
+  /** Last frame as written (colours included). */
+  rawFrame(): string;
+  /** Every write so far, raw. */
+  readonly writes: readonly string[];
+  /** Bells written so far. */
+  bells(): number;
+  columns: number;
+  rows: number;
+  resize(columns: number, rows: number): void;
+  write(data: string): void;
+  rerender(tree: ReactElement): void;
+  unmount(): void;
+}
+
+export function renderUi(tree: ReactElement, size: { columns: number; rows: number }): UiHarness {
+  const inst = render(<></>);
+  let columns = size.columns;
+  let rows = size.rows;
+  Object.defineProperty(inst.stdout, "columns", { get: () => columns, configurable: true });
+  Object.defineProperty(inst.stdout, "rows", { get: () => rows, configurable: true });
+  inst.rerender(tree);
+  let unmounted = false;
+  const h: UiHarness = {
+    frame: () => cleanFrame(inst.lastFrame() ?? ""),
+    rawFrame: () => (inst.lastFrame() ?? "").replace(/\u0007/g, ""),
+    writes: inst.frames,
+    bells: () => inst.frames.filter((f) => f.includes("\u0007")).length,
+    get columns() {
+      return columns;
+    },
+    get rows() {
+      return rows;
+    },
+    resize(c, r) {
+      columns = c;
+      rows = r;
+      inst.stdout.emit("resize");
+    },
+    write: (data) => inst.stdin.write(data),
+    rerender: (t) => inst.rerender(t),
+    unmount() {
+      if (unmounted) return;
+      unmounted = true;
+      inst.unmount();
+      inst.cleanup();
+    },
+  };
+  return h;
+}
+
+export function cleanFrame(raw: string): string {
+  return stripAnsi(raw).replace(/\u0007/g, "");
+}
+
+function describe(m: string | RegExp): string {
+  return typeof m === "string" ? JSON.stringify(m) : String(m);
+}
+
+function matches(frame: string, m: string | RegExp | ((f: string) => boolean)): boolean {
+  if (typeof m === "function") return m(frame);
+  return typeof m === "string" ? frame.includes(m) : m.test(frame);
+}
+
+/** Poll the last frame until it contains `m` (or the predicate holds); returns that frame. */
+export async function waitForContent(
+  h: Pick<UiHarness, "frame">,
+  m: string | RegExp | ((frame: string) => boolean),
+  timeoutMs = 5000,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const f = h.frame();
+    if (matches(f, m)) return f;
+    if (Date.now() > deadline) {
+      const what = typeof m === "function" ? "the condition" : describe(m);
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}. Last frame:\n${f}`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Wait until a frame no longer contains `m`. */
+export function waitForAbsence(
+  h: Pick<UiHarness, "frame">,
+  m: string | RegExp,
+  timeoutMs = 5000,
+): Promise<string> {
+  return waitForContent(h, (f) => !matches(f, m), timeoutMs);
+}
+
+/** Let Ink deliver input (a lone Esc is flushed on the next check phase) and React commit. */
+async function settle(): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+}
+
+/** Press a named key (see KEYS) or type literal text. */
+export async function pressKey(h: UiHarness, key: KeyName | (string & {})): Promise<void> {
+  h.write(key in KEYS ? KEYS[key as KeyName] : key);
+  await settle();
+}
+
+/** Type text one character at a time, as a person would. */
+export async function typeText(h: UiHarness, text: string): Promise<void> {
+  for (const ch of Array.from(text)) {
+    h.write(ch);
+    await settle();
+  }
+}
+
+/** Send input and wait until the frame changes; returns the new frame. */
+export async function sendInputAndWaitForChange(
+  h: UiHarness,
+  input: KeyName | (string & {}),
+  timeoutMs = 5000,
+): Promise<string> {
+  const before = h.frame();
+  h.write(input in KEYS ? KEYS[input as KeyName] : input);
+  return waitForContent(h, (f) => f !== before, timeoutMs);
+}
+
+/**
+ * Replace what changes between runs (ports, key tails, ages, rates, durations, clock times)
+ * so snapshots are stable. The key itself never reaches a frame; its mask still varies.
+ */
+export function maskVolatile(frame: string): string {
+  return frame
+    .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:PORT")
+    .replace(/ask_…[A-Za-z0-9_-]{4}/g, "ask_…XXXX")
+    .replace(/♥ (?:—|\d+[smhd](?: \d+[smhd])?)(?: stale)?/g, "♥ AGE")
+    .replace(/(?:<0\.1|\d+(?:\.\d+)?k?) ev\/s/g, "N ev/s")
+    .replace(/\((\d+(?:\.\d)?s|\d+m(?: \d+s)?)\)/g, "(DURATION)")
+    .replace(/\b\d{2}:\d{2}:\d{2}\b/g, "HH:MM:SS")
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, "TIMESTAMP")
+    .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, "⠿")
+    .replace(/… \d+\.\ds$/gm, "… ELAPSED");
+}
+
+export interface UiFixture {
+  server: ReferenceServer;
+  services: AppServices;
+  streamsController: StreamsController;
+  client: ApiClient;
+  /** Session ids, newest first (the list's default order). */
+  ids: string[];
+  close(): Promise<void>;
+}
+
+export interface FixtureOptions {
+  /** Demo key name (owner, member, readonly, demoted, expiring, …). Default "owner". */
+  key?: string;
+  server?: ServerOptions;
+  /** Load identity and the first page before rendering. Default true. */
+  preload?: boolean;
+  pageSize?: number;
+  /** Reconnect backoff of the streams (small so reconnect tests are quick). */
+  backoffBaseMs?: number;
+}
+
+export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixture> {
+  const server = await startServer({
+    seed: 42,
+    paceMs: 0,
+    heartbeatMs: 1000,
+    sessionCount: 4,
+    rateLimit: { limit: 1000, windowMs: 60_000 },
+    ...opts.server,
+  });
+  const apiKey = server.key(opts.key ?? "owner");
+  const client = new ApiClient({
+    baseUrl: server.url,
+    apiKey,
+    maxAttempts: 2,
+    backoffBaseMs: 20,
+  });
+  const streams = createStreamsStore();
+  const sessions = createSessionsStore(client, { pageSize: opts.pageSize ?? 100 });
+  const streamsController = new StreamsController({
+    config: { baseUrl: server.url, apiKey },
+    store: streams,
+    sessions,
+    subscribeOptions: { backoffBaseMs: opts.backoffBaseMs ?? 50, maxDelayMs: 2000 },
+  });
+  const identity = createIdentityStore();
+  const rateLimit = createRateLimitStore(client.rateLimit);
+  const services: AppServices = {
+    api: client,
+    identity,
+    sessions,
+    streams,
+    streamControl: streamsController,
+    actions: createActionsStore(),
+    rateLimit,
+    maskedKey: maskKey(apiKey),
+  };
+  if (opts.preload !== false) {
+    await identity.getState().load(client);
+    await sessions.getState().load();
+  }
+  let closed = false;
+  return {
+    server,
+    services,
+    streamsController,
+    client,
+    ids: server.sessions().map((s) => s.session_id),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await streamsController.closeAll();
+      streams.getState().dispose();
+      rateLimit.dispose();
+      await server.close();
+    },
+  };
+}
