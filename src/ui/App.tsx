@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { savePaneNdjson } from "./exportPane.js";
 import { NowContext } from "./hooks/useNow.js";
 import { useTerminalSize } from "./hooks/useTerminalSize.js";
@@ -54,6 +54,11 @@ export function App(props: AppProps) {
   const [loggedIn, setLoggedIn] = useState<AppServices | null>(null);
   const services = props.services ?? loggedIn;
   const now = props.now ?? Date.now;
+  // New services (another key) mean a fresh screen: its controller holds the old ones.
+  const generation = useRef<{ services: AppServices | null; n: number }>({ services, n: 0 });
+  if (generation.current.services !== services) {
+    generation.current = { services, n: generation.current.n + 1 };
+  }
   const { onLogin, onExit } = props;
 
   const login = useCallback(
@@ -69,6 +74,7 @@ export function App(props: AppProps) {
     screen = (
       <ServicesContext.Provider value={services}>
         <MainScreen
+          key={generation.current.n}
           services={services}
           profile={props.profile}
           baseUrl={props.baseUrl}

@@ -2,7 +2,14 @@ import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { missingScope } from "./gitActions.js";
-import { type Command, footerCommands, type KeyContext, keyLabel } from "./keymap.js";
+import {
+  type Command,
+  commandById,
+  footerCommands,
+  KEYMAP,
+  type KeyContext,
+  keyLabel,
+} from "./keymap.js";
 import { useServices } from "./services.js";
 import { useTheme } from "./theme.js";
 import { useUi } from "./uiContext.js";
@@ -23,14 +30,14 @@ function commandsFor(mode: FooterMode): Command[] {
   const dialog = footerCommands("dialog");
   switch (mode) {
     case "confirm":
-      return dialog.filter((c) => c.id === "confirmYes" || c.id === "cancel");
+      return ["confirmYes", "confirmNo", "cancel"].map((id) => commandById(id as Command["id"]));
     case "form":
     case "edit":
       return dialog.filter(
         (c) => c.id !== "confirmYes" && (mode === "form" || c.id !== "nextField"),
       );
     case "overlay":
-      return footerCommands("global").filter((c) => c.id === "help" || c.id === "quit");
+      return KEYMAP.filter((c) => c.id === "help" || c.id === "cancel");
     default:
       return footerCommands(mode);
   }
@@ -54,14 +61,6 @@ export const Footer = memo(function Footer({ width }: { width: number }) {
   return (
     <Box width={width} height={1}>
       <Text wrap="truncate-end">
-        {mode === "confirm" ? (
-          <Text>
-            <Text bold color={theme.c.accent}>
-              n
-            </Text>
-            <Text> no </Text>
-          </Text>
-        ) : null}
         {cmds.map((c) => {
           const missing = missingScope(c.scope, { keyInfo });
           if (missing) lacking.add(missing);

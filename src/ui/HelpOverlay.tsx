@@ -2,7 +2,7 @@ import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { missingScope } from "./gitActions.js";
-import { helpGeometry, helpKeyColumn, helpLines } from "./helpContent.js";
+import { flowIntoColumns, helpGeometry, helpLines, keysWidth } from "./helpContent.js";
 import { useServices } from "./services.js";
 import { useTheme } from "./theme.js";
 
@@ -18,7 +18,10 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
   const { identity } = useServices();
   const theme = useTheme();
   const keyInfo = useStore(identity, (s) => s.keyInfo);
-  const lines = helpLines((scope) => missingScope(scope, { keyInfo }) !== null);
+  const raw = helpLines((scope) => missingScope(scope, { keyInfo }) !== null);
+  const keyCol = keysWidth(raw);
+  const rough = helpGeometry(width, height, raw.length);
+  const lines = flowIntoColumns(raw, rough.rowsPerColumn);
   const g = helpGeometry(width, height, lines.length);
   const from = Math.min(offset, g.maxOffset);
   const visible = lines.slice(from, from + g.columns * g.rowsPerColumn);
@@ -60,7 +63,7 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
                 ) : (
                   <Text wrap="truncate-end">
                     <Text bold color={l.missing ? theme.c.muted : undefined}>
-                      {helpKeyColumn(l)}
+                      {l.keys.padEnd(keyCol)}
                     </Text>
                     <Text color={l.missing ? theme.c.muted : undefined}>{l.text}</Text>
                     {l.missing ? (

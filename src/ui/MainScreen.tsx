@@ -111,7 +111,11 @@ export function MainScreen(props: MainScreenProps) {
   if (isTooSmall(size)) return <TooSmall size={size} />;
 
   const zoomedPane = s.zoomed && s.focus > 0 ? s.focus - 1 : null;
-  const layout = screenLayout(size, { paneCount: s.panes.length, zoomedPane });
+  const layout = screenLayout(size, {
+    paneCount: s.panes.length,
+    zoomedPane,
+    focusedPane: s.focus > 0 ? s.focus - 1 : null,
+  });
   const covered = s.dialog !== null || s.overlay !== null;
 
   return (
@@ -140,6 +144,7 @@ export function MainScreen(props: MainScreenProps) {
                   panes={s.panes}
                   cells={layout.cells}
                   focus={s.focus}
+                  hiddenPanes={layout.crowded ? s.panes.length - 1 : 0}
                   width={layout.gridWidth}
                   height={layout.bodyRows}
                 />

@@ -1,6 +1,7 @@
 import { Box } from "ink";
 import { memo, useMemo } from "react";
 import { useStore } from "zustand";
+import type { BorderKind } from "./BorderTitle.js";
 import { paneBody } from "./layout.js";
 import { PaneStatus } from "./PaneStatus.js";
 import { PaneTitle } from "./PaneTitle.js";
@@ -24,11 +25,20 @@ export interface PaneProps {
   width: number;
   height: number;
   focused: boolean;
+  /** Shown in the title, e.g. how many panes are hidden for lack of room. */
+  note?: string | null;
 }
 
 const EMPTY: TimelineWindow = { lines: [], top: null, atEnd: true };
 
-export const Pane = memo(function Pane({ sessionId, number, width, height, focused }: PaneProps) {
+export const Pane = memo(function Pane({
+  sessionId,
+  number,
+  width,
+  height,
+  focused,
+  note = null,
+}: PaneProps) {
   const { streams } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
@@ -58,32 +68,47 @@ export const Pane = memo(function Pane({ sessionId, number, width, height, focus
   const attention = stream?.attention ?? null;
   const borderColor = attention ? theme.c.error : focused ? theme.c.focus : theme.c.muted;
 
+  const border: BorderKind = focused ? "double" : attention ? "bold" : "single";
+
   return (
-    <Box
-      width={width}
-      height={height}
-      flexDirection="column"
-      borderStyle={focused ? "double" : attention ? "bold" : "single"}
-      borderColor={borderColor}
-      flexShrink={0}
-      overflow="hidden"
-    >
-      <PaneTitle sessionId={sessionId} number={number} focused={focused} width={body.width} />
-      <Timeline
-        lines={win.lines}
-        rows={body.rows}
-        width={body.width}
-        query={view.query.toLowerCase()}
-        matchSeq={view.matchSeq}
-        empty={stream ? "waiting for events…" : "not streaming"}
+    <Box width={width} height={height} flexDirection="column" flexShrink={0} overflow="hidden">
+      <PaneTitle
+        sessionId={sessionId}
+        number={number}
+        focused={focused}
+        width={width}
+        border={border}
+        borderColor={borderColor}
+        note={note}
       />
-      <PaneStatus
-        view={view}
-        newCount={fresh}
-        stats={stats}
-        searchDraft={searchDraft}
-        width={body.width}
-      />
+      {/* Keyed by border: Ink re-applies a changed borderStyle without the borderTop={false}
+          beside it, which would reserve an empty row. */}
+      <Box
+        key={border}
+        width={width}
+        height={height - 1}
+        flexDirection="column"
+        borderStyle={border}
+        borderTop={false}
+        borderColor={borderColor}
+        overflow="hidden"
+      >
+        <Timeline
+          lines={win.lines}
+          rows={body.rows}
+          width={body.width}
+          query={view.query.toLowerCase()}
+          matchSeq={view.matchSeq}
+          empty={stream ? "waiting for events…" : "not streaming"}
+        />
+        <PaneStatus
+          view={view}
+          newCount={fresh}
+          stats={stats}
+          searchDraft={searchDraft}
+          width={body.width}
+        />
+      </Box>
     </Box>
   );
 });

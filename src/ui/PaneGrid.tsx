@@ -10,6 +10,8 @@ export interface PaneGridProps {
   cells: readonly PaneCell[];
   /** 1-based focused pane; 0 when the list has focus. */
   focus: number;
+  /** Panes not shown for lack of room (the terminal is too small for the grid). */
+  hiddenPanes: number;
   width: number;
   height: number;
 }
@@ -18,6 +20,7 @@ export const PaneGrid = memo(function PaneGrid({
   panes,
   cells,
   focus,
+  hiddenPanes,
   width,
   height,
 }: PaneGridProps) {
@@ -42,6 +45,7 @@ export const PaneGrid = memo(function PaneGrid({
                 width={c.width}
                 height={c.height}
                 focused={focus === c.index + 1}
+                note={hiddenPanes > 0 ? `+${hiddenPanes} more (Tab)` : null}
               />
             );
           })}

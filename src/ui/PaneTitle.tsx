@@ -1,9 +1,9 @@
-import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import type { SessionStream } from "../store/streamsStore.js";
 import { formatCountdown, formatDuration, formatRate } from "../text/format.js";
+import { type BorderKind, BorderTitle, type Segment } from "./BorderTitle.js";
 import { useNow } from "./hooks/useNow.js";
 import { useServices } from "./services.js";
 import { type ColorName, stateBadge, useTheme } from "./theme.js";
@@ -47,6 +47,9 @@ export interface PaneTitleProps {
   number: number;
   focused: boolean;
   width: number;
+  border: BorderKind;
+  borderColor: string | undefined;
+  note?: string | null;
 }
 
 export const PaneTitle = memo(function PaneTitle({
@@ -54,6 +57,9 @@ export const PaneTitle = memo(function PaneTitle({
   number,
   focused,
   width,
+  border,
+  borderColor,
+  note = null,
 }: PaneTitleProps) {
   const { streams, sessions } = useServices();
   const theme = useTheme();
@@ -77,40 +83,37 @@ export const PaneTitle = memo(function PaneTitle({
     return typeof v === "string" ? v : null;
   });
   const badge = stateBadge(s.sessionState ?? recordState);
-  const conn = s.status
+  const conn: { text: string; color: ColorName } = s.status
     ? connectionLabel(s.status, now)
-    : { text: "○ closed", color: "muted" as const };
+    : { text: "○ closed", color: "muted" };
   const live = s.status?.state === "live";
   const age = s.lastHeartbeatAt !== null ? Math.max(0, now - s.lastHeartbeatAt) : null;
   const stale = live && age !== null && s.watchdogMs !== null && age >= s.watchdogMs * STALE_SHARE;
-  const rate = s.meter ? formatRate(s.meter.rate(now)) : formatRate(0);
 
-  return (
-    <Box height={1} width={width}>
-      <Text wrap="truncate-end">
-        {s.attention ? (
-          <Text color={theme.c.error} bold inverse>
-            {`⚠ ${s.attention.reason}`}
-          </Text>
-        ) : null}
-        {s.attention ? " " : ""}
-        <Text bold color={focused ? theme.c.focus : undefined} inverse={focused && theme.noColor}>
-          {`${number} ${sessionId}`}
-        </Text>
-        <Text color={theme.c[badge.color]}>{` ${badge.glyph} ${badge.text}`}</Text>
-        <Text color={theme.c.muted}> · </Text>
-        <Text color={theme.c[conn.color]}>{conn.text}</Text>
-        {s.status?.state === "stopped" ? null : (
-          <>
-            <Text color={theme.c.muted}> · </Text>
-            <Text color={stale ? theme.c.warn : undefined} bold={stale}>
-              {age === null ? "♥ —" : `♥ ${formatDuration(age)}${stale ? " stale" : ""}`}
-            </Text>
-            <Text color={theme.c.muted}> · </Text>
-            <Text>{rate}</Text>
-          </>
-        )}
-      </Text>
-    </Box>
-  );
+  const segments: Segment[] = [];
+  if (s.attention) {
+    segments.push({ text: "⚠", color: "error", bold: true, inverse: true });
+    segments.push({ text: " " });
+  }
+  segments.push({
+    text: `${number} ${sessionId}`,
+    bold: true,
+    color: focused ? "focus" : undefined,
+    inverse: focused && theme.noColor,
+  });
+  if (note) segments.push({ text: ` [${note}]`, color: "warn" });
+  segments.push({ text: ` ${badge.glyph} ${badge.text}`, color: badge.color });
+  segments.push({ text: " · ", color: "muted" });
+  segments.push({ text: conn.text, color: conn.color });
+  if (s.status?.state !== "stopped") {
+    segments.push({ text: " · ", color: "muted" });
+    segments.push({
+      text: age === null ? "♥ —" : `♥ ${formatDuration(age)}${stale ? " stale" : ""}`,
+      color: stale ? "warn" : undefined,
+      bold: stale,
+    });
+    segments.push({ text: " · ", color: "muted" });
+    segments.push({ text: s.meter ? formatRate(s.meter.rate(now)) : formatRate(0) });
+  }
+  return <BorderTitle segments={segments} width={width} kind={border} color={borderColor} />;
 });

@@ -1,9 +1,11 @@
 import { Text, useInput } from "ink";
+import { commandFor } from "./keymap.js";
 import { useTheme } from "./theme.js";
 
 /**
  * A one-line text field. Controlled, with functional updates: two keys arriving before a
- * re-render must not lose one. Enter, Esc, Tab and arrows are left to the keymap.
+ * re-render must not lose one. Its editing keys come from the keymap (dialog context);
+ * Enter, Esc, Tab and the rest are left to the keymap's other commands.
  */
 export interface TextInputProps {
   value: string;
@@ -28,29 +30,34 @@ export function TextInput({ value, onChange, focus, mask, placeholder, width }: 
   const theme = useTheme();
   useInput(
     (input, key) => {
+      switch (commandFor("dialog", input, key)?.id) {
+        case "deleteChar":
+          onChange(dropLast);
+          return;
+        case "deleteWord":
+          onChange((prev) => prev.replace(/\S+\s*$/, ""));
+          return;
+        case "clearField":
+          onChange(() => "");
+          return;
+      }
+      // Named keys (Enter, Esc, Tab, arrows…) belong to the keymap's other commands.
       if (
+        key.ctrl ||
+        key.meta ||
         key.return ||
-        key.escape ||
         key.tab ||
         key.upArrow ||
         key.downArrow ||
         key.leftArrow ||
         key.rightArrow ||
         key.pageUp ||
-        key.pageDown
+        key.pageDown ||
+        key.home ||
+        key.end
       ) {
         return;
       }
-      if (key.backspace || key.delete) {
-        onChange(dropLast);
-        return;
-      }
-      if (key.ctrl) {
-        if (input === "u") onChange(() => "");
-        else if (input === "w") onChange((prev) => prev.replace(/\S+\s*$/, ""));
-        return;
-      }
-      if (key.meta) return;
       // Pasted text arrives in one piece; a newline or control character in it is dropped.
       const clean = input.replace(CONTROL, "");
       if (clean) onChange((prev) => prev + clean);

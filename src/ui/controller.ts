@@ -3,7 +3,7 @@ import { knownStates, type SessionSortKey, selectVisibleSessions } from "../stor
 import { nextAttention } from "../store/streamsStore.js";
 import { sanitize } from "../text/sanitize.js";
 import { disabledReason, FORM_FIELDS, openForm, runGitAction, submitForm } from "./gitActions.js";
-import { helpGeometry, helpLines } from "./helpContent.js";
+import { flowIntoColumns, helpGeometry, helpLines } from "./helpContent.js";
 import type { Command, KeyContext } from "./keymap.js";
 import { isTooSmall, listRows, paneBody, screenLayout } from "./layout.js";
 import {
@@ -96,7 +96,11 @@ export function createController(deps: ControllerDeps): Controller {
   function viewportFor(sessionId: string): Viewport {
     const s = get();
     const idx = s.panes.indexOf(sessionId);
-    const lay = screenLayout(s.size, { paneCount: s.panes.length, zoomedPane: zoomedPane(s) });
+    const lay = screenLayout(s.size, {
+      paneCount: s.panes.length,
+      zoomedPane: zoomedPane(s),
+      focusedPane: s.focus > 0 ? s.focus - 1 : null,
+    });
     const cell = lay.cells.find((c) => c.index === idx) ?? lay.cells[0];
     const body = cell ? paneBody(cell) : { rows: 10, width: 40 };
     return { rows: body.rows, width: body.width, noColor: options.noColor };
@@ -236,7 +240,7 @@ export function createController(deps: ControllerDeps): Controller {
         return;
       case "search":
         set({
-          editing: { kind: "search", sessionId, draft: paneViewOf(get(), sessionId).query },
+          editing: { kind: "search", sessionId, draft: "" },
         });
         return;
       case "save":
@@ -427,15 +431,18 @@ export function createController(deps: ControllerDeps): Controller {
     let max: number;
     let page: number;
     if (o.kind === "help") {
-      const lines = helpLines(() => false);
+      const raw = helpLines(() => false);
+      const rough = helpGeometry(lay.width, lay.bodyRows, raw.length);
+      const lines = flowIntoColumns(raw, rough.rowsPerColumn);
       const g = helpGeometry(lay.width, lay.bodyRows, lines.length);
       max = g.maxOffset;
       page = g.rowsPerColumn;
     } else {
       const record = sessionRecord(o.sessionId);
       const count = record ? Object.keys(record).length : 0;
+      // The detail box: border (2) and its title line.
       page = Math.max(1, lay.bodyRows - 3);
-      max = Math.max(0, count + 4 - page);
+      max = Math.max(0, count - page);
     }
     const delta: Partial<Record<Command["id"], number>> = {
       up: -1,

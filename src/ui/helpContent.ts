@@ -10,8 +10,6 @@ export interface HelpLine {
   missing: string | null;
 }
 
-const KEYS_WIDTH = 14;
-
 export function helpLines(lacks: (scope: string) => boolean): HelpLine[] {
   const out: HelpLine[] = [];
   const contexts: KeyContext[] = ["global", "list", "pane", "dialog"];
@@ -27,8 +25,25 @@ export function helpLines(lacks: (scope: string) => boolean): HelpLine[] {
   return out;
 }
 
-export function helpKeyColumn(line: HelpLine): string {
-  return line.keys.padEnd(KEYS_WIDTH);
+/** Width of the keys column: the longest key label and a gap. */
+export function keysWidth(lines: readonly HelpLine[]): number {
+  return Math.max(...lines.map((l) => (l.kind === "key" ? l.keys.length : 0))) + 2;
+}
+
+/**
+ * Lines laid into columns of `rows`: a heading never ends a column (it moves to the next
+ * one with its keys) and no column starts with a blank line.
+ */
+export function flowIntoColumns(lines: readonly HelpLine[], rows: number): HelpLine[] {
+  const blank: HelpLine = { kind: "blank", keys: "", text: "", missing: null };
+  const out: HelpLine[] = [];
+  for (const l of lines) {
+    const row = out.length % rows;
+    if (l.kind === "blank" && row === 0) continue;
+    if (l.kind === "heading" && rows > 2 && row === rows - 1) out.push(blank);
+    out.push(l);
+  }
+  return out;
 }
 
 export interface HelpGeometry {
@@ -39,13 +54,17 @@ export interface HelpGeometry {
   maxOffset: number;
 }
 
-/** Columns of at least 46 cells side by side; what does not fit scrolls. */
+/**
+ * As few columns as hold every line, none narrower than 60 cells (descriptions stay
+ * readable); what still does not fit scrolls.
+ */
 export function helpGeometry(width: number, height: number, lineCount: number): HelpGeometry {
   const inner = Math.max(10, width - 4);
-  const columns = Math.max(1, Math.min(3, Math.floor(inner / 46)));
-  const columnWidth = Math.floor(inner / columns);
   // Border (2) and the title line.
   const rowsPerColumn = Math.max(1, height - 3);
+  const widest = Math.max(1, Math.min(3, Math.floor(inner / 60)));
+  const columns = Math.max(1, Math.min(widest, Math.ceil(lineCount / rowsPerColumn)));
+  const columnWidth = Math.floor(inner / columns);
   const capacity = columns * rowsPerColumn;
   return { columns, columnWidth, rowsPerColumn, maxOffset: Math.max(0, lineCount - capacity) };
 }

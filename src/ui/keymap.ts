@@ -73,7 +73,10 @@ export type CommandId =
   | "cancel"
   | "nextField"
   | "confirmYes"
-  | "confirmNo";
+  | "confirmNo"
+  | "deleteChar"
+  | "deleteWord"
+  | "clearField";
 
 export interface Command {
   id: CommandId;
@@ -326,7 +329,7 @@ export const KEYMAP: readonly Command[] = [
     context: "pane",
     keys: [k("/")],
     label: "search",
-    description: "search the pane",
+    description: "search the pane (lands on the newest match)",
     footer: true,
   },
   {
@@ -334,14 +337,14 @@ export const KEYMAP: readonly Command[] = [
     context: "pane",
     keys: [k("n")],
     label: "next",
-    description: "next search match",
+    description: "next search match (older, further up)",
   },
   {
     id: "searchPrev",
     context: "pane",
     keys: [k("N")],
     label: "prev",
-    description: "previous search match",
+    description: "previous search match (newer, further down)",
   },
   {
     id: "toggleKindPrompt",
@@ -412,6 +415,27 @@ export const KEYMAP: readonly Command[] = [
     footer: true,
   },
   { id: "confirmNo", context: "dialog", keys: [k("n")], label: "no", description: "decline" },
+  {
+    id: "deleteChar",
+    context: "dialog",
+    keys: [named("backspace"), named("delete")],
+    label: "delete",
+    description: "delete the character before the cursor (text fields)",
+  },
+  {
+    id: "deleteWord",
+    context: "dialog",
+    keys: [ctrl("w")],
+    label: "delete word",
+    description: "delete the word before the cursor (text fields)",
+  },
+  {
+    id: "clearField",
+    context: "dialog",
+    keys: [ctrl("u")],
+    label: "clear",
+    description: "clear the text field",
+  },
 ];
 
 const NAMED_FLAGS: Record<NamedKey, keyof Key> = {
@@ -481,7 +505,8 @@ export function keyLabel(spec: KeySpec): string {
     backspace: "Backspace",
     delete: "Del",
   };
-  const base = spec.name ? names[spec.name] : (spec.char ?? "");
+  const char = spec.char ?? "";
+  const base = spec.name ? names[spec.name] : spec.ctrl ? char.toUpperCase() : char;
   const mods = `${spec.ctrl ? "Ctrl-" : ""}${spec.shift ? "Shift-" : ""}`;
   return `${mods}${base}`;
 }

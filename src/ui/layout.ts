@@ -15,8 +15,8 @@ export const MIN_ROWS = 15;
 export const HEADER_ROWS = 5;
 /** Status line and key hints. */
 export const FOOTER_ROWS = 2;
-/** A pane's border (2) plus its title and status lines. */
-export const PANE_CHROME_ROWS = 4;
+/** A pane's top border (which carries its title), bottom border and status line. */
+export const PANE_CHROME_ROWS = 3;
 /** A pane's left and right border. */
 export const PANE_CHROME_COLUMNS = 2;
 /** The list's border, title line, filter/sort line and status line. */
@@ -25,6 +25,9 @@ export const LIST_CHROME_ROWS = 5;
 /** Preferred smallest pane; smaller ones still render, just cramped. */
 const MIN_PANE_WIDTH = 34;
 const MIN_PANE_HEIGHT = 7;
+/** Below this a grid cell is useless: only the focused pane is shown instead. */
+const MIN_CELL_ROWS = PANE_CHROME_ROWS + 2;
+const MIN_CELL_COLUMNS = 24;
 
 export function isTooSmall(size: TerminalSize): boolean {
   return size.columns < MIN_COLUMNS || size.rows < MIN_ROWS;
@@ -74,7 +77,7 @@ export function gridShape(n: number, width: number, height: number): GridShape {
     const aspect = w / Math.max(1, h);
     score -= Math.abs(Math.log(aspect / 2.5)) * 10;
     // Empty cells in the last row waste space.
-    score -= (rows * cols - n) * 2;
+    score -= (rows * cols - n) * 5;
     if (score > bestScore) {
       bestScore = score;
       best = { rows, cols };
@@ -118,12 +121,16 @@ export interface ScreenLayout {
   gridWidth: number;
   /** One per pane shown: all of them, or the zoomed one alone (index = its position). */
   cells: PaneCell[];
+  /** Too many panes for the space: only the focused one is shown. */
+  crowded: boolean;
 }
 
 export interface LayoutInput {
   paneCount: number;
   /** Index of the zoomed pane, or null. */
   zoomedPane: number | null;
+  /** Index of the focused pane (null: the list), shown alone when the grid would be crowded. */
+  focusedPane?: number | null;
 }
 
 /** Width of the list beside the panes: a third at most, enough for id, badge and some title. */
@@ -145,18 +152,19 @@ export function screenLayout(size: TerminalSize, input: LayoutInput): ScreenLayo
       listWidth: 0,
       gridWidth: width,
       cells: [{ index: input.zoomedPane, row: 0, col: 0, width, height: bodyRows }],
+      crowded: false,
     };
   }
   const listWidth = listWidthFor(width, input.paneCount);
   const gridWidth = width - listWidth;
-  return {
-    width,
-    height,
-    bodyRows,
-    listWidth,
-    gridWidth,
-    cells: input.paneCount > 0 ? paneCells(input.paneCount, gridWidth, bodyRows) : [],
-  };
+  let cells = input.paneCount > 0 ? paneCells(input.paneCount, gridWidth, bodyRows) : [];
+  const crowded =
+    cells.length > 1 && cells.some((c) => c.height < MIN_CELL_ROWS || c.width < MIN_CELL_COLUMNS);
+  if (crowded) {
+    const shown = Math.min(input.focusedPane ?? 0, input.paneCount - 1);
+    cells = [{ index: shown, row: 0, col: 0, width: gridWidth, height: bodyRows }];
+  }
+  return { width, height, bodyRows, listWidth, gridWidth, cells, crowded };
 }
 
 /** The timeline area inside a pane cell. */

@@ -139,14 +139,56 @@ export function wrapLine(line: string, width: number): string[] {
   return out;
 }
 
-/** Text as display lines: split at newlines, tabs expanded, wrapped when asked. */
-export function layoutText(text: string, width: number, wrap: boolean): string[] {
+/**
+ * Prose wrapping for text without escapes: break after the last space that fits, hard-break
+ * a word longer than the line. Trailing spaces at a break are dropped.
+ */
+export function wrapWords(line: string, width: number): string[] {
+  const w = Math.max(1, width);
+  if (displayWidth(line) <= w) return [line];
+  const out: string[] = [];
+  let rest = line;
+  while (rest !== "") {
+    if (displayWidth(rest) <= w) {
+      out.push(rest);
+      break;
+    }
+    // Longest prefix that fits, in code points.
+    let cut = 0;
+    let col = 0;
+    for (const ch of rest) {
+      const cw = charWidth(ch.codePointAt(0) ?? 0);
+      if (col + cw > w) break;
+      col += cw;
+      cut += ch.length;
+    }
+    if (cut === 0) cut = (rest.codePointAt(0) ?? 0) > 0xffff ? 2 : 1;
+    const space = rest.lastIndexOf(" ", cut);
+    const at = space > 0 && space >= cut / 3 ? space : cut;
+    out.push(rest.slice(0, at).trimEnd());
+    rest = rest.slice(at).replace(/^ +/, "");
+  }
+  return out;
+}
+
+/**
+ * Text as display lines: split at newlines, tabs expanded, wrapped when asked: "hard" like a
+ * terminal (process output), "words" at word boundaries (prose).
+ */
+export function layoutText(
+  text: string,
+  width: number,
+  wrap: boolean,
+  mode: "hard" | "words" = "hard",
+): string[] {
   const lines = text.split("\n");
   const out: string[] = [];
   for (const raw of lines) {
     const line = expandTabs(raw);
-    if (wrap) for (const piece of wrapLine(line, width)) out.push(piece);
-    else out.push(line);
+    if (!wrap) out.push(line);
+    else if (mode === "hard" || line.includes("\x1b")) {
+      for (const piece of wrapLine(line, width)) out.push(piece);
+    } else for (const piece of wrapWords(line, width)) out.push(piece);
   }
   return out;
 }

@@ -108,7 +108,7 @@ export function entryLines(e: TimelineEntry, o: LineOptions): DisplayLine[] {
   const sgr = e.kind === "output" && !o.noColor && e.text.includes("\x1b");
   let text = entryText(e);
   if (e.kind === "output" && !sgr) text = stripSgr(text);
-  const pieces = layoutText(text, bodyWidth, o.wrap);
+  const pieces = layoutText(text, bodyWidth, o.wrap, e.kind === "output" ? "hard" : "words");
   const time = o.timestamps ? `${formatTime(e.ts ?? e.at)} ` : "";
   const first = `${time}${tagOf(e).padEnd(TAG_WIDTH)} `;
   const blank = " ".repeat(pw);

@@ -14,6 +14,7 @@
  * and builds the real client, stores and stream controller the CLI builds, so views are fed
  * by the real store filled from the service. `close()` stops every stream and the service.
  */
+import { Text } from "ink";
 import { render } from "ink-testing-library";
 import type { ReactElement } from "react";
 import { ApiClient } from "../../src/client/apiClient.js";
@@ -26,6 +27,7 @@ import { StreamsController } from "../../src/store/streamsController.js";
 import { createStreamsStore } from "../../src/store/streamsStore.js";
 import { maskKey } from "../../src/text/format.js";
 import { stripAnsi } from "../../src/text/sanitize.js";
+import { App, type AppProps } from "../../src/ui/App.js";
 import type { AppServices } from "../../src/ui/services.js";
 
 export const KEYS = {
@@ -66,7 +68,7 @@ export interface UiHarness {
 }
 
 export function renderUi(tree: ReactElement, size: { columns: number; rows: number }): UiHarness {
-  const inst = render(<></>);
+  const inst = render(<Text>{""}</Text>);
   let columns = size.columns;
   let rows = size.rows;
   Object.defineProperty(inst.stdout, "columns", { get: () => columns, configurable: true });
@@ -185,6 +187,7 @@ export function maskVolatile(frame: string): string {
     .replace(/\((\d+(?:\.\d)?s|\d+m(?: \d+s)?)\)/g, "(DURATION)")
     .replace(/\b\d{2}:\d{2}:\d{2}\b/g, "HH:MM:SS")
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, "TIMESTAMP")
+    .replace(/reconnecting in \d+[smhd](?: \d+[smhd])?/g, "reconnecting in N")
     .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, "⠿")
     .replace(/… \d+\.\ds$/gm, "… ELAPSED");
 }
@@ -266,4 +269,52 @@ export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixtu
       await server.close();
     },
   };
+}
+
+/** A fixed clock before any real event: ages read 0s and rates 0 ev/s in snapshots. */
+export const FIXED_NOW = Date.UTC(2020, 0, 1, 12, 0, 0);
+export const fixedNow = (): number => FIXED_NOW;
+
+/** Deterministic content for a session: every kind of timeline entry once. */
+export function emitSample(server: ReferenceServer, id: string, tag: string): void {
+  server.emit(id, "prompt_progress", { type: "text", content: `Reading the failing ${tag} ` });
+  server.emit(id, "prompt_progress", { type: "text", content: "test and fixing it\n" });
+  server.emit(id, "process_output", {
+    stream: "stdout",
+    text: "\u001b[32m✓ 212 passed\u001b[0m\n",
+  });
+  server.emit(id, "process_output", { stream: "stderr", text: "warning: slow test\n" });
+  server.emit(id, "file_changed", { path: `src/${tag}.ts`, action: "modified" });
+}
+
+/** Lines of a frame (it must never be taller than the terminal minus one row). */
+export function frameHeight(frame: string): number {
+  return frame.split("\n").length;
+}
+
+export interface AppHarness extends UiHarness {
+  /** How many times the app asked to exit (q confirmed, Ctrl-C). */
+  exits(): number;
+}
+
+/** The App on the fixture's services, at a fixed terminal size. */
+export function mountApp(
+  fx: UiFixture,
+  size: { columns: number; rows: number },
+  props: Partial<AppProps> = {},
+): AppHarness {
+  let exits = 0;
+  const ui = renderUi(
+    <App
+      services={fx.services}
+      profile="work"
+      baseUrl={fx.server.url}
+      onExit={() => {
+        exits++;
+      }}
+      {...props}
+    />,
+    size,
+  );
+  return Object.assign(ui, { exits: () => exits });
 }

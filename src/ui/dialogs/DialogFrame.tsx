@@ -19,7 +19,13 @@ export function DialogFrame({
   const theme = useTheme();
   const boxWidth = Math.min(width, Math.max(40, Math.min(78, width - 4)));
   return (
-    <Box width={width} height={height} justifyContent="center" overflow="hidden">
+    <Box
+      width={width}
+      height={height}
+      justifyContent="center"
+      alignItems="flex-start"
+      overflow="hidden"
+    >
       <Box
         width={boxWidth}
         flexDirection="column"
@@ -27,7 +33,7 @@ export function DialogFrame({
         borderColor={theme.c[tone]}
         paddingX={1}
         overflow="hidden"
-        height={height}
+        flexShrink={1}
       >
         <Box height={1}>
           <Text bold color={theme.c[tone]} wrap="truncate-end">

@@ -1,0 +1,165 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { GitApi } from "../../src/ui/services.js";
+import {
+  type AppHarness,
+  mountApp,
+  pressKey,
+  startUiFixture,
+  typeText,
+  type UiFixture,
+  waitForContent,
+} from "../helpers/ui.js";
+
+/** Git actions from the keyboard, against the reference service's real git workspaces. */
+
+let fx: UiFixture | null = null;
+let h: AppHarness | null = null;
+
+afterEach(async () => {
+  h?.unmount();
+  h = null;
+  await fx?.close();
+  fx = null;
+});
+
+async function cloneFromDialog(ui: AppHarness, id: string): Promise<void> {
+  await pressKey(ui, "c");
+  await waitForContent(ui, `Clone a repository into ${id}`);
+  await typeText(ui, "demo/app");
+  await pressKey(ui, "enter");
+  await waitForContent(
+    ui,
+    new RegExp(`✓ clone ${id}: cloned \\(branch main\\) at [0-9a-f]+`),
+    15_000,
+  );
+}
+
+describe("git actions", () => {
+  it("clone, then push: cancelling sends nothing, confirming pushes and shows the result", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
+    await waitForContent(h, "● live ·");
+    await cloneFromDialog(h, id);
+    // git's own output arrives on the session's stream too.
+    await waitForContent(h, "git clone");
+
+    await pressKey(h, "p");
+    let frame = await waitForContent(h, "Push — confirm");
+    expect(frame).toMatch(/session\s+ses_\w+/);
+    expect(frame).toMatch(/branch\s+main/);
+    expect(frame).toContain("This changes the remote repository.");
+    await pressKey(h, "n");
+    await waitForContent(h, "push cancelled: nothing was sent");
+    expect(fx.services.actions.getState().history.map((o) => o.kind)).toEqual(["clone"]);
+
+    await pressKey(h, "p");
+    await waitForContent(h, "Push — confirm");
+    await pressKey(h, "y");
+    frame = await waitForContent(h, new RegExp(`✓ push ${id}: pushed main at [0-9a-f]+`), 15_000);
+    const last = fx.services.actions.getState().last;
+    expect(last?.result?.operation).toBe("push");
+    await waitForContent(h, "git push");
+  });
+
+  it("create a branch, push it, open a pull request: each confirmed first", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, id);
+    await cloneFromDialog(h, id);
+
+    await pressKey(h, "b");
+    await waitForContent(h, "Create a branch");
+    await pressKey(h, "enter");
+    await waitForContent(h, "New branch is required");
+    await typeText(h, "feature/retry");
+    await pressKey(h, "enter");
+    let frame = await waitForContent(h, "Create branch — confirm");
+    expect(frame).toMatch(/branch\s+main → new branch feature\/retry/);
+    await pressKey(h, "y");
+    await waitForContent(h, `✓ branch ${id}: created branch feature/retry`, 15_000);
+
+    await pressKey(h, "p");
+    frame = await waitForContent(h, "Push — confirm");
+    expect(frame).toMatch(/branch\s+feature\/retry/);
+    await pressKey(h, "y");
+    await waitForContent(h, `✓ push ${id}: pushed feature/retry`, 15_000);
+
+    await pressKey(h, "r");
+    await waitForContent(h, "Open a pull request");
+    await typeText(h, "Retry the webhook");
+    await pressKey(h, "enter");
+    frame = await waitForContent(h, "Open pull request — confirm");
+    expect(frame).toContain('feature/retry → main, titled "Retry the');
+    await pressKey(h, "y");
+    await waitForContent(
+      h,
+      "opened pull request #1: Retry the webhook (feature/retry → main)",
+      15_000,
+    );
+    expect(fx.server.pullRequests()).toHaveLength(1);
+  });
+
+  it("shows the server's error verbatim when it refuses", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, id);
+    await pressKey(h, "c");
+    await typeText(h, "nowhere/unknown");
+    await pressKey(h, "enter");
+    await waitForContent(h, `✗ clone ${id} failed: `);
+    expect(h.frame()).toContain("Unknown repository");
+  });
+
+  it("still shows the server's 403 when the key lost a scope the UI thought it had", async () => {
+    fx = await startUiFixture({ key: "readonly" });
+    const id = fx.ids[0] as string;
+    // As if the role changed after the UI loaded the key: the UI offers what the server refuses.
+    const info = fx.services.identity.getState().keyInfo;
+    if (!info) throw new Error("identity not loaded");
+    fx.services.identity.setState({
+      keyInfo: { ...info, effective_scopes: [...info.effective_scopes, "sessions:write"] },
+    });
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, id);
+    await pressKey(h, "c");
+    await typeText(h, "demo/app");
+    await pressKey(h, "enter");
+    const frame = await waitForContent(h, `✗ clone ${id} failed: `);
+    expect(frame).toContain("sessions:write");
+  });
+
+  it("shows a spinner with elapsed time while running, and q asks before quitting", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    const client = fx.client;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    // The real client, its clone held back until the test lets it go.
+    const api: GitApi & typeof fx.services.api = {
+      verify: (s) => client.verify(s),
+      me: (s) => client.me(s),
+      gitClone: async (sid, body, signal) => {
+        await gate;
+        return client.gitClone(sid, body, signal);
+      },
+      gitOperation: (sid, body, signal) => client.gitOperation(sid, body, signal),
+    };
+    h = mountApp(fx, { columns: 160, rows: 30 }, { services: { ...fx.services, api } });
+    await waitForContent(h, id);
+    await pressKey(h, "c");
+    await typeText(h, "demo/app");
+    await pressKey(h, "enter");
+    await waitForContent(h, new RegExp(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] clone on ${id}… \\d+\\.\\ds`));
+    await pressKey(h, "q");
+    await waitForContent(h, "Quit while a git action runs?");
+    await pressKey(h, "n");
+    await waitForContent(h, "clone on");
+    release();
+    await waitForContent(h, `✓ clone ${id}`, 15_000);
+  });
+});

@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type AppHarness,
+  mountApp,
+  startUiFixture,
+  type UiFixture,
+  waitForContent,
+} from "../helpers/ui.js";
+
+/** The header tells the user who they are to the service, from verify and me. */
+
+let fx: UiFixture | null = null;
+let h: AppHarness | null = null;
+
+afterEach(async () => {
+  h?.unmount();
+  h = null;
+  await fx?.close();
+  fx = null;
+});
+
+describe("header", () => {
+  it("warns about a key expiring within a week", async () => {
+    fx = await startUiFixture({ key: "expiring" });
+    h = mountApp(fx, { columns: 120, rows: 24 });
+    const frame = await waitForContent(h, /⚠ expires in 2d 2\dh|⚠ expires in 3d/);
+    expect(frame).toContain('key "demo-expiring"');
+    expect(frame).toContain("(member @ org_");
+    expect(h.rawFrame()).toMatch(/\x1b\[33m[^\n]*⚠ expires in/);
+  });
+
+  it("shows the scopes a demotion narrowed away, and legacy names expanded", async () => {
+    fx = await startUiFixture({ key: "demoted" });
+    h = mountApp(fx, { columns: 160, rows: 24 });
+    let frame = await waitForContent(h, "narrowed by role member");
+    expect(frame).toContain("stored: +sessions:terminal +integrations:write");
+    expect(frame).toMatch(
+      /effective: sessions:read sessions:write sessions:prompt integrations:read\b/,
+    );
+    h.unmount();
+    await fx.close();
+
+    fx = await startUiFixture({ key: "legacy" });
+    h = mountApp(fx, { columns: 160, rows: 24 });
+    frame = await waitForContent(h, "legacy read, deploy expanded");
+    expect(frame).toContain("sessions:write");
+  });
+
+  it("a personal key shows no organization", async () => {
+    fx = await startUiFixture({ key: "personal" });
+    h = mountApp(fx, { columns: 120, rows: 24 });
+    const frame = await waitForContent(h, "personal key @ usr_");
+    expect(frame).not.toContain("org_");
+  });
+});

@@ -1,0 +1,210 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type AppHarness,
+  frameHeight,
+  mountApp,
+  pressKey,
+  startUiFixture,
+  typeText,
+  type UiFixture,
+  waitForAbsence,
+  waitForContent,
+} from "../helpers/ui.js";
+
+/** Keyboard flows against the real stores and the reference service. */
+
+let fx: UiFixture | null = null;
+let h: AppHarness | null = null;
+
+afterEach(async () => {
+  h?.unmount();
+  h = null;
+  await fx?.close();
+  fx = null;
+});
+
+/** The pane with this number has focus (double border around its title). */
+function focusedPane(frame: string): number | null {
+  const m = frame.match(/╔═ (?:⚠ )?(\d) ses_/);
+  return m ? Number(m[1]) : null;
+}
+
+function listFocused(frame: string): boolean {
+  return /╔═+╗\n║Sessions/.test(frame) || /^╔.*\n║Sessions/m.test(frame);
+}
+
+describe("sessions and panes", () => {
+  it("opens sessions from the list, moves focus with Tab, Shift-Tab and numbers, closes a pane", async () => {
+    fx = await startUiFixture();
+    const [a, b] = fx.ids as [string, string];
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, a);
+    await pressKey(h, "enter");
+    await waitForContent(h, `1 ${a}`);
+    await pressKey(h, "j");
+    await pressKey(h, "enter");
+    await waitForContent(h, `2 ${b}`);
+    expect(listFocused(h.frame())).toBe(true);
+
+    await pressKey(h, "tab");
+    expect(focusedPane(await waitForContent(h, `╔═ 1 ${a}`))).toBe(1);
+    await pressKey(h, "tab");
+    expect(focusedPane(await waitForContent(h, `╔═ 2 ${b}`))).toBe(2);
+    await pressKey(h, "shiftTab");
+    expect(focusedPane(await waitForContent(h, `╔═ 1 ${a}`))).toBe(1);
+    await pressKey(h, "2");
+    expect(focusedPane(await waitForContent(h, `╔═ 2 ${b}`))).toBe(2);
+    await pressKey(h, "0");
+    await waitForContent(h, (f) => focusedPane(f) === null);
+
+    await pressKey(h, "2");
+    await pressKey(h, "x");
+    await waitForAbsence(h, `2 ${b}`);
+    expect(fx.streamsController.isOpen(b)).toBe(false);
+    expect(fx.streamsController.isOpen(a)).toBe(true);
+  });
+
+  it("opens at most six panes", async () => {
+    fx = await startUiFixture({ server: { sessionCount: 7 } });
+    h = mountApp(fx, { columns: 200, rows: 50 }, { initialSessions: fx.ids.slice(0, 6) });
+    await waitForContent(h, `6 ${fx.ids[5]}`);
+    await pressKey(h, "0");
+    await pressKey(h, "G");
+    await pressKey(h, "enter");
+    await waitForContent(h, "At most 6 panes: close one with x first");
+    expect(fx.streamsController.openIds).toHaveLength(6);
+  });
+
+  it("zooms the focused pane and back", async () => {
+    fx = await startUiFixture();
+    const [a, b] = fx.ids as [string, string];
+    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
+    await waitForContent(h, `2 ${b}`);
+    expect(focusedPane(h.frame())).toBe(1);
+    await pressKey(h, "z");
+    let f = await waitForAbsence(h, "Sessions");
+    expect(f).toContain(`1 ${a}`);
+    expect(f).not.toContain(`2 ${b}`);
+    // Tab while zoomed shows the next pane, still zoomed.
+    await pressKey(h, "tab");
+    f = await waitForContent(h, `2 ${b}`);
+    expect(f).not.toContain(`1 ${a}`);
+    await pressKey(h, "z");
+    f = await waitForContent(h, "Sessions");
+    expect(f).toContain(`1 ${a}`);
+    expect(f).toContain(`2 ${b}`);
+  });
+
+  it("filters by text, by state, and sorts", async () => {
+    fx = await startUiFixture();
+    h = mountApp(fx, { columns: 120, rows: 24 });
+    await waitForContent(h, "Sessions 4/4");
+    await pressKey(h, "/");
+    await typeText(h, "demo/docs");
+    let f = await waitForContent(h, "Sessions 2/4");
+    expect(f).not.toContain("demo/app");
+    await pressKey(h, "enter");
+    f = await waitForContent(h, "filter: demo/docs");
+    await pressKey(h, "/");
+    await pressKey(h, "escape");
+    await waitForContent(h, "Sessions 4/4");
+
+    await pressKey(h, "s");
+    f = await waitForContent(h, "state: active");
+    expect(f).toContain("Sessions 3/4");
+    expect(f).not.toContain("⏸ paused");
+    await pressKey(h, "s");
+    f = await waitForContent(h, "state: paused");
+    expect(f).toContain("Sessions 1/4");
+
+    await pressKey(h, "s");
+    await waitForContent(h, "state: all");
+    await pressKey(h, "o");
+    await waitForContent(h, "sort: created ↓");
+    await pressKey(h, "o");
+    f = await waitForContent(h, "sort: id ↑");
+    const ids = [...f.matchAll(/ses_[a-z0-9]+/g)].map((m) => m[0]);
+    expect(ids).toEqual([...ids].sort());
+  });
+
+  it("loads the next page as the cursor nears the end of the list", async () => {
+    fx = await startUiFixture({ server: { sessionCount: 9 }, pageSize: 3 });
+    h = mountApp(fx, { columns: 120, rows: 30 });
+    await waitForContent(h, "3 shown of 3 loaded · more below");
+    await pressKey(h, "j");
+    await waitForContent(h, "6 shown of 6 loaded");
+    await pressKey(h, "G");
+    await waitForContent(h, "9 shown of 9 loaded");
+    expect(h.frame()).not.toContain("more below");
+  });
+
+  it("Ctrl-R reloads the list from the service", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 120, rows: 24 });
+    await waitForContent(h, id);
+    expect(h.frame()).not.toContain("demo/app @ main");
+    await fx.client.gitClone(id, { repo_url: "demo/app" });
+    await pressKey(h, "ctrlR");
+    await waitForContent(h, "demo/app @ main", 10_000);
+  });
+
+  it("shows every field of a session in the detail view", async () => {
+    fx = await startUiFixture();
+    h = mountApp(fx, { columns: 120, rows: 24 });
+    await waitForContent(h, fx.ids[0] as string);
+    await pressKey(h, "i");
+    const f = await waitForContent(h, "fields · Esc or i closes");
+    for (const field of ["session_id", "state", "title", "repo", "created_at", "event_count"]) {
+      expect(f).toContain(field);
+    }
+    await pressKey(h, "escape");
+    await waitForContent(h, "Sessions 4/4");
+  });
+
+  it("opens and closes the help overlay", async () => {
+    fx = await startUiFixture();
+    h = mountApp(fx, { columns: 120, rows: 40 });
+    await waitForContent(h, "Sessions");
+    await pressKey(h, "?");
+    await waitForContent(h, "Everywhere");
+    await pressKey(h, "?");
+    await waitForContent(h, "Sessions 4/4");
+  });
+
+  it("re-lays out on resize, never taller than the terminal, and says when it is too small", async () => {
+    fx = await startUiFixture();
+    const [a, b, c] = fx.ids as [string, string, string];
+    h = mountApp(fx, { columns: 160, rows: 40 }, { initialSessions: [a, b, c] });
+    await waitForContent(h, `3 ${c}`);
+    for (const [cols, rows] of [
+      [100, 24],
+      [70, 16],
+      [200, 50],
+    ] as const) {
+      h.resize(cols, rows);
+      const f = await waitForContent(
+        h,
+        (fr) => fr.split("\n")[0]?.length === cols && frameHeight(fr) === rows - 1,
+      );
+      expect(f).toContain(`1 ${a}`);
+    }
+    h.resize(50, 12);
+    await waitForContent(h, "Terminal too small");
+    h.resize(120, 30);
+    await waitForContent(h, `1 ${a}`);
+  });
+});
+
+describe("quitting", () => {
+  it("q quits; Ctrl-C exits at once", async () => {
+    fx = await startUiFixture();
+    h = mountApp(fx, { columns: 100, rows: 24 });
+    await waitForContent(h, "Sessions");
+    await pressKey(h, "q");
+    expect(h.exits()).toBe(1);
+    await pressKey(h, "/");
+    await pressKey(h, "ctrlC");
+    expect(h.exits()).toBe(2);
+  });
+});

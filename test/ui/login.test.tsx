@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { App } from "../../src/ui/App.js";
+import {
+  pressKey,
+  renderUi,
+  startUiFixture,
+  typeText,
+  type UiFixture,
+  type UiHarness,
+  waitForContent,
+} from "../helpers/ui.js";
+
+/** The login screen hands the pasted key to onLogin and moves on when it succeeds. */
+
+let fx: UiFixture | null = null;
+let h: UiHarness | null = null;
+
+afterEach(async () => {
+  h?.unmount();
+  h = null;
+  await fx?.close();
+  fx = null;
+});
+
+describe("login", () => {
+  it("shows the caller's error for a refused key, then signs in with a good one", async () => {
+    fx = await startUiFixture({ preload: false });
+    const good = fx.server.key("owner");
+    const services = fx.services;
+    const tried: string[] = [];
+    h = renderUi(
+      <App
+        services={null}
+        profile="work"
+        baseUrl={fx.server.url}
+        onExit={() => {}}
+        onLogin={async (key) => {
+          tried.push(key);
+          if (key !== good) throw new Error("The service says the key is invalid or expired");
+          return services;
+        }}
+      />,
+      { columns: 120, rows: 30 },
+    );
+    await waitForContent(h, "sign in");
+    await pressKey(h, "enter");
+    await waitForContent(h, "Paste a key first");
+
+    // Pasted keys arrive in one piece.
+    await pressKey(h, "ask_not_a_real_key_0000");
+    await pressKey(h, "enter");
+    let frame = await waitForContent(h, "invalid or expired");
+    expect(frame).not.toContain("ask_not_a_real_key");
+
+    await pressKey(h, "\u0015"); // Ctrl-U clears the field
+    await pressKey(h, good);
+    frame = await waitForContent(h, `${good.length} characters`);
+    expect(frame).not.toContain(good);
+    await pressKey(h, "enter");
+    await waitForContent(h, fx.ids[0] as string);
+    await waitForContent(h, "demo-owner");
+    expect(tried).toEqual(["ask_not_a_real_key_0000", good]);
+    expect(h.frame()).not.toContain(good);
+  });
+
+  it("Esc on the login screen quits", async () => {
+    let exits = 0;
+    h = renderUi(
+      <App
+        services={null}
+        profile="work"
+        baseUrl="http://127.0.0.1:1"
+        onExit={() => {
+          exits++;
+        }}
+      />,
+      { columns: 100, rows: 24 },
+    );
+    await waitForContent(h, "sign in");
+    await typeText(h, "abc");
+    await pressKey(h, "escape");
+    expect(exits).toBe(1);
+  });
+});

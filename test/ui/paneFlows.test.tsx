@@ -1,0 +1,187 @@
+import { readFileSync, rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { savePaneNdjson } from "../../src/ui/exportPane.js";
+import {
+  type AppHarness,
+  mountApp,
+  pressKey,
+  startUiFixture,
+  typeText,
+  type UiFixture,
+  waitForAbsence,
+  waitForContent,
+} from "../helpers/ui.js";
+
+/** One focused pane: follow/pause, search, kind toggles, wrap, timestamps, save, escapes. */
+
+let fx: UiFixture | null = null;
+let h: AppHarness | null = null;
+const dirs: string[] = [];
+
+afterEach(async () => {
+  h?.unmount();
+  h = null;
+  await fx?.close();
+  fx = null;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** One session in a focused pane, with `n` numbered output lines already on screen. */
+async function paneWithLines(n: number, extra: Parameters<typeof mountApp>[2] = {}) {
+  fx = await startUiFixture();
+  const id = fx.ids[0] as string;
+  h = mountApp(fx, { columns: 120, rows: 24 }, { initialSessions: [id], ...extra });
+  await waitForContent(h, "● live ·");
+  for (let i = 1; i <= n; i++) {
+    fx.server.emit(id, "process_output", { text: `line ${i}${i % 10 === 0 ? " error" : ""}\n` });
+  }
+  await waitForContent(h, `line ${n}`);
+  return { fx, h, id };
+}
+
+describe("a pane", () => {
+  it("follows, pauses on scrolling up with a visible 'N new', and G resumes", async () => {
+    const { fx: f, h: ui, id } = await paneWithLines(40);
+    expect(ui.frame()).toContain("▼ follow");
+    await pressKey(ui, "k");
+    await waitForContent(ui, "⏸ paused · 0 new · G resumes");
+    expect(ui.frame()).not.toContain("line 40");
+    f.server.emit(id, "process_output", { text: "line 41\n" });
+    f.server.emit(id, "process_output", { text: "line 42\n" });
+    await waitForContent(ui, "⏸ paused · 2 new");
+    expect(ui.frame()).not.toContain("line 42");
+    await pressKey(ui, "G");
+    const frame = await waitForContent(ui, "▼ follow");
+    expect(frame).toContain("line 42");
+    // f toggles follow off and on again; End resumes too.
+    await pressKey(ui, "f");
+    await waitForContent(ui, "⏸ paused");
+    await pressKey(ui, "end");
+    await waitForContent(ui, "▼ follow");
+    // g goes to the very first line.
+    await pressKey(ui, "g");
+    await waitForContent(ui, /output {2}line 1 +║/);
+  });
+
+  it("searches: lands on the newest match, n older, N newer", async () => {
+    const { h: ui } = await paneWithLines(40);
+    await pressKey(ui, "/");
+    await waitForContent(ui, "search /");
+    await typeText(ui, "error");
+    await pressKey(ui, "enter");
+    let frame = await waitForContent(ui, "/error 1/4");
+    expect(frame).toMatch(/output ▶line 40 error/);
+    await pressKey(ui, "n");
+    frame = await waitForContent(ui, "/error 2/4");
+    expect(frame).toMatch(/output ▶line 30 error/);
+    await pressKey(ui, "n");
+    await waitForContent(ui, "/error 3/4");
+    await pressKey(ui, "N");
+    frame = await waitForContent(ui, "/error 2/4");
+    expect(frame).toMatch(/output ▶line 30 error/);
+    await pressKey(ui, "/");
+    await typeText(ui, "zzz");
+    await pressKey(ui, "enter");
+    await waitForContent(ui, 'No match for "zzz"');
+  });
+
+  it("toggles kinds, wrapping and timestamps", async () => {
+    const { fx: f, h: ui, id } = await paneWithLines(3);
+    f.server.emit(id, "file_changed", { path: "src/kept.ts", action: "created" });
+    f.server.emit(id, "prompt_progress", {
+      type: "text",
+      content: `${"a long line of prose that must wrap ".repeat(4)}\n`,
+    });
+    await waitForContent(ui, "src/kept.ts");
+    await pressKey(ui, "O");
+    let frame = await waitForContent(ui, "hidden: output");
+    expect(frame).not.toContain("line 3");
+    expect(frame).toContain("src/kept.ts");
+    await pressKey(ui, "F");
+    frame = await waitForContent(ui, "hidden: output files");
+    expect(frame).not.toContain("src/kept.ts");
+    await pressKey(ui, "O");
+    await pressKey(ui, "F");
+    await waitForAbsence(ui, "hidden:");
+
+    const wrapped = (fr: string) => fr.split("\n").filter((l) => l.includes("must wrap")).length;
+    expect(wrapped(ui.frame())).toBeGreaterThan(1);
+    await pressKey(ui, "w");
+    frame = await waitForContent(ui, "no wrap");
+    expect(wrapped(frame)).toBe(1);
+
+    await pressKey(ui, "t");
+    frame = await waitForContent(ui, "times");
+    expect(frame).toMatch(/\d{2}:\d{2}:\d{2} output\s+line 3/);
+  });
+
+  it("saves its entries to an NDJSON file and shows where", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "as-ui-save-"));
+    dirs.push(dir);
+    const { h: ui, id } = await paneWithLines(5, {
+      onSave: (sessionId, entries) => savePaneNdjson(sessionId, entries, { dir }),
+    });
+    await pressKey(ui, "e");
+    const frame = await waitForContent(ui, /Saved 5 entries/);
+    const path = frame.match(/to (\/\S+\.ndjson)/)?.[1];
+    expect(path?.startsWith(dir)).toBe(true);
+    const lines = readFileSync(path as string, "utf8")
+      .trim()
+      .split("\n");
+    expect(lines).toHaveLength(5);
+    const first = JSON.parse(lines[0] as string);
+    expect(first).toMatchObject({ kind: "output", text: "line 1", data: { text: "line 1\n" } });
+    expect(path).toContain(id);
+  });
+
+  it("shows unknown and malformed events visibly instead of dropping them", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 120, rows: 24 }, { initialSessions: [id] });
+    await waitForContent(h, "● live ·");
+    fx.server.emit(id, "tool_call", { name: "grep" });
+    fx.server.emitRaw(id, "process_output", "{not json");
+    const frame = await waitForContent(h, /bad\s+process_output: data is not JSON/);
+    expect(frame).toMatch(/event\?\s+tool_call: \{"name":"grep"/);
+  });
+
+  it("warns when the heartbeat is late, as the watchdog bound nears", async () => {
+    fx = await startUiFixture({ server: { heartbeatMs: 100 } });
+    const id = fx.ids[0] as string;
+    let skew = 0;
+    h = mountApp(
+      fx,
+      { columns: 120, rows: 24 },
+      {
+        initialSessions: [id],
+        now: () => Date.now() + skew,
+      },
+    );
+    await waitForContent(h, /● live · ♥ \d+s ·/);
+    const watchdogMs = fx.services.streams.getState().sessions[id]?.watchdogMs ?? 0;
+    expect(watchdogMs).toBeGreaterThan(0);
+    // The clock the UI reads jumps ahead; the stream itself is fine, so this is only the view.
+    skew = watchdogMs * 0.9;
+    await waitForContent(h, /♥ \d+s stale/, 5000);
+  });
+
+  it("never lets escape sequences from process output reach the terminal", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 120, rows: 24 }, { initialSessions: [id] });
+    await waitForContent(h, "● live ·");
+    fx.server.emit(id, "process_output", {
+      text: "\u001b]52;c;c2VjcmV0\u0007\u001b]0;pwned\u0007\u001b[2J\u001b[H\u001b[5;5Hclean \u001b[31mred\u001b[0m end\n",
+    });
+    await waitForContent(h, "clean red end");
+    const raw = h.rawFrame();
+    expect(raw).not.toContain("\u001b]");
+    expect(raw).not.toContain("pwned");
+    // Only SGR sequences remain.
+    expect(raw.replace(/\u001b\[[0-9;]*m/g, "")).not.toContain("\u001b");
+    expect(raw).toContain("\u001b[31m");
+  });
+});

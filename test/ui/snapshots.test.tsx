@@ -1,0 +1,260 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { App, type AppProps } from "../../src/ui/App.js";
+import {
+  emitSample,
+  fixedNow,
+  frameHeight,
+  maskVolatile,
+  pressKey,
+  renderUi,
+  startUiFixture,
+  typeText,
+  type UiFixture,
+  type UiHarness,
+  waitForContent,
+} from "../helpers/ui.js";
+
+/**
+ * Snapshot frames of the whole UI, fed by the real stores filled from the reference service
+ * (seeded, so ids, titles and keys repeat). The clock is fixed, so ages and rates read 0;
+ * what still varies (port, key tail) is masked.
+ */
+
+let fx: UiFixture | null = null;
+let h: UiHarness | null = null;
+
+afterEach(async () => {
+  h?.unmount();
+  h = null;
+  await fx?.close();
+  fx = null;
+});
+
+function mount(
+  f: UiFixture,
+  size: { columns: number; rows: number },
+  props: Partial<AppProps> = {},
+): UiHarness {
+  h = renderUi(
+    <App
+      services={f.services}
+      profile="work"
+      baseUrl={f.server.url}
+      onExit={() => {}}
+      now={fixedNow}
+      {...props}
+    />,
+    size,
+  );
+  return h;
+}
+
+function snap(ui: UiHarness): string {
+  const frame = ui.frame();
+  expect(frameHeight(frame)).toBeLessThan(ui.rows);
+  return maskVolatile(frame);
+}
+
+/** Every pane title shows live and a first heartbeat. */
+async function allLive(ui: UiHarness, panes: number): Promise<void> {
+  await waitForContent(ui, (f) => (f.match(/● live · ♥ 0s/g)?.length ?? 0) >= panes, 8000);
+}
+
+const FAST = { server: { heartbeatMs: 100 } };
+
+describe("UI snapshots", () => {
+  it("login screen: the key is masked as it is typed", async () => {
+    h = renderUi(
+      <App
+        services={null}
+        profile="work"
+        baseUrl="http://127.0.0.1:PORT"
+        onLogin={async () => {
+          throw new Error("not used");
+        }}
+        onExit={() => {}}
+      />,
+      { columns: 90, rows: 24 },
+    );
+    await waitForContent(h, "sign in");
+    await typeText(h, "ask_secret_value");
+    const frame = await waitForContent(h, "16 characters");
+    expect(frame).not.toContain("secret");
+    expect(snap(h)).toMatchSnapshot();
+  });
+
+  it("main screen: header with identity and scopes, and the session list", async () => {
+    fx = await startUiFixture();
+    const ui = mount(fx, { columns: 110, rows: 24 });
+    await waitForContent(ui, fx.ids[3] as string);
+    await waitForContent(ui, "never expires");
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("two panes beside the list", async () => {
+    fx = await startUiFixture(FAST);
+    const [a, b] = fx.ids as [string, string];
+    const ui = mount(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
+    await allLive(ui, 2);
+    emitSample(fx.server, a, "alpha");
+    emitSample(fx.server, b, "beta");
+    await waitForContent(ui, "src/alpha.ts");
+    await waitForContent(ui, "src/beta.ts");
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("four panes in a 2×2 grid", async () => {
+    fx = await startUiFixture(FAST);
+    const ids = fx.ids.slice(0, 4);
+    const ui = mount(fx, { columns: 160, rows: 40 }, { initialSessions: ids });
+    await allLive(ui, 4);
+    for (const [i, id] of ids.entries()) emitSample(fx.server, id, `s${i}`);
+    for (let i = 0; i < 4; i++) await waitForContent(ui, `src/s${i}.ts`);
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("zoom: the focused pane takes the whole body", async () => {
+    fx = await startUiFixture(FAST);
+    const [a, b] = fx.ids as [string, string];
+    const ui = mount(fx, { columns: 160, rows: 24 }, { initialSessions: [a, b] });
+    await allLive(ui, 2);
+    emitSample(fx.server, a, "alpha");
+    await waitForContent(ui, "src/alpha.ts");
+    await pressKey(ui, "z");
+    const frame = await waitForContent(ui, (f) => !f.includes("Sessions"));
+    expect(frame).toContain(`1 ${a}`);
+    expect(frame).not.toContain(`2 ${b}`);
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("clone dialog", async () => {
+    fx = await startUiFixture();
+    const ui = mount(fx, { columns: 100, rows: 24 });
+    await waitForContent(ui, fx.ids[0] as string);
+    await pressKey(ui, "c");
+    await waitForContent(ui, "Clone a repository");
+    await typeText(ui, "demo/app");
+    await waitForContent(ui, "demo/app█".replace("█", ""));
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("push confirmation names the session, its branch and what will happen", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    await fx.client.gitClone(id, { repo_url: "demo/app" });
+    await fx.services.sessions.getState().refresh();
+    const ui = mount(fx, { columns: 100, rows: 24 });
+    await waitForContent(ui, id);
+    await pressKey(ui, "p");
+    const frame = await waitForContent(ui, "Push — confirm");
+    expect(frame).toContain("main");
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("branch dialog", async () => {
+    fx = await startUiFixture();
+    const ui = mount(fx, { columns: 100, rows: 24 });
+    await waitForContent(ui, fx.ids[0] as string);
+    await pressKey(ui, "b");
+    await waitForContent(ui, "Create a branch");
+    await typeText(ui, "feature/retry");
+    await waitForContent(ui, "feature/retry");
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("pull request dialog", async () => {
+    fx = await startUiFixture();
+    const ui = mount(fx, { columns: 100, rows: 24 });
+    await waitForContent(ui, fx.ids[0] as string);
+    await pressKey(ui, "r");
+    await waitForContent(ui, "Open a pull request");
+    await typeText(ui, "Fix flaky CI");
+    await pressKey(ui, "tab");
+    await typeText(ui, "main");
+    await waitForContent(ui, /Base branch \(optional\)\s+main/);
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("help overlay, generated from the keymap", async () => {
+    fx = await startUiFixture();
+    const ui = mount(fx, { columns: 150, rows: 40 });
+    await waitForContent(ui, fx.ids[0] as string);
+    await pressKey(ui, "?");
+    await waitForContent(ui, "Session pane");
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("a disabled action says which scope is missing", async () => {
+    fx = await startUiFixture({ key: "readonly" });
+    const ui = mount(fx, { columns: 110, rows: 24 });
+    await waitForContent(ui, fx.ids[0] as string);
+    await pressKey(ui, "p");
+    const frame = await waitForContent(ui, "push is disabled");
+    expect(frame).toContain("sessions:write");
+    expect(frame).not.toContain("confirm");
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("a pane reconnecting after the service dropped its stream", async () => {
+    fx = await startUiFixture({ ...FAST, backoffBaseMs: 30_000 });
+    const id = fx.ids[0] as string;
+    h = renderUi(
+      <App
+        services={fx.services}
+        profile="work"
+        baseUrl={fx.server.url}
+        onExit={() => {}}
+        initialSessions={[id]}
+      />,
+      { columns: 140, rows: 20 },
+    );
+    await waitForContent(h, "● live ·");
+    fx.server.faults.set({ dropAfter: 1, failStatus: 503, failCount: Number.POSITIVE_INFINITY });
+    fx.server.emit(id, "process_output", { text: "last words\n" });
+    await waitForContent(h, /reconnecting in \d+s \(attempt \d+\)/, 8000);
+    await waitForContent(h, "connection lost");
+    // Real clock here (a countdown is the point): the title's length varies, so its fill does.
+    expect(snap(h).replace(/ [═─━]+([╗┐┓])/g, " ═══$1")).toMatchSnapshot();
+  });
+
+  it("a pane whose stream stopped, and why", async () => {
+    fx = await startUiFixture({ key: "listonly" });
+    const id = fx.ids[0] as string;
+    const ui = mount(
+      fx,
+      { columns: 140, rows: 20 },
+      { initialSessions: [id], options: { bell: false } },
+    );
+    await waitForContent(ui, "■ stopped:");
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("a terminal too small gets a message instead of a broken layout", async () => {
+    fx = await startUiFixture();
+    const ui = mount(fx, { columns: 50, rows: 12 });
+    await waitForContent(ui, "Terminal too small");
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("NO_COLOR: no colour at all, still readable", async () => {
+    fx = await startUiFixture(FAST);
+    const [a, b] = fx.ids as [string, string];
+    const ui = mount(
+      fx,
+      { columns: 160, rows: 24 },
+      {
+        initialSessions: [a, b],
+        options: { noColor: true },
+      },
+    );
+    await allLive(ui, 2);
+    emitSample(fx.server, a, "alpha");
+    fx.server.setState(b, "paused");
+    await waitForContent(ui, "src/alpha.ts");
+    await waitForContent(ui, "active → paused");
+    // Colour SGR: 30–37, 39, 40–47, 49, 90–97, 100–107, 256/true colour (38;… 48;…).
+    const colour = /\x1b\[(?:[0-9;]*;)?(?:3[0-9]|4[0-9]|9[0-7]|10[0-7])(?:;[0-9;]*)?m/;
+    expect(ui.rawFrame()).not.toMatch(colour);
+    expect(snap(ui)).toMatchSnapshot();
+  });
+});
