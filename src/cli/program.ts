@@ -8,9 +8,11 @@ import { registerLogoutCommand } from "./commands/logout.js";
 import { registerProfilesCommand } from "./commands/profiles.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerSessionsCommand } from "./commands/sessions.js";
+import { registerSnapshotCommand } from "./commands/snapshot.js";
+import { registerUiCommands } from "./commands/ui.js";
 import { registerWatchCommand } from "./commands/watch.js";
 import { registerWhoamiCommand } from "./commands/whoami.js";
-import { err, redact, reportError } from "./output.js";
+import { redact, reportError } from "./output.js";
 
 /**
  * Commander quotes the offending argument in usage errors ("unknown option '--key=…'",
@@ -50,17 +52,8 @@ export function buildProgram(): Command {
   registerProfilesCommand(program);
   registerServeCommand(program);
   registerDemoCommand(program);
-
-  program.action(() => {
-    if (!process.stdout.isTTY || !process.stdin.isTTY) {
-      err(
-        "error: the terminal UI needs a terminal; for scripts use the headless commands (whoami, sessions, watch --json, git …; see --help)",
-      );
-      process.exitCode = EXIT.usage;
-      return;
-    }
-    program.outputHelp();
-  });
+  registerUiCommands(program);
+  registerSnapshotCommand(program);
 
   // Every subcommand inherits exitOverride so usage errors map to exit 2.
   for (const c of program.commands) {

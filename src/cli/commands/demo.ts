@@ -9,6 +9,23 @@ interface DemoOptions {
   paceMs?: number;
 }
 
+/** The terminal UI against the in-process service: no keychain, no config file. */
+async function demoUi(baseUrl: string, apiKey: string, ids: string[]): Promise<number> {
+  const [{ buildServices }, { runTui }] = await Promise.all([
+    import("../tui/buildServices.js"),
+    import("../tui/runTui.js"),
+  ]);
+  const handle = buildServices({ baseUrl, apiKey });
+  return runTui({
+    profile: "demo",
+    baseUrl,
+    services: handle.services,
+    initialSessions: ids.slice(0, 2),
+    bell: false,
+    cleanup: () => handle.dispose(),
+  });
+}
+
 /**
  * Starts the reference service in-process on a random loopback port with lively sessions and
  * follows them with an owner key. Touches neither the keychain nor the config file.
@@ -17,12 +34,19 @@ export function registerDemoCommand(program: Command): void {
   program
     .command("demo")
     .description("run the reference service in-process and follow its simulated sessions")
-    .option("--headless", "print events as lines instead of opening the terminal UI")
+    .option(
+      "--headless",
+      "print events as lines instead of opening the terminal UI (the default without a terminal)",
+    )
     .option("--pace-ms <ms>", "mean milliseconds between simulated events", (v) => Number(v), 250)
     .action(async (opts: DemoOptions) => {
       const server = await startServer({ paceMs: opts.paceMs ?? 250, heartbeatMs: 2000 });
       try {
         const ids = server.sessionIds().slice(0, 3);
+        if (!opts.headless && process.stdout.isTTY && process.stdin.isTTY) {
+          process.exitCode = await demoUi(server.url, server.key("owner"), ids);
+          return;
+        }
         err(
           `demo: reference service on ${server.url}; following ${ids.join(", ")} (Ctrl-C to stop)`,
         );

@@ -1,0 +1,98 @@
+import type { Command } from "commander";
+import { ApiClient } from "../../client/apiClient.js";
+import { EXIT } from "../../client/errors.js";
+import { NoCredentialsError } from "../../credentials/errors.js";
+import { resolveCredentials, resolveTarget } from "../../credentials/resolve.js";
+import { saveCredentials } from "../../credentials/store.js";
+import { isSessionId } from "../../protocol/resources.js";
+import { globalOptions, tuningFromEnv } from "../context.js";
+import { err, fail, registerSecret } from "../output.js";
+
+function requireTerminal(): boolean {
+  if (process.stdout.isTTY && process.stdin.isTTY) return true;
+  err(
+    "error: the terminal UI needs a terminal; for scripts use the headless commands (whoami, sessions, watch --json, git …; see --help)",
+  );
+  process.exitCode = EXIT.usage;
+  return false;
+}
+
+/**
+ * Opens the UI for the selected profile. With no key yet it shows the login screen, which
+ * verifies the pasted key and stores it in the keychain through the credentials module.
+ */
+async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
+  if (!requireTerminal()) return;
+  const g = globalOptions(cmd);
+  try {
+    const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl });
+    // Lazy: Ink, React and the stores load only when a terminal session starts.
+    const [{ buildServices }, { runTui }] = await Promise.all([
+      import("../tui/buildServices.js"),
+      import("../tui/runTui.js"),
+    ]);
+    const tuning = tuningFromEnv();
+    const handles: { dispose(): Promise<void> }[] = [];
+    let services = null;
+    try {
+      const creds = await resolveCredentials({ profile: g.profile, baseUrl: g.baseUrl });
+      registerSecret(creds.apiKey);
+      const h = buildServices(creds, { tuning });
+      handles.push(h);
+      services = h.services;
+    } catch (e) {
+      if (!(e instanceof NoCredentialsError)) throw e;
+    }
+    const onLogin = async (key: string) => {
+      registerSecret(key);
+      const client = new ApiClient({ baseUrl: target.baseUrl, apiKey: key });
+      await client.verify();
+      await saveCredentials({ profile: target.profile, baseUrl: target.baseUrl, apiKey: key });
+      const h = buildServices({ baseUrl: target.baseUrl, apiKey: key }, { tuning });
+      handles.push(h);
+      return h.services;
+    };
+    process.exitCode = await runTui({
+      profile: target.profile,
+      baseUrl: target.baseUrl,
+      services,
+      initialSessions,
+      onLogin,
+      bell: process.env.AGENT_SESSIONS_BELL !== "0",
+      cleanup: async () => {
+        await Promise.all(handles.map((h) => h.dispose()));
+        const { closeDefaultAgent } = await import("../../client/transport.js");
+        await closeDefaultAgent();
+      },
+    });
+  } catch (e) {
+    fail(e);
+  }
+}
+
+function sessionIds(cmd: Command, ids: string[]): string[] | null {
+  for (const id of ids) {
+    if (!isSessionId(id)) {
+      cmd.error(`error: '${id}' is not a session id (expected ses_<id>)`, {
+        exitCode: EXIT.usage,
+        code: "agent-sessions.usage",
+      });
+      return null;
+    }
+  }
+  return [...new Set(ids)].slice(0, 6);
+}
+
+export function registerUiCommands(program: Command): void {
+  program.action(async (_opts: unknown, cmd: Command) => {
+    await startUi(cmd, []);
+  });
+  program
+    .command("open")
+    .description("open the terminal UI with these sessions already in panes (up to 6)")
+    .argument("<session_id...>", "sessions to open (ses_…)")
+    .action(async (ids: string[], _opts: unknown, cmd: Command) => {
+      const list = sessionIds(cmd, ids);
+      if (list) await startUi(cmd, list);
+    });
+}
