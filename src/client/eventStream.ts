@@ -312,14 +312,14 @@ class EventStreamSubscription implements Subscription {
       return this.networkFailure(e, false);
     }
     if (this.closed) {
-      res.body.destroy();
+      discard(res.body);
       return { kind: "stop", reason: "closed", error: null };
     }
     const status = res.statusCode;
     if (status === 200) {
       const type = headerValue(res.headers["content-type"]);
       if (mediaType(type) !== "text/event-stream") {
-        res.body.destroy();
+        discard(res.body);
         return {
           kind: "stop",
           reason: `the server answered ${type ? `"${type}"` : "without a content type"} instead of an event stream`,
@@ -331,7 +331,7 @@ class EventStreamSubscription implements Subscription {
       return this.readStream(res.body, ac);
     }
     if (status === 204) {
-      res.body.destroy();
+      discard(res.body);
       return { kind: "stop", reason: "server has no stream for this session (204)", error: null };
     }
     // bodyTimeout is off for streams, so an error body that never ends needs its own bound.
@@ -405,7 +405,7 @@ class EventStreamSubscription implements Subscription {
   ): Promise<Outcome> {
     this.publish({ state: "live", since: this.now() });
     if (this.closed) {
-      body.destroy();
+      discard(body);
       return { kind: "stop", reason: "closed", error: null };
     }
     const maxEventBytes = this.opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
@@ -521,6 +521,15 @@ function callSafely<T>(fn: (arg: T) => void, arg: T): void {
       throw e;
     });
   }
+}
+
+/**
+ * Drops a response body that will not be read. undici turns destroying an unread body into a
+ * "Request aborted" error event; with nobody listening, that would crash the process.
+ */
+function discard(body: Dispatcher.ResponseData["body"]): void {
+  body.on("error", () => {});
+  body.destroy();
 }
 
 function headerValue(v: string | string[] | undefined): string | null {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { stripAnsi } from "../../src/text/sanitize.js";
 
 /** The repository root (where package.json names this project), from the compiled file's place. */
 export const REPO_ROOT = ((): string => {
@@ -50,7 +51,8 @@ export function cpuSecondsOf(pid: number): number | null {
 export function rssOf(pid: number): { rssMb: number; peakMb: number } | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1]);
+    const kb = (name: string) =>
+      Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1]);
     return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
   } catch {
     return null;
@@ -60,7 +62,9 @@ export function rssOf(pid: number): { rssMb: number; peakMb: number } | null {
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
-  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+  return s.length % 2 === 1
+    ? (s[mid] as number)
+    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 export function percentile(xs: readonly number[], p: number): number {
@@ -72,13 +76,14 @@ export function percentile(xs: readonly number[], p: number): number {
 
 /**
  * Spawns a command and resolves with the ms from spawn until `ready(stdout so far)` holds,
- * then kills it (SIGTERM, then SIGKILL) and waits for its exit.
+ * then kills it (SIGTERM, then SIGKILL) and waits for its exit. `ready: "exit"` times the
+ * whole run of a command that must exit 0.
  */
 export function timeUntilOutput(
   command: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-  ready: (stdout: string) => boolean,
+  ready: ((stdout: string) => boolean) | "exit",
   timeoutMs: number,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -89,10 +94,12 @@ export function timeUntilOutput(
     let at: number | null = null;
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`${command} ${args.join(" ")}: not ready in ${timeoutMs} ms: ${err.slice(-300)}`));
+      reject(
+        new Error(`${command} ${args.join(" ")}: not ready in ${timeoutMs} ms: ${err.slice(-300)}`),
+      );
     }, timeoutMs);
     child.stdout.on("data", (b: Buffer) => {
-      if (at !== null) return;
+      if (at !== null || ready === "exit") return;
       out += b.toString("utf8");
       if (ready(out)) {
         at = performance.now() - t0;
@@ -104,11 +111,14 @@ export function timeUntilOutput(
       err += b.toString("utf8");
     });
     child.on("error", reject);
-    child.on("exit", () => {
+    child.on("exit", (code) => {
       clearTimeout(timer);
       if (at !== null) resolve(at);
-      else if (ready(out)) resolve(performance.now() - t0);
-      else reject(new Error(`${command} exited before it was ready: ${err.slice(-300)}`));
+      else if (ready === "exit" ? code === 0 : ready(out)) resolve(performance.now() - t0);
+      else {
+        const said = (err.trim() || stripAnsi(out).trim()).replace(/\s+/g, " ").slice(0, 160);
+        reject(new Error(`${command} exited (${code}) before it was ready; it printed: ${said}`));
+      }
     });
   });
 }

@@ -51,17 +51,13 @@ export function markdownTable(rows: readonly Row[]): string {
   return notes.length > 0 ? `${lines.join("\n")}\n\n${notes.join("\n")}` : lines.join("\n");
 }
 
-/** The table for a terminal: fixed columns, long cells wrapped onto continuation lines. */
-export function textTable(rows: readonly Row[], width = 120): string {
+/** The table for a terminal: fixed column caps, long cells wrapped onto continuation lines. */
+export function textTable(rows: readonly Row[]): string {
   const head = ["#", "measure", "value", "target", "result"];
   const body = rows.map((r) => [r.id, r.measure, r.value, r.target, verdict(r)]);
-  const fixed = [3, 0, 0, 0, 6];
-  const budget = Math.max(60, width) - 3 - 6 - 4 * 3;
-  // measure, value and target share what is left, in the proportions of their content.
-  const want = [1, 2, 3].map((c) => Math.max(head[c]!.length, ...body.map((b) => b[c]!.length)));
-  const total = want.reduce((a, b) => a + b, 0);
-  const widths = fixed.map((w, i) =>
-    i >= 1 && i <= 3 ? Math.max(8, Math.min(want[i - 1]!, Math.floor((budget * want[i - 1]!) / total))) : w,
+  const caps = [3, 46, 46, 32, 6];
+  const widths = caps.map((cap, c) =>
+    Math.min(cap, Math.max(head[c]!.length, ...body.map((b) => b[c]!.length))),
   );
   const line = (cells: string[]): string[] => {
     const wrapped = cells.map((c, i) => wrap(c, widths[i]!));

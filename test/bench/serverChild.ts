@@ -3,7 +3,7 @@
  * formatting and writing the floods does not take CPU from the client being measured.
  */
 import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
-import type { ServerRequest, ServerReply } from "./serverProcess.js";
+import type { ServerReply, ServerRequest } from "./serverProcess.js";
 
 let server: ReferenceServer | null = null;
 

@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { closeDefaultAgent } from "../../client/transport.js";
-import { startServer } from "../../server/index.js";
 import { err, fail } from "../output.js";
 import { watchSessions } from "./watch.js";
 
@@ -40,6 +39,7 @@ export function registerDemoCommand(program: Command): void {
     )
     .option("--pace-ms <ms>", "mean milliseconds between simulated events", (v) => Number(v), 250)
     .action(async (opts: DemoOptions) => {
+      const { startServer } = await import("../../server/index.js");
       const server = await startServer({ paceMs: opts.paceMs ?? 250, heartbeatMs: 2000 });
       try {
         const ids = server.sessionIds().slice(0, 3);

@@ -1,12 +1,6 @@
 import { chmod, writeFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import {
-  type FaultSettings,
-  formatBanner,
-  type ReferenceServer,
-  type ServerOptions,
-  startServer,
-} from "../../server/index.js";
+import type { FaultSettings, ReferenceServer, ServerOptions } from "../../server/index.js";
 
 interface ServeFlags {
   host: string;
@@ -134,6 +128,8 @@ export async function runServe(flags: ServeFlags, io: ServeIo = defaultIo): Prom
   const stop = (io.until ?? untilSignal)();
   let server: ReferenceServer;
   try {
+    // Loaded only when serving, so other commands start without the service's code.
+    const { startServer } = await import("../../server/index.js");
     server = await startServer(options);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
@@ -151,6 +147,7 @@ export async function runServe(flags: ServeFlags, io: ServeIo = defaultIo): Prom
   }
   try {
     if (flags.keysFile) await writeKeysFile(flags.keysFile, server);
+    const { formatBanner } = await import("../../server/index.js");
     io.out(formatBanner(server));
     if (flags.keysFile) io.err(`serve: demo keys written to ${flags.keysFile}`);
     await stop;

@@ -20,7 +20,10 @@ export async function drainThroughStore(
     let first: { at: number; events: number } | null = null;
     const done = new Promise<number>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`B2: backlog not drained in ${timeoutMs} ms (${ingest.total()} events)`)),
+        () =>
+          reject(
+            new Error(`B2: backlog not drained in ${timeoutMs} ms (${ingest.total()} events)`),
+          ),
         timeoutMs,
       );
       const unsubscribe = ingest.store.subscribe(() => {

@@ -22,7 +22,13 @@ export function captureStream(
     let seen = false;
     const req = request(
       `${url}/api/cloud/sessions/${sessionId}/events`,
-      { headers: { authorization: `Bearer ${key}`, accept: "text/event-stream", "last-event-id": "0" } },
+      {
+        headers: {
+          authorization: `Bearer ${key}`,
+          accept: "text/event-stream",
+          "last-event-id": "0",
+        },
+      },
       (res) => {
         if (res.statusCode !== 200) {
           reject(new Error(`capture: HTTP ${res.statusCode}`));

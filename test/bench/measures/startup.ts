@@ -1,0 +1,86 @@
+import { join } from "node:path";
+import { stripAnsi } from "../../../src/text/sanitize.js";
+import { CLI, median, REPO_ROOT, timeUntilOutput } from "../proc.js";
+import type { RemoteServer } from "../serverProcess.js";
+
+export interface StartupResult {
+  /** What was timed: the UI's first frame, or the interim whoami stand-in. */
+  what: "ui" | "whoami";
+  medianMs: number;
+  nodeMedianMs: number;
+  ratio: number;
+  runs: number;
+  /** Why the UI could not be timed (interim runs only). */
+  uiMissing?: string;
+}
+
+function env(srv: RemoteServer): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = {
+    ...process.env,
+    AGENT_SESSIONS_BASE_URL: srv.url,
+    AGENT_SESSIONS_API_KEY: srv.ownerKey,
+    // Keep the run away from the user's real profiles and keychain.
+    XDG_CONFIG_HOME: join(REPO_ROOT, ".tmp", "bench-config"),
+    TERM: "xterm-256color",
+  };
+  delete e.CI;
+  delete e.NO_COLOR;
+  return e;
+}
+
+/**
+ * B8: spawn to the first frame that shows the identity and the session list, through a
+ * pseudo-terminal (`script` from util-linux) of 200×50, median of `runs`, with the median of
+ * `node -e 0` for the ratio. When the bare command shows no such frame (the UI entry is not
+ * wired yet), the interim figure is `whoami` (spawn to its identity output), labelled as such.
+ */
+export async function measureStartup(
+  srv: RemoteServer,
+  principal: string,
+  sessionId: string,
+  runs: number,
+): Promise<StartupResult> {
+  const e = env(srv);
+  const uiOnce = () =>
+    // script -q: no banner; -f: flush each write; -e: the child's exit status; -c: command.
+    timeUntilOutput(
+      "script",
+      ["-qfec", `stty cols 200 rows 50; exec ${process.execPath} ${CLI}`, "/dev/null"],
+      e,
+      (out) => {
+        const text = stripAnsi(out);
+        return text.includes(principal) && text.includes(sessionId);
+      },
+      15_000,
+    );
+  const whoamiOnce = () =>
+    timeUntilOutput(process.execPath, [CLI, "whoami"], e, (out) => out.includes(principal), 15_000);
+  const node = () => timeUntilOutput(process.execPath, ["-e", "0"], e, "exit", 15_000);
+
+  let uiMissing: string | undefined;
+  // The first run doubles as the warm-up (page cache) and as the probe for the UI entry.
+  try {
+    await uiOnce();
+  } catch (err) {
+    uiMissing = (err instanceof Error ? err.message : String(err)).split("\n")[0];
+  }
+  const once = uiMissing === undefined ? uiOnce : whoamiOnce;
+  if (uiMissing !== undefined) await once();
+  await node();
+  const times: number[] = [];
+  const nodeTimes: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    times.push(await once());
+    nodeTimes.push(await node());
+  }
+  const m = median(times);
+  const n = median(nodeTimes);
+  return {
+    what: uiMissing === undefined ? "ui" : "whoami",
+    medianMs: m,
+    nodeMedianMs: n,
+    ratio: m / n,
+    runs,
+    ...(uiMissing !== undefined ? { uiMissing } : {}),
+  };
+}

@@ -1,0 +1,103 @@
+import { EventEmitter } from "node:events";
+import { performance } from "node:perf_hooks";
+import { render } from "ink";
+import { buildServices } from "../../src/cli/tui/buildServices.js";
+import { App, type AppServices } from "../../src/ui/index.js";
+
+/** A terminal that is only memory: a fixed size, every write kept with the time it came. */
+export class VirtualTerminal extends EventEmitter {
+  readonly isTTY = true;
+  writes: { at: number; data: string }[] = [];
+  onWrite: ((data: string, at: number) => void) | null = null;
+  constructor(
+    readonly columns: number,
+    readonly rows: number,
+  ) {
+    super();
+  }
+  write = (data: string): boolean => {
+    const at = performance.now();
+    this.onWrite?.(data, at);
+    return true;
+  };
+}
+
+/** Keyboard input for the app: what is written here reaches Ink as if typed. */
+export class VirtualKeyboard extends EventEmitter {
+  readonly isTTY = true;
+  private pending: string | null = null;
+  write(data: string): void {
+    this.pending = data;
+    this.emit("readable");
+    this.emit("data", data);
+  }
+  read = (): string | null => {
+    const d = this.pending;
+    this.pending = null;
+    return d;
+  };
+  setEncoding(): void {}
+  setRawMode(): void {}
+  resume(): void {}
+  pause(): void {}
+  ref(): void {}
+  unref(): void {}
+}
+
+export interface MountedUi {
+  services: AppServices;
+  terminal: VirtualTerminal;
+  keyboard: VirtualKeyboard;
+  unmount(): Promise<void>;
+}
+
+/**
+ * The Ink app as the CLI runs it (the CLI's own service builder and render options, the
+ * app loading identity and sessions itself), rendered on a virtual terminal, with `sessions`
+ * opened in panes at start.
+ */
+export async function mountUi(opts: {
+  url: string;
+  key: string;
+  sessions: readonly string[];
+  columns: number;
+  rows: number;
+  /** Ink's own time to lay out and write each frame (not React's reconciliation). */
+  onRender?: (renderMs: number) => void;
+}): Promise<MountedUi> {
+  const handle = buildServices({ baseUrl: opts.url, apiKey: opts.key });
+  const terminal = new VirtualTerminal(opts.columns, opts.rows);
+  const keyboard = new VirtualKeyboard();
+  const instance = render(
+    <App
+      services={handle.services}
+      profile="bench"
+      baseUrl={opts.url}
+      initialSessions={opts.sessions}
+      options={{ bell: false, scrollback: 5000, maxPanes: 6, noColor: false }}
+      onExit={() => {}}
+    />,
+    {
+      stdout: terminal as unknown as NodeJS.WriteStream,
+      stdin: keyboard as unknown as NodeJS.ReadStream,
+      stderr: new VirtualTerminal(opts.columns, opts.rows) as unknown as NodeJS.WriteStream,
+      // As src/cli/tui/runTui.tsx renders it.
+      exitOnCtrlC: false,
+      patchConsole: false,
+      maxFps: 30,
+      ...(opts.onRender
+        ? { onRender: (m: { renderTime: number }) => opts.onRender?.(m.renderTime) }
+        : {}),
+    },
+  );
+  return {
+    services: handle.services,
+    terminal,
+    keyboard,
+    async unmount() {
+      instance.unmount();
+      instance.cleanup();
+      await handle.dispose();
+    },
+  };
+}
