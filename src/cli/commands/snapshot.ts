@@ -80,6 +80,9 @@ async function renderSnapshot(
   open: string[],
   opts: SnapshotOptions,
 ): Promise<string> {
+  // Ink's colours follow whether stdout is a terminal; `--ansi > file` asks for them anyway.
+  // Set before Ink (and its chalk) first load: the colour level is read once, at import.
+  if (opts.ansi && process.env.FORCE_COLOR === undefined) process.env.FORCE_COLOR = "1";
   const [{ render }, React, { App }, { buildServices }, { VirtualTerminal, SilentInput }] =
     await Promise.all([
       import("ink"),

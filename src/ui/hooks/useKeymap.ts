@@ -13,8 +13,35 @@ export function useKeymap(
   isActive = true,
 ): void {
   const handler = useCallback(
-    (input: string, key: Key) => onKey(commandFor(contextOf(), input, key), input, key),
+    (input: string, key: Key) => {
+      const keys = contextOf() === "dialog" ? null : separateKeys(input, key);
+      if (!keys) {
+        onKey(commandFor(contextOf(), input, key), input, key);
+        return;
+      }
+      for (const ch of keys) {
+        // A key may open a dialog: the rest of the run would be typing, which is the text
+        // field's, not ours.
+        if (contextOf() === "dialog") return;
+        const k: Key = { ...key, shift: ch !== ch.toLowerCase() };
+        onKey(commandFor(contextOf(), ch, k), ch, k);
+      }
+    },
     [contextOf, onKey],
   );
   useInput(handler, { isActive });
+}
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Ink hands over everything one read returned as one input: keys pressed faster than the
+ * screen reads them (key repeat while busy, a slow link) arrive as "jjj" and would match no
+ * command. Outside text fields such a run of plain characters is that many key presses.
+ */
+function separateKeys(input: string, key: Key): string[] | null {
+  const points = Array.from(input);
+  if (points.length < 2 || CONTROL.test(input)) return null;
+  if (key.ctrl || key.meta || key.escape || key.return || key.tab) return null;
+  return points;
 }

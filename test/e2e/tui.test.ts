@@ -1,0 +1,414 @@
+import { existsSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { keychainAccount, keychainDelete, keychainGet } from "../../src/credentials/keychain.js";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { CLI, tempConfigHome } from "../helpers/cli.js";
+import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxVersion } from "../helpers/tmux.js";
+
+/**
+ * The built binary in a real terminal: tmux runs `agent-sessions` against the reference
+ * service started here, keys are sent as a user would type them, and assertions are made on
+ * what tmux shows (its screen, its alternate-screen and cursor state, its title and paste
+ * buffers). The app runs with a clean environment: no CI (Ink would write only the final
+ * frame), no NO_COLOR unless a test sets it.
+ */
+
+const TMUX = tmuxVersion();
+if (!TMUX) console.warn("tui end-to-end suite skipped: tmux is not installed (CI installs it)");
+
+/**
+ * The login screen stores the key in the real OS keychain. Guarded like test/keychain: skipped
+ * without a Secret Service, a failure instead when AGENT_SESSIONS_REQUIRE_KEYCHAIN=1 (.ci/run).
+ */
+const keychainRequired = process.env.AGENT_SESSIONS_REQUIRE_KEYCHAIN === "1";
+async function keychainProblem(): Promise<string | null> {
+  if (process.platform === "linux" && !process.env.DBUS_SESSION_BUS_ADDRESS) {
+    return "DBUS_SESSION_BUS_ADDRESS is not set (run under test/with-keyring.sh)";
+  }
+  try {
+    await keychainGet(`probe-${process.pid}@http://127.0.0.1:1`, {
+      service: "agent-sessions-tui-e2e-probe",
+    });
+    return null;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+const noKeychain = TMUX ? await keychainProblem() : "tmux is not installed";
+if (TMUX && noKeychain && !keychainRequired) {
+  console.warn(`tui login test skipped: ${noKeychain}`);
+}
+
+const BEFORE = "BEFORE-MARKER";
+const WIDE = { width: 140, height: 40 };
+
+/** A pane's title in its top border (the session list shows "1 ses_…" too, without a border). */
+function titleRe(n: number, id: string): RegExp {
+  return new RegExp(`[─═━] (?:⚠ )?${n} ${id} `);
+}
+
+function lineWith(screen: string, re: RegExp | string): string | undefined {
+  return screen.split("\n").find((l) => (typeof re === "string" ? l.includes(re) : re.test(l)));
+}
+
+/** Colour-setting SGR parameters (foreground, background, 256/true colour); 39/49 reset them. */
+function colourCodes(screen: string): string[] {
+  const found: string[] = [];
+  for (const m of screen.matchAll(/\u001b\[([0-9;:]*)m/g)) {
+    const params = (m[1] ?? "").split(/[;:]/).map(Number);
+    if (
+      params.some(
+        (p) =>
+          (p >= 30 && p <= 38) ||
+          (p >= 40 && p <= 48) ||
+          (p >= 90 && p <= 97) ||
+          (p >= 100 && p <= 107),
+      )
+    ) {
+      found.push(m[0]);
+    }
+  }
+  return found;
+}
+
+describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
+  const tmux = new TmuxServer();
+  const home = tempConfigHome();
+  let server: ReferenceServer;
+  let ids: string[];
+  let count = 0;
+  const panes: TmuxPane[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    server = await startServer({ seed: 7, paceMs: 400, heartbeatMs: 300 });
+    ids = server.sessionIds();
+    // The server outlives the sessions each test kills (no new-session racing a server that is
+    // exiting), and an OSC 52 that slipped through lands in a paste buffer, where a test sees it.
+    await tmux.run([
+      "start-server",
+      ";",
+      "set-option",
+      "-s",
+      "exit-empty",
+      "off",
+      ";",
+      "set-option",
+      "-s",
+      "set-clipboard",
+      "on",
+    ]);
+  });
+
+  afterEach(async () => {
+    server.faults.reset();
+    await Promise.all(panes.splice(0).map((p) => p.kill()));
+  });
+
+  afterAll(async () => {
+    await tmux.kill();
+    await server?.close();
+    home.cleanup();
+  });
+
+  /**
+   * Runs the CLI in a fresh tmux session the way a user's shell would: a line printed before
+   * it (which the alternate screen must hide and give back) and its exit status after.
+   */
+  async function launch(
+    args: string[],
+    opts: {
+      env?: Record<string, string | undefined>;
+      size?: { width: number; height: number };
+    } = {},
+  ): Promise<TmuxPane> {
+    const env: Record<string, string | undefined> = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home.dir,
+      LANG: "C.UTF-8",
+      XDG_CONFIG_HOME: home.dir,
+      AGENT_SESSIONS_BASE_URL: server.url,
+      AGENT_SESSIONS_API_KEY: server.key("owner"),
+      AGENT_SESSIONS_RETRY_BASE_MS: "250",
+      AGENT_SESSIONS_BELL: "0",
+      ...opts.env,
+    };
+    const app = cleanEnvCommand(env, [process.execPath, CLI, ...args]);
+    const script = `echo ${BEFORE}; ${app}; echo "EXIT=$?"; exec sleep 600`;
+    const pane = await tmux.start(`t${++count}`, script, opts.size ?? WIDE);
+    panes.push(pane);
+    return pane;
+  }
+
+  async function expectRestored(pane: TmuxPane): Promise<void> {
+    const screen = await pane.waitForText("EXIT=");
+    expect(screen).toContain(BEFORE);
+    expect(screen).toMatch(/EXIT=0\b/);
+    expect(screen).not.toContain("agent-sessions ·");
+    expect(await pane.format("#{alternate_on} #{cursor_flag}")).toBe("0 1");
+  }
+
+  it("opens two sessions side by side and shows each one's events in its own pane", async () => {
+    const [a, b] = [ids[0] as string, ids[1] as string];
+    const pane = await launch(["open", a, b]);
+    await pane.waitFor(
+      "both panes live",
+      (s) => titleRe(1, a).test(s) && titleRe(2, b).test(s) && /● live 2\/2/.test(s),
+    );
+    const screen0 = await pane.capture();
+    expect(screen0).not.toContain(BEFORE);
+    expect(screen0).toMatch(/agent-sessions · profile: default/);
+    expect(await pane.format("#{alternate_on}")).toBe("1");
+
+    server.emit(a, "process_output", { text: "E2E-ALPHA-line\n" });
+    server.emit(b, "process_output", { text: "E2E-BRAVO-line\n" });
+    const screen = await pane.waitForText(["E2E-ALPHA-line", "E2E-BRAVO-line"]);
+    // Side by side: each marker sits in the columns under its own pane's title.
+    const title = lineWith(screen, titleRe(1, a)) ?? "";
+    const colA = title.search(titleRe(1, a));
+    const colB = title.search(titleRe(2, b));
+    expect(colB).toBeGreaterThan(colA);
+    const alpha = (lineWith(screen, "E2E-ALPHA-line") ?? "").indexOf("E2E-ALPHA-line");
+    const bravo = (lineWith(screen, "E2E-BRAVO-line") ?? "").indexOf("E2E-BRAVO-line");
+    expect(alpha).toBeGreaterThan(colA);
+    expect(alpha).toBeLessThan(colB);
+    expect(bravo).toBeGreaterThan(colB);
+
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
+  it("clones through the keyboard form, then pushes after confirming, and shows the results", async () => {
+    const id = ids[2] as string;
+    const pane = await launch(["open", id]);
+    await pane.waitFor("the pane live", (s) => titleRe(1, id).test(s) && s.includes("● live"));
+
+    await pane.keys("c");
+    await pane.waitForText(`Clone a repository into ${id}`);
+    await pane.type(server.repositories[0] as string);
+    // Typed text and Enter in one read are one input event for Ink: wait for the text first.
+    await pane.waitForText(server.repositories[0] as string);
+    await pane.keys("Enter");
+    await pane.waitFor("the clone result", (s) =>
+      new RegExp(`✓ clone ${id}: cloned \\(branch \\w+\\)`).test(s),
+    );
+
+    await pane.keys("p");
+    const confirm = await pane.waitForText("Push — confirm");
+    expect(confirm).toContain(id);
+    expect(confirm).toContain(server.repositories[0] as string);
+    expect(confirm).toMatch(/\[y\] push/);
+    await pane.keys("y");
+    await pane.waitFor("the push result", (s) =>
+      new RegExp(`✓ push ${id}: pushed \\w+ at [0-9a-f]{7,}`).test(s),
+    );
+    // The git process output also arrives on the session's own stream, in its pane.
+    await pane.waitFor("git's output in the pane", (s) => /\$ git push/.test(s));
+    expect(server.pullRequests()).toEqual([]);
+
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
+  it("shows reconnecting when the service drops the stream, then goes live again with new events", async () => {
+    const id = ids[3] as string;
+    const pane = await launch(["open", id]);
+    await pane.waitFor("the pane live", (s) => /● live/.test(lineWith(s, titleRe(1, id)) ?? ""));
+
+    // The stream is cut at its next event and every reconnect is refused until reset.
+    server.faults.set({
+      dropAfter: 1,
+      statusFor: { path: /\/events$/, status: 503, count: 1_000_000 },
+    });
+    server.emit(id, "process_output", { text: "E2E-BEFORE-DROP\n" });
+    await pane.waitFor("a reconnecting pane", (s) =>
+      /↻ reconnecting in \S+ \(attempt \d+\)/.test(lineWith(s, titleRe(1, id)) ?? ""),
+    );
+
+    server.faults.reset();
+    await pane.waitFor("the pane live again", (s) => {
+      const title = lineWith(s, titleRe(1, id)) ?? "";
+      return title.includes("● live") && !title.includes("reconnecting");
+    });
+    server.emit(id, "process_output", { text: "E2E-AFTER-RECOVERY\n" });
+    await pane.waitForText("E2E-AFTER-RECOVERY");
+
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
+  it("re-lays out on resize: side by side, stacked, too small, and back", async () => {
+    const [a, b] = [ids[0] as string, ids[1] as string];
+    const pane = await launch(["open", a, b]);
+    const sideBySide = (s: string) => {
+      const line = lineWith(s, titleRe(1, a));
+      return line !== undefined && titleRe(2, b).test(line);
+    };
+    const stacked = (s: string) => {
+      const one = lineWith(s, titleRe(1, a));
+      const two = lineWith(s, titleRe(2, b));
+      return one !== undefined && two !== undefined && one !== two;
+    };
+    const headerOnTop = (s: string) => s.startsWith("╭");
+
+    await pane.waitFor("two panes side by side", sideBySide);
+    await pane.resize(80, 30);
+    const narrow = await pane.waitFor("two panes stacked", stacked);
+    expect(headerOnTop(narrow)).toBe(true);
+    expect(narrow.split("\n").every((l) => Array.from(l).length <= 80)).toBe(true);
+
+    await pane.resize(30, 8);
+    const tiny = await pane.waitForText("Terminal too small");
+    expect(tiny).toContain("30×8");
+    expect(tiny).not.toMatch(titleRe(1, a));
+
+    await pane.resize(WIDE.width, WIDE.height);
+    const back = await pane.waitFor("side by side again", sideBySide);
+    expect(headerOnTop(back)).toBe(true);
+    expect(back).not.toContain("Terminal too small");
+
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
+  it("obeys every key of a run that arrives in one read (key repeat, a slow link)", async () => {
+    const pane = await launch([]);
+    const cursorRow = (s: string) => s.split("\n").findIndex((l) => /^[│║]▸/.test(l));
+    const first = await pane.waitFor("the session list", (s) => /Sessions 6\/6/.test(s));
+    const start = cursorRow(first);
+    expect(start).toBeGreaterThan(0);
+    // One send-keys -l is one write to the terminal: "jjj" reaches the app in one read.
+    await pane.type("jjj");
+    await pane.waitFor("the cursor three rows down", (s) => cursorRow(s) === start + 3);
+    await pane.type("kk");
+    await pane.waitFor("the cursor one row below the top", (s) => cursorRow(s) === start + 1);
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
+  it("Ctrl-C exits from inside a dialog and restores the terminal", async () => {
+    const id = ids[0] as string;
+    const pane = await launch(["open", id]);
+    await pane.waitFor("the pane", (s) => titleRe(1, id).test(s));
+    await pane.keys("c");
+    await pane.waitForText("Clone a repository");
+    await pane.keys("C-c");
+    await expectRestored(pane);
+  });
+
+  it("keeps escape sequences in process output away from the terminal", async () => {
+    const id = ids[1] as string;
+    const pane = await launch(["open", id]);
+    await pane.waitFor("the pane live", (s) => /● live/.test(lineWith(s, titleRe(1, id)) ?? ""));
+    expect(await tmux.run(["show-options", "-s", "-v", "set-clipboard"])).toBe("on\n");
+    const titleBefore = await pane.format("#{pane_title}");
+    const clip = Buffer.from("E2E-CLIPBOARD").toString("base64");
+    server.emit(id, "process_output", {
+      text:
+        `E2E-ESC-START\u001b]2;E2E-PWNED-TITLE\u0007\u001b]52;c;${clip}\u0007` +
+        "\u001b[2J\u001b[H\u001b[5;5H\u001b[?1049l E2E-ESC-END \u001b[31mE2E-RED\u001b[0m\n",
+    });
+    const screen = await pane.waitForText("E2E-ESC-END");
+    expect(screen).toMatch(/^╭/);
+    expect(await pane.format("#{pane_title}")).toBe(titleBefore);
+    expect(await pane.format("#{alternate_on}")).toBe("1");
+    expect(await tmux.run(["list-buffers"])).toBe("");
+    // SGR colour is the one kind of escape kept.
+    const coloured = await pane.capture({ ansi: true });
+    expect(lineWith(coloured, "E2E-RED")).toMatch(/\u001b\[(?:[0-9;]*;)?31m[^\u001b]*E2E-RED/);
+
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
+  it("NO_COLOR: the screen carries no colour codes (attributes only)", async () => {
+    const id = ids[0] as string;
+    const coloured = await launch(["open", id]);
+    const plain = await launch(["open", id], { env: { NO_COLOR: "1" } });
+    const ready = (s: string) => titleRe(1, id).test(s) && s.includes("● live");
+    await coloured.waitFor("the pane", ready);
+    await plain.waitFor("the pane", ready);
+    // The same screen without NO_COLOR does carry colours: the check below can fail.
+    expect(colourCodes(await coloured.capture({ ansi: true })).length).toBeGreaterThan(0);
+    const screen = await plain.capture({ ansi: true });
+    expect(colourCodes(screen)).toEqual([]);
+    // Attributes stay: the focused pane's title is still bold.
+    expect(screen).toContain("\u001b[1m");
+    await plain.keys("q");
+    await expectRestored(plain);
+  });
+
+  it("`demo` opens the UI against its own in-process service", async () => {
+    const pane = await launch(["demo", "--pace-ms", "200"], {
+      env: { AGENT_SESSIONS_BASE_URL: undefined, AGENT_SESSIONS_API_KEY: undefined },
+    });
+    const screen = await pane.waitFor("the demo live", (s) => /● live 2\/2/.test(s), {
+      timeoutMs: 15_000,
+    });
+    expect(screen).toMatch(/profile: demo · http:\/\/127\.0\.0\.1:\d+/);
+    expect(screen).toMatch(/[─═━] 1 ses_\w+ /);
+    expect(screen).toMatch(/[─═━] 2 ses_\w+ /);
+    expect(screen).not.toContain(server.url);
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
+  it.runIf(noKeychain !== null && keychainRequired)(
+    "a real keychain is reachable for the login test (AGENT_SESSIONS_REQUIRE_KEYCHAIN=1)",
+    () => {
+      throw new Error(`no usable OS keychain: ${noKeychain}`);
+    },
+  );
+
+  it.skipIf(noKeychain !== null)(
+    "with no key stored, the login screen takes a pasted key, verifies it and keeps it in the keychain",
+    async () => {
+      const config = tempConfigHome();
+      const account = keychainAccount("default", server.url);
+      const key = server.key("owner");
+      const env = {
+        AGENT_SESSIONS_API_KEY: undefined,
+        XDG_CONFIG_HOME: config.dir,
+        DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS,
+      };
+      try {
+        const pane = await launch([], { env });
+        await pane.waitForText(["sign in", "No API key is stored", server.url]);
+
+        // A key the service refuses: the error is shown and nothing is stored.
+        // Each step waits for the screen: text and Enter arriving in one read are one input
+        // event for Ink, and the Enter in it is dropped.
+        const wrong = `ask_${"x".repeat(26)}`;
+        expect(wrong.length).not.toBe(key.length);
+        await pane.type(wrong);
+        await pane.waitForText(`${wrong.length} characters`);
+        await pane.keys("Enter");
+        await pane.waitFor("the refusal", (s) => /rejected|refused|invalid|401/i.test(s));
+        expect(await keychainGet(account)).toBeNull();
+
+        await pane.keys("C-u");
+        await pane.waitFor("an empty field", (s) => !s.includes("characters"));
+        await pane.type(key);
+        const typed = await pane.waitForText(`${Array.from(key).length} characters`);
+        expect(typed).not.toContain(key);
+        expect(typed).not.toContain(key.slice(4, 20));
+        await pane.keys("Enter");
+        const main = await pane.waitForText(['key "demo-owner"', "effective:", "Sessions"]);
+        expect(main).not.toContain(key);
+        expect(await keychainGet(account)).toBe(key);
+        await pane.keys("q");
+        await expectRestored(pane);
+
+        // The next start finds the stored key and goes straight to the main screen.
+        const again = await launch([], { env });
+        const screen = await again.waitForText(['key "demo-owner"', "Sessions"]);
+        expect(screen).not.toContain("sign in");
+        await again.keys("q");
+        await expectRestored(again);
+      } finally {
+        await keychainDelete(account).catch(() => {});
+        config.cleanup();
+      }
+    },
+  );
+});

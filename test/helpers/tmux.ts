@@ -1,0 +1,158 @@
+import { execFile, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * A private tmux server (its own socket, no user config) for driving the built binary in a
+ * real terminal. Every call is asynchronous so a reference service running in the test
+ * process keeps answering while tmux is asked about the screen.
+ */
+
+export function tmuxVersion(): string | null {
+  const r = spawnSync("tmux", ["-V"], { encoding: "utf8" });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/** Single-quotes a word for sh. */
+export function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * `env -i NAME=value … argv` for sh: the program sees only these variables (no CI, NO_COLOR
+ * or FORCE_COLOR leaking in from the test runner). TERM is the one tmux gives the pane.
+ */
+export function cleanEnvCommand(env: Record<string, string | undefined>, argv: string[]): string {
+  const vars = Object.entries(env)
+    .filter((e): e is [string, string] => e[1] !== undefined)
+    .map(([k, v]) => `${k}=${shellQuote(v)}`);
+  return ["env", "-i", 'TERM="$TERM"', ...vars, ...argv.map(shellQuote)].join(" ");
+}
+
+export interface WaitOptions {
+  timeoutMs?: number;
+  /** Capture with colours and attributes (`capture-pane -e`). */
+  ansi?: boolean;
+}
+
+const POLL_MS = 40;
+
+export class TmuxServer {
+  readonly socket = `as-e2e-${process.pid}-${randomBytes(3).toString("hex")}`;
+
+  /** Runs a tmux command on this server; rejects with tmux's message. */
+  run(args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      execFile(
+        "tmux",
+        ["-u", "-L", this.socket, "-f", "/dev/null", ...args],
+        { encoding: "utf8", timeout: 10_000, env: { ...process.env, LANG: "C.UTF-8" } },
+        (error, stdout, stderr) => {
+          if (error) reject(new Error(`tmux ${args.join(" ")}: ${stderr.trim() || error.message}`));
+          else resolve(stdout);
+        },
+      );
+    });
+  }
+
+  /** A detached session of the given size running `command` (a sh command line). */
+  async start(
+    name: string,
+    command: string,
+    size: { width: number; height: number },
+  ): Promise<TmuxPane> {
+    await this.run([
+      "new-session",
+      "-d",
+      "-s",
+      name,
+      "-x",
+      String(size.width),
+      "-y",
+      String(size.height),
+      command,
+    ]);
+    return new TmuxPane(this, name);
+  }
+
+  /** Ends the server and every process in it, and removes its socket file (tmux leaves it). */
+  async kill(): Promise<void> {
+    await this.run(["kill-server"]).catch(() => {});
+    const dir = join(process.env.TMUX_TMPDIR ?? "/tmp", `tmux-${process.getuid?.() ?? 0}`);
+    rmSync(join(dir, this.socket), { force: true });
+  }
+}
+
+export class TmuxPane {
+  constructor(
+    private readonly server: TmuxServer,
+    readonly name: string,
+  ) {}
+
+  /** The visible screen as text, one line per row (trailing blanks trimmed by tmux). */
+  capture(opts: { ansi?: boolean } = {}): Promise<string> {
+    return this.server.run(["capture-pane", "-p", ...(opts.ansi ? ["-e"] : []), "-t", this.name]);
+  }
+
+  /** Key names as tmux knows them (Enter, Escape, C-c, q …). */
+  async keys(...keys: string[]): Promise<void> {
+    await this.server.run(["send-keys", "-t", this.name, ...keys]);
+  }
+
+  /** Literal text, as if typed or pasted. */
+  async type(text: string): Promise<void> {
+    await this.server.run(["send-keys", "-t", this.name, "-l", text]);
+  }
+
+  async resize(width: number, height: number): Promise<void> {
+    await this.server.run([
+      "resize-window",
+      "-t",
+      this.name,
+      "-x",
+      String(width),
+      "-y",
+      String(height),
+    ]);
+  }
+
+  /** A tmux format about the pane, e.g. `#{alternate_on}`. */
+  async format(fmt: string): Promise<string> {
+    return (await this.server.run(["display-message", "-p", "-t", this.name, fmt])).trim();
+  }
+
+  /**
+   * Polls the screen until `test` holds and returns that screen; fails after the timeout
+   * with what the screen showed last.
+   */
+  async waitFor(
+    what: string,
+    test: (screen: string) => boolean,
+    opts: WaitOptions = {},
+  ): Promise<string> {
+    const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
+    let screen = "";
+    for (;;) {
+      screen = await this.capture({ ansi: opts.ansi ?? false });
+      if (test(screen)) return screen;
+      if (Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    throw new Error(`timed out waiting for ${what}; the screen was:\n${screen}`);
+  }
+
+  /** Waits until the screen contains every one of `texts`. */
+  waitForText(texts: string | string[], opts: WaitOptions = {}): Promise<string> {
+    const list = typeof texts === "string" ? [texts] : texts;
+    return this.waitFor(
+      list.map((t) => JSON.stringify(t)).join(" and "),
+      (s) => list.every((t) => s.includes(t)),
+      opts,
+    );
+  }
+
+  async kill(): Promise<void> {
+    await this.server.run(["kill-session", "-t", this.name]).catch(() => {});
+  }
+}

@@ -1,0 +1,70 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli, tempConfigHome } from "../helpers/cli.js";
+
+/**
+ * `agent-sessions snapshot`: the UI rendered headlessly at a fixed size, printed as text that
+ * fits the size it was given (docs, bug reports and CI paste it as is).
+ */
+
+const home = tempConfigHome();
+const env = { XDG_CONFIG_HOME: home.dir, AGENT_SESSIONS_API_KEY: undefined };
+const SIZE = ["--width", "100", "--height", "30", "--after", "800"];
+
+afterAll(() => home.cleanup());
+
+/** Terminal columns of a line without escapes: one per code point (box drawing is 1 wide). */
+function columns(line: string): number {
+  return Array.from(line).length;
+}
+
+function lines(stdout: string): string[] {
+  const all = stdout.split("\n");
+  if (all.at(-1) === "") all.pop();
+  return all;
+}
+
+describe("agent-sessions snapshot", () => {
+  it("prints one plain-text frame that fits the width and height it was given", async () => {
+    const r = await runCli(["snapshot", "--demo", ...SIZE], { env });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const frame = lines(r.stdout);
+    expect(frame.length).toBeLessThanOrEqual(30);
+    // It fills the screen: not a fragment of a frame.
+    expect(frame.length).toBeGreaterThanOrEqual(25);
+    const tooWide = frame.filter((l) => columns(l) > 100);
+    expect(tooWide).toEqual([]);
+    // No escape sequence and no other control character, only text and newlines.
+    expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+
+    // The header: profile, the service, who the key belongs to.
+    expect(frame[0]).toMatch(/^╭─+╮$/);
+    expect(r.stdout).toMatch(/agent-sessions · profile: demo · http:\/\/127\.0\.0\.1:\d+/);
+    expect(r.stdout).toMatch(/\(owner @ org_\w+\)/);
+    expect(r.stdout).toContain('key "demo-owner"');
+    // The session list with its rows, and the two demo sessions opened in panes.
+    expect(r.stdout).toMatch(/Sessions \d+\/\d+/);
+    const rows = frame.filter((l) => /^│.{0,4}ses_\w+ [●⏸■✓✗◌○] /u.test(l));
+    expect(rows.length).toBeGreaterThanOrEqual(3);
+    expect(r.stdout).toMatch(/[─═━] 1 ses_\w+ /);
+    expect(r.stdout).toMatch(/[─═━] 2 ses_\w+ /);
+    // The footer's key hints close the frame.
+    expect(frame.at(-1)).toMatch(/q quit/);
+  });
+
+  it("keeps colours with --ansi", async () => {
+    const r = await runCli(["snapshot", "--demo", ...SIZE, "--ansi"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\u001b\[[0-9;]*m/);
+    const plain = lines(r.stdout.replace(/\u001b\[[0-9;]*m/g, ""));
+    expect(plain.length).toBeLessThanOrEqual(30);
+    expect(plain.filter((l) => columns(l) > 100)).toEqual([]);
+  });
+
+  it("refuses an --open value that is not a session id with exit 2", async () => {
+    const r = await runCli(["snapshot", "--demo", "--open", "bad"], { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("'bad' is not a session id");
+  });
+});
