@@ -1,7 +1,7 @@
 import { Box, Text, useInput } from "ink";
 import { useCallback, useRef, useState } from "react";
 import { sanitize } from "../text/sanitize.js";
-import { commandById, commandFor, keysLabel } from "./keymap.js";
+import { commandById, commandFor, endsWithEnter, keysLabel } from "./keymap.js";
 import { frameRows, type TerminalSize } from "./layout.js";
 import { TextInput } from "./TextInput.js";
 import { useTheme } from "./theme.js";
@@ -32,7 +32,10 @@ export function LoginScreen({ profile, baseUrl, size, onLogin, onExit }: LoginSc
   const busy = phase.kind === "verifying";
 
   const onChange = useCallback((update: (prev: string) => string) => {
-    setValue((prev) => update(prev));
+    // The ref moves at once, so an Enter in the same read as the pasted key sees the key.
+    const next = update(valueRef.current);
+    valueRef.current = next;
+    setValue(next);
     setPhase((p) => (p.kind === "failed" ? { kind: "typing" } : p));
   }, []);
 
@@ -42,7 +45,15 @@ export function LoginScreen({ profile, baseUrl, size, onLogin, onExit }: LoginSc
       onExit();
       return;
     }
+    if (endsWithEnter(input) && !busy) {
+      queueMicrotask(submit);
+      return;
+    }
     if (cmd?.id !== "submit" || busy) return;
+    submit();
+  });
+
+  function submit() {
     const k = valueRef.current.trim();
     if (!k) {
       setPhase({ kind: "failed", message: "Paste a key first" });
@@ -57,7 +68,7 @@ export function LoginScreen({ profile, baseUrl, size, onLogin, onExit }: LoginSc
           message: sanitize(e instanceof Error ? e.message : String(e)) || "the key was refused",
         }),
     );
-  });
+  }
 
   const width = Math.min(size.columns, 76);
   const count = Array.from(value).length;

@@ -545,3 +545,16 @@ export function keymapMarkdown(): string {
   }
   return lines.join("\n").trimEnd();
 }
+
+/**
+ * Text and Enter that arrived in one read (a pasted line, type-ahead over a slow link): the
+ * text field takes the text, and the Enter must still submit once it has.
+ */
+export function endsWithEnter(input: string): boolean {
+  return input.length > 1 && /[\r\n]$/.test(input);
+}
+
+/** The key Ink reports for a lone Enter, built from another key event. */
+export function enterKey(from: Key): Key {
+  return { ...from, return: true, shift: false, ctrl: false, meta: false };
+}

@@ -63,6 +63,31 @@ describe("login", () => {
     expect(h.frame()).not.toContain(good);
   });
 
+  it("a key pasted with its newline signs in without another Enter", async () => {
+    fx = await startUiFixture({ preload: false });
+    const good = fx.server.key("owner");
+    const services = fx.services;
+    const tried: string[] = [];
+    h = renderUi(
+      <App
+        services={null}
+        profile="work"
+        baseUrl={fx.server.url}
+        onExit={() => {}}
+        onLogin={async (key) => {
+          tried.push(key);
+          return services;
+        }}
+      />,
+      { columns: 120, rows: 30 },
+    );
+    await waitForContent(h, "sign in");
+    await pressKey(h, `${good}\r`);
+    await waitForContent(h, "demo-owner");
+    expect(tried).toEqual([good]);
+    expect(h.frame()).not.toContain(good);
+  });
+
   it("Esc on the login screen quits", async () => {
     let exits = 0;
     h = renderUi(

@@ -1,6 +1,6 @@
 import { type Key, useInput } from "ink";
 import { useCallback } from "react";
-import { type Command, commandFor, type KeyContext } from "../keymap.js";
+import { type Command, commandFor, endsWithEnter, enterKey, type KeyContext } from "../keymap.js";
 
 /**
  * Every key press resolved through the one keymap table for the current context, then
@@ -17,6 +17,13 @@ export function useKeymap(
       const keys = contextOf() === "dialog" ? null : separateKeys(input, key);
       if (!keys) {
         onKey(commandFor(contextOf(), input, key), input, key);
+        if (contextOf() === "dialog" && endsWithEnter(input)) {
+          // After the text field has taken the text of the same read.
+          queueMicrotask(() => {
+            const enter = enterKey(key);
+            onKey(commandFor(contextOf(), "\r", enter), "\r", enter);
+          });
+        }
         return;
       }
       for (const ch of keys) {
