@@ -42,6 +42,14 @@ export interface SubscribeOptions {
   lastEventId?: string | null;
   /** Every item, heartbeats, malformed and unknown ones included. */
   onEvent: (ev: SessionEvent) => void;
+  /**
+   * When given, SSE items go here as they arrived, not decoded (decodeEvent(event, data, id)
+   * makes the event onEvent would have had), so a receiver that keeps most items unread does
+   * not pay for parsing them. onEvent then gets only what the client itself makes: the
+   * `malformed` item standing for an event cut off for its size. `at` is when the bytes
+   * carrying the item arrived (the `now` clock, as lastActivityAt).
+   */
+  onItem?: (event: string | undefined, data: string, id: string | undefined, at: number) => void;
   onStatus?: (s: StreamStatus) => void;
   /** Most bytes one event may take before it is cut off (default 1 MiB). */
   maxEventBytes?: number;
@@ -409,19 +417,23 @@ class EventStreamSubscription implements Subscription {
       return { kind: "stop", reason: "closed", error: null };
     }
     const maxEventBytes = this.opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    const onItem = this.opts.onItem;
     let delivered = false;
     this.heartbeats.connectionStarted();
     const reader = createSseReader({
       maxEventBytes,
       onMessage: (m) => {
         this._lastEventId = nextLastEventId(this._lastEventId, m.id);
-        const ev = decodeEvent(m.event, m.data, m.id);
         // By name: a heartbeat with a bad payload still shows the server is alive on schedule.
         if (m.event === "heartbeat" && this.heartbeats.beat(performance.now())) {
           this.watchdog?.reschedule();
         }
         delivered = true;
-        this.deliver(ev);
+        if (onItem) {
+          if (this.closed) return;
+          this._stats.events++;
+          callSafely4(onItem, m.event, m.data, m.id, this._lastActivityAt ?? this.now());
+        } else this.deliver(decodeEvent(m.event, m.data, m.id));
       },
       onRetry: (ms) => {
         this.baseDelayMs = ms;
@@ -516,6 +528,17 @@ class EventStreamSubscription implements Subscription {
 function callSafely<T>(fn: (arg: T) => void, arg: T): void {
   try {
     fn(arg);
+  } catch (e) {
+    queueMicrotask(() => {
+      throw e;
+    });
+  }
+}
+
+/** callSafely for the arguments of onItem (no array or closure per item). */
+function callSafely4<A, B, C, D>(fn: (a: A, b: B, c: C, d: D) => void, a: A, b: B, c: C, d: D) {
+  try {
+    fn(a, b, c, d);
   } catch (e) {
     queueMicrotask(() => {
       throw e;

@@ -1,4 +1,5 @@
-import { createParser, type EventSourceParser } from "eventsource-parser";
+import { isAscii } from "node:buffer";
+import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 
 /** One dispatched SSE item, as eventsource-parser reports it. */
 export interface SseMessage {
@@ -60,7 +61,9 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
   // also drops a leading BOM, which the parser only recognises in its byte form.
   const decoder = new TextDecoder("utf-8");
   const parser: EventSourceParser = createParser({
-    onEvent: (m) => opts.onMessage({ event: m.event, data: m.data, id: m.id }),
+    // The parser's message already has the three fields, all of them always set: handing it
+    // on as is saves an object per event.
+    onEvent: opts.onMessage as (m: EventSourceMessage) => void,
     onRetry: (ms) => opts.onRetry?.(ms),
     onComment: (c) => opts.onComment?.(c),
     // Unknown fields and bad `retry:` values are ignored, as WHATWG says.
@@ -73,6 +76,8 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
   let pendingBytes = 0;
   let pendingHead = "";
   let dead = false;
+  /** The unfinished last line of what was fed so far (see feedLines). */
+  let partialLine = "";
 
   /**
    * The parser waits for the byte after a trailing CR (it could be CRLF), so a CR-only server's
@@ -93,12 +98,19 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
 
   /** Bytes since the last blank line: that is everything the parser may be holding. */
   function track(t: string): void {
-    const joined = lastChar + t;
-    const blank = joined.lastIndexOf("\n\n");
-    if (blank !== -1) {
-      const rest = joined.slice(blank + 2);
-      pendingBytes = Buffer.byteLength(rest);
-      pendingHead = rest.slice(0, OVERSIZED_HEAD_CHARS);
+    // A blank line either lies inside t or straddles the previous chunk and this one.
+    let restStart = t.lastIndexOf("\n\n");
+    if (restStart !== -1) restStart += 2;
+    else if (lastChar === "\n" && t.charCodeAt(0) === 10) restStart = 1;
+    if (restStart !== -1) {
+      if (restStart === t.length) {
+        pendingBytes = 0;
+        pendingHead = "";
+      } else {
+        const rest = t.slice(restStart);
+        pendingBytes = Buffer.byteLength(rest);
+        pendingHead = rest.slice(0, OVERSIZED_HEAD_CHARS);
+      }
     } else {
       pendingBytes += Buffer.byteLength(t);
       if (pendingHead.length < OVERSIZED_HEAD_CHARS) {
@@ -121,11 +133,35 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
     return value;
   }
 
+  /**
+   * The parser is fed whole lines only. Given a chunk that ends inside a line, it keeps the
+   * rest and, when the next chunk comes, joins it to that whole chunk: a copy of every chunk,
+   * since lines rarely end where chunks do. Here only the unfinished line is joined to the
+   * start of the next chunk; the rest of the chunk goes to the parser as a slice of itself.
+   */
+  function feedLines(t: string): void {
+    const lastNl = t.lastIndexOf("\n");
+    if (lastNl === -1) {
+      partialLine += t;
+      return;
+    }
+    let from = 0;
+    if (partialLine !== "") {
+      from = t.indexOf("\n") + 1;
+      parser.feed(partialLine + t.slice(0, from));
+      partialLine = "";
+    }
+    if (lastNl + 1 > from) {
+      parser.feed(from === 0 && lastNl === t.length - 1 ? t : t.slice(from, lastNl + 1));
+    }
+    if (lastNl < t.length - 1) partialLine = t.slice(lastNl + 1);
+  }
+
   function feed(text: string): OversizedEvent | null {
     const t = normalize(text);
     if (t === "") return null;
     track(t);
-    parser.feed(t);
+    feedLines(t);
     if (pendingBytes <= opts.maxEventBytes) return null;
     const cut: OversizedEvent = {
       event: field("event") || undefined,
@@ -135,15 +171,30 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
     };
     dead = true;
     parser.reset();
+    partialLine = "";
     pendingHead = "";
     pendingBytes = 0;
     return cut;
   }
 
+  // Set once the decoder has stripped (or not met) a leading BOM and holds no partial
+  // character: from then on an all-ASCII chunk needs no UTF-8 decoding at all, and turning its
+  // bytes into a string as they are is several times cheaper.
+  let decoderIdle = false;
+
+  function decode(bytes: Uint8Array): string {
+    if (decoderIdle && isAscii(bytes)) {
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+    }
+    const text = decoder.decode(bytes, { stream: true });
+    decoderIdle = text !== "" && (bytes[bytes.length - 1] ?? 0x80) < 0x80;
+    return text;
+  }
+
   return {
     push(bytes) {
       if (dead) throw new Error("SSE reader used after an oversized item");
-      return feed(decoder.decode(bytes, { stream: true }));
+      return feed(decode(bytes));
     },
     end() {
       if (dead) return;

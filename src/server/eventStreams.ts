@@ -11,13 +11,27 @@ interface Connection {
   sent: number;
   stalled: boolean;
   ended: boolean;
+  /**
+   * Live frames that arrived while the replay was still being written, sent right after it;
+   * null once the replay is done (or when there was none).
+   */
+  pending: string[] | null;
+  pendingBytes: number;
 }
 
 /**
  * A slow reader must not make the service buffer without bound: past this many queued bytes the
  * connection is cut, and the client resumes from the replay history with Last-Event-ID.
  */
-const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * How much of a replay is formatted and written at a time. The next part waits until the
+ * socket has taken the last one, so a replay of any size holds about this much in memory and
+ * never counts against the slow-reader guard: were it written in one go, a history larger than
+ * the guard would be cut every time, and the client would reconnect to the same replay forever.
+ */
+const REPLAY_CHUNK_BYTES = 256 * 1024;
 
 /** The open SSE responses: live delivery, replay, heartbeats and the stream-level faults. */
 export class EventStreams {
@@ -29,6 +43,7 @@ export class EventStreams {
     private readonly store: () => SessionStore,
     private readonly faults: Faults,
     heartbeatMs: number,
+    private readonly maxQueuedBytes = DEFAULT_MAX_QUEUED_BYTES,
   ) {
     this.heartbeatTimer = setInterval(() => this.heartbeat(), heartbeatMs);
   }
@@ -53,30 +68,63 @@ export class EventStreams {
     res.socket?.setNoDelay(true);
     res.flushHeaders();
     const f = this.faults.get();
-    const conn: Connection = { sessionId, res, sent: 0, stalled: f.stall, ended: false };
+    const conn: Connection = {
+      sessionId,
+      res,
+      sent: 0,
+      stalled: f.stall,
+      ended: false,
+      pending: null,
+      pendingBytes: 0,
+    };
     this.all.add(conn);
     res.on("close", () => this.forget(conn));
     if (conn.stalled) return;
 
-    const style = this.style();
-    const preamble = formatPreamble(f.retryMs, style);
+    const preamble = formatPreamble(f.retryMs, this.style());
     if (preamble) res.write(preamble);
     const session = this.store().get(sessionId);
-    if (session && lastEventId !== null) {
-      const replay = session.history.since(lastEventId);
-      if (replay.length > 0)
-        this.write(
-          conn,
-          replay.map((e) => formatEvent(e, style)),
-        );
-    }
-    if (conn.ended) return;
+    // The events to replay are taken now (references, not text): the history may move on
+    // while they are written, and what arrives meanwhile is held for after them.
+    const replay = session && lastEventId !== null ? session.history.since(lastEventId) : [];
     let set = this.bySession.get(sessionId);
     if (!set) {
       set = new Set();
       this.bySession.set(sessionId, set);
     }
     set.add(conn);
+    if (replay.length > 0) {
+      conn.pending = [];
+      this.replay(conn, replay, 0);
+    }
+  }
+
+  /** Writes replay[from…] a part at a time, each part once the socket has drained the last. */
+  private replay(conn: Connection, events: readonly StoredEvent[], from: number): void {
+    if (conn.ended) return;
+    const style = this.style();
+    const frames: string[] = [];
+    let bytes = 0;
+    let i = from;
+    while (i < events.length && bytes < REPLAY_CHUNK_BYTES) {
+      const frame = formatEvent(events[i] as StoredEvent, style);
+      frames.push(frame);
+      bytes += frame.length;
+      i++;
+    }
+    this.write(conn, frames, undefined, false);
+    if (conn.ended) return;
+    if (i < events.length) {
+      const next = () => this.replay(conn, events, i);
+      if (conn.res.writableNeedDrain) conn.res.once("drain", next);
+      else setImmediate(next);
+      return;
+    }
+    // Caught up: what arrived during the replay, then live delivery.
+    const held = conn.pending ?? [];
+    conn.pending = null;
+    conn.pendingBytes = 0;
+    if (held.length > 0) this.write(conn, held, undefined, false);
   }
 
   /** Deliver newly appended events: formatted once, one write per connection per batch. */
@@ -86,10 +134,25 @@ export class EventStreams {
     const style = this.style();
     const frames = events.map((e) => formatEvent(e, style));
     const joined = frames.join("");
-    for (const conn of set) this.write(conn, frames, joined);
+    for (const conn of set) {
+      if (conn.pending) this.hold(conn, frames, joined.length);
+      else this.write(conn, frames, joined);
+    }
   }
 
-  private write(conn: Connection, frames: string[], joined?: string): void {
+  /** Live frames for a connection still replaying; a reader that falls this far behind is cut. */
+  private hold(conn: Connection, frames: string[], length: number): void {
+    if (conn.ended || !conn.pending) return;
+    for (const frame of frames) conn.pending.push(frame);
+    conn.pendingBytes += length;
+    if (conn.pendingBytes > this.maxQueuedBytes) this.cut(conn);
+  }
+
+  /**
+   * `guarded`: cut the connection when too much is queued. Replay parts are not guarded: they
+   * are paced by the socket draining, and held live frames were bounded while held.
+   */
+  private write(conn: Connection, frames: string[], joined?: string, guarded = true): void {
     if (conn.ended) return;
     const dropAfter = this.faults.get().dropAfter;
     const room = dropAfter === null ? Number.POSITIVE_INFINITY : dropAfter - conn.sent;
@@ -103,10 +166,13 @@ export class EventStreams {
       this.end(conn);
       return;
     }
-    if (!conn.ended && conn.res.writableLength > MAX_QUEUED_BYTES) {
-      conn.ended = true;
-      conn.res.destroy();
-    }
+    if (guarded && !conn.ended && conn.res.writableLength > this.maxQueuedBytes) this.cut(conn);
+  }
+
+  private cut(conn: Connection): void {
+    conn.ended = true;
+    conn.pending = null;
+    conn.res.destroy();
   }
 
   private heartbeat(): void {

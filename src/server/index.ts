@@ -41,6 +41,11 @@ export interface ServerOptions {
   rateLimit?: { limit: number; windowMs: number } | false;
   /** Events kept per session for Last-Event-ID replay, default 10000. */
   historyLimit?: number;
+  /**
+   * Bytes of live data a slow reader may leave queued before its stream is cut (default
+   * 16 MiB). A replay never counts against it: it is written as fast as the reader takes it.
+   */
+  maxQueuedBytes?: number;
   /** Where bare repos and workspaces live; default a fresh temp dir removed on close(). */
   dataDir?: string;
   /** Initial fault settings (from CLI flags). */
@@ -123,6 +128,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
   const rateLimit = opts.rateLimit === undefined ? DEFAULTS.rateLimit : opts.rateLimit;
   if (!(heartbeatMs >= 1)) throw new RangeError("heartbeatMs must be >= 1");
   if (!(paceMs >= 0)) throw new RangeError("paceMs must be >= 0");
+  if (opts.maxQueuedBytes !== undefined && !(opts.maxQueuedBytes >= 1)) {
+    throw new RangeError("maxQueuedBytes must be >= 1");
+  }
   if (!(Number.isInteger(sessionCount) && sessionCount >= 0)) {
     throw new RangeError("sessionCount must be a non-negative integer");
   }
@@ -156,7 +164,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     throw e;
   }
   const workspaces = new GitWorkspaces(git, dataDir, repos, store, childRandom(opts.seed, 3));
-  streams = new EventStreams(() => store, faults, heartbeatMs);
+  streams = new EventStreams(() => store, faults, heartbeatMs, opts.maxQueuedBytes);
   const simulator = new Simulator(store, faults, childRandom(opts.seed, 4), paceMs, (id, action) =>
     workspaces.touchFile(id, action),
   );

@@ -5,8 +5,9 @@ import {
   subscribeToSession,
 } from "../client/eventStream.js";
 import type { ConnectionConfig } from "../client/transport.js";
+import type { SessionEvent } from "../protocol/events.js";
 import type { SessionsStore } from "./sessionsStore.js";
-import type { StreamsStore } from "./streamsStore.js";
+import type { StreamsState, StreamsStore } from "./streamsStore.js";
 
 /**
  * Opens and closes session streams and pours what they deliver into the streams store. Plain
@@ -74,23 +75,33 @@ export class StreamsController {
     const subscribe = this.#opts.subscribe ?? subscribeToSession;
     let sub: Subscription | null = null;
     const sessions = this.#opts.sessions;
+    const afterEvent = (s: StreamsState, ev: SessionEvent) => {
+      if (ev.kind === "heartbeat" && sub) {
+        s.pushMeta(sessionId, {
+          lastActivityAt: sub.lastActivityAt,
+          heartbeatIntervalMs: sub.heartbeatIntervalMs,
+          watchdogMs: sub.watchdogMs,
+        });
+      } else if (ev.kind === "state_changed" && sessions) {
+        sessions.getState().patchSession(sessionId, { state: ev.data.state });
+      }
+    };
     sub = subscribe({
       ...this.#opts.subscribeOptions,
       config,
       sessionId,
       lastEventId,
+      // Items go to the store undecoded: it decodes only what a pane will show, and returns
+      // the events it decoded at once (heartbeats, state changes among them).
+      onItem: (event, data, id, at) => {
+        const s = store.getState();
+        const ev = s.pushItem(sessionId, event, data, id, at);
+        if (ev !== null) afterEvent(s, ev);
+      },
       onEvent: (ev) => {
         const s = store.getState();
         s.pushEvent(sessionId, ev);
-        if (ev.kind === "heartbeat" && sub) {
-          s.pushMeta(sessionId, {
-            lastActivityAt: sub.lastActivityAt,
-            heartbeatIntervalMs: sub.heartbeatIntervalMs,
-            watchdogMs: sub.watchdogMs,
-          });
-        } else if (ev.kind === "state_changed" && sessions) {
-          sessions.getState().patchSession(sessionId, { state: ev.data.state });
-        }
+        afterEvent(s, ev);
       },
       onStatus: (status: StreamStatus) => {
         store.getState().pushStatus(

@@ -1,19 +1,21 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { StreamStatus } from "../client/eventStream.js";
-import type { SessionEvent } from "../protocol/events.js";
+import { decodeEvent, type SessionEvent } from "../protocol/events.js";
 import { formatDuration } from "../text/format.js";
-import { RingBuffer } from "../text/ringBuffer.js";
 import { sanitize } from "../text/sanitize.js";
+import { ItemQueue } from "./itemQueue.js";
 import { RateMeter } from "./rateMeter.js";
 import {
   appendEvent,
+  appendItem,
   appendNotice,
   DEFAULT_MAX_ENTRY_CHARS,
+  materializeItem,
   newWriter,
-  type TimelineEntry,
   type TimelineKind,
   type TimelineWriter,
 } from "./timeline.js";
+import { LAZY_KINDS, lazyKindCode, TimelineBuffer } from "./timelineBuffer.js";
 
 /**
  * Per-session stream state: scrollback, connection status, liveness and attention.
@@ -22,6 +24,12 @@ import {
  * (one frame), so a burst of a thousand events costs one store notification. A session's
  * state object is replaced only when that session changed in the batch; the others keep
  * their identity, so a pane selecting `s.sessions[id]` re-renders for its own session only.
+ *
+ * At a flood's rate (a million events a second) the cost is in what each event leaves behind
+ * for the garbage collector, so the hot path keeps that small: SSE items come in undecoded
+ * (pushItem), wait in flat per-session columns (ItemQueue: queuing allocates nothing), and
+ * output, file and prompt items enter the timeline undecoded too, to be decoded, checked and
+ * sanitized when a pane first reads them (TimelineBuffer, timeline.ts appendItem).
  *
  * The ring buffer is mutated in place (no array copy per event); `version` on the session
  * object, and the buffer's own version, tell a reader when its rows are stale.
@@ -44,7 +52,7 @@ export interface SessionStream {
   /** Increments whenever this object is replaced. */
   readonly version: number;
   /** Mutable, bounded scrollback; read with get/slice/toArray. */
-  readonly timeline: RingBuffer<TimelineEntry>;
+  readonly timeline: TimelineBuffer;
   readonly status: StreamStatus;
   /** Last SSE id seen: where a reopened stream resumes. */
   readonly lastEventId: string | null;
@@ -57,7 +65,10 @@ export interface SessionStream {
   readonly watchdogMs: number | null;
   /** Latest state from a state_changed event. */
   readonly sessionState: string | null;
-  /** Events received per kind (heartbeats included, under "heartbeat"). */
+  /**
+   * Events received per kind (heartbeats included, under "heartbeat"). An item kept undecoded
+   * counts under its event name, also when its payload turns out malformed once shown.
+   */
   readonly counts: KindCounts;
   /** Events received, heartbeats excluded. */
   readonly totalEvents: number;
@@ -86,6 +97,19 @@ export interface StreamsState {
   ensure(sessionId: string, status?: StreamStatus): void;
   /** Queue an event; applied at the next flush. Ignored for a session not ensured (or removed). */
   pushEvent(sessionId: string, ev: SessionEvent, at?: number): void;
+  /**
+   * Queue an SSE item as it arrived (event name, data, id, receive time; default now): the
+   * same as pushEvent(decodeEvent(…)), but output, file and prompt items may stay undecoded
+   * until a reader looks at them (see TimelineBuffer). Other items are decoded now and
+   * returned (null for the first kinds), so the caller can act on heartbeats and state changes.
+   */
+  pushItem(
+    sessionId: string,
+    event: string | undefined,
+    data: string,
+    id: string | undefined,
+    at?: number,
+  ): SessionEvent | null;
   /** Queue a status change; applied at the next flush, in order with events. */
   pushStatus(sessionId: string, status: StreamStatus, meta?: StreamMeta): void;
   /** Queue liveness figures from the subscription. */
@@ -139,16 +163,26 @@ const EVENT_KIND_TO_TIMELINE: Record<SessionEvent["kind"], TimelineKind> = {
   malformed: "malformed",
 };
 
-type Op =
-  | { type: "event"; sessionId: string; ev: SessionEvent; at: number }
-  | {
-      type: "status";
-      sessionId: string;
-      status: StreamStatus;
-      meta: StreamMeta | undefined;
-      at: number;
-    }
-  | { type: "meta"; sessionId: string; meta: StreamMeta };
+/** A queued status change (events are queued as they are). */
+class StatusItem {
+  constructor(
+    readonly status: StreamStatus,
+    readonly meta: StreamMeta | undefined,
+  ) {}
+}
+
+/** Queued liveness figures. */
+class MetaItem {
+  constructor(readonly meta: StreamMeta) {}
+}
+
+/** What is queued besides undecoded items. */
+type QueueItem = SessionEvent | StatusItem | MetaItem;
+
+/** Timeline kind of each undecoded item kind (LAZY_KINDS order). */
+const LAZY_TIMELINE_KINDS: readonly TimelineKind[] = LAZY_KINDS.map(
+  (k) => EVENT_KIND_TO_TIMELINE[k],
+);
 
 /** A session object being rebuilt during one flush. */
 type Draft = { -readonly [K in keyof SessionStream]: SessionStream[K] } & {
@@ -156,9 +190,12 @@ type Draft = { -readonly [K in keyof SessionStream]: SessionStream[K] } & {
 };
 
 interface Internal {
+  readonly sessionId: string;
   writer: TimelineWriter;
   /** Set when the connection was lost, so the next "live" writes a "reconnected" notice. */
   outageSince: number | null;
+  /** What came since the last flush, in order. */
+  readonly queue: ItemQueue<QueueItem>;
 }
 
 function oneLine(s: string): string {
@@ -172,9 +209,10 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
   const rateWindowMs = opts.rateWindowMs ?? 2000;
   const now = opts.now ?? Date.now;
 
-  let queue: Op[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;
   const internals = new Map<string, Internal>();
+  /** Sessions with queued items, in the order they first got one since the last flush. */
+  let dirty: Internal[] = [];
 
   return createStore<StreamsState>()((set, get) => {
     function schedule(): void {
@@ -184,18 +222,31 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       timer.unref?.();
     }
 
-    function enqueue(op: Op): void {
-      if (!internals.has(op.sessionId)) return;
-      queue.push(op);
+    /** Before queuing anything: the first item since the last flush schedules the next. */
+    function touch(internal: Internal): void {
+      if (internal.queue.length > 0) return;
+      dirty.push(internal);
       schedule();
     }
 
+    function enqueue(internal: Internal, item: QueueItem, at: number): void {
+      touch(internal);
+      internal.queue.push(item, at);
+    }
+
     function newStream(sessionId: string, status: StreamStatus): SessionStream {
-      internals.set(sessionId, { writer: newWriter(maxEntryChars), outageSince: null });
+      internals.set(sessionId, {
+        sessionId,
+        writer: newWriter(maxEntryChars),
+        outageSince: null,
+        queue: new ItemQueue<QueueItem>(),
+      });
       return {
         sessionId,
         version: 0,
-        timeline: new RingBuffer<TimelineEntry>(capacity),
+        timeline: new TimelineBuffer(capacity, (kind, data, id, seq, at) =>
+          materializeItem(kind, data, id, seq, at, maxEntryChars),
+        ),
         status,
         lastEventId: null,
         lastActivityAt: null,
@@ -295,40 +346,93 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       }
     }
 
+    /**
+     * Everything the session queued, in order. Runs of undecoded items, nearly all of a busy
+     * stream, only go to the timeline: their counts, rate, last id and time are summed up
+     * and written to the draft once per run.
+     */
+    function applyQueue(d: Draft, internal: Internal): void {
+      const q = internal.queue;
+      const w = internal.writer;
+      const n = q.length;
+      let items = 0;
+      let lastAt = 0;
+      let lastId: string | null = null;
+      let rateAt = 0;
+      let rateCount = 0;
+      const perKind = new Uint32Array(LAZY_KINDS.length);
+      const settle = () => {
+        if (items === 0) return;
+        for (let k = 0; k < perKind.length; k++) {
+          const kind = LAZY_TIMELINE_KINDS[k] as TimelineKind;
+          d.counts[kind] += perKind[k] as number;
+          perKind[k] = 0;
+        }
+        d.totalEvents += items;
+        d.lastActivityAt = lastAt;
+        if (lastId !== null) d.lastEventId = lastId;
+        if (rateCount > 0) d.rateMeter.record(rateAt, rateCount);
+        items = 0;
+        lastId = null;
+        rateCount = 0;
+      };
+      for (let i = 0; i < n; i++) {
+        const code = q.code(i);
+        const at = q.at(i);
+        if (code !== ItemQueue.OTHER) {
+          const id = q.id(i);
+          items++;
+          perKind[code] = (perKind[code] as number) + 1;
+          lastAt = at;
+          if (id !== null) lastId = id;
+          if (at !== rateAt || rateCount === 0) {
+            if (rateCount > 0) d.rateMeter.record(rateAt, rateCount);
+            rateAt = at;
+            rateCount = 0;
+          }
+          rateCount++;
+          appendItem(d.timeline, w, code, q.data(i), id, at);
+          continue;
+        }
+        settle();
+        const item = q.thing(i);
+        if (item instanceof StatusItem) {
+          if (item.meta) applyMeta(d, item.meta);
+          applyStatus(d, internal, item.status, at);
+        } else if (item instanceof MetaItem) applyMeta(d, item.meta);
+        else applyEvent(d, internal, item, at);
+      }
+      settle();
+      q.clear();
+    }
+
     function flush(): void {
       if (timer !== null) {
         clearTimeout(timer);
         timer = null;
       }
-      if (queue.length === 0) return;
-      const ops = queue;
-      queue = [];
+      if (dirty.length === 0) return;
+      const batch = dirty;
+      dirty = [];
       const state = get();
-      const drafts = new Map<string, Draft>();
-      raisedAttention = false;
-      for (const op of ops) {
-        const internal = internals.get(op.sessionId);
-        const current = state.sessions[op.sessionId];
-        if (!internal || !current) continue;
-        let d = drafts.get(op.sessionId);
-        if (!d) {
-          d = { ...current, counts: { ...current.counts } };
-          drafts.set(op.sessionId, d);
-        }
-        if (op.type === "event") applyEvent(d, internal, op.ev, op.at);
-        else if (op.type === "status") {
-          if (op.meta) applyMeta(d, op.meta);
-          applyStatus(d, internal, op.status, op.at);
-        } else applyMeta(d, op.meta);
-      }
-      if (drafts.size === 0) return;
       const t = now();
-      const sessions = { ...state.sessions };
-      for (const [id, d] of drafts) {
-        d.version = d.version + 1;
+      let sessions: Record<string, SessionStream> | null = null;
+      raisedAttention = false;
+      for (const internal of batch) {
+        const current = state.sessions[internal.sessionId];
+        // Removed (or removed and added again) since it queued: its items are dropped.
+        if (!current || internals.get(internal.sessionId) !== internal) {
+          internal.queue.clear();
+          continue;
+        }
+        const d: Draft = { ...current, counts: { ...current.counts } };
+        applyQueue(d, internal);
+        d.version = current.version + 1;
         d.rate = d.rateMeter.rate(t);
-        sessions[id] = d;
+        sessions ??= { ...state.sessions };
+        sessions[internal.sessionId] = d;
       }
+      if (sessions === null) return;
       set({
         sessions,
         attentionVersion: state.attentionVersion + (raisedAttention ? 1 : 0),
@@ -358,15 +462,37 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       },
 
       pushEvent(sessionId, ev, at = now()) {
-        enqueue({ type: "event", sessionId, ev, at });
+        const internal = internals.get(sessionId);
+        if (internal) enqueue(internal, ev, at);
+      },
+
+      pushItem(sessionId, event, data, id, at) {
+        const internal = internals.get(sessionId);
+        if (!internal) return null;
+        const code = lazyKindCode(event);
+        if (code !== -1) {
+          touch(internal);
+          internal.queue.pushItem(
+            code,
+            data,
+            id === undefined || id === "" ? null : id,
+            at ?? now(),
+          );
+          return null;
+        }
+        const ev = decodeEvent(event, data, id);
+        enqueue(internal, ev, at ?? now());
+        return ev;
       },
 
       pushStatus(sessionId, status, meta) {
-        enqueue({ type: "status", sessionId, status, meta, at: now() });
+        const internal = internals.get(sessionId);
+        if (internal) enqueue(internal, new StatusItem(status, meta), now());
       },
 
       pushMeta(sessionId, meta) {
-        enqueue({ type: "meta", sessionId, meta });
+        const internal = internals.get(sessionId);
+        if (internal) enqueue(internal, new MetaItem(meta), 0);
       },
 
       flushNow: flush,
@@ -388,7 +514,6 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
         const state = get();
         if (!state.sessions[sessionId]) return;
         internals.delete(sessionId);
-        queue = queue.filter((op) => op.sessionId !== sessionId);
         const { [sessionId]: _gone, ...rest } = state.sessions;
         set({ sessions: rest, order: state.order.filter((id) => id !== sessionId) });
       },
@@ -396,7 +521,8 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       dispose() {
         if (timer !== null) clearTimeout(timer);
         timer = null;
-        queue = [];
+        for (const internal of dirty) internal.queue.clear();
+        dirty = [];
       },
     };
   });

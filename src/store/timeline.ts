@@ -1,6 +1,6 @@
-import { processOutputText, type SessionEvent } from "../protocol/events.js";
-import type { RingBuffer } from "../text/ringBuffer.js";
-import { sanitize } from "../text/sanitize.js";
+import { decodeEvent, processOutputText, type SessionEvent } from "../protocol/events.js";
+import { isClean, sanitize } from "../text/sanitize.js";
+import { LAZY_KINDS, type LazyKind, PROMPT, type TimelineBuffer } from "./timelineBuffer.js";
 
 /**
  * Session events turned into timeline entries: the store boundary where untrusted text is
@@ -48,6 +48,13 @@ export interface TimelineEntry {
   raw?: unknown;
 }
 
+/** What writing entries needs of a scrollback: a RingBuffer of entries or a TimelineBuffer. */
+export interface EntrySink {
+  push(entry: TimelineEntry): void;
+  last(): TimelineEntry | undefined;
+  setLast(entry: TimelineEntry): boolean;
+}
+
 /** A joined prompt entry is closed at a newline or at this many characters. */
 export const PROMPT_ENTRY_MAX_CHARS = 4096;
 /** Longest text one entry keeps; the rest is cut with a visible marker. */
@@ -66,9 +73,11 @@ export function newWriter(maxEntryChars = DEFAULT_MAX_ENTRY_CHARS): TimelineWrit
   return { nextSeq: 1, openPromptSeq: null, maxEntryChars };
 }
 
+const KEEP_SGR = { keepSgr: true } as const;
+
 /** Cut before sanitizing so a sequence split by the cut is removed, not left half-open. */
 function cutAndSanitize(text: string, max: number, keepSgr: boolean): string {
-  if (text.length <= max) return sanitize(text, { keepSgr });
+  if (text.length <= max) return sanitize(text, keepSgr ? KEEP_SGR : undefined);
   let end = max;
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end--;
@@ -94,29 +103,51 @@ export function serverTime(data: unknown): number | undefined {
 }
 
 function base(
-  w: TimelineWriter,
+  seq: number,
   kind: TimelineKind,
   id: string | null,
   at: number,
   text: string,
   raw: unknown,
+  ts: number | undefined = serverTime(raw),
 ): TimelineEntry {
-  const entry: TimelineEntry = { seq: w.nextSeq++, id, kind, at, text };
-  const ts = serverTime(raw);
-  if (ts !== undefined) entry.ts = ts;
-  if (raw !== undefined) entry.raw = raw;
-  return entry;
+  // Every field up front, so all entries share one shape with every field in the object
+  // itself: filling them in later would give each entry a second, out-of-object part.
+  return {
+    seq,
+    id,
+    kind,
+    at,
+    ts,
+    text,
+    stream: undefined,
+    path: undefined,
+    action: undefined,
+    state: undefined,
+    previousState: undefined,
+    promptType: undefined,
+    event: undefined,
+    raw,
+  };
 }
 
-function push(buf: RingBuffer<TimelineEntry>, w: TimelineWriter, entry: TimelineEntry): void {
+function push(buf: EntrySink, w: TimelineWriter, entry: TimelineEntry): void {
   buf.push(entry);
   w.openPromptSeq = null;
 }
 
-function openPrompt(buf: RingBuffer<TimelineEntry>, w: TimelineWriter): TimelineEntry | null {
+/** The newest entry while it is an open prompt line that text may join. */
+function openPrompt(buf: EntrySink, w: TimelineWriter): TimelineEntry | null {
   if (w.openPromptSeq === null) return null;
   const last = buf.last();
-  return last !== undefined && last.seq === w.openPromptSeq ? last : null;
+  if (last === undefined || last.seq !== w.openPromptSeq) return null;
+  // An undecoded prompt fragment was taken as open when it came; decoded, it may be another
+  // type of prompt, or malformed, which no text joins.
+  if (last.kind !== "prompt" || last.promptType !== undefined) {
+    w.openPromptSeq = null;
+    return null;
+  }
+  return last;
 }
 
 /**
@@ -125,117 +156,128 @@ function openPrompt(buf: RingBuffer<TimelineEntry>, w: TimelineWriter): Timeline
  * PROMPT_ENTRY_MAX_CHARS continues in a new entry. Any other entry in between closes it.
  */
 function appendPromptText(
-  buf: RingBuffer<TimelineEntry>,
+  buf: EntrySink,
   w: TimelineWriter,
   text: string,
   id: string | null,
   at: number,
   data: unknown,
 ): void {
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    if (i > 0) {
-      if (openPrompt(buf, w)) {
-        w.openPromptSeq = null;
-      } else if (buf.last()?.kind === "prompt") {
-        // A newline right after a finished line is a blank line in the prose: keep it.
-        push(buf, w, base(w, "prompt", id, at, "", { type: "text", content: "" }));
-      }
-    }
-    let rest = lines[i] ?? "";
-    while (rest.length > 0) {
-      const open = openPrompt(buf, w);
-      const used = open?.text.length ?? 0;
-      let room = PROMPT_ENTRY_MAX_CHARS - used;
-      if (room <= 0) {
-        w.openPromptSeq = null;
-        continue;
-      }
-      if (room < rest.length) {
-        const code = rest.charCodeAt(room - 1);
-        if (code >= 0xd800 && code <= 0xdbff) room--;
-        if (room <= 0) {
-          w.openPromptSeq = null;
-          continue;
-        }
-      }
-      const piece = rest.slice(0, room);
-      rest = rest.slice(piece.length);
-      if (open) {
-        const joined = open.text + piece;
-        buf.setLast({
-          ...open,
-          id: id ?? open.id,
-          text: joined,
-          raw: { type: "text", content: joined },
-        });
-      } else {
-        const entry = base(w, "prompt", id, at, piece, { type: "text", content: piece });
-        const ts = serverTime(data);
-        if (ts !== undefined) entry.ts = ts;
-        push(buf, w, entry);
-        w.openPromptSeq = entry.seq;
-      }
+  const ts = serverTime(data);
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf("\n", start);
+    appendPromptLine(buf, w, nl === -1 ? text.slice(start) : text.slice(start, nl), id, at, ts);
+    if (nl === -1) return;
+    start = nl + 1;
+    if (openPrompt(buf, w)) {
+      w.openPromptSeq = null;
+    } else if (buf.last()?.kind === "prompt") {
+      // A newline right after a finished line is a blank line in the prose: keep it.
+      push(buf, w, base(w.nextSeq++, "prompt", id, at, "", { type: "text", content: "" }));
     }
   }
 }
 
-/** Append one event (not a heartbeat: those never enter the timeline). */
-export function appendEvent(
-  buf: RingBuffer<TimelineEntry>,
+/** Text without a newline, joined onto the open prompt line or starting new ones. */
+function appendPromptLine(
+  buf: EntrySink,
   w: TimelineWriter,
-  ev: SessionEvent,
+  line: string,
+  id: string | null,
   at: number,
+  ts: number | undefined,
 ): void {
-  const max = w.maxEntryChars;
+  let rest = line;
+  while (rest.length > 0) {
+    const open = openPrompt(buf, w);
+    const used = open?.text.length ?? 0;
+    let room = PROMPT_ENTRY_MAX_CHARS - used;
+    if (room <= 0) {
+      w.openPromptSeq = null;
+      continue;
+    }
+    if (room < rest.length) {
+      const code = rest.charCodeAt(room - 1);
+      if (code >= 0xd800 && code <= 0xdbff) room--;
+      if (room <= 0) {
+        w.openPromptSeq = null;
+        continue;
+      }
+    }
+    let piece = rest;
+    if (room >= rest.length) rest = "";
+    else {
+      piece = rest.slice(0, room);
+      rest = rest.slice(room);
+    }
+    if (open) {
+      const joined = open.text + piece;
+      buf.setLast({
+        ...open,
+        id: id ?? open.id,
+        text: joined,
+        raw: { type: "text", content: joined },
+      });
+    } else {
+      const entry = base(
+        w.nextSeq++,
+        "prompt",
+        id,
+        at,
+        piece,
+        { type: "text", content: piece },
+        ts,
+      );
+      push(buf, w, entry);
+      w.openPromptSeq = entry.seq;
+    }
+  }
+}
+
+/**
+ * The entry of one event that is not prompt text (those flow into lines, see
+ * appendPromptText) and not a heartbeat (never in the timeline).
+ */
+function entryFor(seq: number, ev: SessionEvent, at: number, max: number): TimelineEntry | null {
   switch (ev.kind) {
     case "heartbeat":
-      return;
+      return null;
     case "prompt_progress": {
-      const type = ev.data.type;
-      if (type === "text") {
-        appendPromptText(buf, w, cutAndSanitize(ev.data.content, max, false), ev.id, at, ev.data);
-        return;
-      }
       const entry = base(
-        w,
+        seq,
         "prompt",
         ev.id,
         at,
         cutAndSanitize(ev.data.content, max, false),
         ev.data,
       );
-      entry.promptType = clean(type, 64) ?? "";
-      push(buf, w, entry);
-      return;
+      entry.promptType = clean(ev.data.type, 64) ?? "";
+      return entry;
     }
     case "process_output": {
       // One trailing newline ends the line; it is not an empty line of its own.
       let text = cutAndSanitize(processOutputText(ev.data), max, true);
       if (text.endsWith("\n")) text = text.slice(0, -1);
-      const entry = base(w, "output", ev.id, at, text, ev.data);
-      const stream = clean(ev.data.stream, 64);
-      if (stream !== undefined) entry.stream = stream;
-      push(buf, w, entry);
-      return;
+      const entry = base(seq, "output", ev.id, at, text, ev.data);
+      entry.stream = clean(ev.data.stream, 64);
+      return entry;
     }
     case "file_changed": {
       const path = clean(ev.data.path, max) ?? "";
       const action = clean(ev.data.action, 64) ?? "";
-      const entry = base(w, "file", ev.id, at, `${action} ${path}`, ev.data);
+      const entry = base(seq, "file", ev.id, at, `${action} ${path}`, ev.data);
       entry.path = path;
       entry.action = action;
-      push(buf, w, entry);
-      return;
+      return entry;
     }
     case "state_changed": {
       const state = clean(ev.data.state, 64) ?? "";
       const prev = clean(ev.data.previous_state, 64);
-      const entry = base(w, "state", ev.id, at, `${prev ?? "?"} → ${state}`, ev.data);
+      const entry = base(seq, "state", ev.id, at, `${prev ?? "?"} → ${state}`, ev.data);
       entry.state = state;
-      if (prev !== undefined) entry.previousState = prev;
-      push(buf, w, entry);
-      return;
+      entry.previousState = prev;
+      return entry;
     }
     case "unknown": {
       let json: string;
@@ -244,34 +286,99 @@ export function appendEvent(
       } catch {
         json = String(ev.data);
       }
-      const entry = base(
-        w,
-        "unknown",
-        ev.id,
-        at,
-        cutAndSanitize(json, UNKNOWN_PREVIEW_CHARS, false),
-        ev.data,
-      );
+      const text = cutAndSanitize(json, UNKNOWN_PREVIEW_CHARS, false);
+      const entry = base(seq, "unknown", ev.id, at, text, ev.data);
       entry.event = clean(ev.event, 128) ?? "";
-      push(buf, w, entry);
-      return;
+      return entry;
     }
     case "malformed": {
-      const text = `${ev.error}: ${ev.raw}`;
-      const entry = base(w, "malformed", ev.id, at, cutAndSanitize(text, max, false), ev.raw);
+      const text = cutAndSanitize(`${ev.error}: ${ev.raw}`, max, false);
+      const entry = base(seq, "malformed", ev.id, at, text, ev.raw);
       entry.event = clean(ev.event, 128) ?? "";
-      push(buf, w, entry);
-      return;
+      return entry;
     }
   }
 }
 
-/** A line the client itself writes (connection lost, reconnected, stopped). */
-export function appendNotice(
-  buf: RingBuffer<TimelineEntry>,
+/** Append one event (not a heartbeat: those never enter the timeline). */
+export function appendEvent(buf: EntrySink, w: TimelineWriter, ev: SessionEvent, at: number): void {
+  if (ev.kind === "prompt_progress" && ev.data.type === "text") {
+    const text = cutAndSanitize(ev.data.content, w.maxEntryChars, false);
+    appendPromptText(buf, w, text, ev.id, at, ev.data);
+    return;
+  }
+  if (ev.kind === "heartbeat") return;
+  const entry = entryFor(w.nextSeq, ev, at, w.maxEntryChars);
+  if (entry === null) return;
+  w.nextSeq++;
+  push(buf, w, entry);
+}
+
+/**
+ * Longest data text kept undecoded in the timeline; a longer item is decoded on arrival, so
+ * the scrollback never holds more raw text per entry than an entry's own text would take.
+ */
+export const RAW_ITEM_MAX_CHARS = 4096;
+
+/**
+ * Append one SSE item of a kind the timeline may keep undecoded (LAZY_KINDS[code], see
+ * TimelineBuffer). It is
+ * kept raw when that cannot change what the timeline shows: an output or file item always
+ * makes exactly one entry; a prompt fragment only when it cannot join the line before it,
+ * and its text (no escapes, hence no newline; no empty string; nothing to sanitize; short)
+ * makes exactly one entry, which then stays open for the next fragment. Anything else is
+ * decoded now.
+ */
+export function appendItem(
+  buf: TimelineBuffer,
   w: TimelineWriter,
-  text: string,
+  code: number,
+  data: string,
+  id: string | null,
   at: number,
 ): void {
-  push(buf, w, base(w, "notice", null, at, sanitize(text), undefined));
+  if (data.length <= RAW_ITEM_MAX_CHARS) {
+    if (code !== PROMPT) {
+      buf.pushRaw(code, data, id, w.nextSeq++, at);
+      w.openPromptSeq = null;
+      return;
+    }
+    if (
+      w.openPromptSeq === null &&
+      data.length <= PROMPT_ENTRY_MAX_CHARS &&
+      data.length <= w.maxEntryChars &&
+      data.indexOf("\\") === -1 &&
+      data.indexOf('""') === -1 &&
+      isClean(data)
+    ) {
+      const seq = w.nextSeq++;
+      buf.pushRaw(code, data, id, seq, at);
+      w.openPromptSeq = seq;
+      return;
+    }
+  }
+  appendEvent(buf, w, decodeEvent(LAZY_KINDS[code], data, id ?? undefined), at);
+}
+
+/** What an undecoded item decodes to: the same entry appendItem would have made at once. */
+export function materializeItem(
+  kind: LazyKind,
+  data: string,
+  id: string | null,
+  seq: number,
+  at: number,
+  maxEntryChars: number,
+): TimelineEntry {
+  const ev = decodeEvent(kind, data, id ?? undefined);
+  if (ev.kind === "prompt_progress" && ev.data.type === "text") {
+    // Short, clean and without a newline (see appendItem): the text is the content as is.
+    const content = ev.data.content;
+    return base(seq, "prompt", ev.id, at, content, { type: "text", content }, serverTime(ev.data));
+  }
+  return entryFor(seq, ev, at, maxEntryChars) as TimelineEntry;
+}
+
+/** A line the client itself writes (connection lost, reconnected, stopped). */
+export function appendNotice(buf: EntrySink, w: TimelineWriter, text: string, at: number): void {
+  push(buf, w, base(w.nextSeq++, "notice", null, at, sanitize(text), undefined));
 }

@@ -2,10 +2,11 @@ import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
+import { shallow } from "zustand/shallow";
 import { isLegacyScope, narrowedScopes } from "../protocol/scopes.js";
 import { type ConnectionSummary, selectConnectionSummary } from "../store/connectionSummary.js";
 import { expiryStatus, formatCountdown } from "../text/format.js";
-import { useNow } from "./hooks/useNow.js";
+import { useTicked } from "./hooks/useNow.js";
 import { HEADER_ROWS } from "./layout.js";
 import { useServices } from "./services.js";
 import { type ColorName, useTheme } from "./theme.js";
@@ -54,7 +55,6 @@ const Sep = () => {
 export const Header = memo(function Header({ profile, baseUrl, width }: HeaderProps) {
   const { identity, rateLimit, streams, maskedKey } = useServices();
   const theme = useTheme();
-  const now = useNow();
   const id = useStore(
     identity,
     useShallow((s) => ({
@@ -70,7 +70,6 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
     useShallow((s) => ({ info: s.info, waiting: s.waiting })),
   );
   const conn = useStore(streams, useShallow(selectConnectionSummary));
-  const c = connectionText(conn, now);
 
   const info = rl.info;
   const remaining =
@@ -83,7 +82,25 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
   const role = k ? (k.role ?? "personal key") : null;
   const principal = id.me?.principal_id ?? k?.user_id ?? "?";
   const tenant = k?.tenant_id ?? id.me?.tenant_id ?? "?";
-  const expiry = k ? expiryStatus(k.expires_at, now) : null;
+  // The texts that move with the clock, derived on the shared tick: the header renders again
+  // only when one of them reads differently.
+  const timed = useTicked(
+    (now) => {
+      const c = connectionText(conn, now);
+      const e = k ? expiryStatus(k.expires_at, now) : null;
+      return {
+        connText: c.text,
+        connColor: c.color,
+        expiryText: e?.text,
+        expiryLevel: e?.level,
+        waitIn: wait ? formatCountdown(wait.until - now) : null,
+      };
+    },
+    undefined,
+    shallow,
+  );
+  const c = { text: timed.connText, color: timed.connColor };
+  const expiry = k ? { text: timed.expiryText, level: timed.expiryLevel } : null;
   const expiryColor: ColorName | undefined =
     expiry?.level === "expired" ? "error" : expiry?.level === "warn" ? "warn" : undefined;
   const narrowed = k ? narrowedScopes(k.scopes, k.effective_scopes) : [];
@@ -113,7 +130,7 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
         <Text color={wait ? theme.c.warn : undefined}>{remaining}</Text>
         {wait ? (
           <Text color={theme.c.warn}>
-            {` · rate limited: retry in ${formatCountdown(wait.until - now)} (attempt ${wait.attempt}/${wait.maxAttempts})`}
+            {` · rate limited: retry in ${timed.waitIn} (attempt ${wait.attempt}/${wait.maxAttempts})`}
           </Text>
         ) : null}
       </Text>

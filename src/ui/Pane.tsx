@@ -1,6 +1,7 @@
 import { Box } from "ink";
 import { memo, useMemo } from "react";
 import { useStore } from "zustand";
+import { useShallow } from "zustand/react/shallow";
 import type { BorderKind } from "./BorderTitle.js";
 import { paneBody } from "./layout.js";
 import { PaneStatus } from "./PaneStatus.js";
@@ -42,30 +43,41 @@ export const Pane = memo(function Pane({
   const { streams } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
-  const stream = useStore(streams, (s) => s.sessions[sessionId]);
+  // Only what the pane body shows: a heartbeat or a status change replaces the session
+  // object but leaves these as they were, so it does not lay the pane out again.
+  const { buf, rows, attention, open } = useStore(
+    streams,
+    useShallow((s) => {
+      const x = s.sessions[sessionId];
+      return {
+        buf: x?.timeline,
+        rows: x?.timeline.version ?? -1,
+        attention: x?.attention ?? null,
+        open: x !== undefined,
+      };
+    }),
+  );
   const view = useStore(ui, (s) => paneViewOf(s, sessionId));
   const searchDraft = useStore(ui, (s) =>
     s.editing?.kind === "search" && s.editing.sessionId === sessionId ? s.editing.draft : null,
   );
   const body = paneBody({ width, height });
-  const buf = stream?.timeline;
-  // The stream object is replaced on every batch that touched this session: that is the
-  // signal to lay out again. The buffer itself is mutated in place.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: stream identity marks new entries
+  // The buffer is mutated in place; its version, as of the store's last batch, is the signal
+  // to lay out again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rows marks new entries
   const win = useMemo(
     () =>
       buf
         ? computeWindow(buf, view, { rows: body.rows, width: body.width, noColor: theme.noColor })
         : EMPTY,
-    [buf, stream, view, body.rows, body.width, theme.noColor],
+    [buf, rows, view, body.rows, body.width, theme.noColor],
   );
-  // biome-ignore lint/correctness/useExhaustiveDependencies: stream identity marks new entries
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rows marks new entries
   const stats = useMemo(
     () => (buf && view.query ? matchStats(buf, view) : null),
-    [buf, stream, view],
+    [buf, rows, view],
   );
   const fresh = buf ? newCount(buf, view) : 0;
-  const attention = stream?.attention ?? null;
   const borderColor = attention ? theme.c.error : focused ? theme.c.focus : theme.c.muted;
 
   const border: BorderKind = focused ? "double" : attention ? "bold" : "single";
@@ -99,7 +111,7 @@ export const Pane = memo(function Pane({
           width={body.width}
           query={view.query.toLowerCase()}
           matchSeq={view.matchSeq}
-          empty={stream ? "waiting for events…" : "not streaming"}
+          empty={open ? "waiting for events…" : "not streaming"}
         />
         <PaneStatus
           view={view}

@@ -1,17 +1,18 @@
 import { memo } from "react";
 import { useStore } from "zustand";
-import { useShallow } from "zustand/react/shallow";
+import { shallow } from "zustand/shallow";
 import type { SessionStream } from "../store/streamsStore.js";
 import { formatCountdown, formatDuration, formatRate } from "../text/format.js";
 import { type BorderKind, BorderTitle, type Segment } from "./BorderTitle.js";
-import { useNow } from "./hooks/useNow.js";
+import { useTicked } from "./hooks/useNow.js";
 import { useServices } from "./services.js";
 import { type ColorName, stateBadge, useTheme } from "./theme.js";
 
 /**
  * A pane's title: number, session id, state badge, connection state, time since the last
- * heartbeat (warning as the watchdog bound nears) and event rate. It ticks once a second;
- * the timeline under it does not.
+ * heartbeat (warning as the watchdog bound nears) and event rate. It is derived on the UI's
+ * shared 1 s tick and renders only when what it shows changed; the timeline under it never
+ * ticks.
  */
 
 /** Past this share of the watchdog bound, the heartbeat age is shown as stale. */
@@ -52,6 +53,52 @@ export interface PaneTitleProps {
   note?: string | null;
 }
 
+/** Everything the title shows that comes from the stream and the clock: primitives only. */
+interface TitleFacts {
+  attention: boolean;
+  sessionState: string | null;
+  /** null: no stream in the store. */
+  conn: string | null;
+  connColor: ColorName;
+  stopped: boolean;
+  /** "♥ 3s", "♥ —", with " stale" when late. */
+  heartbeat: string;
+  stale: boolean;
+  rate: string;
+}
+
+function titleFacts(x: SessionStream | undefined, now: number): TitleFacts {
+  if (!x) {
+    return {
+      attention: false,
+      sessionState: null,
+      conn: null,
+      connColor: "muted",
+      stopped: false,
+      heartbeat: "♥ —",
+      stale: false,
+      rate: formatRate(0),
+    };
+  }
+  const conn = connectionLabel(x.status, now);
+  const age = x.lastHeartbeatAt !== null ? Math.max(0, now - x.lastHeartbeatAt) : null;
+  const stale =
+    x.status.state === "live" &&
+    age !== null &&
+    x.watchdogMs !== null &&
+    age >= x.watchdogMs * STALE_SHARE;
+  return {
+    attention: x.attention !== null,
+    sessionState: x.sessionState,
+    conn: conn.text,
+    connColor: conn.color,
+    stopped: x.status.state === "stopped",
+    heartbeat: age === null ? "♥ —" : `♥ ${formatDuration(age)}${stale ? " stale" : ""}`,
+    stale,
+    rate: formatRate(x.rateMeter.rate(now)),
+  };
+}
+
 export const PaneTitle = memo(function PaneTitle({
   sessionId,
   number,
@@ -63,32 +110,18 @@ export const PaneTitle = memo(function PaneTitle({
 }: PaneTitleProps) {
   const { streams, sessions } = useServices();
   const theme = useTheme();
-  const now = useNow();
-  const s = useStore(
-    streams,
-    useShallow((st) => {
-      const x = st.sessions[sessionId];
-      return {
-        status: x?.status ?? null,
-        lastHeartbeatAt: x?.lastHeartbeatAt ?? null,
-        watchdogMs: x?.watchdogMs ?? null,
-        sessionState: x?.sessionState ?? null,
-        attention: x?.attention ?? null,
-        meter: x?.rateMeter ?? null,
-      };
-    }),
+  // Derived on the shared tick and on store changes, compared field by field: a heartbeat
+  // that leaves "♥ 0s" as it was re-renders nothing.
+  const s = useTicked(
+    (now) => titleFacts(streams.getState().sessions[sessionId], now),
+    streams.subscribe,
+    shallow,
   );
   const recordState = useStore(sessions, (st) => {
     const v = st.items.find((x) => x.session_id === sessionId)?.state;
     return typeof v === "string" ? v : null;
   });
   const badge = stateBadge(s.sessionState ?? recordState);
-  const conn: { text: string; color: ColorName } = s.status
-    ? connectionLabel(s.status, now)
-    : { text: "○ closed", color: "muted" };
-  const live = s.status?.state === "live";
-  const age = s.lastHeartbeatAt !== null ? Math.max(0, now - s.lastHeartbeatAt) : null;
-  const stale = live && age !== null && s.watchdogMs !== null && age >= s.watchdogMs * STALE_SHARE;
 
   const segments: Segment[] = [];
   if (s.attention) {
@@ -104,16 +137,16 @@ export const PaneTitle = memo(function PaneTitle({
   if (note) segments.push({ text: ` [${note}]`, color: "warn" });
   segments.push({ text: ` ${badge.glyph} ${badge.text}`, color: badge.color });
   segments.push({ text: " · ", color: "muted" });
-  segments.push({ text: conn.text, color: conn.color });
-  if (s.status?.state !== "stopped") {
+  segments.push({ text: s.conn ?? "○ closed", color: s.conn ? s.connColor : "muted" });
+  if (!s.stopped) {
     segments.push({ text: " · ", color: "muted" });
     segments.push({
-      text: age === null ? "♥ —" : `♥ ${formatDuration(age)}${stale ? " stale" : ""}`,
-      color: stale ? "warn" : undefined,
-      bold: stale,
+      text: s.heartbeat,
+      color: s.stale ? "warn" : undefined,
+      bold: s.stale,
     });
     segments.push({ text: " · ", color: "muted" });
-    segments.push({ text: s.meter ? formatRate(s.meter.rate(now)) : formatRate(0) });
+    segments.push({ text: s.rate });
   }
   return <BorderTitle segments={segments} width={width} kind={border} color={borderColor} />;
 });

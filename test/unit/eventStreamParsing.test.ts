@@ -168,6 +168,21 @@ describe("SSE reader: the same items whatever the chunking and line endings", ()
     expect(read([bytes]).messages.map((m) => m.data)).toEqual(["a\uFFFD", "b"]);
   });
 
+  it("keeps a U+FEFF and split characters that come after plain ASCII chunks", () => {
+    const enc = new TextEncoder();
+    const later = enc.encode("data: \uFEFFé🎉\n\n");
+    const r = read([
+      enc.encode("data: one\n\n"),
+      enc.encode("data: two\n\n"),
+      // The BOM-like character opens a chunk of its own, and the emoji is cut in two.
+      later.slice(0, 6),
+      later.slice(6, 13),
+      later.slice(13),
+      enc.encode("data: three\n\n"),
+    ]);
+    expect(r.messages.map((m) => m.data)).toEqual(["one", "two", "\uFEFFé🎉", "three"]);
+  });
+
   it("an unterminated last item is discarded at end of body", () => {
     const r = read([new TextEncoder().encode("data: 1\n\ndata: 2\n")]);
     expect(r.messages.map((m) => m.data)).toEqual(["1"]);
