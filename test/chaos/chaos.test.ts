@@ -8,6 +8,7 @@ import {
 } from "../../src/client/eventStream.js";
 import type { SessionEvent } from "../../src/protocol/index.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { createRandom } from "../../src/server/random.js";
 
 /**
  * Chaos: four streams while the reference service drops connections, stalls them, answers
@@ -25,16 +26,10 @@ const JITTER = 0.2;
 /** Timers fire late, never early; the clock is read in ms on both sides. */
 const TIMER_SLACK_MS = 2;
 
-/** A small seeded generator (mulberry32), so a failing run can be replayed. */
+/** The reference service's seeded generator, so a failing run can be replayed. */
 function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = createRandom(seed);
+  return () => r.next();
 }
 
 interface StatusAt {
