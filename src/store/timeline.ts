@@ -4,7 +4,9 @@ import { LAZY_KINDS, type LazyKind, PROMPT, type TimelineBuffer } from "./timeli
 
 /**
  * Session events turned into timeline entries: the store boundary where untrusted text is
- * sanitized, once. Everything downstream (panes, search, export) reads `text` as is.
+ * sanitized, once. Everything downstream (panes, search, export) reads `text` as is. Items
+ * kept undecoded (appendItem) are decoded and sanitized here too, by materializeItem, the
+ * first time the TimelineBuffer is read there.
  */
 
 export type TimelineKind =
@@ -315,19 +317,21 @@ export function appendEvent(buf: EntrySink, w: TimelineWriter, ev: SessionEvent,
 }
 
 /**
- * Longest data text kept undecoded in the timeline; a longer item is decoded on arrival, so
- * the scrollback never holds more raw text per entry than an entry's own text would take.
+ * Longest data text kept undecoded in the timeline; a longer item is decoded on arrival. An
+ * undecoded item's text is a slice of the chunk it came in (at most one network read), which
+ * stays in memory while any item of it is kept: small items only, so that costs no more than
+ * the decoded entries and payloads would.
  */
 export const RAW_ITEM_MAX_CHARS = 4096;
 
 /**
  * Append one SSE item of a kind the timeline may keep undecoded (LAZY_KINDS[code], see
- * TimelineBuffer). It is
- * kept raw when that cannot change what the timeline shows: an output or file item always
- * makes exactly one entry; a prompt fragment only when it cannot join the line before it,
- * and its text (no escapes, hence no newline; no empty string; nothing to sanitize; short)
- * makes exactly one entry, which then stays open for the next fragment. Anything else is
- * decoded now.
+ * TimelineBuffer). It is kept raw when that cannot change what the timeline shows: an output
+ * or file item always makes exactly one entry; a prompt fragment only when it cannot join the
+ * line before it, and its text (no escapes, hence no newline; no empty string; nothing to
+ * sanitize; short) makes exactly one entry, which then stays open for the next fragment.
+ * Anything else is decoded now. test/unit/lazyTimeline.property.test.ts holds the result to
+ * that of decoding every item on arrival.
  */
 export function appendItem(
   buf: TimelineBuffer,

@@ -2,8 +2,8 @@ import type { TimelineEntry } from "./timeline.js";
 
 /**
  * A session's scrollback: a fixed-capacity ring of timeline entries, oldest first, with the
- * read API of RingBuffer (push is O(1), the backing arrays are never copied, `version` changes
- * on every mutation).
+ * API of RingBuffer (push is O(1): the columns grow up to the capacity, and once there each
+ * push overwrites the oldest slot; `version` changes on every mutation).
  *
  * Most slots start undecoded: the SSE item's kind, data text, id, sequence number and receive
  * time, kept in flat columns. Decoding, checking and sanitizing happen the first time a slot
@@ -161,12 +161,6 @@ export class TimelineBuffer {
   /** The newest entry. */
   last(): TimelineEntry | undefined {
     return this.count === 0 ? undefined : this.get(this.count - 1);
-  }
-
-  /** True when the newest slot is still undecoded (its sequence number is then `lastSeq`). */
-  lastIsRaw(): boolean {
-    if (this.count === 0) return false;
-    return this.entries[(this.head + this.count - 1) % this.capacity] === undefined;
   }
 
   /** Replace the newest entry (joining a fragment onto it); no-op when empty. */
