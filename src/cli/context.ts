@@ -7,6 +7,7 @@ import { err, registerSecret } from "./output.js";
 export interface GlobalOptions {
   baseUrl?: string;
   profile?: string;
+  org?: string;
 }
 
 /** Retry and timeout tuning from the environment (documented in the README). */
@@ -40,6 +41,8 @@ export interface CommandContext {
   client: ApiClient;
   baseUrl: string;
   apiKey: string;
+  /** Sent as X-Organization-Id on every request and stream; null for none. */
+  organizationId: string | null;
   profile: string;
   source: "env" | "keychain" | "insecure-file";
 }
@@ -57,13 +60,14 @@ export function globalOptions(cmd: Command): GlobalOptions {
  */
 export async function commandContext(cmd: Command): Promise<CommandContext> {
   const g = globalOptions(cmd);
-  const creds = await resolveCredentials({ profile: g.profile, baseUrl: g.baseUrl });
+  const creds = await resolveCredentials({ profile: g.profile, baseUrl: g.baseUrl, org: g.org });
   registerSecret(creds.apiKey);
   for (const w of creds.warnings) err(`warning: ${w}`);
   const tuning = tuningFromEnv();
   const client = new ApiClient({
     baseUrl: creds.baseUrl,
     apiKey: creds.apiKey,
+    ...(creds.organizationId !== null ? { organizationId: creds.organizationId } : {}),
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
@@ -73,6 +77,7 @@ export async function commandContext(cmd: Command): Promise<CommandContext> {
     client,
     baseUrl: creds.baseUrl,
     apiKey: creds.apiKey,
+    organizationId: creds.organizationId,
     profile: creds.profile,
     source: creds.source,
   };

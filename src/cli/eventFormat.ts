@@ -1,5 +1,6 @@
 import type { SessionEvent } from "../protocol/events.js";
 import { processOutputText } from "../protocol/events.js";
+import { formatTime, gapNotice } from "../text/format.js";
 import { sanitize } from "../text/sanitize.js";
 
 /** Tags shown for each kind, shared by `watch` and anything else printing events as lines. */
@@ -13,8 +14,14 @@ export const KIND_TAGS: Record<SessionEvent["kind"], string> = {
   malformed: "bad",
 };
 
-function clock(at: number): string {
-  return new Date(at).toISOString().slice(11, 19);
+/** HH:MM:SS (UTC) of a time, as every watch line starts. */
+export function clock(at: number): string {
+  return formatTime(at, { utc: true });
+}
+
+/** The gap marker of a watch line (UTC, like the lines' own times). */
+export function gapText(from: number, to: number): string {
+  return gapNotice(from, to, { utc: true });
 }
 
 /** Newlines inside one event become a visible ⏎ so each event stays one line. */

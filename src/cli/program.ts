@@ -39,6 +39,10 @@ export function buildProgram(): Command {
       "--profile <name>",
       "profile to use (default: $AGENT_SESSIONS_PROFILE or the default profile)",
     )
+    .option(
+      "--org <id>",
+      "organization to act in, sent as X-Organization-Id (default: $AGENT_SESSIONS_ORG or the profile's; login stores it)",
+    )
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({ outputError: (text, write) => write(redact(scrubArguments(text))) })
     .exitOverride();

@@ -1,18 +1,14 @@
 import type { Dispatcher } from "undici";
 import { z } from "zod";
-import { errorMessage, requiredScopeOf } from "../protocol/errors.js";
-import {
-  type CloneRequest,
-  type GitOperationRequest,
-  type GitResult,
-  GitResultSchema,
-} from "../protocol/git.js";
+import { errorMessage } from "../protocol/errors.js";
+import { type GitAction, type GitResult, gitRequest, readGitAnswer } from "../protocol/git.js";
 import { PATHS } from "../protocol/index.js";
 import {
   type ApiKeyInfo,
   ApiKeyInfoSchema,
   type Identity,
   IdentitySchema,
+  type PageToken,
   parseSessionPage,
   type Session,
   type SessionPage,
@@ -26,12 +22,11 @@ import {
   HttpError,
   InvalidKeyError,
   MalformedResponseError,
-  MissingScopeError,
   NetworkError,
-  NotFoundError,
   RateLimitedError,
 } from "./errors.js";
 import { type HeaderSource, headerValue, RateLimitTracker, type RetryWait } from "./rateLimit.js";
+import { errorFromResponse } from "./responseError.js";
 import { cancellableDelay, linkSignals } from "./signals.js";
 import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
 
@@ -55,24 +50,25 @@ export interface ApiClientOptions extends ConnectionConfig {
   maxBodyBytes?: number;
 }
 
+/** The documented limits of one page. */
+export const PAGE_LIMIT = { min: 1, max: 100 } as const;
+
 export interface ListSessionsParams {
   limit?: number;
   state?: string;
-  cursor?: string;
+  /** Documented filters of the real service; sent only when given. */
+  agent?: string;
+  templateId?: string;
+  visibility?: string;
+  /** Where the page starts: a cursor or offset from the previous page (SessionPage.next). */
+  page?: PageToken;
   /** Further query parameters (filter names are "not shown" by the interface). */
   filters?: Record<string, string>;
 }
 
-export interface SessionPagesParams extends Omit<ListSessionsParams, "cursor"> {
+export interface SessionPagesParams extends Omit<ListSessionsParams, "page"> {
   /** Stop after this many pages whatever the server says. Default 1000. */
   maxPages?: number;
-}
-
-export interface PullRequestParams {
-  title: string;
-  base?: string;
-  head?: string;
-  body?: string;
 }
 
 type CallName = keyof typeof REQUIRED_SCOPES;
@@ -84,6 +80,13 @@ interface Call<T> {
   query?: URLSearchParams;
   body?: unknown;
   parse: (json: unknown) => T;
+  /**
+   * Instead of parse: any 2xx answer is handed over as it came (status, JSON or text), for
+   * endpoints whose answer shape is open (git).
+   */
+  parseAny?: (status: number, body: unknown) => T;
+  /** Tried once with the same request when the path answers 404 or 405. */
+  fallbackPath?: string;
   /** /api/v1/me: the interface says any status other than 200 means the key is invalid. */
   anyNon200IsInvalidKey?: boolean;
   /** Message for a 404 without a server message. */
@@ -195,22 +198,38 @@ export class ApiClient {
     );
   }
 
-  /** GET /api/sessions: one page. */
+  /** GET /api/sessions: one page, from the start or from `p.page`. */
   listSessions(p: ListSessionsParams = {}, signal?: AbortSignal): Promise<SessionPage> {
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(p.filters ?? {})) query.set(k, v);
     if (p.limit !== undefined) query.set("limit", String(p.limit));
     if (p.state !== undefined) query.set("state", p.state);
-    if (p.cursor !== undefined) query.set("cursor", p.cursor);
+    if (p.agent !== undefined) query.set("agent", p.agent);
+    if (p.templateId !== undefined) query.set("template_id", p.templateId);
+    if (p.visibility !== undefined) query.set("visibility", p.visibility);
+    const page = p.page;
+    let offset = 0;
+    if (page !== undefined && "cursor" in page) query.set("cursor", page.cursor);
+    if (page !== undefined && "offset" in page) {
+      offset = page.offset;
+      query.set("offset", String(offset));
+    }
     return this.#call(
-      { name: "listSessions", method: "GET", path: PATHS.sessions, query, parse: parseSessionPage },
+      {
+        name: "listSessions",
+        method: "GET",
+        path: PATHS.sessions,
+        query,
+        parse: (json) => parseSessionPage(json, { offset }),
+      },
       signal,
     );
   }
 
   /**
-   * Every page of GET /api/sessions until the server gives no next cursor. Stops early after
-   * maxPages, or when the server hands back a cursor it already gave (it would loop forever).
+   * Every page of GET /api/sessions until the server says there is no next one (cursor or
+   * offset paging alike). Stops early after maxPages, when a cursor comes back that was given
+   * before, or when an offset does not move forward: either would loop forever.
    */
   async *sessionPages(
     p: SessionPagesParams = {},
@@ -218,14 +237,21 @@ export class ApiClient {
   ): AsyncGenerator<SessionPage, void, undefined> {
     const { maxPages = 1000, ...params } = p;
     const seen = new Set<string>();
-    let cursor: string | undefined;
+    let page: PageToken | undefined;
+    let offset = 0;
     for (let n = 0; n < maxPages; n++) {
-      const page = await this.listSessions({ ...params, cursor }, signal);
-      yield page;
-      const next = page.nextCursor;
-      if (next === null || seen.has(next)) return;
-      seen.add(next);
-      cursor = next;
+      const got = await this.listSessions({ ...params, ...(page ? { page } : {}) }, signal);
+      yield got;
+      const next = got.next;
+      if (next === null) return;
+      if ("cursor" in next) {
+        if (seen.has(next.cursor)) return;
+        seen.add(next.cursor);
+      } else {
+        if (next.offset <= offset) return;
+        offset = next.offset;
+      }
+      page = next;
     }
   }
 
@@ -243,46 +269,26 @@ export class ApiClient {
     );
   }
 
-  /** POST /api/sessions/{id}/git/clone. */
-  gitClone(id: string, body: CloneRequest, signal?: AbortSignal): Promise<GitResult> {
+  /**
+   * A git action in a session (gitRequest in src/protocol/git.ts builds the request). The
+   * interface's path first; on 404 or 405 the documented path once. Any 2xx answer comes
+   * back read by readGitAnswer: `ok` is false only when the body says so.
+   */
+  git(id: string, action: GitAction, signal?: AbortSignal): Promise<GitResult> {
+    const req = gitRequest(id, action);
     return this.#call(
       {
-        name: "gitClone",
+        name: action.kind === "clone" ? "gitClone" : "gitOperation",
         method: "POST",
-        path: PATHS.gitClone(id),
-        body,
-        parse: (json) => GitResultSchema.parse(json),
+        path: req.paths[0],
+        fallbackPath: req.paths[1],
+        body: req.body,
+        parse: (json) => readGitAnswer(200, json),
+        parseAny: readGitAnswer,
         notFound: `Session ${id} was not found`,
       },
       signal,
     );
-  }
-
-  /** POST /api/sessions/{id}/git/operation. */
-  gitOperation(id: string, body: GitOperationRequest, signal?: AbortSignal): Promise<GitResult> {
-    return this.#call(
-      {
-        name: "gitOperation",
-        method: "POST",
-        path: PATHS.gitOperation(id),
-        body,
-        parse: (json) => GitResultSchema.parse(json),
-        notFound: `Session ${id} was not found`,
-      },
-      signal,
-    );
-  }
-
-  push(id: string, branch?: string, signal?: AbortSignal): Promise<GitResult> {
-    return this.gitOperation(id, { operation: "push", branch }, signal);
-  }
-
-  createBranch(id: string, name: string, from?: string, signal?: AbortSignal): Promise<GitResult> {
-    return this.gitOperation(id, { operation: "create_branch", name, from }, signal);
-  }
-
-  createPullRequest(id: string, pr: PullRequestParams, signal?: AbortSignal): Promise<GitResult> {
-    return this.gitOperation(id, { operation: "create_pull_request", ...pr }, signal);
   }
 
   async #call<T>(call: Call<T>, signal?: AbortSignal): Promise<T> {
@@ -295,7 +301,10 @@ export class ApiClient {
   }
 
   async #run<T>(call: Call<T>, signal: AbortSignal): Promise<T> {
-    const label = `${call.method} ${call.path}`;
+    const firstLabel = `${call.method} ${call.path}`;
+    let label = firstLabel;
+    let fellBack = false;
+    let firstMiss: RawResponse | null = null;
     const idempotent = call.method === "GET";
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
     let url = resolveUrl(this.#conn.baseUrl, call.path);
@@ -359,7 +368,22 @@ export class ApiClient {
 
       const ok = call.anyNon200IsInvalidKey ? status === 200 : status >= 200 && status < 300;
       if (ok) return this.#parseOk(call, label, res);
-      throw this.#errorFor(call, label, res, attempt);
+      if ((status === 404 || status === 405) && call.fallbackPath !== undefined && !fellBack) {
+        // The seed's path is not served here: the documented route, once, same request.
+        fellBack = true;
+        firstMiss = res;
+        label = `${call.method} ${call.fallbackPath}`;
+        url = resolveUrl(this.#conn.baseUrl, call.fallbackPath);
+        continue;
+      }
+      // Both paths missing: the first answer says more (its path is the interface's).
+      const shown = (status === 404 || status === 405) && firstMiss ? firstMiss : res;
+      throw this.#errorFor(
+        call,
+        fellBack && shown === firstMiss ? firstLabel : label,
+        shown,
+        attempt,
+      );
     }
   }
 
@@ -437,6 +461,7 @@ export class ApiClient {
       );
     }
     const json = tryJson(res.text);
+    if (call.parseAny) return call.parseAny(res.status, json === undefined ? res.text : json);
     if (json === undefined) {
       const what =
         res.text.trim() === ""
@@ -455,40 +480,17 @@ export class ApiClient {
   }
 
   #errorFor<T>(call: Call<T>, label: string, res: RawResponse, attempts: number): Error {
-    const { status } = res;
-    const body = tryJson(res.text);
-    const msg = body === undefined ? null : errorMessage(body);
-    const redact = (s: string) => this.#redact(s);
-    if (call.anyNon200IsInvalidKey) {
-      const tail =
-        status >= 500 ? ` after ${attempts} attempts (the service may also be failing)` : "";
-      return new InvalidKeyError(
-        redact(
-          msg ??
-            `The identity lookup answered HTTP ${status}${tail}; the interface treats any answer but 200 as an invalid or expired key`,
-        ),
-        status,
-      );
-    }
-    if (status === 401) {
-      return new InvalidKeyError(
-        redact(msg ?? `The service refused the key (HTTP 401 on ${label})`),
-        status,
-      );
-    }
-    if (status === 403) {
-      return new MissingScopeError(
-        redact(msg ?? `The key is not allowed to call ${label} (HTTP 403)`),
-        requiredScopeOf(body) ?? REQUIRED_SCOPES[call.name],
-      );
-    }
-    if (status === 404) {
-      return new NotFoundError(redact(msg ?? call.notFound ?? `${label}: not found (HTTP 404)`));
-    }
-    return new HttpError(
-      redact(msg ? `${label} failed (HTTP ${status}): ${msg}` : `${label} failed (HTTP ${status})`),
-      status,
-    );
+    const e = errorFromResponse({
+      label,
+      status: res.status,
+      body: tryJson(res.text),
+      requiredScope: REQUIRED_SCOPES[call.name],
+      notFound: call.notFound,
+      anyNon200IsInvalidKey: call.anyNon200IsInvalidKey,
+      attempts,
+    });
+    e.message = this.#redact(e.message);
+    return e;
   }
 
   async #send(

@@ -36,7 +36,7 @@ export class InvalidKeyError extends AgentSessionsError {
   }
 }
 
-/** 403: the key lacks the scope the call needs. */
+/** 403: the key lacks the scope the call needs (or access to the organization asked for). */
 export class MissingScopeError extends AgentSessionsError {
   readonly code = "missing_scope";
   readonly exitCode = EXIT.missingScope;
@@ -44,12 +44,15 @@ export class MissingScopeError extends AgentSessionsError {
   constructor(
     message: string,
     readonly requiredScope: string | null,
+    hint?: string,
   ) {
     super(message);
     this.name = "MissingScopeError";
-    this.hint = requiredScope
-      ? `Use a key whose effective scopes include ${requiredScope} (see agent-sessions whoami).`
-      : "Use a key with the scope this call needs (see agent-sessions whoami).";
+    this.hint =
+      hint ??
+      (requiredScope
+        ? `Use a key whose effective scopes include ${requiredScope} (see agent-sessions whoami).`
+        : "Use a key with the scope this call needs (see agent-sessions whoami).");
   }
 }
 
@@ -115,11 +118,13 @@ export class HttpError extends AgentSessionsError {
   constructor(
     message: string,
     readonly status: number,
+    hint?: string,
   ) {
     super(message);
     this.name = "HttpError";
     this.hint =
-      status >= 500 ? "The service failed; try again later." : "Check the request's arguments.";
+      hint ??
+      (status >= 500 ? "The service failed; try again later." : "Check the request's arguments.");
   }
 }
 

@@ -5,24 +5,16 @@
  */
 import { performance } from "node:perf_hooks";
 import { type Dispatcher, request } from "undici";
-import {
-  decodeEvent,
-  errorMessage,
-  PATHS,
-  requiredScopeOf,
-  type SessionEvent,
-} from "../protocol/index.js";
+import { decodeEvent, errorMessage, PATHS, type SessionEvent } from "../protocol/index.js";
 import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
 import {
   type AgentSessionsError,
-  HttpError,
-  InvalidKeyError,
   MalformedResponseError,
-  MissingScopeError,
   NetworkError,
   NotFoundError,
   RateLimitedError,
 } from "./errors.js";
+import { errorFromResponse } from "./responseError.js";
 import { createSseReader, nextLastEventId, type OversizedEvent } from "./sseReader.js";
 import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
 import { DEFAULT_WATCHDOG, HeartbeatEstimator, SilenceWatchdog } from "./watchdog.js";
@@ -34,6 +26,18 @@ export type StreamStatus =
   | { state: "reconnecting"; attempt: number; delayMs: number; retryAt: number; reason: string }
   /** Final. error is null when the stream ended without a fault (closed, or 204). */
   | { state: "stopped"; reason: string; error: AgentSessionsError | null };
+
+/**
+ * What the stream says about the events themselves, besides delivering them:
+ * - gap: a connection was lost on a stream that has sent no event id, so nothing can resume
+ *   it; events sent between `from` (the last bytes received) and `to` (live again) may be
+ *   missing.
+ * - duplicates: after a reconnect the server sent again `count` events the client already
+ *   had (same ids); they were dropped, not delivered twice.
+ */
+export type StreamNotice =
+  | { kind: "gap"; from: number; to: number }
+  | { kind: "duplicates"; count: number };
 
 export interface SubscribeOptions {
   config: ConnectionConfig;
@@ -51,6 +55,8 @@ export interface SubscribeOptions {
    */
   onItem?: (event: string | undefined, data: string, id: string | undefined, at: number) => void;
   onStatus?: (s: StreamStatus) => void;
+  /** Gaps and dropped duplicates (see StreamNotice); a gap comes just before its "live". */
+  onNotice?: (n: StreamNotice) => void;
   /** Most bytes one event may take before it is cut off (default 1 MiB). */
   maxEventBytes?: number;
   /** First reconnect delay (default 1000); the server's `retry:` replaces it. */
@@ -75,7 +81,7 @@ export interface Subscription {
   readonly heartbeatIntervalMs: number | null;
   /** Current silence bound of the watchdog. */
   readonly watchdogMs: number;
-  readonly stats: { events: number; reconnects: number; bytes: number };
+  readonly stats: { events: number; reconnects: number; bytes: number; duplicates: number };
   /** Skip a pending backoff wait. */
   reconnectNow(): void;
   /** Cancel everything: no timer or socket is left behind. */
@@ -91,6 +97,17 @@ const BACKOFF_JITTER = 0.2;
 /** How much of an error body is read for its message. */
 const ERROR_BODY_LIMIT = 16 * 1024;
 const REQUIRED_SCOPE = "sessions:prompt";
+/** Recent event ids kept to recognise a replay (a power of two: the ring index is masked). */
+const RECENT_IDS = 256;
+const DECIMAL_ID = /^\d{1,15}$/;
+
+/** The window after a (re)connection in which events the client already has are dropped. */
+interface ReplayWindow {
+  ids: ReadonlySet<string>;
+  /** For ids that have been increasing integers: anything up to this one was seen. */
+  numericLast: number | null;
+  dropped: number;
+}
 
 export function subscribeToSession(opts: SubscribeOptions): Subscription {
   return new EventStreamSubscription(opts);
@@ -115,7 +132,18 @@ class EventStreamSubscription implements Subscription {
   private _status: StreamStatus = { state: "connecting", attempt: 0 };
   private _lastEventId: string | null;
   private _lastActivityAt: number | null = null;
-  private readonly _stats = { events: 0, reconnects: 0, bytes: 0 };
+  private readonly _stats = { events: 0, reconnects: 0, bytes: 0, duplicates: 0 };
+  /** The last RECENT_IDS event ids, a ring: what a replaying server would send again. */
+  private readonly recentIds: (string | undefined)[] = new Array(RECENT_IDS);
+  private recentPos = 0;
+  private replay: ReplayWindow | null = null;
+  /** A connection has been live before: the next live one is a reconnection. */
+  private wasLive = false;
+  /**
+   * Set when a live connection of a stream without ids ended: from when events may be
+   * missing (its last bytes). Cleared, with a gap notice, once live again.
+   */
+  private gapFrom: number | null = null;
   private readonly heartbeats: HeartbeatEstimator;
   private readonly now: () => number;
   private baseDelayMs: number;
@@ -177,7 +205,7 @@ class EventStreamSubscription implements Subscription {
   get watchdogMs(): number {
     return this.heartbeats.boundMs;
   }
-  get stats(): { events: number; reconnects: number; bytes: number } {
+  get stats(): { events: number; reconnects: number; bytes: number; duplicates: number } {
     return { ...this._stats };
   }
 
@@ -200,6 +228,60 @@ class EventStreamSubscription implements Subscription {
   private publish(s: StreamStatus): void {
     this._status = s;
     if (this.opts.onStatus) callSafely(this.opts.onStatus, s);
+  }
+
+  private notice(n: StreamNotice): void {
+    if (this.opts.onNotice) callSafely(this.opts.onNotice, n);
+  }
+
+  /** After a connection: report what its replay window dropped, and close the window. */
+  private endReplay(): void {
+    const w = this.replay;
+    this.replay = null;
+    if (w && w.dropped > 0) this.notice({ kind: "duplicates", count: w.dropped });
+  }
+
+  /**
+   * When a connection opens on a stream that has ids: the ids a replaying server could send
+   * again. Increasing integer ids (the common case) are also recognised beyond the ring.
+   */
+  private openReplay(): void {
+    const last = this._lastEventId;
+    if (last === null) {
+      this.replay = null;
+      return;
+    }
+    const ids = new Set<string>();
+    let numeric = DECIMAL_ID.test(last);
+    let prev = -1;
+    for (let i = 0; i < RECENT_IDS; i++) {
+      const id = this.recentIds[(this.recentPos + i) & (RECENT_IDS - 1)];
+      if (id === undefined) continue;
+      ids.add(id);
+      if (numeric) {
+        const n = DECIMAL_ID.test(id) ? Number(id) : Number.NaN;
+        if (!(n > prev)) numeric = false;
+        else prev = n;
+      }
+    }
+    this.replay = { ids, numericLast: numeric ? Number(last) : null, dropped: 0 };
+  }
+
+  /** True when the item is one the client already has (in a replay window). */
+  private isReplayed(id: string): boolean {
+    const w = this.replay;
+    if (w === null) return false;
+    if (
+      w.ids.has(id) ||
+      (w.numericLast !== null && DECIMAL_ID.test(id) && Number(id) <= w.numericLast)
+    ) {
+      w.dropped++;
+      this._stats.duplicates++;
+      return true;
+    }
+    // The first new event ends the replay: from here on the server sends what is new.
+    this.endReplay();
+    return false;
   }
 
   private finish(s: Extract<StreamStatus, { state: "stopped" }>): void {
@@ -348,16 +430,20 @@ class EventStreamSubscription implements Subscription {
     const body = await readErrorBody(res.body);
     clearTimeout(bodyTimer);
     if (this.closed) return { kind: "stop", reason: "closed", error: null };
-    const serverMessage = errorMessage(body);
     if (status === 404) return "not_found";
+    const serverMessage = errorMessage(body);
+    const error = errorFromResponse({
+      label: `GET ${path}`,
+      status,
+      body: body ?? undefined,
+      requiredScope: REQUIRED_SCOPE,
+    });
     if (status === 401) {
       const msg = serverMessage ?? "The API key is invalid or expired.";
-      return { kind: "stop", reason: `401: ${msg}`, error: new InvalidKeyError(msg, status) };
+      return { kind: "stop", reason: `401: ${msg}`, error };
     }
     if (status === 403) {
-      const scope = requiredScopeOf(body) ?? REQUIRED_SCOPE;
-      const msg = serverMessage ?? `The key lacks the scope ${scope}.`;
-      return { kind: "stop", reason: `403: ${msg}`, error: new MissingScopeError(msg, scope) };
+      return { kind: "stop", reason: `403: ${error.message}`, error };
     }
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(headerValue(res.headers["retry-after"]), this.now());
@@ -370,25 +456,14 @@ class EventStreamSubscription implements Subscription {
         delivered: false,
       };
     }
+    const msg = serverMessage ? `HTTP ${status}: ${serverMessage}` : `HTTP ${status}`;
     if (status >= 500 || status === 408) {
       const retryAfterMs = parseRetryAfter(headerValue(res.headers["retry-after"]), this.now());
-      const msg = serverMessage ? `HTTP ${status}: ${serverMessage}` : `HTTP ${status}`;
-      return {
-        kind: "retry",
-        reason: msg,
-        error: new HttpError(`The event stream failed with ${msg}.`, status),
-        retryAfterMs,
-        delivered: false,
-      };
+      return { kind: "retry", reason: msg, error, retryAfterMs, delivered: false };
     }
     // WHATWG fails the connection on any other status; a redirect is not followed so the key
     // never goes to another origin.
-    const msg = serverMessage ? `HTTP ${status}: ${serverMessage}` : `HTTP ${status}`;
-    return {
-      kind: "stop",
-      reason: msg,
-      error: new HttpError(`The event stream was refused with ${msg}.`, status),
-    };
+    return { kind: "stop", reason: msg, error };
   }
 
   private networkFailure(e: unknown, delivered: boolean): Outcome {
@@ -411,11 +486,35 @@ class EventStreamSubscription implements Subscription {
     body: Dispatcher.ResponseData["body"],
     ac: AbortController,
   ): Promise<Outcome> {
-    this.publish({ state: "live", since: this.now() });
+    const liveAt = this.now();
+    if (this.gapFrom !== null) {
+      // Told before the "live" it belongs to, so a receiver can mark that reconnect as a gap.
+      const from = this.gapFrom;
+      this.gapFrom = null;
+      this.notice({ kind: "gap", from, to: liveAt });
+    }
+    this.publish({ state: "live", since: liveAt });
     if (this.closed) {
       discard(body);
       return { kind: "stop", reason: "closed", error: null };
     }
+    const reconnection = this.wasLive;
+    this.wasLive = true;
+    if (reconnection || this.opts.lastEventId) this.openReplay();
+    const outcome = await this.readBody(body, ac);
+    this.endReplay();
+    // A stream that has given no id cannot be resumed: whatever it sends until it is live
+    // again may be lost, from the last bytes it received on.
+    if (outcome.kind === "retry" && this._lastEventId === null && !this.closed) {
+      this.gapFrom = Math.max(this._lastActivityAt ?? liveAt, liveAt);
+    }
+    return outcome;
+  }
+
+  private async readBody(
+    body: Dispatcher.ResponseData["body"],
+    ac: AbortController,
+  ): Promise<Outcome> {
     const maxEventBytes = this.opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     const onItem = this.opts.onItem;
     let delivered = false;
@@ -423,7 +522,13 @@ class EventStreamSubscription implements Subscription {
     const reader = createSseReader({
       maxEventBytes,
       onMessage: (m) => {
-        this._lastEventId = nextLastEventId(this._lastEventId, m.id);
+        const id = m.id;
+        if (id !== undefined && id !== "") {
+          if (this.replay !== null && this.isReplayed(id)) return;
+          this.recentIds[this.recentPos] = id;
+          this.recentPos = (this.recentPos + 1) & (RECENT_IDS - 1);
+        }
+        this._lastEventId = nextLastEventId(this._lastEventId, id);
         // By name: a heartbeat with a bad payload still shows the server is alive on schedule.
         if (m.event === "heartbeat" && this.heartbeats.beat(performance.now())) {
           this.watchdog?.reschedule();

@@ -6,6 +6,8 @@ export interface ConnectionConfig {
   baseUrl: string;
   apiKey: string;
   userAgent?: string;
+  /** Sent as X-Organization-Id on every request and stream: scopes calls to that organization. */
+  organizationId?: string;
   /** One keep-alive Agent per process; tests may pass their own. */
   dispatcher?: Dispatcher;
 }
@@ -48,8 +50,10 @@ export function resolveUrl(baseUrl: string, path: string): URL {
 
 /** Headers every request carries. */
 export function baseHeaders(cfg: ConnectionConfig): Record<string, string> {
-  return {
+  const headers: Record<string, string> = {
     authorization: `Bearer ${cfg.apiKey}`,
     "user-agent": cfg.userAgent ?? USER_AGENT,
   };
+  if (cfg.organizationId) headers["x-organization-id"] = cfg.organizationId;
+  return headers;
 }

@@ -17,6 +17,8 @@ const ProfileSchema = z.looseObject({
   base_url: z.string(),
   /** Absent once logged out: the profile keeps its base URL but has no stored key. */
   storage: z.enum(STORAGE_KINDS).optional(),
+  /** Organization the profile's requests are scoped to (sent as X-Organization-Id). */
+  organization_id: z.string().optional(),
 });
 export type Profile = z.infer<typeof ProfileSchema>;
 

@@ -15,6 +15,8 @@ export type KeySource = "env" | "keychain" | "insecure-file";
 export interface ResolvedCredentials {
   profile: string;
   baseUrl: string;
+  /** Sent as X-Organization-Id: --org, AGENT_SESSIONS_ORG, or the profile's; null for none. */
+  organizationId: string | null;
   apiKey: string;
   source: KeySource;
   /** Lines for stderr, without a "warning:" prefix (plain-text storage, plain http, …). */
@@ -24,6 +26,8 @@ export interface ResolvedCredentials {
 export interface ResolveOptions {
   profile?: string;
   baseUrl?: string;
+  /** --org: wins over AGENT_SESSIONS_ORG and the profile's organization. */
+  org?: string;
   env?: NodeJS.ProcessEnv;
   keychain?: Omit<KeychainOptions, "env">;
 }
@@ -31,6 +35,7 @@ export interface ResolveOptions {
 export interface ResolvedTarget {
   profile: string;
   baseUrl: string;
+  organizationId: string | null;
   config: ProfilesConfig;
   /** The profile's entry in the config file, if it has one. */
   stored: Profile | undefined;
@@ -48,7 +53,30 @@ export async function resolveTarget(opts: ResolveOptions = {}): Promise<Resolved
   const stored = Object.hasOwn(config.profiles, profile) ? config.profiles[profile] : undefined;
   const raw = opts.baseUrl || env.AGENT_SESSIONS_BASE_URL || stored?.base_url;
   if (!raw) throw new MissingBaseUrlError(profile);
-  return { profile, baseUrl: normalizeBaseUrl(raw), config, stored };
+  const org = opts.org ?? (env.AGENT_SESSIONS_ORG || undefined) ?? stored?.organization_id;
+  const from =
+    opts.org !== undefined
+      ? "--org"
+      : env.AGENT_SESSIONS_ORG
+        ? "AGENT_SESSIONS_ORG"
+        : "the profile";
+  const organizationId = org === undefined ? null : checkOrganizationId(org, from);
+  return { profile, baseUrl: normalizeBaseUrl(raw), organizationId, config, stored };
+}
+
+/**
+ * An organization id goes into a request header on every call: printable ASCII without
+ * spaces, at most 200 characters, or it is refused here rather than failing obscurely later.
+ */
+export function checkOrganizationId(id: string, from: string): string {
+  const v = id.trim();
+  if (v === "" || v.length > 200 || !/^[\x21-\x7e]+$/.test(v)) {
+    throw new CredentialsUsageError(
+      `the organization id from ${from} is not usable: it must be 1-200 printable characters without spaces`,
+      "Give the organization's id as the service shows it, e.g. org_abc123.",
+    );
+  }
+  return v;
 }
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
@@ -91,7 +119,7 @@ export function checkKeyShape(apiKey: string, from: string): string {
  */
 export async function resolveCredentials(opts: ResolveOptions = {}): Promise<ResolvedCredentials> {
   const env = opts.env ?? process.env;
-  const { profile, baseUrl, stored } = await resolveTarget(opts);
+  const { profile, baseUrl, organizationId, stored } = await resolveTarget(opts);
   const warnings: string[] = [];
   const http = plainHttpWarning(baseUrl);
   if (http) warnings.push(http);
@@ -99,7 +127,7 @@ export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Res
   const fromEnv = env.AGENT_SESSIONS_API_KEY;
   if (fromEnv !== undefined && fromEnv.trim() !== "") {
     const apiKey = checkKeyShape(fromEnv, "AGENT_SESSIONS_API_KEY");
-    return { profile, baseUrl, apiKey, source: "env", warnings };
+    return { profile, baseUrl, organizationId, apiKey, source: "env", warnings };
   }
 
   if (!stored?.storage) {
@@ -127,7 +155,14 @@ export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Res
       );
     }
     warnings.push(...found.warnings);
-    return { profile, baseUrl, apiKey: found.apiKey, source: "insecure-file", warnings };
+    return {
+      profile,
+      baseUrl,
+      organizationId,
+      apiKey: found.apiKey,
+      source: "insecure-file",
+      warnings,
+    };
   }
 
   const apiKey = await keychainGet(keychainAccount(profile, stored.base_url), {
@@ -140,5 +175,5 @@ export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Res
       profile,
     );
   }
-  return { profile, baseUrl, apiKey, source: "keychain", warnings };
+  return { profile, baseUrl, organizationId, apiKey, source: "keychain", warnings };
 }

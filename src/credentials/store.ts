@@ -24,6 +24,8 @@ export interface SaveOptions {
   apiKey: string;
   /** The user's explicit opt-in to a plain-text file. */
   insecureStorage?: boolean;
+  /** Organization to remember for the profile; undefined keeps what it had. */
+  organizationId?: string;
   env?: NodeJS.ProcessEnv;
   keychain?: Omit<KeychainOptions, "env">;
 }
@@ -100,7 +102,12 @@ export async function saveCredentials(opts: SaveOptions): Promise<SaveResult> {
     }
   }
 
-  config.profiles[opts.profile] = { ...previous, base_url: baseUrl, storage };
+  config.profiles[opts.profile] = {
+    ...previous,
+    base_url: baseUrl,
+    storage,
+    ...(opts.organizationId !== undefined ? { organization_id: opts.organizationId } : {}),
+  };
   const defaultMissing =
     !config.default_profile || !Object.hasOwn(config.profiles, config.default_profile);
   if (defaultMissing) config.default_profile = opts.profile;

@@ -1,48 +1,199 @@
 import { z } from "zod";
+import { errorMessage } from "./errors.js";
 
 /**
- * Request and response bodies of the git endpoints. The interface says "not shown", so these
- * are this project's definition (documented in the README) and the reference service accepts
- * exactly these.
+ * Git actions in a session: the one type the CLI, the UI and the client share, the one
+ * function that turns an action into its request, and the one reading of any answer.
+ *
+ * The interface names the paths (POST /api/sessions/{id}/git/clone and …/git/operation) and
+ * says bodies and answers are "not shown". The real service documents POST
+ * /api/sessions/{id}/clone-repo with {repo_url, branch?} and POST /api/sessions/{id}/git
+ * with {operation, args}, operations including push, branch and create-pr (args {title,
+ * body, base}). So the bodies follow those documents, the interface's paths are tried first,
+ * and the documented path once when they answer 404 or 405.
  */
 
-/** POST /api/sessions/{id}/git/clone */
+export type GitAction =
+  | { kind: "clone"; repoUrl: string; branch?: string }
+  | { kind: "push"; branch?: string }
+  | { kind: "branch"; name: string; from?: string }
+  | { kind: "pr"; title: string; body?: string; base?: string; head?: string };
+
+export type GitActionKind = GitAction["kind"];
+
+/** The documented operation name of each non-clone action. */
+export const GIT_OPERATIONS = { push: "push", branch: "branch", pr: "create-pr" } as const;
+
+export interface GitRequest {
+  /** The interface's path first, then the documented one (tried once on 404/405). */
+  paths: readonly [string, string];
+  body: Record<string, unknown>;
+}
+
+function seg(id: string): string {
+  return encodeURIComponent(id);
+}
+
+/** Paths of the git endpoints: the interface's and the documented ones. */
+export const GIT_PATHS = {
+  clone: (id: string) => `/api/sessions/${seg(id)}/git/clone`,
+  cloneDocumented: (id: string) => `/api/sessions/${seg(id)}/clone-repo`,
+  operation: (id: string) => `/api/sessions/${seg(id)}/git/operation`,
+  operationDocumented: (id: string) => `/api/sessions/${seg(id)}/git`,
+} as const;
+
+/** Drops undefined and empty optional values, so a body carries only what was given. */
+function given(o: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined && v !== "") out[k] = v;
+  return out;
+}
+
+/** The request of an action: where it goes and what it carries. */
+export function gitRequest(sessionId: string, action: GitAction): GitRequest {
+  switch (action.kind) {
+    case "clone":
+      return {
+        paths: [GIT_PATHS.clone(sessionId), GIT_PATHS.cloneDocumented(sessionId)],
+        body: { repo_url: action.repoUrl, ...given({ branch: action.branch }) },
+      };
+    case "push":
+      return operation(sessionId, GIT_OPERATIONS.push, given({ branch: action.branch }));
+    case "branch":
+      return operation(sessionId, GIT_OPERATIONS.branch, {
+        name: action.name,
+        ...given({ from: action.from }),
+      });
+    case "pr":
+      return operation(sessionId, GIT_OPERATIONS.pr, {
+        title: action.title,
+        ...given({ body: action.body, base: action.base, head: action.head }),
+      });
+  }
+}
+
+function operation(sessionId: string, op: string, args: Record<string, string>): GitRequest {
+  return {
+    paths: [GIT_PATHS.operation(sessionId), GIT_PATHS.operationDocumented(sessionId)],
+    body: { operation: op, args },
+  };
+}
+
+/** The request body schemas the reference service enforces (the client builds them above). */
 export const CloneRequestSchema = z.object({
   repo_url: z.string().min(1, "repo_url is required"),
   branch: z.string().min(1).optional(),
 });
 export type CloneRequest = z.infer<typeof CloneRequestSchema>;
 
-/** POST /api/sessions/{id}/git/operation */
 export const GitOperationRequestSchema = z.discriminatedUnion("operation", [
-  z.object({ operation: z.literal("push"), branch: z.string().min(1).optional() }),
   z.object({
-    operation: z.literal("create_branch"),
-    name: z.string().min(1, "name is required"),
-    from: z.string().min(1).optional(),
+    operation: z.literal("push"),
+    args: z.object({ branch: z.string().min(1).optional() }).optional(),
   }),
   z.object({
-    operation: z.literal("create_pull_request"),
-    title: z.string().min(1, "title is required"),
-    base: z.string().min(1).optional(),
-    head: z.string().min(1).optional(),
-    body: z.string().optional(),
+    operation: z.literal("branch"),
+    args: z.object({
+      name: z.string().min(1, "name is required"),
+      from: z.string().min(1).optional(),
+    }),
+  }),
+  z.object({
+    operation: z.literal("create-pr"),
+    args: z.object({
+      title: z.string().min(1, "title is required"),
+      body: z.string().optional(),
+      base: z.string().min(1).optional(),
+      head: z.string().min(1).optional(),
+    }),
   }),
 ]);
 export type GitOperationRequest = z.infer<typeof GitOperationRequestSchema>;
-export type GitOperationName = GitOperationRequest["operation"];
 
-/** Response of both git endpoints (lenient: unknown fields kept). */
-export const GitResultSchema = z.looseObject({
-  ok: z.boolean(),
-  operation: z.string(),
-  session_id: z.string().optional(),
-  branch: z.string().nullable().optional(),
-  commit: z.string().nullable().optional(),
-  output: z.string().optional(),
-  pull_request: z
-    .looseObject({ number: z.number(), title: z.string(), base: z.string(), head: z.string() })
-    .nullable()
-    .optional(),
-});
-export type GitResult = z.infer<typeof GitResultSchema>;
+/**
+ * Any answer of a git endpoint, read leniently. A 2xx is a success unless the body says
+ * `success: false` or `ok: false`; the fields worth showing are looked for at the top level
+ * and inside `result`; `body` keeps the answer exactly as sent (for --json).
+ */
+export interface GitResult {
+  ok: boolean;
+  /** HTTP status of the answer (202: accepted, runs in the background). */
+  status: number;
+  /** The service accepted the action without its result (202 or `accepted: true`). */
+  accepted: boolean;
+  operation: string | null;
+  /** Why it failed (ok false), in the service's words. */
+  error: string | null;
+  output: string | null;
+  branch: string | null;
+  sha: string | null;
+  prUrl: string | null;
+  prNumber: number | null;
+  /** Clone: where the repository landed, and which one. */
+  path: string | null;
+  repoUrl: string | null;
+  /** The parsed JSON answer as sent, or the raw text when it was not JSON, or null. */
+  body: unknown;
+}
+
+function rec(v: unknown): Record<string, unknown> | null {
+  return v !== null && typeof v === "object" && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : null;
+}
+
+function firstString(sources: (Record<string, unknown> | null)[], keys: string[]): string | null {
+  for (const s of sources) {
+    if (!s) continue;
+    for (const k of keys) {
+      const v = s[k];
+      if (typeof v === "string" && v !== "") return v;
+    }
+  }
+  return null;
+}
+
+function firstNumber(sources: (Record<string, unknown> | null)[], keys: string[]): number | null {
+  for (const s of sources) {
+    if (!s) continue;
+    for (const k of keys) {
+      const v = s[k];
+      if (typeof v === "number" && Number.isFinite(v)) return v;
+      if (typeof v === "string" && /^\d{1,12}$/.test(v)) return Number(v);
+    }
+  }
+  return null;
+}
+
+/** Reads the answer of a git call that came back 2xx. `body` is parsed JSON, text or null. */
+export function readGitAnswer(status: number, body: unknown): GitResult {
+  const top = rec(body);
+  const result = rec(top?.result);
+  const pr = rec(top?.pull_request) ?? rec(result?.pull_request);
+  const sources = [top, result, pr];
+  const ok = !(top?.success === false || top?.ok === false);
+  const accepted = status === 202 || top?.accepted === true;
+  let output = firstString([top, result], ["output", "stdout", "log"]);
+  if (output === null && typeof top?.result === "string") output = top.result;
+  if (output === null && typeof body === "string" && body.trim() !== "") output = body;
+  const error = ok
+    ? null
+    : (firstString([top, result], ["error", "message", "stderr"]) ??
+      errorMessage(body) ??
+      "the service reported the action as not successful");
+  return {
+    ok,
+    status,
+    accepted,
+    operation: firstString([top], ["operation"]),
+    error,
+    output,
+    branch: firstString([top, result], ["branch", "head"]),
+    sha: firstString(sources, ["sha", "commit", "commit_sha"]),
+    prUrl: firstString(sources, ["pr_url"]) ?? firstString([pr], ["html_url", "url"]),
+    prNumber: firstNumber(sources, ["pr_number", "number"]),
+    path: firstString([top, result], ["path"]),
+    repoUrl: firstString([top, result], ["repo_url", "repository"]),
+    body,
+  };
+}

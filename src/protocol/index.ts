@@ -4,6 +4,9 @@ export * from "./git.js";
 export * from "./rateLimit.js";
 export * from "./resources.js";
 export * from "./scopes.js";
+export * from "./states.js";
+
+import { GIT_PATHS } from "./git.js";
 
 /** Paths of the interface, in one place for client and server. */
 export const PATHS = {
@@ -13,6 +16,8 @@ export const PATHS = {
   session: (id: string) => `/api/sessions/${encodeURIComponent(id)}`,
   events: (id: string) => `/api/cloud/sessions/${encodeURIComponent(id)}/events`,
   eventsAlt: (id: string) => `/api/sessions/${encodeURIComponent(id)}/events`,
-  gitClone: (id: string) => `/api/sessions/${encodeURIComponent(id)}/git/clone`,
-  gitOperation: (id: string) => `/api/sessions/${encodeURIComponent(id)}/git/operation`,
+  gitClone: GIT_PATHS.clone,
+  gitCloneDocumented: GIT_PATHS.cloneDocumented,
+  gitOperation: GIT_PATHS.operation,
+  gitOperationDocumented: GIT_PATHS.operationDocumented,
 } as const;

@@ -6,6 +6,7 @@ import { z } from "zod";
  */
 
 const nullableString = z.string().nullable();
+const optionalText = z.string().nullable().optional();
 
 /** GET /api/cloud/auth/verify success body. */
 export const ApiKeyInfoSchema = z.looseObject({
@@ -22,29 +23,44 @@ export const ApiKeyInfoSchema = z.looseObject({
 });
 export type ApiKeyInfo = z.infer<typeof ApiKeyInfoSchema>;
 
-/** GET /api/v1/me success body. */
+/**
+ * GET /api/v1/me success body. The interface shows tenant_id, principal_id and scopes; the
+ * real service's documentation adds email, org_name and api_key_name, read when present.
+ */
 export const IdentitySchema = z.looseObject({
   tenant_id: z.string(),
   principal_id: z.string(),
   scopes: z.array(z.string()),
+  email: optionalText,
+  org_name: optionalText,
+  api_key_name: optionalText,
 });
 export type Identity = z.infer<typeof IdentitySchema>;
 
 /**
- * A session record. Only the id is known ("ses_<id>"); the service may call it session_id or
- * id. Every other field is kept as sent. Our reference service sends state, title, repo,
- * branch, created_at and updated_at.
+ * A session record. The interface names the id session_id and shows nothing else; the real
+ * service documents `id`, `name`, `state`, `agent`, `template_id`, `visibility`,
+ * `sandbox_url`, `user_id`, `organization_id`, `created_at` and `updated_at`. Either id is
+ * accepted (the parsed record always carries it as session_id), every field is optional but
+ * the id, and unknown fields are kept as sent.
  */
 export const SessionSchema = z
   .looseObject({
     session_id: z.string().optional(),
     id: z.string().optional(),
-    state: z.string().optional(),
-    title: z.string().nullable().optional(),
-    repo: z.string().nullable().optional(),
-    branch: z.string().nullable().optional(),
-    created_at: z.string().optional(),
-    updated_at: z.string().optional(),
+    name: optionalText,
+    title: optionalText,
+    state: optionalText,
+    agent: optionalText,
+    template_id: optionalText,
+    visibility: optionalText,
+    sandbox_url: optionalText,
+    user_id: optionalText,
+    organization_id: optionalText,
+    repo: optionalText,
+    branch: optionalText,
+    created_at: optionalText,
+    updated_at: optionalText,
   })
   .refine((s) => typeof (s.session_id ?? s.id) === "string", {
     message: "session record has neither session_id nor id",
@@ -52,51 +68,98 @@ export const SessionSchema = z
   .transform((s) => ({ ...s, session_id: (s.session_id ?? s.id) as string }));
 export type Session = z.infer<typeof SessionSchema>;
 
-export const SESSION_ID_PATTERN = /^ses_[A-Za-z0-9_-]+$/;
+/** What a session is called: its name (the documented field), else its title, else null. */
+export function sessionName(s: { name?: unknown; title?: unknown }): string | null {
+  if (typeof s.name === "string" && s.name !== "") return s.name;
+  if (typeof s.title === "string" && s.title !== "") return s.title;
+  return null;
+}
+
+/** The interface's ses_<id>, or the UUID form the real service's documentation also uses. */
+export const SESSION_ID_PATTERN =
+  /^(?:ses_[A-Za-z0-9_-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
 export function isSessionId(s: string): boolean {
   return SESSION_ID_PATTERN.test(s);
 }
 
+/**
+ * Where the next page starts: an opaque cursor the server handed out, or an offset (the
+ * documented paging: `limit` and `offset`, with `total` and `has_more` in the answer).
+ */
+export type PageToken = { cursor: string } | { offset: number };
+
 /** One page of GET /api/sessions, normalised from whichever shape the service sent. */
 export interface SessionPage {
   sessions: Session[];
-  nextCursor: string | null;
+  /** How many sessions match in all, when the server says. */
+  total: number | null;
+  /** The server says there are more (even if it gave no way to fetch them: next is null). */
+  hasMore: boolean;
+  /** How to ask for the next page; null at the end. */
+  next: PageToken | null;
 }
 
 const LIST_KEYS = ["sessions", "items", "data"] as const;
 const CURSOR_KEYS = ["next_cursor", "next", "cursor"] as const;
+const TOTAL_KEYS = ["total", "total_count"] as const;
+
+function nonNegativeInt(v: unknown): number | null {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : null;
+}
 
 /**
- * The list shape is "not shown": accept a bare array, or an object with the list under
- * sessions/items/data and the next cursor under next_cursor/next/cursor; has_more: false
- * ends pagination even when a cursor is present.
+ * The list shape is "not shown" by the interface: accept a bare array, or an object with the
+ * list under sessions/items/data. The next page is, in this order: none when has_more is
+ * false; the cursor under next_cursor/next/cursor; a next_offset; offset + this page's length
+ * when has_more is true, or when a total says more remain. `at` is the offset this page was
+ * asked from (0 for the first page).
  */
-export function parseSessionPage(body: unknown): SessionPage {
-  let rawList: unknown;
-  let cursor: string | null = null;
+export function parseSessionPage(
+  body: unknown,
+  at: { offset: number } = { offset: 0 },
+): SessionPage {
   if (Array.isArray(body)) {
-    rawList = body;
-  } else if (body !== null && typeof body === "object") {
-    const obj = body as Record<string, unknown>;
-    const listKey = LIST_KEYS.find((k) => Array.isArray(obj[k]));
-    if (!listKey) throw new Error("session list has no sessions, items or data array");
-    rawList = obj[listKey];
-    for (const k of CURSOR_KEYS) {
-      const v = obj[k];
-      if (typeof v === "string" && v !== "") {
-        cursor = v;
-        break;
-      }
-      if (typeof v === "number") {
-        cursor = String(v);
-        break;
-      }
-    }
-    if (obj.has_more === false) cursor = null;
-  } else {
+    return {
+      sessions: z.array(SessionSchema).parse(body),
+      total: null,
+      hasMore: false,
+      next: null,
+    };
+  }
+  if (body === null || typeof body !== "object") {
     throw new Error("session list is neither an array nor an object");
   }
-  const sessions = z.array(SessionSchema).parse(rawList);
-  return { sessions, nextCursor: cursor };
+  const obj = body as Record<string, unknown>;
+  const listKey = LIST_KEYS.find((k) => Array.isArray(obj[k]));
+  if (!listKey) throw new Error("session list has no sessions, items or data array");
+  const sessions = z.array(SessionSchema).parse(obj[listKey]);
+  let total: number | null = null;
+  for (const k of TOTAL_KEYS) {
+    total = nonNegativeInt(obj[k]);
+    if (total !== null) break;
+  }
+  let cursor: string | null = null;
+  for (const k of CURSOR_KEYS) {
+    const v = obj[k];
+    if (typeof v === "string" && v !== "") {
+      cursor = v;
+      break;
+    }
+    if (typeof v === "number" && Number.isFinite(v)) {
+      cursor = String(v);
+      break;
+    }
+  }
+  const hasMoreFlag = typeof obj.has_more === "boolean" ? obj.has_more : null;
+  const following = at.offset + sessions.length;
+  let next: PageToken | null = null;
+  if (hasMoreFlag === false) next = null;
+  else if (cursor !== null) next = { cursor };
+  else if (nonNegativeInt(obj.next_offset) !== null && (obj.next_offset as number) > at.offset)
+    next = { offset: obj.next_offset as number };
+  else if (sessions.length > 0 && (hasMoreFlag === true || (total !== null && following < total)))
+    next = { offset: following };
+  const hasMore = next !== null || hasMoreFlag === true;
+  return { sessions, total, hasMore, next };
 }

@@ -35,7 +35,7 @@ export function formatBanner(server: ReferenceServer): string {
   );
   lines.push("");
   lines.push("Sessions:");
-  const sessionRows = server.sessions().map((s) => [s.session_id, s.state, s.repo ?? "-", s.title]);
+  const sessionRows = server.sessions().map((s) => [s.id, s.state, s.agent, s.repo ?? "-", s.name]);
   lines.push(...table(sessionRows).map((l) => `  ${l}`));
   lines.push("");
   lines.push("Try:");

@@ -54,7 +54,7 @@ export class EventStreams {
 
   private style(): FrameStyle {
     const f = this.faults.get();
-    return { nl: lineTerminator(f.lineEnding), comments: f.comments };
+    return { nl: lineTerminator(f.lineEnding), comments: f.comments, ids: !f.noEventIds };
   }
 
   /** Start the SSE response (headers already carry the rate-limit fields), replay, then go live. */
@@ -86,7 +86,9 @@ export class EventStreams {
     const session = this.store().get(sessionId);
     // The events to replay are taken now (references, not text): the history may move on
     // while they are written, and what arrives meanwhile is held for after them.
-    const replay = session && lastEventId !== null ? session.history.since(lastEventId) : [];
+    // ignoreLastEventId: a server that replays everything it kept on every connection.
+    const from = f.ignoreLastEventId ? 0 : lastEventId;
+    const replay = session && from !== null ? session.history.since(from) : [];
     let set = this.bySession.get(sessionId);
     if (!set) {
       set = new Set();

@@ -28,6 +28,10 @@ export interface FaultSettings {
   retryMs: number | null;
   /** Targeted failure: requests whose path matches answer with status, count times. */
   statusFor: { path: RegExp; status: number; count: number } | null;
+  /** SSE without `id:` lines, as the real service documents its stream. */
+  noEventIds: boolean;
+  /** SSE: replay every kept event on every connection, whatever Last-Event-ID says. */
+  ignoreLastEventId: boolean;
 }
 
 export interface FaultControl {
@@ -53,6 +57,8 @@ export function defaultFaults(): FaultSettings {
     comments: false,
     retryMs: null,
     statusFor: null,
+    noEventIds: false,
+    ignoreLastEventId: false,
   };
 }
 

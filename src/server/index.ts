@@ -14,7 +14,7 @@ import { handleRequest } from "./http/requestHandler.js";
 import { KeyRing } from "./keys.js";
 import { childRandom } from "./random.js";
 import { RateLimiter } from "./rateLimiter.js";
-import { type SessionRecord, SessionStore } from "./sessionStore.js";
+import { type SessionRecord, type SessionState, SessionStore } from "./sessionStore.js";
 import { Simulator } from "./simulator.js";
 
 export { formatBanner } from "./banner.js";
@@ -22,7 +22,7 @@ export type { FaultControl, FaultSettings } from "./faults.js";
 export { defaultFaults } from "./faults.js";
 export type { FloodResult } from "./flood.js";
 export type { PullRequest } from "./git/gitWorkspaces.js";
-export type { SessionRecord } from "./sessionStore.js";
+export type { SessionRecord, SessionState } from "./sessionStore.js";
 
 export interface ServerOptions {
   /** Default "127.0.0.1". */
@@ -82,8 +82,8 @@ export interface ReferenceServer {
   emit(sessionId: string, event: string, data: unknown): string;
   /** Append an event whose data text is sent exactly as given (e.g. invalid JSON). */
   emitRaw(sessionId: string, event: string, rawData: string): string;
-  /** Emits state_changed (nothing when already in that state). */
-  setState(sessionId: string, state: "active" | "paused"): void;
+  /** Emits state_changed (nothing when already in that state); any documented lifecycle state. */
+  setState(sessionId: string, state: SessionState): void;
   /** eventsPerSecond to EACH session for durationMs, in batches; resolves when done or closed. */
   flood(sessionIds: string[], eventsPerSecond: number, durationMs: number): Promise<FloodResult>;
   pullRequests(): PullRequest[];
@@ -151,6 +151,10 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     now,
     historyLimit,
     (id, evs) => streams?.deliver(id, evs),
+    {
+      userId: keys.records.find((r) => r.name === "owner")?.userId ?? "usr_demo",
+      organizationId: keys.organizationId,
+    },
   );
   const git = new GitRunner(dataDir);
   let repos: Map<string, string>;

@@ -16,6 +16,9 @@ export interface KeyRecord {
   displayName: string;
   userId: string;
   organizationId: string | null;
+  /** Display name of the organization (null for personal keys). */
+  organizationName: string | null;
+  email: string;
   role: Role | null;
   scopes: string[];
   expiresAt: Date | null;
@@ -92,7 +95,7 @@ const DEMO_KEY_SPECS: readonly DemoKeySpec[] = [
     role: "member",
     scopes: ["sessions:read", "sessions:prompt"],
     expiresInMs: null,
-    demonstrates: "watch only: git answers 403 with required_scope",
+    demonstrates: "watch only: git answers 403 naming sessions:write",
   },
   {
     name: "expiring",
@@ -114,12 +117,17 @@ export const KEY_PREFIX = "ask_";
 const KEY_BODY_LENGTH = 40;
 
 /** The demo keys of one service run. */
+export const DEMO_ORG_NAME = "Demo Org";
+
 export class KeyRing {
   readonly records: readonly KeyRecord[];
+  /** The demo organization every key but the personal one belongs to. */
+  readonly organizationId: string;
   private readonly byKey = new Map<string, KeyRecord>();
 
   constructor(rand: Random, now: number) {
     const orgId = `org_${rand.base62(10)}`;
+    this.organizationId = orgId;
     this.records = DEMO_KEY_SPECS.map((spec) => {
       const userId = `usr_${rand.base62(10)}`;
       return {
@@ -129,6 +137,8 @@ export class KeyRing {
         displayName: `demo-${spec.name}`,
         userId,
         organizationId: spec.role === null ? null : orgId,
+        organizationName: spec.role === null ? null : DEMO_ORG_NAME,
+        email: `${spec.name}@demo.example`,
         role: spec.role,
         scopes: [...spec.scopes],
         expiresAt: spec.expiresInMs === null ? null : new Date(now + spec.expiresInMs),
@@ -191,6 +201,14 @@ export function verifyBody(r: KeyRecord): ApiKeyInfo {
   };
 }
 
+/** GET /api/v1/me: the interface's three fields and the documented email, org_name, api_key_name. */
 export function identityBody(r: KeyRecord): Identity {
-  return { tenant_id: tenantOf(r), principal_id: r.userId, scopes: [...r.scopes] };
+  return {
+    tenant_id: tenantOf(r),
+    principal_id: r.userId,
+    scopes: [...r.scopes],
+    email: r.email,
+    org_name: r.organizationName,
+    api_key_name: r.displayName,
+  };
 }

@@ -1,19 +1,43 @@
 import { EventHistory, type StoredEvent } from "./eventHistory.js";
 import type { Random } from "./random.js";
 
-export type SessionState = "active" | "paused";
+/** The lifecycle states the real service documents; the simulator moves between the first two. */
+export const SESSION_STATES = [
+  "active",
+  "paused",
+  "creating",
+  "running",
+  "destroying",
+  "destroyed",
+  "error",
+] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
 
-/** The session record the service returns (the interface does not show one; this is ours). */
+export function isSessionState(s: string): s is SessionState {
+  return (SESSION_STATES as readonly string[]).includes(s);
+}
+
+/**
+ * The session record the service returns: the documented fields (`id`, `name`, `state`,
+ * `agent`, `template_id`, `sandbox_url`, `visibility`, `user_id`, `organization_id`,
+ * `created_at`, `updated_at`) and a few of our own that the documents leave open.
+ */
 export interface SessionRecord {
-  session_id: string;
+  id: string;
+  name: string;
   state: SessionState;
-  title: string;
+  agent: string;
+  template_id: string | null;
+  sandbox_url: string;
+  visibility: "private" | "team";
+  user_id: string;
+  organization_id: string | null;
+  created_at: string;
+  updated_at: string;
   /** The repository the session works on; the cloned one once a clone happened. */
   repo: string | null;
   /** The checked-out branch of the session's workspace; null until a clone. */
   branch: string | null;
-  created_at: string;
-  updated_at: string;
   /** Id of the newest event of the stream (ids start at 1). */
   event_count: number;
   cloned: boolean;
@@ -32,10 +56,24 @@ export interface NewEvent {
   keep?: boolean;
 }
 
+/** GET /api/sessions: the documented offset-paged answer. */
 export interface SessionPageBody {
   sessions: SessionRecord[];
-  next_cursor: string | null;
+  total: number;
   has_more: boolean;
+}
+
+export interface ListFilter {
+  state?: string;
+  agent?: string;
+  template_id?: string;
+  visibility?: string;
+}
+
+/** Who owns the simulated sessions (the demo organization and one of its users). */
+export interface SessionOwner {
+  userId: string;
+  organizationId: string | null;
 }
 
 const TITLES = [
@@ -51,6 +89,15 @@ const TITLES = [
   "Triage issue: login loop on Safari",
 ];
 const REPOS = ["demo/app", "demo/docs"];
+const AGENTS = ["claude-code", "codex", "cursor", "gemini"];
+const TEMPLATES = ["tpl_node", "tpl_python", null];
+
+/** Initial state of the i-th session: two in three active, and now and then a later stage. */
+function initialState(i: number): SessionState {
+  if (i % 15 === 13) return "error";
+  if (i % 15 === 14) return "destroyed";
+  return i % 3 === 2 ? "paused" : "active";
+}
 
 export class SessionStore {
   /** Newest first: the order of the list endpoint. */
@@ -63,6 +110,7 @@ export class SessionStore {
     now: number,
     historyLimit: number,
     private readonly deliver: (sessionId: string, events: StoredEvent[]) => void,
+    owner: SessionOwner = { userId: "usr_demo", organizationId: null },
   ) {
     for (let i = 0; i < count; i++) {
       const id = `ses_${rand.base62(8).toLowerCase()}`;
@@ -73,14 +121,19 @@ export class SessionStore {
       const created = new Date(now - (i + 1) * 7 * 60_000).toISOString();
       const s: SimSession = {
         record: {
-          session_id: id,
-          // Two in three start active, so a fresh service is lively but shows both states.
-          state: i % 3 === 2 ? "paused" : "active",
-          title: TITLES[i % TITLES.length] as string,
-          repo: REPOS[i % REPOS.length] as string,
-          branch: null,
+          id,
+          name: TITLES[i % TITLES.length] as string,
+          state: initialState(i),
+          agent: AGENTS[i % AGENTS.length] as string,
+          template_id: TEMPLATES[i % TEMPLATES.length] ?? null,
+          sandbox_url: `https://${id.replace("_", "-")}.sandbox.invalid`,
+          visibility: i % 2 === 0 ? "team" : "private",
+          user_id: owner.userId,
+          organization_id: owner.organizationId,
           created_at: created,
           updated_at: created,
+          repo: REPOS[i % REPOS.length] as string,
+          branch: null,
           event_count: 0,
           cloned: false,
         },
@@ -97,7 +150,7 @@ export class SessionStore {
   }
 
   ids(): string[] {
-    return this.order.map((s) => s.record.session_id);
+    return this.order.map((s) => s.record.id);
   }
 
   /** Append events (ids assigned in order), keep the replayable ones, deliver all live at once. */
@@ -138,39 +191,24 @@ export class SessionStore {
     return true;
   }
 
-  /** Keyset pagination over the fixed newest-first order, so a state change between pages never shifts or repeats items. */
-  list(limit: number, cursor: number, state: SessionState | null): SessionPageBody {
-    const page: SessionRecord[] = [];
-    let i = cursor;
-    let lastIncluded = -1;
-    for (; i < this.order.length && page.length < limit; i++) {
-      const s = this.order[i] as SimSession;
-      if (state !== null && s.record.state !== state) continue;
-      page.push({ ...s.record });
-      lastIncluded = i;
-    }
-    let hasMore = false;
-    for (let j = lastIncluded + 1; j < this.order.length && lastIncluded >= 0; j++) {
-      if (state === null || (this.order[j] as SimSession).record.state === state) {
-        hasMore = true;
-        break;
-      }
-    }
+  /**
+   * Offset paging over the fixed newest-first order, filtered: `total` counts every match,
+   * `has_more` says whether any lies beyond this page. A session that changes state between
+   * two page requests can shift a filtered list by one, as with any offset paging.
+   */
+  list(limit: number, offset: number, filter: ListFilter): SessionPageBody {
+    const matches = this.order.filter(
+      (s) =>
+        (filter.state === undefined || s.record.state === filter.state) &&
+        (filter.agent === undefined || s.record.agent === filter.agent) &&
+        (filter.template_id === undefined || s.record.template_id === filter.template_id) &&
+        (filter.visibility === undefined || s.record.visibility === filter.visibility),
+    );
+    const page = matches.slice(offset, offset + limit).map((s) => ({ ...s.record }));
     return {
       sessions: page,
-      next_cursor: hasMore ? encodeCursor(lastIncluded + 1) : null,
-      has_more: hasMore,
+      total: matches.length,
+      has_more: offset + page.length < matches.length,
     };
   }
-}
-
-export function encodeCursor(index: number): string {
-  return Buffer.from(`o:${index}`, "utf8").toString("base64url");
-}
-
-/** The list position a cursor names, or null when it is not one of ours. */
-export function decodeCursor(cursor: string): number | null {
-  const text = Buffer.from(cursor, "base64url").toString("utf8");
-  const m = /^o:(\d{1,9})$/.exec(text);
-  return m ? Number(m[1]) : null;
 }

@@ -47,7 +47,7 @@ export class Simulator {
     if (this.paceMs <= 0) return;
     const now = Date.now();
     for (const s of this.store.order) {
-      this.states.set(s.record.session_id, {
+      this.states.set(s.record.id, {
         queue: [],
         nextAt: now + this.gap(),
         resumeAt: s.record.state === "paused" ? now + this.pauseLength() : null,
@@ -87,7 +87,7 @@ export class Simulator {
     if (this.stopped || this.paceMs <= 0) return;
     let due = Number.POSITIVE_INFINITY;
     for (const s of this.store.order) {
-      const st = this.states.get(s.record.session_id);
+      const st = this.states.get(s.record.id);
       if (!st) continue;
       if (s.record.state === "active") due = Math.min(due, st.nextAt);
       else if (st.resumeAt !== null) due = Math.min(due, st.resumeAt);
@@ -104,7 +104,7 @@ export class Simulator {
     this.timerAt = Number.POSITIVE_INFINITY;
     const now = Date.now();
     for (const s of this.store.order) {
-      const id = s.record.session_id;
+      const id = s.record.id;
       const st = this.states.get(id);
       if (!st) continue;
       if (s.record.state === "paused") {
@@ -115,7 +115,8 @@ export class Simulator {
         }
         continue;
       }
-      if (st.nextAt > now) continue;
+      // Only active sessions work; the other lifecycle states send heartbeats only.
+      if (s.record.state !== "active" || st.nextAt > now) continue;
       st.nextAt = now + this.gap();
       if (st.queue.length === 0) {
         if (this.rand.next() < PAUSE_CHANCE) {

@@ -4,6 +4,8 @@ import type { StoredEvent } from "./eventHistory.js";
 export interface FrameStyle {
   nl: string;
   comments: boolean;
+  /** Write the `id:` line (false: the documented stream, which carries no ids). */
+  ids: boolean;
 }
 
 function dataLines(data: string, nl: string): string {
@@ -16,9 +18,10 @@ function dataLines(data: string, nl: string): string {
 
 export function formatEvent(e: StoredEvent, style: FrameStyle): string {
   const { nl } = style;
-  if (!style.comments) return `id: ${e.id}${nl}event: ${e.event}${nl}${dataLines(e.data, nl)}${nl}`;
+  const id = style.ids ? `id: ${e.id}${nl}` : "";
+  if (!style.comments) return `${id}event: ${e.event}${nl}${dataLines(e.data, nl)}${nl}`;
   // Comments before and inside the event: a parser must ignore both without losing fields.
-  return `: before ${e.id}${nl}id: ${e.id}${nl}event: ${e.event}${nl}: inside ${e.id}${nl}${dataLines(e.data, nl)}${nl}`;
+  return `: before ${e.id}${nl}${id}event: ${e.event}${nl}: inside ${e.id}${nl}${dataLines(e.data, nl)}${nl}`;
 }
 
 export function formatHeartbeat(timestamp: string, style: FrameStyle): string {

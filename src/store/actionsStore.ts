@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
-import type { GitResult } from "../protocol/git.js";
+import type { GitAction, GitActionKind, GitResult } from "../protocol/git.js";
 import { sanitize } from "../text/sanitize.js";
 import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
 
@@ -9,7 +9,7 @@ import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
  * and a second keystroke while one runs is more likely a mistake than a plan.
  */
 
-export type ActionKind = "clone" | "push" | "branch" | "pr";
+export type ActionKind = GitActionKind;
 
 export interface RunningAction {
   kind: ActionKind;
@@ -41,7 +41,7 @@ export interface ActionsState {
    * up in `last` (and the returned outcome).
    */
   run(
-    kind: ActionKind,
+    action: GitAction,
     sessionId: string,
     fn: (signal: AbortSignal) => Promise<GitResult>,
   ): Promise<ActionOutcome>;
@@ -55,22 +55,42 @@ export type ActionsStore = StoreApi<ActionsState>;
 const HISTORY_LIMIT = 20;
 const MAX_OUTPUT_CHARS = 64 * 1024;
 
-/** What a successful result means, in one line. */
-export function describeResult(kind: ActionKind, r: GitResult): string {
-  const branch = r.branch ? sanitize(r.branch) : null;
-  const commit = r.commit ? ` at ${sanitize(r.commit).slice(0, 12)}` : "";
-  if (!r.ok) return `${kind} did not succeed`;
-  switch (kind) {
-    case "clone":
-      return `cloned${branch ? ` (branch ${branch})` : ""}${commit}`;
-    case "push":
-      return `pushed${branch ? ` ${branch}` : ""}${commit}`;
+const ACTION_WORDS: Record<ActionKind, string> = {
+  clone: "clone",
+  push: "push",
+  branch: "branch",
+  pr: "pull request",
+};
+
+/**
+ * What a git answer means, in one line (sanitized): for the CLI's output and the UI's result
+ * line alike. Uses what the answer carries and falls back on what was asked.
+ */
+export function describeResult(action: GitAction, r: GitResult): string {
+  const s = (v: string | null | undefined) => (v ? sanitize(v).replace(/\s+/g, " ") : null);
+  const word = ACTION_WORDS[action.kind];
+  if (!r.ok) return `${word} failed: ${s(r.error) ?? "the service reported a failure"}`;
+  if (r.accepted && r.sha === null && r.branch === null && r.prNumber === null) {
+    return `${word} accepted by the service; its progress arrives on the session's event stream`;
+  }
+  const sha = s(r.sha);
+  const at = sha ? ` at ${sha.slice(0, 12)}` : "";
+  switch (action.kind) {
+    case "clone": {
+      const repo = s(r.repoUrl) ?? s(action.repoUrl);
+      const branch = s(r.branch);
+      return `cloned ${repo}${branch ? ` (branch ${branch})` : ""}${at}`;
+    }
+    case "push": {
+      const branch = s(r.branch) ?? s(action.branch);
+      return `pushed${branch ? ` ${branch}` : ""}${at}`;
+    }
     case "branch":
-      return `created branch${branch ? ` ${branch}` : ""}${commit}`;
+      return `created branch ${s(r.branch) ?? s(action.name)}${at}`;
     case "pr": {
-      const pr = r.pull_request;
-      if (!pr) return "opened a pull request";
-      return `opened pull request #${pr.number}: ${sanitize(pr.title)} (${sanitize(pr.head)} → ${sanitize(pr.base)})`;
+      const n = r.prNumber !== null ? ` #${r.prNumber}` : "";
+      const url = s(r.prUrl);
+      return `opened pull request${n}: ${s(action.title)}${url ? ` ${url}` : ""}`;
     }
   }
 }
@@ -94,7 +114,8 @@ export function createActionsStore(opts: { now?: () => number } = {}): ActionsSt
       last: null,
       history: [],
 
-      async run(kind, sessionId, fn) {
+      async run(action, sessionId, fn) {
+        const kind = action.kind;
         const startedAt = now();
         const busy = get().running;
         if (busy) {
@@ -118,14 +139,14 @@ export function createActionsStore(opts: { now?: () => number } = {}): ActionsSt
         try {
           const result = await fn(ctl.signal);
           const output =
-            typeof result.output === "string" && result.output !== ""
+            result.output !== null && result.output !== ""
               ? sanitize(result.output.slice(0, MAX_OUTPUT_CHARS), { keepSgr: true })
               : null;
           return finish({
             kind,
             sessionId,
             ok: result.ok,
-            message: describeResult(kind, result),
+            message: describeResult(action, result),
             output,
             result,
             error: null,

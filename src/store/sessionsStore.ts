@@ -1,13 +1,15 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { ApiClient } from "../client/apiClient.js";
-import type { Session } from "../protocol/resources.js";
+import { type PageToken, type Session, sessionName } from "../protocol/resources.js";
+import { STATE_RANK } from "../protocol/states.js";
 import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
 import { sanitizeRecord } from "./sanitizeRecord.js";
 
 /**
- * The session list: pages loaded so far, the cursor for the next one, and the view settings
- * (filter text, state filter, sort). What the list shows is derived by the pure
- * selectVisibleSessions, never stored.
+ * The session list: pages loaded so far, where the next one starts (a cursor or an offset,
+ * whichever the service pages with), how many there are in all when the service says, and
+ * the view settings (filter text, state filter, sort). What the list shows is derived by the
+ * pure selectVisibleSessions, never stored.
  */
 
 export type SessionSortKey = "updated" | "created" | "id" | "state" | "title";
@@ -15,8 +17,11 @@ export type SortDirection = "asc" | "desc";
 
 export interface SessionsState {
   readonly items: readonly Session[];
-  readonly cursor: string | null;
+  /** Where the next page starts; null when there is none. */
+  readonly next: PageToken | null;
   readonly hasMore: boolean;
+  /** Sessions in all, when the service says (the documented `total`). */
+  readonly total: number | null;
   /** First page (load/refresh) in flight. */
   readonly loading: boolean;
   /** A further page in flight. */
@@ -41,6 +46,12 @@ export interface SessionsState {
   setSort(key: SessionSortKey, dir?: SortDirection): void;
   /** Merge fields into one loaded record (a live state_changed, for example). */
   patchSession(sessionId: string, patch: Partial<Session>): void;
+  /**
+   * Read one record again from the service (after a stream may have lost events) and merge
+   * it in. Resolves to the sanitized record, or null when it could not be read (the list
+   * then keeps what it had). Never throws.
+   */
+  refreshSession(sessionId: string): Promise<Session | null>;
 }
 
 export type SessionsStore = StoreApi<SessionsState>;
@@ -51,11 +62,8 @@ export interface SessionsStoreOptions {
   now?: () => number;
 }
 
-/** States in the order a user cares about them: live work first. */
-const STATE_RANK: Record<string, number> = { active: 0, paused: 1 };
-
 export function createSessionsStore(
-  client: Pick<ApiClient, "listSessions">,
+  client: Pick<ApiClient, "listSessions"> & Partial<Pick<ApiClient, "getSession">>,
   opts: SessionsStoreOptions = {},
 ): SessionsStore {
   const pageSize = opts.pageSize ?? 100;
@@ -78,8 +86,9 @@ export function createSessionsStore(
             [],
             page.sessions.map((x) => sanitizeRecord(x)),
           ),
-          cursor: page.nextCursor,
-          hasMore: page.nextCursor !== null,
+          next: page.next,
+          hasMore: page.next !== null,
+          total: page.total,
           loading: false,
           loadedAt: now(),
         });
@@ -93,8 +102,9 @@ export function createSessionsStore(
 
     return {
       items: [],
-      cursor: null,
+      next: null,
       hasMore: false,
+      total: null,
       loading: false,
       loadingMore: false,
       error: null,
@@ -109,21 +119,28 @@ export function createSessionsStore(
 
       async loadMore() {
         const s = get();
-        if (s.loading || s.loadingMore || !s.hasMore || s.cursor === null) return;
+        const from = s.next;
+        if (s.loading || s.loadingMore || !s.hasMore || from === null) return;
         const ctl = new AbortController();
         inflight = ctl;
         const gen = generation;
         set({ loadingMore: true, error: null });
         try {
-          const page = await client.listSessions({ limit: pageSize, cursor: s.cursor }, ctl.signal);
+          const page = await client.listSessions({ limit: pageSize, page: from }, ctl.signal);
           if (gen !== generation) return;
+          // An offset that does not move forward would load the same page for ever.
+          const stuck =
+            page.next !== null && "offset" in page.next && "offset" in from
+              ? page.next.offset <= from.offset
+              : false;
           set({
             items: dedupe(
               get().items,
               page.sessions.map((x) => sanitizeRecord(x)),
             ),
-            cursor: page.nextCursor,
-            hasMore: page.nextCursor !== null,
+            next: stuck ? null : page.next,
+            hasMore: !stuck && page.next !== null,
+            total: page.total ?? get().total,
             loadingMore: false,
             loadedAt: now(),
           });
@@ -159,6 +176,18 @@ export function createSessionsStore(
         next[i] = { ...current, ...sanitizeRecord(patch), session_id: current.session_id };
         set({ items: next });
       },
+
+      async refreshSession(sessionId) {
+        if (!client.getSession) return null;
+        try {
+          const fresh = sanitizeRecord(await client.getSession(sessionId));
+          get().patchSession(sessionId, fresh);
+          return fresh;
+        } catch {
+          // The list keeps what it had; the stream's own state changes still update it.
+          return null;
+        }
+      },
     };
   });
 }
@@ -187,19 +216,56 @@ function dedupe(existing: readonly Session[], incoming: readonly Session[]): Ses
 }
 
 /** The fields the list shows and the filter searches. */
-export const VISIBLE_FIELDS = ["session_id", "state", "title", "repo", "branch"] as const;
+export const VISIBLE_FIELDS = [
+  "session_id",
+  "state",
+  "name",
+  "title",
+  "agent",
+  "template_id",
+  "visibility",
+  "repo",
+  "branch",
+] as const;
 
 function field(s: Session, key: string): string {
   const v = (s as Record<string, unknown>)[key];
   return typeof v === "string" ? v : "";
 }
 
-/** Every whitespace-separated term must occur (case-insensitive) in some visible field. */
+/** Filter terms that name a field: `state:paused`, `agent:codex`, `template:tpl_x`, `visibility:team`. */
+const FIELD_TERMS: Record<string, string> = {
+  state: "state",
+  agent: "agent",
+  template: "template_id",
+  template_id: "template_id",
+  visibility: "visibility",
+  name: "name",
+  repo: "repo",
+  branch: "branch",
+};
+
+/**
+ * Every whitespace-separated term must match (case-insensitive): a `field:value` term the
+ * start of that field, any other term some visible field.
+ */
 export function matchesFilter(s: Session, filterText: string): boolean {
   const terms = filterText.toLowerCase().split(/\s+/).filter(Boolean);
   if (terms.length === 0) return true;
-  const hay = VISIBLE_FIELDS.map((k) => field(s, k).toLowerCase()).join("\n");
-  return terms.every((t) => hay.includes(t));
+  let hay: string | null = null;
+  for (const t of terms) {
+    const colon = t.indexOf(":");
+    const key = colon > 0 ? FIELD_TERMS[t.slice(0, colon)] : undefined;
+    if (key !== undefined) {
+      const want = t.slice(colon + 1);
+      const have = key === "name" ? (sessionName(s) ?? "") : field(s, key);
+      if (!have.toLowerCase().startsWith(want)) return false;
+      continue;
+    }
+    hay ??= VISIBLE_FIELDS.map((k) => field(s, k).toLowerCase()).join("\n");
+    if (!hay.includes(t)) return false;
+  }
+  return true;
 }
 
 function compare(a: Session, b: Session, key: SessionSortKey): number {
@@ -214,7 +280,7 @@ function compare(a: Session, b: Session, key: SessionSortKey): number {
       return ra - rb || field(a, "state").localeCompare(field(b, "state"));
     }
     case "title":
-      return field(a, "title").localeCompare(field(b, "title"));
+      return (sessionName(a) ?? "").localeCompare(sessionName(b) ?? "");
     case "id":
       return 0;
   }

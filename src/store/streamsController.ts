@@ -103,6 +103,11 @@ export class StreamsController {
         s.pushEvent(sessionId, ev);
         afterEvent(s, ev);
       },
+      onNotice: (notice) => {
+        store.getState().pushNotice(sessionId, notice);
+        // Events may be missing: the record says what state the session is in now.
+        if (notice.kind === "gap" && sessions) void this.#reread(sessionId, sessions);
+      },
       onStatus: (status: StreamStatus) => {
         store.getState().pushStatus(
           sessionId,
@@ -152,6 +157,12 @@ export class StreamsController {
     }
     await Promise.all(subs.map(([, sub]) => sub.done));
     this.#opts.store.getState().flushNow();
+  }
+
+  async #reread(sessionId: string, sessions: SessionsStore): Promise<void> {
+    const record = await sessions.getState().refreshSession(sessionId);
+    const state = typeof record?.state === "string" ? record.state : null;
+    if (state !== null) this.#opts.store.getState().pushMeta(sessionId, { sessionState: state });
   }
 
   #forget(sessionId: string, sub: Subscription): void {

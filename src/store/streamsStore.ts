@@ -1,7 +1,8 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
-import type { StreamStatus } from "../client/eventStream.js";
+import type { StreamNotice, StreamStatus } from "../client/eventStream.js";
 import { decodeEvent, type SessionEvent } from "../protocol/events.js";
-import { formatDuration } from "../text/format.js";
+import { stateNeedsAttention } from "../protocol/states.js";
+import { formatDuration, gapNotice } from "../text/format.js";
 import { sanitize } from "../text/sanitize.js";
 import { ItemQueue } from "./itemQueue.js";
 import { RateMeter } from "./rateMeter.js";
@@ -39,7 +40,8 @@ export type { TimelineEntry, TimelineKind } from "./timeline.js";
 
 /** Why a session wants the user's eyes. */
 export interface Attention {
-  reason: "paused" | "stopped";
+  /** The state that wants the user (paused, error, destroyed), or "stopped" for the stream. */
+  reason: string;
   /** Sanitized, one line. */
   message: string;
   at: number;
@@ -77,6 +79,10 @@ export interface SessionStream {
   readonly rateMeter: RateMeter;
   readonly attention: Attention | null;
   readonly openedAt: number;
+  /** Events a replaying server sent again, dropped rather than shown twice. */
+  readonly duplicates: number;
+  /** Reconnects after which events may be missing (a stream without ids). */
+  readonly gaps: number;
 }
 
 export interface StreamMeta {
@@ -84,6 +90,8 @@ export interface StreamMeta {
   lastActivityAt?: number | null;
   heartbeatIntervalMs?: number | null;
   watchdogMs?: number | null;
+  /** The session's state as read from its record (after a gap), applied like a state change. */
+  sessionState?: string | null;
 }
 
 export interface StreamsState {
@@ -114,6 +122,8 @@ export interface StreamsState {
   pushStatus(sessionId: string, status: StreamStatus, meta?: StreamMeta): void;
   /** Queue liveness figures from the subscription. */
   pushMeta(sessionId: string, meta: StreamMeta): void;
+  /** Queue a notice of the subscription (a gap, dropped duplicates); applied in order. */
+  pushNotice(sessionId: string, notice: StreamNotice): void;
   /** Apply everything queued now (tests; shutdown). */
   flushNow(): void;
   /** The user has seen it: clear the session's attention flag. */
@@ -176,8 +186,13 @@ class MetaItem {
   constructor(readonly meta: StreamMeta) {}
 }
 
+/** A queued notice of the subscription. */
+class NoticeItem {
+  constructor(readonly notice: StreamNotice) {}
+}
+
 /** What is queued besides undecoded items. */
-type QueueItem = SessionEvent | StatusItem | MetaItem;
+type QueueItem = SessionEvent | StatusItem | MetaItem | NoticeItem;
 
 /** Timeline kind of each undecoded item kind (LAZY_KINDS order). */
 const LAZY_TIMELINE_KINDS: readonly TimelineKind[] = LAZY_KINDS.map(
@@ -194,6 +209,8 @@ interface Internal {
   writer: TimelineWriter;
   /** Set when the connection was lost, so the next "live" writes a "reconnected" notice. */
   outageSince: number | null;
+  /** A gap announced for the coming "live": its marker replaces the "reconnected" notice. */
+  gap: { from: number; to: number } | null;
   /** What came since the last flush, in order. */
   readonly queue: ItemQueue<QueueItem>;
 }
@@ -239,6 +256,7 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
         sessionId,
         writer: newWriter(maxEntryChars),
         outageSince: null,
+        gap: null,
         queue: new ItemQueue<QueueItem>(),
       });
       return {
@@ -260,12 +278,14 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
         rateMeter: new RateMeter(rateWindowMs),
         attention: null,
         openedAt: now(),
+        duplicates: 0,
+        gaps: 0,
       };
     }
 
     let raisedAttention = false;
 
-    function applyMeta(d: Draft, meta: StreamMeta): void {
+    function applyMeta(d: Draft, meta: StreamMeta, at: number): void {
       if (meta.lastEventId !== undefined && meta.lastEventId !== null)
         d.lastEventId = meta.lastEventId;
       if (meta.lastActivityAt !== undefined && meta.lastActivityAt !== null) {
@@ -273,6 +293,22 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       }
       if (meta.heartbeatIntervalMs !== undefined) d.heartbeatIntervalMs = meta.heartbeatIntervalMs;
       if (meta.watchdogMs !== undefined) d.watchdogMs = meta.watchdogMs;
+      if (meta.sessionState !== undefined && meta.sessionState !== null) {
+        observeState(d, meta.sessionState, at);
+      }
+    }
+
+    /** A state the session is in now: it raises attention on entering a waiting or failed one. */
+    function observeState(d: Draft, state: string | null, at: number): void {
+      const was = d.sessionState;
+      d.sessionState = state;
+      if (stateNeedsAttention(state) && state !== was) {
+        d.attention = { reason: state as string, message: `session ${state}`, at };
+        raisedAttention = true;
+      } else if (!stateNeedsAttention(state) && d.attention && d.attention.reason !== "stopped") {
+        // It moved on by itself: nothing is waiting for the user any more.
+        d.attention = null;
+      }
     }
 
     function applyEvent(d: Draft, internal: Internal, ev: SessionEvent, at: number): void {
@@ -287,18 +323,23 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       d.totalEvents++;
       d.rateMeter.record(at);
       appendEvent(d.timeline, internal.writer, ev, at);
-      if (ev.kind === "state_changed") {
-        const state = d.timeline.last()?.state ?? null;
-        const was = d.sessionState;
-        d.sessionState = state;
-        if (state === "paused" && was !== "paused") {
-          d.attention = { reason: "paused", message: "session paused", at };
-          raisedAttention = true;
-        } else if (state !== "paused" && d.attention?.reason === "paused") {
-          // It resumed by itself: nothing is waiting for the user any more.
-          d.attention = null;
-        }
+      if (ev.kind === "state_changed") observeState(d, d.timeline.last()?.state ?? null, at);
+    }
+
+    function applyNotice(d: Draft, internal: Internal, n: StreamNotice, at: number): void {
+      if (n.kind === "gap") {
+        // Written with the "live" that follows; the state shown may be stale until re-read.
+        internal.gap = { from: n.from, to: n.to };
+        d.gaps++;
+        return;
       }
+      d.duplicates += n.count;
+      appendNotice(
+        d.timeline,
+        internal.writer,
+        `dropped ${n.count} replayed event${n.count === 1 ? "" : "s"} already shown`,
+        at,
+      );
     }
 
     function applyStatus(d: Draft, internal: Internal, status: StreamStatus, at: number): void {
@@ -317,15 +358,25 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
           }
           break;
         case "live":
-          if (internal.outageSince !== null) {
+          if (internal.gap !== null) {
+            appendNotice(
+              d.timeline,
+              internal.writer,
+              gapNotice(internal.gap.from, internal.gap.to),
+              at,
+            );
+            internal.gap = null;
+            // What the stream said about the state may be out of date now.
+            d.sessionState = null;
+          } else if (internal.outageSince !== null) {
             appendNotice(
               d.timeline,
               internal.writer,
               `reconnected after ${formatDuration(at - internal.outageSince)}`,
               at,
             );
-            internal.outageSince = null;
           }
+          internal.outageSince = null;
           break;
         case "stopped": {
           if (prev.state === "stopped") break;
@@ -397,9 +448,10 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
         settle();
         const item = q.thing(i);
         if (item instanceof StatusItem) {
-          if (item.meta) applyMeta(d, item.meta);
+          if (item.meta) applyMeta(d, item.meta, at);
           applyStatus(d, internal, item.status, at);
-        } else if (item instanceof MetaItem) applyMeta(d, item.meta);
+        } else if (item instanceof MetaItem) applyMeta(d, item.meta, at);
+        else if (item instanceof NoticeItem) applyNotice(d, internal, item.notice, at);
         else applyEvent(d, internal, item, at);
       }
       settle();
@@ -492,7 +544,12 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
 
       pushMeta(sessionId, meta) {
         const internal = internals.get(sessionId);
-        if (internal) enqueue(internal, new MetaItem(meta), 0);
+        if (internal) enqueue(internal, new MetaItem(meta), meta.sessionState ? now() : 0);
+      },
+
+      pushNotice(sessionId, notice) {
+        const internal = internals.get(sessionId);
+        if (internal) enqueue(internal, new NoticeItem(notice), now());
       },
 
       flushNow: flush,

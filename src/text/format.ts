@@ -121,6 +121,41 @@ export function formatTime(ms: number, opts?: { utc?: boolean }): string {
     : `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
 }
 
+/**
+ * The marker for a stretch of a stream that may have lost events (a reconnect on a stream
+ * without event ids): the same words in the pane and in `watch`.
+ */
+export function gapNotice(from: number, to: number, opts?: { utc?: boolean }): string {
+  return `${GAP_NOTICE_START} ${formatTime(from, opts)} and ${formatTime(to, opts)} may be missing`;
+}
+
+/** How every gap marker starts, so a display can set it apart from other notices. */
+export const GAP_NOTICE_START = "reconnected — events between";
+
+/** Rate-limit figures as a client last read them (X-RateLimit-Limit, -Remaining, -Reset). */
+export interface RateFigures {
+  remaining: number | null;
+  limit: number | null;
+  /** Seconds until the window resets, as of observedAt. */
+  resetSeconds: number | null;
+  observedAt: number;
+}
+
+/** "97/100 left, resets in 41 s"; parts the server did not send are left out. */
+export function formatRateLimit(r: RateFigures, now: number = Date.now()): string {
+  const left =
+    r.remaining !== null
+      ? `${r.remaining}${r.limit !== null ? `/${r.limit}` : ""} left`
+      : r.limit !== null
+        ? `limit ${r.limit}`
+        : "no figures";
+  if (r.resetSeconds === null) return left;
+  // A clock behind the observation (a fixed test clock, a skewed one) counts as no time passed.
+  const elapsed = Math.max(0, now - r.observedAt);
+  const inS = Math.max(0, Math.ceil(r.resetSeconds - elapsed / 1000));
+  return `${left}, resets in ${inS} s`;
+}
+
 /** 1536 → "1.5 KB". */
 export function formatBytes(n: number): string {
   if (!Number.isFinite(n) || n < 1024) return `${Math.max(0, Math.round(n || 0))} B`;

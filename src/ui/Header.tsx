@@ -5,7 +5,7 @@ import { useShallow } from "zustand/react/shallow";
 import { shallow } from "zustand/shallow";
 import { isLegacyScope, narrowedScopes } from "../protocol/scopes.js";
 import { type ConnectionSummary, selectConnectionSummary } from "../store/connectionSummary.js";
-import { expiryStatus, formatCountdown } from "../text/format.js";
+import { expiryStatus, formatCountdown, formatRateLimit } from "../text/format.js";
 import { useTicked } from "./hooks/useNow.js";
 import { HEADER_ROWS } from "./layout.js";
 import { useServices } from "./services.js";
@@ -72,16 +72,16 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
   const conn = useStore(streams, useShallow(selectConnectionSummary));
 
   const info = rl.info;
-  const remaining =
-    info && info.remaining !== null
-      ? `${info.remaining}${info.limit !== null ? `/${info.limit}` : ""} req left`
-      : "rate limit: —";
   const wait = rl.waiting;
 
   const k = id.keyInfo;
   const role = k ? (k.role ?? "personal key") : null;
   const principal = id.me?.principal_id ?? k?.user_id ?? "?";
   const tenant = k?.tenant_id ?? id.me?.tenant_id ?? "?";
+  // What the identity lookup adds when the service sends it (the real service documents it).
+  const email = id.me?.email ?? null;
+  const orgName = id.me?.org_name ?? null;
+  const keyName = id.me?.api_key_name ?? k?.name ?? "?";
   // The texts that move with the clock, derived on the shared tick: the header renders again
   // only when one of them reads differently.
   const timed = useTicked(
@@ -94,6 +94,7 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
         expiryText: e?.text,
         expiryLevel: e?.level,
         waitIn: wait ? formatCountdown(wait.until - now) : null,
+        remaining: info ? formatRateLimit(info, now) : "rate limit: —",
       };
     },
     undefined,
@@ -127,7 +128,7 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
         <Sep />
         <Text color={theme.c[c.color]}>{c.text}</Text>
         <Sep />
-        <Text color={wait ? theme.c.warn : undefined}>{remaining}</Text>
+        <Text color={wait ? theme.c.warn : undefined}>{timed.remaining}</Text>
         {wait ? (
           <Text color={theme.c.warn}>
             {` · rate limited: retry in ${timed.waitIn} (attempt ${wait.attempt}/${wait.maxAttempts})`}
@@ -148,11 +149,12 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
           <Text bold>{principal}</Text>
           <Text>
             {" "}
-            ({role} @ {tenant})
+            ({role} @ {tenant}
+            {orgName ? ` "${orgName}"` : ""})
           </Text>
           <Sep />
           <Text>
-            key "{k.name}" {maskedKey}
+            key "{keyName}" {maskedKey}
           </Text>
           <Sep />
           <Text
@@ -162,6 +164,12 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
             {expiryColor ? "⚠ " : ""}
             {expiry?.text}
           </Text>
+          {email ? (
+            <>
+              <Sep />
+              <Text>{email}</Text>
+            </>
+          ) : null}
           {id.identityError ? (
             <Text color={theme.c.warn}> · identity lookup failed: {id.identityError.message}</Text>
           ) : null}

@@ -4,7 +4,40 @@ import { useStore } from "zustand";
 import { useServices } from "./services.js";
 import { useTheme } from "./theme.js";
 
-/** Every field of one session record, as the service sent it (sanitized at the store). */
+/**
+ * Every field of one session record, as the service sent it (sanitized at the store): the
+ * documented ones first, then any other, unknown ones included.
+ */
+
+const FIRST = [
+  "id",
+  "session_id",
+  "name",
+  "title",
+  "state",
+  "agent",
+  "template_id",
+  "visibility",
+  "sandbox_url",
+  "repo",
+  "branch",
+  "user_id",
+  "organization_id",
+  "created_at",
+  "updated_at",
+];
+
+/** The record's fields in display order; the session_id the client adds to an `id` record is left out. */
+export function detailEntries(record: Record<string, unknown>): [string, unknown][] {
+  const all = Object.entries(record).filter(
+    ([k]) => !(k === "session_id" && record.id === record.session_id),
+  );
+  const rank = (k: string) => {
+    const i = FIRST.indexOf(k);
+    return i === -1 ? FIRST.length : i;
+  };
+  return all.sort(([a], [b]) => rank(a) - rank(b));
+}
 
 export interface SessionDetailProps {
   sessionId: string;
@@ -32,7 +65,7 @@ export const SessionDetail = memo(function SessionDetail({
   const { sessions } = useServices();
   const theme = useTheme();
   const record = useStore(sessions, (s) => s.items.find((x) => x.session_id === sessionId));
-  const entries = record ? Object.entries(record) : [];
+  const entries = record ? detailEntries(record) : [];
   const keyWidth = Math.min(24, Math.max(4, ...entries.map(([k]) => k.length)));
   const rows = Math.max(1, height - 3);
   const shown = entries.slice(offset, offset + rows);

@@ -2,7 +2,7 @@ import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
-import type { Session } from "../protocol/resources.js";
+import { type Session, sessionName } from "../protocol/resources.js";
 import { selectVisibleSessions } from "../store/sessionsStore.js";
 import { selectAttentionIds } from "../store/streamsStore.js";
 import { listRows, listWindowStart } from "./layout.js";
@@ -11,7 +11,10 @@ import { TextInput } from "./TextInput.js";
 import { stateBadge, useTheme } from "./theme.js";
 import { useUi } from "./uiContext.js";
 
-/** The sessions: badges, title/repo, filter, state filter, sort, paging as you scroll. */
+/**
+ * The sessions: badges, name, agent and where (repo, visibility, sandbox) as the width
+ * allows, filter, state filter, sort, paging as you scroll.
+ */
 
 export interface SessionListProps {
   width: number;
@@ -24,7 +27,7 @@ const SORT_LABELS: Record<string, string> = {
   created: "created",
   id: "id",
   state: "state",
-  title: "title",
+  title: "name",
 };
 
 function str(v: unknown): string {
@@ -50,8 +53,15 @@ const Row = memo(function Row({
 }) {
   const theme = useTheme();
   const badge = stateBadge(str(session.state));
-  const title = str(session.title);
-  const where = [str(session.repo), str(session.branch)].filter(Boolean).join(" @ ");
+  const title = sessionName(session) ?? "";
+  const agent = str(session.agent);
+  const where = [
+    [str(session.repo), str(session.branch)].filter(Boolean).join(" @ "),
+    str(session.visibility),
+    width >= 110 ? str(session.sandbox_url) : "",
+  ]
+    .filter(Boolean)
+    .join(" · ");
   return (
     <Box width={width} height={1}>
       <Text wrap="truncate-end" inverse={selected && listFocused} bold={selected}>
@@ -62,8 +72,9 @@ const Row = memo(function Row({
         <Text color={theme.c.muted}>{pane > 0 ? String(pane) : " "}</Text>
         <Text> {session.session_id} </Text>
         <Text color={theme.c[badge.color]}>
-          {badge.glyph} {badge.text.padEnd(wide ? 7 : 6)}
+          {badge.glyph} {badge.text.padEnd(wide ? 10 : 6)}
         </Text>
+        {wide && agent ? <Text color={theme.c.accent}>{` ${agent.padEnd(11)}`}</Text> : null}
         <Text> {title}</Text>
         {wide && where ? <Text color={theme.c.muted}>{`  ${where}`}</Text> : null}
       </Text>
@@ -80,6 +91,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
     sessions,
     useShallow((s) => ({
       total: s.items.length,
+      serverTotal: s.total,
       loading: s.loading,
       loadingMore: s.loadingMore,
       hasMore: s.hasMore,
@@ -114,7 +126,10 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
       : meta.loadingMore
         ? { text: "loading more…", color: theme.c.muted }
         : {
-            text: `${visible.length} shown of ${meta.total} loaded${meta.hasMore ? " · more below" : ""}`,
+            text:
+              meta.serverTotal !== null && meta.serverTotal !== meta.total
+                ? `${meta.serverTotal} sessions, ${meta.total} loaded · ${visible.length} shown${meta.hasMore ? " · more below" : ""}`
+                : `${visible.length} shown of ${meta.total} loaded${meta.hasMore ? " · more below" : ""}`,
             color: theme.c.muted,
           };
 
@@ -133,7 +148,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
           <Text bold color={focused ? theme.c.focus : undefined}>
             Sessions
           </Text>
-          <Text>{` ${visible.length}/${meta.total}${meta.hasMore ? "+" : ""}`}</Text>
+          <Text>{` ${visible.length}/${meta.serverTotal ?? `${meta.total}${meta.hasMore ? "+" : ""}`}`}</Text>
           {editing ? <Text color={theme.c.accent}> /</Text> : null}
           {editing ? null : meta.filterText ? (
             <Text color={theme.c.accent}>{` filter: ${meta.filterText}`}</Text>

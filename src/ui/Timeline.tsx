@@ -71,16 +71,18 @@ const Line = memo(function Line({
   current: boolean;
 }) {
   const theme = useTheme();
-  const color = theme.c[KIND_COLORS[line.kind]];
+  // A gap marker says events may be missing: it stands out from the other notices.
+  const gap = line.gap === true;
+  const color = theme.c[gap ? "warn" : KIND_COLORS[line.kind]];
   const isState = line.kind === "state";
   const stderr = line.kind === "output" && line.prefix.startsWith("stderr");
   return (
     <Box width={width} height={1}>
-      <Text wrap="truncate-end" bold={isState}>
+      <Text wrap="truncate-end" bold={isState || gap}>
         <Text
           color={stderr ? theme.c.stderr : color}
           inverse={current && line.line === 0}
-          dimColor={line.kind === "notice" && theme.dim}
+          dimColor={line.kind === "notice" && !gap && theme.dim}
         >
           {current && line.line === 0 ? `${line.prefix.slice(0, -1)}▶` : line.prefix}
         </Text>

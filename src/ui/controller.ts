@@ -199,10 +199,8 @@ export function createController(deps: ControllerDeps): Controller {
 
   function cycleStateFilter(): void {
     const st = sessions.getState();
-    const states = ["active", "paused", ...knownStates(st.items)].filter(
-      (v, i, a) => a.indexOf(v) === i,
-    );
-    const cycle: (string | null)[] = [null, ...states];
+    // Only states some loaded session is in: a filter that can match nothing is no help.
+    const cycle: (string | null)[] = [null, ...knownStates(st.items)];
     const at = cycle.indexOf(st.stateFilter);
     st.setStateFilter(cycle[(at + 1) % cycle.length] ?? null);
     set({ listCursor: 0 });

@@ -1,3 +1,4 @@
+import type { GitAction } from "../protocol/git.js";
 import type { Session } from "../protocol/resources.js";
 import { hasScope, narrowedScopes } from "../protocol/scopes.js";
 import type { ActionKind } from "../store/actionsStore.js";
@@ -130,59 +131,40 @@ export function actionKindOf(a: PendingAction): ActionKind {
   return a.kind;
 }
 
+/** The one GitAction a confirmed dialog (or a clone form) stands for. */
+export function toGitAction(
+  action: PendingAction | { kind: "clone"; repoUrl: string; branch: string | null },
+): GitAction {
+  const opt = (v: string | null) => v ?? undefined;
+  switch (action.kind) {
+    case "clone":
+      return { kind: "clone", repoUrl: action.repoUrl, branch: opt(action.branch) };
+    case "push":
+      return { kind: "push", branch: opt(action.branch) };
+    case "branch":
+      return { kind: "branch", name: action.name };
+    case "pr":
+      return { kind: "pr", title: action.title, base: action.base, head: opt(action.head) };
+  }
+}
+
 /** Run a confirmed action or a clone; the actions store records progress and the outcome. */
 export async function runGitAction(
   services: AppServices,
   sessionId: string,
-  action: PendingAction | { kind: "clone"; repoUrl: string; branch: string | null },
+  pending: PendingAction | { kind: "clone"; repoUrl: string; branch: string | null },
 ): Promise<{ busy: string | null }> {
   const { api, actions, sessions } = services;
-  const run = actions.getState().run;
-  let outcome: Awaited<ReturnType<typeof run>>;
-  switch (action.kind) {
-    case "clone": {
-      const body = action.branch
-        ? { repo_url: action.repoUrl, branch: action.branch }
-        : { repo_url: action.repoUrl };
-      outcome = await run("clone", sessionId, (signal) => api.gitClone(sessionId, body, signal));
-      break;
-    }
-    case "push":
-      outcome = await run("push", sessionId, (signal) =>
-        api.gitOperation(
-          sessionId,
-          action.branch ? { operation: "push", branch: action.branch } : { operation: "push" },
-          signal,
-        ),
-      );
-      break;
-    case "branch":
-      outcome = await run("branch", sessionId, (signal) =>
-        api.gitOperation(sessionId, { operation: "create_branch", name: action.name }, signal),
-      );
-      break;
-    case "pr":
-      outcome = await run("pr", sessionId, (signal) =>
-        api.gitOperation(
-          sessionId,
-          {
-            operation: "create_pull_request",
-            title: action.title,
-            base: action.base,
-            ...(action.head ? { head: action.head } : {}),
-          },
-          signal,
-        ),
-      );
-      break;
-  }
+  const action = toGitAction(pending);
+  const outcome = await actions
+    .getState()
+    .run(action, sessionId, (signal) => api.git(sessionId, action, signal));
   if (outcome.error?.code === "busy") return { busy: outcome.message };
   const r = outcome.result;
   if (outcome.ok && r) {
     const patch: Partial<Session> = {};
-    if (typeof r.branch === "string") patch.branch = r.branch;
-    const repo = (r as Record<string, unknown>).repository;
-    if (typeof repo === "string") patch.repo = repo;
+    if (r.branch !== null) patch.branch = r.branch;
+    if (action.kind === "clone") patch.repo = r.repoUrl ?? action.repoUrl;
     if (Object.keys(patch).length > 0) sessions.getState().patchSession(sessionId, patch);
   }
   return { busy: null };

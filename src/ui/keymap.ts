@@ -158,7 +158,8 @@ export const KEYMAP: readonly Command[] = [
     context: "global",
     keys: [k("a")],
     label: "attention",
-    description: "jump to the next session that needs attention (paused, or its stream stopped)",
+    description:
+      "jump to the next session that needs attention (paused, error, destroyed, or its stream stopped)",
     footer: true,
   },
   {
@@ -262,7 +263,8 @@ export const KEYMAP: readonly Command[] = [
     context: "list",
     keys: [k("/")],
     label: "filter",
-    description: "filter sessions by text (id and visible fields)",
+    description:
+      "filter sessions by text (id and visible fields; state:, agent:, template:, visibility: match a field)",
     footer: true,
   },
   {
@@ -270,7 +272,7 @@ export const KEYMAP: readonly Command[] = [
     context: "list",
     keys: [k("s")],
     label: "state",
-    description: "cycle the state filter (all, active, paused)",
+    description: "cycle the state filter (all, then each state a loaded session is in)",
   },
   {
     id: "sort",

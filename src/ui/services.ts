@@ -1,5 +1,5 @@
 import { createContext, useContext } from "react";
-import type { CloneRequest, GitOperationRequest, GitResult } from "../protocol/git.js";
+import type { GitAction, GitResult } from "../protocol/git.js";
 import type { ActionsStore } from "../store/actionsStore.js";
 import type { IdentityState, IdentityStore } from "../store/identityStore.js";
 import type { RateLimitStore } from "../store/rateLimitStore.js";
@@ -12,14 +12,9 @@ import type { StreamsStore, TimelineEntry } from "../store/streamsStore.js";
  * and calls these.
  */
 
-/** The git calls of the API client (ApiClient satisfies it). */
+/** The git call of the API client (ApiClient satisfies it). */
 export interface GitApi {
-  gitClone(sessionId: string, body: CloneRequest, signal?: AbortSignal): Promise<GitResult>;
-  gitOperation(
-    sessionId: string,
-    body: GitOperationRequest,
-    signal?: AbortSignal,
-  ): Promise<GitResult>;
+  git(sessionId: string, action: GitAction, signal?: AbortSignal): Promise<GitResult>;
 }
 
 /** verify + me (ApiClient satisfies it). */

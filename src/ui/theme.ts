@@ -57,7 +57,10 @@ export function useTheme(): Theme {
   return useContext(ThemeContext);
 }
 
-/** State badge: a glyph and the word, so it reads the same without colour. */
+/**
+ * State badge: a glyph and the word, so it reads the same without colour. The documented
+ * lifecycle states have their own; any other state is shown as it was sent.
+ */
 export function stateBadge(state: string | null | undefined): {
   glyph: string;
   text: string;
@@ -66,8 +69,18 @@ export function stateBadge(state: string | null | undefined): {
   switch (state) {
     case "active":
       return { glyph: "●", text: "active", color: "ok" };
+    case "running":
+      return { glyph: "●", text: "running", color: "ok" };
+    case "creating":
+      return { glyph: "◌", text: "creating", color: "accent" };
     case "paused":
       return { glyph: "⏸", text: "paused", color: "warn" };
+    case "destroying":
+      return { glyph: "◍", text: "destroying", color: "muted" };
+    case "destroyed":
+      return { glyph: "✕", text: "destroyed", color: "error" };
+    case "error":
+      return { glyph: "✗", text: "error", color: "error" };
     case null:
     case undefined:
     case "":

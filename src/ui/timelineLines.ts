@@ -1,5 +1,5 @@
 import type { TimelineEntry, TimelineKind } from "../store/streamsStore.js";
-import { formatTime } from "../text/format.js";
+import { formatTime, GAP_NOTICE_START } from "../text/format.js";
 import { layoutText, stripSgr } from "./textWrap.js";
 
 /**
@@ -24,6 +24,8 @@ export interface DisplayLine {
   body: string;
   /** The body keeps SGR colours (process output). */
   sgr: boolean;
+  /** A gap marker: events before this line may be missing. */
+  gap?: boolean;
 }
 
 export interface LineOptions {
@@ -54,7 +56,7 @@ export function tagOf(e: TimelineEntry): string {
     case "state":
       return "state";
     case "notice":
-      return "conn";
+      return e.text.startsWith(GAP_NOTICE_START) ? "gap" : "conn";
     case "unknown":
       return "event?";
     case "malformed":
@@ -110,8 +112,10 @@ export function entryLines(e: TimelineEntry, o: LineOptions): DisplayLine[] {
   if (e.kind === "output" && !sgr) text = stripSgr(text);
   const pieces = layoutText(text, bodyWidth, o.wrap, e.kind === "output" ? "hard" : "words");
   const time = o.timestamps ? `${formatTime(e.ts ?? e.at)} ` : "";
-  const first = `${time}${tagOf(e).padEnd(TAG_WIDTH)} `;
+  const tag = tagOf(e);
+  const first = `${time}${tag.padEnd(TAG_WIDTH)} `;
   const blank = " ".repeat(pw);
+  const gap = tag === "gap";
   const lines = pieces.map(
     (body, line): DisplayLine => ({
       key: `${e.seq}:${line}`,
@@ -121,6 +125,7 @@ export function entryLines(e: TimelineEntry, o: LineOptions): DisplayLine[] {
       prefix: line === 0 ? first : blank,
       body,
       sgr,
+      ...(gap ? { gap } : {}),
     }),
   );
   cache.set(e, { key, lines });

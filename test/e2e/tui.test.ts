@@ -190,7 +190,7 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await pane.waitForText(server.repositories[0] as string);
     await pane.keys("Enter");
     await pane.waitFor("the clone result", (s) =>
-      new RegExp(`✓ clone ${id}: cloned \\(branch \\w+\\)`).test(s),
+      new RegExp(`✓ clone ${id}: cloned \\S+ \\(branch \\w+\\)`).test(s),
     );
 
     await pane.keys("p");

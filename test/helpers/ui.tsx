@@ -188,6 +188,7 @@ export function maskVolatile(frame: string): string {
     .replace(/\b\d{2}:\d{2}:\d{2}\b/g, "HH:MM:SS")
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, "TIMESTAMP")
     .replace(/reconnecting in \d+[smhd](?: \d+[smhd])?/g, "reconnecting in N")
+    .replace(/resets in (\d+) s/g, (_m, d: string) => `resets in ${"N".repeat(d.length)} s`)
     .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, "⠿")
     .replace(/… \d+\.\ds$/gm, "… ELAPSED");
 }
@@ -259,7 +260,7 @@ export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixtu
     services,
     streamsController,
     client,
-    ids: server.sessions().map((s) => s.session_id),
+    ids: server.sessions().map((s) => s.id),
     async close() {
       if (closed) return;
       closed = true;

@@ -153,7 +153,10 @@ describe("sessions", () => {
     expect(pages.map((p) => p.sessions.length)).toEqual([2, 2, 2, 1]);
     const ids = pages.flatMap((p) => p.sessions.map((s) => s.session_id));
     expect(ids).toEqual(server.sessionIds());
-    expect(pages.at(-1)?.nextCursor).toBeNull();
+    expect(pages.at(-1)?.next).toBeNull();
+    // The documented offset paging: the total of every page, has_more until the last.
+    expect(pages.map((p) => p.total)).toEqual([7, 7, 7, 7]);
+    expect(pages.map((p) => p.hasMore)).toEqual([true, true, true, false]);
   });
 
   it("filters by state", async () => {
@@ -162,7 +165,7 @@ describe("sessions", () => {
     for await (const page of client("member").sessionPages({ state: "paused", limit: 3 })) {
       got.push(...page.sessions);
     }
-    expect(got.map((s) => s.session_id)).toEqual(want.map((s) => s.session_id));
+    expect(got.map((s) => s.session_id)).toEqual(want.map((s) => s.id));
     expect(got.every((s) => s.state === "paused")).toBe(true);
   });
 
@@ -171,6 +174,9 @@ describe("sessions", () => {
     expect(err).toBeInstanceOf(HttpError);
     expect(err.status).toBe(400);
     expect(err.message).toContain("state must be one of active, paused");
+    // The documented structured error body becomes one line naming the field.
+    expect(err.message).toContain("(validation_error)");
+    expect(err.hint).toBe("Check the value given for state.");
   });
 
   it("gets one session; an unknown id is NotFoundError", async () => {
@@ -187,29 +193,36 @@ describe("git", () => {
   it("clone, branch, push and pull request, against real repositories", async () => {
     const c = client("owner");
     const id = server.sessionIds()[1] as string;
-    const cloned = await c.gitClone(id, { repo_url: "demo/app" });
-    expect(cloned).toMatchObject({ ok: true, operation: "clone", branch: "main" });
-    const branched = await c.createBranch(id, "feature/api-client");
-    expect(branched).toMatchObject({ ok: true, branch: "feature/api-client" });
-    const pushed = await c.push(id);
+    const cloned = await c.git(id, { kind: "clone", repoUrl: "demo/app" });
+    expect(cloned).toMatchObject({ ok: true, branch: "main", repoUrl: "demo/app" });
+    expect(cloned.path).toBe(`workspaces/${id}`);
+    const branched = await c.git(id, { kind: "branch", name: "feature/api-client" });
+    expect(branched).toMatchObject({ ok: true, operation: "branch", branch: "feature/api-client" });
+    const pushed = await c.git(id, { kind: "push" });
     expect(pushed).toMatchObject({ ok: true, operation: "push", branch: "feature/api-client" });
-    const pr = await c.createPullRequest(id, { title: "API client", base: "main" });
-    expect(pr.pull_request).toMatchObject({ title: "API client", head: "feature/api-client" });
+    expect(pushed.sha).toMatch(/^[0-9a-f]{40}$/);
+    const pr = await c.git(id, { kind: "pr", title: "API client", base: "main" });
+    expect(pr).toMatchObject({ ok: true, operation: "create-pr", prNumber: 1 });
+    expect(pr.prUrl).toContain("/demo/app/pull/1");
     expect(server.pullRequests().map((p) => p.title)).toContain("API client");
   });
 
   it("bad input gets the service's message", async () => {
     const c = client("owner");
     const id = server.sessionIds()[2] as string;
-    const unknown = (await caught(c.gitClone(id, { repo_url: "evil/repo" }))) as NotFoundError;
+    const unknown = (await caught(
+      c.git(id, { kind: "clone", repoUrl: "evil/repo" }),
+    )) as NotFoundError;
     expect(unknown).toBeInstanceOf(NotFoundError);
     expect(unknown.message).toContain("Unknown repository");
-    const noRepo = (await caught(c.push(id))) as HttpError;
+    const noRepo = (await caught(c.git(id, { kind: "push" }))) as HttpError;
     expect(noRepo).toBeInstanceOf(HttpError);
     expect(noRepo.status).toBe(409);
     expect(noRepo.message).toContain("clone a repository first");
-    await c.gitClone(id, { repo_url: "demo/docs" });
-    const bad = (await caught(c.createBranch(id, "bad..name"))) as HttpError;
+    // A hint that fits the cause, not just the status.
+    expect(noRepo.hint).toContain("agent-sessions git clone");
+    await c.git(id, { kind: "clone", repoUrl: "demo/docs" });
+    const bad = (await caught(c.git(id, { kind: "branch", name: "bad..name" }))) as HttpError;
     expect(bad.status).toBe(422);
     expect(bad.message).toContain("Invalid branch name");
   });
@@ -217,11 +230,11 @@ describe("git", () => {
   it("a key without sessions:write gets MissingScopeError naming it", async () => {
     const id = server.sessionIds()[3] as string;
     const err = (await caught(
-      client("readonly").gitClone(id, { repo_url: "demo/app" }),
+      client("readonly").git(id, { kind: "clone", repoUrl: "demo/app" }),
     )) as MissingScopeError;
     expect(err).toBeInstanceOf(MissingScopeError);
     expect(err.requiredScope).toBe("sessions:write");
-    expect(err.message).toContain("Missing scope sessions:write");
+    expect(err.message).toBe("Insufficient scope: requires sessions:write");
     expect(err.exitCode).toBe(4);
   });
 });
@@ -248,7 +261,9 @@ describe("rate limits and faults", () => {
   it("5xx on a POST is not retried", async () => {
     server.faults.set({ failStatus: 500, failCount: 1 });
     const c = client("owner");
-    const err = (await caught(c.push(server.sessionIds()[4] as string))) as HttpError;
+    const err = (await caught(
+      c.git(server.sessionIds()[4] as string, { kind: "push" }),
+    )) as HttpError;
     expect(err).toBeInstanceOf(HttpError);
     expect(err.status).toBe(500);
     expect(server.faults.get().failCount).toBe(0);

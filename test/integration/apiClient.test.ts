@@ -294,7 +294,7 @@ describe("429 and retries", () => {
 
   it("retries a POST on 429 (the service did not act on it)", async () => {
     srv.reply(json(429, {}, { "retry-after": "0" }), json(200, { ok: true, operation: "push" }));
-    await expect(client().push("ses_1")).resolves.toMatchObject({ ok: true });
+    await expect(client().git("ses_1", { kind: "push" })).resolves.toMatchObject({ ok: true });
     expect(srv.seen.map((s) => s.method)).toEqual(["POST", "POST"]);
   });
 
@@ -364,7 +364,9 @@ describe("5xx and network errors", () => {
 
   it("never retries a POST on 5xx (it may have acted)", async () => {
     srv.fallback(json(500, { detail: "push failed halfway" }));
-    const err = (await caught(client().createBranch("ses_1", "feature/x"))) as HttpError;
+    const err = (await caught(
+      client().git("ses_1", { kind: "branch", name: "feature/x" }),
+    )) as HttpError;
     expect(err).toBeInstanceOf(HttpError);
     expect(err.message).toContain("push failed halfway");
     expect(srv.seen).toHaveLength(1);
@@ -461,7 +463,7 @@ describe("typed errors", () => {
       }),
     );
     const err = (await caught(
-      client().gitClone("ses_1", { repo_url: "demo" }),
+      client().git("ses_1", { kind: "clone", repoUrl: "demo" }),
     )) as MissingScopeError;
     expect(err).toBeInstanceOf(MissingScopeError);
     expect(err.message).toBe("This key lacks sessions:write");
@@ -475,7 +477,9 @@ describe("typed errors", () => {
     const list = (await caught(c.listSessions())) as MissingScopeError;
     expect(list.requiredScope).toBe("sessions:read");
     expect(list.message).toBe("Forbidden");
-    const push = (await caught(c.push("ses_1", "main"))) as MissingScopeError;
+    const push = (await caught(
+      c.git("ses_1", { kind: "push", branch: "main" }),
+    )) as MissingScopeError;
     expect(push.requiredScope).toBe("sessions:write");
     expect(push.message).toContain("/git/operation");
   });
@@ -493,7 +497,9 @@ describe("typed errors", () => {
 
   it("other 4xx are HttpError with status and message", async () => {
     srv.reply(json(422, { detail: "invalid branch name: 'a..b'" }));
-    const err = (await caught(client().createBranch("ses_1", "a..b"))) as HttpError;
+    const err = (await caught(
+      client().git("ses_1", { kind: "branch", name: "a..b" }),
+    )) as HttpError;
     expect(err).toBeInstanceOf(HttpError);
     expect(err.status).toBe(422);
     expect(err.message).toContain("invalid branch name");
@@ -573,7 +579,9 @@ describe("redirects", () => {
 
   it("a POST is never redirected", async () => {
     srv.reply(raw(307, "", { location: "/elsewhere" }));
-    await expect(client().push("ses_1")).rejects.toThrow(/only followed for reads/);
+    await expect(client().git("ses_1", { kind: "push" })).rejects.toThrow(
+      /only followed for reads/,
+    );
     expect(srv.seen).toHaveLength(1);
   });
 });
@@ -581,30 +589,50 @@ describe("redirects", () => {
 describe("sessions", () => {
   it.each([
     ["a bare array", [session(1), session(2)], null],
-    ["{sessions, next_cursor}", { sessions: [session(1), session(2)], next_cursor: "c2" }, "c2"],
-    ["{items, next}", { items: [session(1), session(2)], next: "n2" }, "n2"],
-    ["{data, cursor}", { data: [session(1), session(2)], cursor: "d2" }, "d2"],
+    [
+      "{sessions, next_cursor}",
+      { sessions: [session(1), session(2)], next_cursor: "c2" },
+      { cursor: "c2" },
+    ],
+    ["{items, next}", { items: [session(1), session(2)], next: "n2" }, { cursor: "n2" }],
+    ["{data, cursor}", { data: [session(1), session(2)], cursor: "d2" }, { cursor: "d2" }],
     ["has_more: false", { data: [session(1), session(2)], cursor: "d2", has_more: false }, null],
+    [
+      "{sessions, total, has_more} (offset paging)",
+      { sessions: [session(1), session(2)], total: 5, has_more: true },
+      { offset: 2 },
+    ],
   ])("accepts %s", async (_shape, body, next) => {
     srv.reply(json(200, body));
     const page = await client().listSessions();
     expect(page.sessions.map((s) => s.session_id)).toEqual(["ses_1", "ses_2"]);
-    expect(page.nextCursor).toBe(next);
+    expect(page.next).toEqual(next);
   });
 
   it("sends limit, state, cursor and filters as query parameters", async () => {
-    srv.reply(json(200, []));
+    srv.reply(json(200, []), json(200, []));
     await client().listSessions({
       limit: 100,
       state: "paused",
-      cursor: "abc",
+      agent: "codex",
+      templateId: "tpl_x",
+      visibility: "team",
+      page: { cursor: "abc" },
       filters: { repo: "demo/app", limit: "ignored" },
     });
+    await client().listSessions({ page: { offset: 40 } });
     const q = new URL(srv.seen[0]!.url, srv.url).searchParams;
     expect(q.get("limit")).toBe("100");
     expect(q.get("state")).toBe("paused");
+    expect(q.get("agent")).toBe("codex");
+    expect(q.get("template_id")).toBe("tpl_x");
+    expect(q.get("visibility")).toBe("team");
     expect(q.get("cursor")).toBe("abc");
+    expect(q.get("offset")).toBeNull();
     expect(q.get("repo")).toBe("demo/app");
+    const q2 = new URL(srv.seen[1]!.url, srv.url).searchParams;
+    expect(q2.get("offset")).toBe("40");
+    expect(q2.get("cursor")).toBeNull();
   });
 
   it("pages through every page until the cursor runs out", async () => {
@@ -660,16 +688,16 @@ describe("sessions", () => {
 });
 
 describe("git", () => {
-  const result = { ok: true, operation: "x", output: "done" };
+  const result = { operation: "x", success: true, result: { output: "done" } };
 
-  it("posts the documented JSON bodies", async () => {
+  it("posts the documented JSON bodies to the interface's paths", async () => {
     srv.fallback(json(200, result));
     const c = client();
-    await c.gitClone("ses_1", { repo_url: "demo/app", branch: "main" });
-    await c.push("ses_1");
-    await c.push("ses_1", "feature");
-    await c.createBranch("ses_1", "feature", "main");
-    await c.createPullRequest("ses_1", { title: "Fix CI", base: "main", body: "why" });
+    await c.git("ses_1", { kind: "clone", repoUrl: "demo/app", branch: "main" });
+    await c.git("ses_1", { kind: "push" });
+    await c.git("ses_1", { kind: "push", branch: "feature" });
+    await c.git("ses_1", { kind: "branch", name: "feature", from: "main" });
+    await c.git("ses_1", { kind: "pr", title: "Fix CI", base: "main", body: "why" });
     expect(srv.seen.map((s) => [s.method, s.url])).toEqual([
       ["POST", "/api/sessions/ses_1/git/clone"],
       ["POST", "/api/sessions/ses_1/git/operation"],
@@ -680,15 +708,28 @@ describe("git", () => {
     expect(srv.seen.every((s) => s.headers["content-type"] === "application/json")).toBe(true);
     expect(srv.seen.map((s) => JSON.parse(s.body))).toEqual([
       { repo_url: "demo/app", branch: "main" },
-      { operation: "push" },
-      { operation: "push", branch: "feature" },
-      { operation: "create_branch", name: "feature", from: "main" },
-      { operation: "create_pull_request", title: "Fix CI", base: "main", body: "why" },
+      { operation: "push", args: {} },
+      { operation: "push", args: { branch: "feature" } },
+      { operation: "branch", args: { name: "feature", from: "main" } },
+      { operation: "create-pr", args: { title: "Fix CI", base: "main", body: "why" } },
     ]);
   });
 
-  it("a git result without ok is malformed", async () => {
-    srv.reply(json(200, { output: "?" }));
-    await expect(client().push("ses_1")).rejects.toBeInstanceOf(MalformedResponseError);
+  it("a 2xx answer of any shape is a success, carrying what it says", async () => {
+    srv.reply(json(200, { output: "?" }), raw(204, ""), raw(200, "pushed it", {}));
+    const c = client();
+    await expect(c.git("ses_1", { kind: "push" })).resolves.toMatchObject({
+      ok: true,
+      output: "?",
+    });
+    await expect(c.git("ses_1", { kind: "push" })).resolves.toMatchObject({
+      ok: true,
+      status: 204,
+      body: "",
+    });
+    await expect(c.git("ses_1", { kind: "push" })).resolves.toMatchObject({
+      ok: true,
+      output: "pushed it",
+    });
   });
 });

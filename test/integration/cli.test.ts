@@ -81,7 +81,7 @@ describe("headless commands", () => {
   it("sessions lists a table, --json an array, --state filters, --all pages through", async () => {
     const table = await runCli(["sessions"], { env: env("member") });
     expect(table.code).toBe(0);
-    expect(table.stdout.split("\n")[0]).toMatch(/^SESSION\s+STATE\s+TITLE/);
+    expect(table.stdout.split("\n")[0]).toMatch(/^SESSION\s+STATE\s+NAME\s+AGENT/);
     for (const id of server.sessionIds()) expect(table.stdout).toContain(id);
 
     server.setState(server.sessionIds()[0] as string, "paused");
@@ -101,7 +101,7 @@ describe("headless commands", () => {
     expect(ids.sort()).toEqual([...server.sessionIds()].sort());
 
     const onePage = await runCli(["sessions", "--limit", "2"], { env: env("member") });
-    expect(onePage.stdout).toMatch(/more sessions/);
+    expect(onePage.stdout).toMatch(/\d+ sessions, 2 listed \(use --all/);
   });
 
   it("watch --json prints one object per event with session_id, event, id and data", async () => {
@@ -183,7 +183,12 @@ describe("headless commands", () => {
     const clone = await runCli(["git", "clone", id, "demo/app", "--json"], { env: env("owner") });
     expect(clone.stderr).toBe("");
     expect(clone.code).toBe(0);
-    expect(JSON.parse(clone.stdout)).toMatchObject({ ok: true, operation: "clone" });
+    // --json prints the service's answer as sent: the documented clone answer.
+    expect(JSON.parse(clone.stdout)).toMatchObject({
+      session_id: id,
+      repo_url: "demo/app",
+      branch: "main",
+    });
 
     const branch = await runCli(["git", "branch", id, "feature/cli-test"], { env: env("owner") });
     expect(branch.code).toBe(0);
@@ -191,16 +196,17 @@ describe("headless commands", () => {
 
     const push = await runCli(["git", "push", id, "--json"], { env: env("owner") });
     expect(push.code).toBe(0);
-    expect(JSON.parse(push.stdout)).toMatchObject({ ok: true, operation: "push" });
+    expect(JSON.parse(push.stdout)).toMatchObject({ operation: "push", success: true });
 
     const pr = await runCli(["git", "pr", id, "--title", "Add things", "--json"], {
       env: env("owner"),
     });
     expect(pr.code).toBe(0);
-    expect(JSON.parse(pr.stdout).pull_request).toMatchObject({
+    expect(JSON.parse(pr.stdout).result).toMatchObject({
       title: "Add things",
       head: "feature/cli-test",
       base: "main",
+      pr_number: 1,
     });
   });
 

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { GitResultSchema, PATHS } from "../../src/protocol/index.js";
+import { PATHS } from "../../src/protocol/index.js";
 import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
 import { api, openSse, type SseClient, waitFor } from "./serverTestUtils.js";
 
@@ -30,6 +30,22 @@ async function post(s: ReferenceServer, path: string, body: unknown, key = s.key
   return api(s.url, path, { key, method: "POST", body });
 }
 
+/** The documented answer of a git operation: {operation, success, result}. */
+interface OperationBody {
+  operation: string;
+  success: boolean;
+  result: {
+    branch: string | null;
+    sha: string | null;
+    output: string;
+    pr_number?: number;
+    pr_url?: string;
+    title?: string;
+    base?: string;
+    head?: string;
+  };
+}
+
 describe("reference service: git", () => {
   it("has git on PATH", () => {
     expect(execFileSync("git", ["--version"], { encoding: "utf8" })).toMatch(/^git version/);
@@ -46,9 +62,15 @@ describe("reference service: git", () => {
       repo_url: "https://github.com/demo/app.git",
     });
     expect(clone.status).toBe(200);
-    const c = GitResultSchema.parse(clone.body);
-    expect(c).toMatchObject({ ok: true, operation: "clone", session_id: id, branch: "main" });
-    expect(c.commit).toMatch(/^[0-9a-f]{40}$/);
+    // The documented clone answer: {session_id, repo_url, branch, path} (sha and output extra).
+    const c = clone.body as Record<string, string>;
+    expect(c).toMatchObject({
+      session_id: id,
+      repo_url: "https://github.com/demo/app.git",
+      branch: "main",
+      path: `workspaces/${id}`,
+    });
+    expect(c.sha).toMatch(/^[0-9a-f]{40}$/);
     expect(c.output).toContain("$ git clone demo/app");
     const ws = join(s.dataDir, "workspaces", id);
     expect(existsSync(join(ws, "README.md"))).toBe(true);
@@ -65,38 +87,43 @@ describe("reference service: git", () => {
     expect(rec.body).toMatchObject({ repo: "demo/app", branch: "main", cloned: true });
 
     const branch = await post(s, PATHS.gitOperation(id), {
-      operation: "create_branch",
-      name: "feature/x",
+      operation: "branch",
+      args: { name: "feature/x" },
     });
     expect(branch.status).toBe(200);
-    expect(branch.body).toMatchObject({ operation: "create_branch", branch: "feature/x" });
+    expect(branch.body).toMatchObject({
+      operation: "branch",
+      success: true,
+      result: { branch: "feature/x" },
+    });
 
     const early = await post(s, PATHS.gitOperation(id), {
-      operation: "create_pull_request",
-      title: "Add x",
+      operation: "create-pr",
+      args: { title: "Add x" },
     });
     expect(early.status).toBe(409);
     expect((early.body as { detail: string }).detail).toMatch(/push the branch first/);
 
     writeFileSync(join(ws, "NOTES.md"), "agent notes\n");
-    const push = await post(s, PATHS.gitOperation(id), { operation: "push" });
+    // The documented route serves the same operations as the interface's.
+    const push = await post(s, PATHS.gitOperationDocumented(id), { operation: "push" });
     expect(push.status).toBe(200);
-    const p = GitResultSchema.parse(push.body);
-    expect(p).toMatchObject({ operation: "push", branch: "feature/x" });
+    const p = push.body as OperationBody;
+    expect(p).toMatchObject({ operation: "push", success: true, result: { branch: "feature/x" } });
     const bare = join(s.dataDir, "repos", "demo", "app.git");
-    expect(gitIn(bare, "rev-parse", "refs/heads/feature/x").trim()).toBe(p.commit);
+    expect(gitIn(bare, "rev-parse", "refs/heads/feature/x").trim()).toBe(p.result.sha);
     expect(gitIn(bare, "log", "-1", "--format=%s", "feature/x").trim()).toBe("agent changes");
     expect(gitIn(bare, "show", "feature/x:NOTES.md")).toBe("agent notes\n");
-    expect(p.output).toMatch(/\$ git push -u origin HEAD:refs\/heads\/feature\/x/);
+    expect(p.result.output).toMatch(/\$ git push -u origin HEAD:refs\/heads\/feature\/x/);
 
     const pr = await post(s, PATHS.gitOperation(id), {
-      operation: "create_pull_request",
-      title: "Add x",
+      operation: "create-pr",
+      args: { title: "Add x" },
     });
     expect(pr.status).toBe(200);
-    const r = GitResultSchema.parse(pr.body);
-    expect(r.pull_request).toMatchObject({
-      number: 1,
+    const r = pr.body as OperationBody;
+    expect(r.result).toMatchObject({
+      pr_number: 1,
       title: "Add x",
       base: "main",
       head: "feature/x",
@@ -104,8 +131,8 @@ describe("reference service: git", () => {
     expect(s.pullRequests()).toHaveLength(1);
     await waitFor(() => stream.events().some((e) => e.data.includes("Created pull request #1")));
     const dup = await post(s, PATHS.gitOperation(id), {
-      operation: "create_pull_request",
-      title: "again",
+      operation: "create-pr",
+      args: { title: "again" },
     });
     expect(dup.status).toBe(409);
   });
@@ -115,7 +142,10 @@ describe("reference service: git", () => {
     const [a, b] = s.sessionIds() as [string, string];
     const dev = await post(s, PATHS.gitClone(a), { repo_url: "demo/app", branch: "develop" });
     expect(dev.body).toMatchObject({ branch: "develop" });
-    const docs = await post(s, PATHS.gitClone(b), { repo_url: "git@example.com:demo/docs.git" });
+    // The documented clone route as well as the interface's.
+    const docs = await post(s, PATHS.gitCloneDocumented(b), {
+      repo_url: "git@example.com:demo/docs.git",
+    });
     expect(docs.status).toBe(200);
     expect(existsSync(join(s.dataDir, "workspaces", b, "docs", "guide.md"))).toBe(true);
   });
@@ -147,9 +177,15 @@ describe("reference service: git", () => {
 
     const noBody = await post(s, PATHS.gitClone(id), {});
     expect(noBody.status).toBe(400);
-    expect((noBody.body as { detail: string }).detail).toMatch(/^repo_url: /);
+    // The documented structured error: {detail: {error, message, field}}.
+    expect(noBody.body).toMatchObject({
+      detail: { error: "validation_error", field: "repo_url" },
+    });
     const badOp = await post(s, PATHS.gitOperation(id), { operation: "fly" });
-    expect(badOp.status).toBe(400);
+    expect(badOp.status).toBe(422);
+    expect(badOp.body).toMatchObject({ detail: { field: "operation" } });
+    const noArgs = await post(s, PATHS.gitOperation(id), { operation: "branch" });
+    expect(noArgs.status).toBe(400);
     const notJson = await api(s.url, PATHS.gitClone(id), {
       key: s.key("owner"),
       method: "POST",
@@ -160,22 +196,22 @@ describe("reference service: git", () => {
 
     expect((await post(s, PATHS.gitClone(id), { repo_url: "demo/app" })).status).toBe(200);
     for (const name of ["a..b", "-x", "HEAD", "with space"]) {
-      const r = await post(s, PATHS.gitOperation(id), { operation: "create_branch", name });
+      const r = await post(s, PATHS.gitOperation(id), { operation: "branch", args: { name } });
       expect(r.status, name).toBe(422);
     }
-    const dup = await post(s, PATHS.gitOperation(id), { operation: "create_branch", name: "main" });
+    const dup = await post(s, PATHS.gitOperation(id), {
+      operation: "branch",
+      args: { name: "main" },
+    });
     expect(dup.status).toBe(409);
     const from = await post(s, PATHS.gitOperation(id), {
-      operation: "create_branch",
-      name: "y",
-      from: "no-such-ref",
+      operation: "branch",
+      args: { name: "y", from: "no-such-ref" },
     });
     expect(from.status).toBe(422);
     const base = await post(s, PATHS.gitOperation(id), {
-      operation: "create_pull_request",
-      title: "t",
-      head: "develop",
-      base: "gone",
+      operation: "create-pr",
+      args: { title: "t", head: "develop", base: "gone" },
     });
     expect(base.status).toBe(422);
     const missing = await post(s, PATHS.gitClone("ses_none"), { repo_url: "demo/app" });
@@ -209,9 +245,12 @@ describe("reference service: git", () => {
     s.setState(id, "paused");
     const path = edited()?.path as string;
     expect(readFileSync(join(ws, path), "utf8")).toMatch(/edited by the agent/i);
-    const push = await post(s, PATHS.gitOperation(id), { operation: "push", branch: "agent-work" });
+    const push = await post(s, PATHS.gitOperation(id), {
+      operation: "push",
+      args: { branch: "agent-work" },
+    });
     expect(push.status).toBe(200);
-    expect((push.body as { output: string }).output).toContain("agent changes");
+    expect((push.body as OperationBody).result.output).toContain("agent changes");
     const bare = join(s.dataDir, "repos", "demo", "app.git");
     expect(gitIn(bare, "show", `agent-work:${path}`)).toMatch(/edited by the agent/i);
   });

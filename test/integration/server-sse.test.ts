@@ -201,7 +201,7 @@ describe("reference service: event stream", () => {
 
   it("announces state changes", async () => {
     const s = await start();
-    const id = s.sessions().find((x) => x.state === "active")?.session_id as string;
+    const id = s.sessions().find((x) => x.state === "active")?.id as string;
     const c = await sse(s, id);
     await waitFor(() => s.connections() === 1);
     s.setState(id, "paused");
@@ -218,7 +218,7 @@ describe("reference service: event stream", () => {
 describe("reference service: simulator and flood", () => {
   it("simulates realistic events with timestamps and consecutive ids", async () => {
     const s = await start({ paceMs: 2, sessionCount: 2 });
-    const id = s.sessions().find((x) => x.state === "active")?.session_id as string;
+    const id = s.sessions().find((x) => x.state === "active")?.id as string;
     const c = await sse(s, id, "0");
     const kinds = () => new Set(c.events().map((e) => e.event));
     await waitFor(

@@ -137,17 +137,21 @@ describe("reference service: keys, verify and me", () => {
       );
       const r = await api(s.url, "/api/v1/me", { key: s.key(name) });
       expect(r.status).toBe(200);
+      // The interface's three fields and the documented email, org_name and api_key_name.
       expect(IdentitySchema.parse(r.body)).toEqual({
         tenant_id: v.tenant_id,
         principal_id: v.user_id,
         scopes: v.scopes,
+        email: `${name}@demo.example`,
+        org_name: name === "personal" ? null : "Demo Org",
+        api_key_name: v.name,
       });
     }
   });
 });
 
 describe("reference service: scopes, errors, sessions", () => {
-  it("answers 403 naming the missing scope", async () => {
+  it("answers 403 naming the missing scope in the documented words", async () => {
     const s = await start();
     const id = s.sessionIds()[0] as string;
     const git = await api(s.url, `/api/sessions/${id}/git/clone`, {
@@ -156,22 +160,16 @@ describe("reference service: scopes, errors, sessions", () => {
       body: { repo_url: "demo/app" },
     });
     expect(git.status).toBe(403);
-    expect(git.body).toEqual({
-      detail: "Missing scope sessions:write for git clone",
-      required_scope: "sessions:write",
-    });
+    expect(git.body).toEqual({ detail: "Insufficient scope: requires sessions:write" });
     const op = await api(s.url, `/api/sessions/${id}/git/operation`, {
       key: s.key("readonly"),
       method: "POST",
       body: { operation: "push" },
     });
-    expect(op.body).toEqual({
-      detail: "Missing scope sessions:write for git operation",
-      required_scope: "sessions:write",
-    });
+    expect(op.body).toEqual({ detail: "Insufficient scope: requires sessions:write" });
     const stream = await api(s.url, `/api/cloud/sessions/${id}/events`, { key: s.key("listonly") });
     expect(stream.status).toBe(403);
-    expect(stream.body).toMatchObject({ required_scope: "sessions:prompt" });
+    expect(stream.body).toEqual({ detail: "Insufficient scope: requires sessions:prompt" });
   });
 
   it("answers 404 for unknown sessions and paths, 405 for a wrong method", async () => {
@@ -195,37 +193,45 @@ describe("reference service: scopes, errors, sessions", () => {
     const id = s.sessionIds()[1] as string;
     const r = await api(s.url, `/api/sessions/${id}`, { key: s.key("member") });
     expect(r.status).toBe(200);
+    // The documented record: id, name, state, agent, template_id, sandbox_url, visibility,
+    // user_id, organization_id, created_at, updated_at (plus a few of our own).
     expect(r.body).toMatchObject({
-      session_id: id,
+      id,
+      name: expect.any(String),
       state: expect.stringMatching(/^(active|paused)$/),
-      title: expect.any(String),
+      agent: expect.any(String),
+      sandbox_url: expect.stringMatching(/^https:\/\//),
+      visibility: expect.stringMatching(/^(private|team)$/),
+      user_id: expect.stringMatching(/^usr_/),
+      organization_id: expect.stringMatching(/^org_/),
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
       repo: expect.stringMatching(/^demo\//),
       branch: null,
       event_count: 0,
     });
+    expect(r.body).not.toHaveProperty("session_id");
+    expect(r.body).not.toHaveProperty("title");
   });
 
-  it("paginates with limit, cursor and a state filter", async () => {
+  it("pages with limit and offset, says total and has_more, and filters", async () => {
     const s = await start({ sessionCount: 11 });
     const key = s.key("member");
     const seen: string[] = [];
-    let cursor: string | null = null;
+    let offset = 0;
     let pages = 0;
-    do {
-      const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
-      const r = await api(s.url, `/api/sessions?limit=4${q}`, { key });
+    let more = true;
+    while (more && pages < 10) {
+      const r = await api(s.url, `/api/sessions?limit=4&offset=${offset}`, { key });
       expect(r.status).toBe(200);
-      const body = r.body as {
-        sessions: { session_id: string }[];
-        next_cursor: string | null;
-        has_more: boolean;
-      };
+      const body = r.body as { sessions: { id: string }[]; total: number; has_more: boolean };
       expect(body.sessions.length).toBeLessThanOrEqual(4);
-      expect(body.has_more).toBe(body.next_cursor !== null);
-      seen.push(...body.sessions.map((x) => x.session_id));
-      cursor = body.next_cursor;
+      expect(body.total).toBe(11);
+      seen.push(...body.sessions.map((x) => x.id));
+      offset += body.sessions.length;
+      more = body.has_more;
       pages++;
-    } while (cursor !== null && pages < 10);
+    }
     expect(pages).toBe(3);
     expect(seen).toEqual(s.sessionIds());
 
@@ -233,42 +239,68 @@ describe("reference service: scopes, errors, sessions", () => {
     const paused = s
       .sessions()
       .filter((x) => x.state === "paused")
-      .map((x) => x.session_id);
+      .map((x) => x.id);
     expect(paused.length).toBeGreaterThan(2);
-    const got: string[] = [];
-    cursor = null;
-    pages = 0;
-    do {
-      const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
-      const r = await api(s.url, `/api/sessions?state=paused&limit=2${q}`, { key });
-      const body = r.body as {
-        sessions: { session_id: string; state: string }[];
-        next_cursor: string | null;
-      };
-      for (const x of body.sessions) expect(x.state).toBe("paused");
-      got.push(...body.sessions.map((x) => x.session_id));
-      cursor = body.next_cursor;
-      pages++;
-    } while (cursor !== null && pages < 10);
-    expect(got).toEqual(paused);
+    const r = await api(s.url, "/api/sessions?state=paused&limit=2&offset=2", { key });
+    const body = r.body as { sessions: { id: string; state: string }[]; total: number };
+    expect(body.total).toBe(paused.length);
+    expect(body.sessions.map((x) => x.id)).toEqual(paused.slice(2, 4));
+
+    const agent = s.sessions()[0]?.agent as string;
+    const byAgent = await api(s.url, `/api/sessions?agent=${agent}&visibility=team`, { key });
+    const agentBody = byAgent.body as { sessions: { agent: string; visibility: string }[] };
+    expect(agentBody.sessions.length).toBeGreaterThan(0);
+    expect(agentBody.sessions.every((x) => x.agent === agent && x.visibility === "team")).toBe(
+      true,
+    );
 
     const dflt = await api(s.url, "/api/sessions", { key });
+    // The documented default page size.
     expect((dflt.body as { sessions: unknown[] }).sessions).toHaveLength(11);
   });
 
-  it("rejects a bad limit, cursor or state with 400", async () => {
+  it("rejects a bad limit, offset or state with the documented structured 400", async () => {
     const s = await start();
     const key = s.key("owner");
     for (const q of ["limit=0", "limit=101", "limit=abc", "limit=2.5"]) {
       const r = await api(s.url, `/api/sessions?${q}`, { key });
       expect(r.status, q).toBe(400);
-      expect(r.body).toEqual({ detail: "limit must be an integer from 1 to 100" });
+      expect(r.body).toEqual({
+        detail: {
+          error: "validation_error",
+          message: "limit must be an integer from 1 to 100",
+          field: "limit",
+        },
+      });
     }
     expect((await api(s.url, "/api/sessions?limit=100", { key })).status).toBe(200);
-    expect((await api(s.url, "/api/sessions?cursor=bogus", { key })).status).toBe(400);
+    expect((await api(s.url, "/api/sessions?offset=-1", { key })).status).toBe(400);
     const st = await api(s.url, "/api/sessions?state=sleeping", { key });
     expect(st.status).toBe(400);
-    expect(st.body).toEqual({ detail: "state must be one of active, paused" });
+    expect(st.body).toMatchObject({ detail: { field: "state" } });
+    // Every documented lifecycle state is a legal filter.
+    for (const state of ["creating", "running", "destroyed", "error"]) {
+      expect((await api(s.url, `/api/sessions?state=${state}`, { key })).status, state).toBe(200);
+    }
+  });
+
+  it("honours X-Organization-Id: its own organization passes, another is refused", async () => {
+    const s = await start();
+    const key = s.key("member");
+    const org = s.sessions()[0]?.organization_id as string;
+    const ok = await api(s.url, "/api/sessions", { key, headers: { "x-organization-id": org } });
+    expect(ok.status).toBe(200);
+    const other = await api(s.url, "/api/sessions", {
+      key,
+      headers: { "x-organization-id": "org_other" },
+    });
+    expect(other.status).toBe(403);
+    expect((other.body as { detail: string }).detail).toContain("org_other");
+    const personal = await api(s.url, "/api/sessions", {
+      key: s.key("personal"),
+      headers: { "x-organization-id": org },
+    });
+    expect(personal.status).toBe(403);
   });
 });
 
@@ -279,7 +311,10 @@ describe("reference service: rate limiting", () => {
     const r1 = await api(s.url, "/api/sessions", { key });
     expect(r1.headers.get("x-ratelimit-limit")).toBe("3");
     expect(r1.headers.get("x-ratelimit-remaining")).toBe("2");
-    expect(r1.headers.get("x-ratelimit-reset")).toBe("1");
+    // Unix seconds, as documented: about one window from now.
+    const reset = Number(r1.headers.get("x-ratelimit-reset"));
+    expect(reset - Math.ceil(Date.now() / 1000)).toBeGreaterThanOrEqual(0);
+    expect(reset - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(2);
     const r2 = await api(s.url, "/api/sessions/ses_missing", { key });
     expect(r2.status).toBe(404);
     expect(r2.headers.get("x-ratelimit-remaining")).toBe("1");

@@ -40,7 +40,7 @@ describe("agent-sessions snapshot", () => {
     // The header: profile, the service, who the key belongs to.
     expect(frame[0]).toMatch(/^╭─+╮$/);
     expect(r.stdout).toMatch(/agent-sessions · profile: demo · http:\/\/127\.0\.0\.1:\d+/);
-    expect(r.stdout).toMatch(/\(owner @ org_\w+\)/);
+    expect(r.stdout).toMatch(/\(owner @ org_\w+ "Demo Org"\)/);
     expect(r.stdout).toContain('key "demo-owner"');
     // The session list with its rows, and the two demo sessions opened in panes.
     expect(r.stdout).toMatch(/Sessions \d+\/\d+/);

@@ -180,7 +180,9 @@ describe("StreamsController", () => {
     const sessions = createSessionsStore({
       listSessions: async (): Promise<SessionPage> => ({
         sessions: [{ session_id: "ses_a1", state: "active" }],
-        nextCursor: null,
+        total: 1,
+        hasMore: false,
+        next: null,
       }),
     });
     await sessions.getState().load();
@@ -375,7 +377,7 @@ describe("stores against the reference service", () => {
     const actions = createActionsStore();
     const outcome = await actions
       .getState()
-      .run("push", a, (signal) => readonly.api.gitOperation(a, { operation: "push" }, signal));
+      .run({ kind: "push" }, a, (signal) => readonly.api.git(a, { kind: "push" }, signal));
     expect(outcome.ok).toBe(false);
     expect(outcome.error?.code).toBe("missing_scope");
     expect(outcome.error?.requiredScope).toBe("sessions:write");

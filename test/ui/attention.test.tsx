@@ -51,7 +51,7 @@ describe("attention", () => {
     const id = fx.ids[0] as string;
     h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
     const frame = await waitForContent(h, `⚠ 1 ${id}`);
-    expect(frame).toContain("■ stopped: Missing scope sessions:prompt");
+    expect(frame).toContain("■ stopped: Insufficient scope: requires sessions:prompt");
     await waitForContent(h, () => h?.bells() === 1);
   });
 

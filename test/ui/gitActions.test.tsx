@@ -29,7 +29,7 @@ async function cloneFromDialog(ui: AppHarness, id: string): Promise<void> {
   await pressKey(ui, "enter");
   await waitForContent(
     ui,
-    new RegExp(`✓ clone ${id}: cloned \\(branch main\\) at [0-9a-f]+`),
+    new RegExp(`✓ clone ${id}: cloned demo/app \\(branch main\\) at [0-9a-f]+`),
     15_000,
   );
 }
@@ -95,7 +95,7 @@ describe("git actions", () => {
     await pressKey(h, "y");
     await waitForContent(
       h,
-      "opened pull request #1: Retry the webhook (feature/retry → main)",
+      "opened pull request #1: Retry the webhook https://git.invalid/demo/app/pull/1",
       15_000,
     );
     expect(fx.server.pullRequests()).toHaveLength(1);
@@ -143,11 +143,10 @@ describe("git actions", () => {
     const api: GitApi & typeof fx.services.api = {
       verify: (s) => client.verify(s),
       me: (s) => client.me(s),
-      gitClone: async (sid, body, signal) => {
-        await gate;
-        return client.gitClone(sid, body, signal);
+      git: async (sid, action, signal) => {
+        if (action.kind === "clone") await gate;
+        return client.git(sid, action, signal);
       },
-      gitOperation: (sid, body, signal) => client.gitOperation(sid, body, signal),
     };
     h = mountApp(fx, { columns: 160, rows: 30 }, { services: { ...fx.services, api } });
     await waitForContent(h, id);

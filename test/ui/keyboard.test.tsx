@@ -130,9 +130,10 @@ describe("sessions and panes", () => {
   it("loads the next page as the cursor nears the end of the list", async () => {
     fx = await startUiFixture({ server: { sessionCount: 9 }, pageSize: 3 });
     h = mountApp(fx, { columns: 120, rows: 30 });
-    await waitForContent(h, "3 shown of 3 loaded · more below");
+    // The service says how many there are in all (the documented total).
+    await waitForContent(h, "9 sessions, 3 loaded · 3 shown · more below");
     await pressKey(h, "j");
-    await waitForContent(h, "6 shown of 6 loaded");
+    await waitForContent(h, "9 sessions, 6 loaded · 6 shown");
     await pressKey(h, "G");
     await waitForContent(h, "9 shown of 9 loaded");
     expect(h.frame()).not.toContain("more below");
@@ -144,7 +145,7 @@ describe("sessions and panes", () => {
     h = mountApp(fx, { columns: 120, rows: 24 });
     await waitForContent(h, id);
     expect(h.frame()).not.toContain("demo/app @ main");
-    await fx.client.gitClone(id, { repo_url: "demo/app" });
+    await fx.client.git(id, { kind: "clone", repoUrl: "demo/app" });
     await pressKey(h, "ctrlR");
     await waitForContent(h, "demo/app @ main", 10_000);
   });
@@ -155,7 +156,7 @@ describe("sessions and panes", () => {
     await waitForContent(h, fx.ids[0] as string);
     await pressKey(h, "i");
     const f = await waitForContent(h, "fields · Esc or i closes");
-    for (const field of ["session_id", "state", "title", "repo", "created_at", "event_count"]) {
+    for (const field of ["id", "name", "state", "agent", "visibility", "sandbox_url", "repo"]) {
       expect(f).toContain(field);
     }
     await pressKey(h, "escape");

@@ -141,7 +141,7 @@ describe("UI snapshots", () => {
   it("push confirmation names the session, its branch and what will happen", async () => {
     fx = await startUiFixture();
     const id = fx.ids[0] as string;
-    await fx.client.gitClone(id, { repo_url: "demo/app" });
+    await fx.client.git(id, { kind: "clone", repoUrl: "demo/app" });
     await fx.services.sessions.getState().refresh();
     const ui = mount(fx, { columns: 100, rows: 24 });
     await waitForContent(ui, id);

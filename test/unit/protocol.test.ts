@@ -72,13 +72,32 @@ describe("parseSessionPage", () => {
   it("accepts a bare array", () => {
     expect(parseSessionPage([s("ses_a")])).toMatchObject({
       sessions: [{ session_id: "ses_a" }],
-      nextCursor: null,
+      next: null,
+      total: null,
     });
   });
   it("accepts sessions/items/data with next_cursor/next/cursor", () => {
-    expect(parseSessionPage({ sessions: [s("ses_a")], next_cursor: "c1" }).nextCursor).toBe("c1");
-    expect(parseSessionPage({ items: [s("ses_a")], next: "c2" }).nextCursor).toBe("c2");
-    expect(parseSessionPage({ data: [s("ses_a")], cursor: "c3" }).nextCursor).toBe("c3");
+    expect(parseSessionPage({ sessions: [s("ses_a")], next_cursor: "c1" }).next).toEqual({
+      cursor: "c1",
+    });
+    expect(parseSessionPage({ items: [s("ses_a")], next: "c2" }).next).toEqual({ cursor: "c2" });
+    expect(parseSessionPage({ data: [s("ses_a")], cursor: "c3" }).next).toEqual({ cursor: "c3" });
+  });
+  it("offset paging: has_more and total give the next offset from where this page began", () => {
+    const page = { sessions: [s("ses_a"), s("ses_b")], total: 45, has_more: true };
+    expect(parseSessionPage(page, { offset: 20 })).toMatchObject({
+      total: 45,
+      hasMore: true,
+      next: { offset: 22 },
+    });
+    // total alone says more remain; at the end there is no next page.
+    expect(parseSessionPage({ sessions: [s("ses_a")], total: 3 }).next).toEqual({ offset: 1 });
+    expect(parseSessionPage({ sessions: [s("ses_a")], total: 3 }, { offset: 2 }).next).toBeNull();
+    // has_more without anything on the page cannot move on: said, but no next.
+    expect(parseSessionPage({ sessions: [], has_more: true })).toMatchObject({
+      hasMore: true,
+      next: null,
+    });
   });
   it("honours has_more: false and keeps unknown fields", () => {
     const page = parseSessionPage({
@@ -86,7 +105,7 @@ describe("parseSessionPage", () => {
       cursor: "c",
       has_more: false,
     });
-    expect(page.nextCursor).toBeNull();
+    expect(page.next).toBeNull();
     expect(page.sessions[0]).toMatchObject({ session_id: "ses_b", colour: "blue" });
   });
   it("rejects a shape with no list, and a record with no id", () => {
@@ -132,6 +151,25 @@ describe("resources and errors", () => {
     expect(errorMessage({ detail: "Invalid API key" })).toBe("Invalid API key");
     expect(errorMessage({ detail: { error: "API key expired" } })).toBe("API key expired");
     expect(errorMessage("nope")).toBeNull();
+    // The documented structured shape: one line with the code and the field.
+    expect(
+      errorMessage({
+        detail: { error: "validation_error", message: "Field 'agent' is required", field: "agent" },
+      }),
+    ).toBe("Field 'agent' is required (validation_error)");
+    expect(errorMessage({ detail: { error: "conflict", message: "Busy", field: "state" } })).toBe(
+      "Busy (conflict, field state)",
+    );
+    expect(errorMessage({ detail: [{ loc: ["body", "repo_url"], msg: "field required" }] })).toBe(
+      "repo_url: field required",
+    );
+    expect(requiredScopeOf({ detail: "Insufficient scope: requires sessions:write" })).toBe(
+      "sessions:write",
+    );
+    expect(requiredScopeOf({ detail: { error: "forbidden", field: "sessions:prompt" } })).toBe(
+      "sessions:prompt",
+    );
+    expect(requiredScopeOf({ detail: "Forbidden" })).toBeNull();
     expect(requiredScopeOf({ detail: "x", required_scope: "sessions:write" })).toBe(
       "sessions:write",
     );

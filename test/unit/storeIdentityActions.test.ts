@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidKeyError, MissingScopeError } from "../../src/client/errors.js";
 import { RateLimitTracker } from "../../src/client/rateLimit.js";
-import type { GitResult } from "../../src/protocol/git.js";
+import { type GitResult, readGitAnswer } from "../../src/protocol/git.js";
 import type { ApiKeyInfo, Identity } from "../../src/protocol/resources.js";
 import { createActionsStore } from "../../src/store/actionsStore.js";
 import { createIdentityStore } from "../../src/store/identityStore.js";
@@ -64,14 +64,18 @@ describe("identity store", () => {
 });
 
 describe("actions store", () => {
-  const pushed: GitResult = { ok: true, operation: "push", branch: "fix-ci", commit: "abc1234def" };
+  const pushed: GitResult = readGitAnswer(200, {
+    operation: "push",
+    success: true,
+    result: { branch: "fix-ci", sha: "abc1234def" },
+  });
 
   it("tracks the running action and ends with a one-line result", async () => {
     let t = 1000;
     const store = createActionsStore({ now: () => t });
     let release!: (r: GitResult) => void;
     const pending = store.getState().run(
-      "push",
+      { kind: "push" },
       "ses_a1",
       () =>
         new Promise<GitResult>((resolve) => {
@@ -83,7 +87,9 @@ describe("actions store", () => {
       sessionId: "ses_a1",
       startedAt: 1000,
     });
-    const second = await store.getState().run("branch", "ses_a1", async () => pushed);
+    const second = await store
+      .getState()
+      .run({ kind: "branch", name: "x" }, "ses_a1", async () => pushed);
     expect(second).toMatchObject({ ok: false, error: { code: "busy" } });
     t = 1500;
     release({ ...pushed, output: "To origin\n * [new branch] fix-ci\x1b[2J" });
@@ -101,7 +107,7 @@ describe("actions store", () => {
 
   it("shows the server's 403 message verbatim", async () => {
     const store = createActionsStore();
-    const outcome = await store.getState().run("pr", "ses_a1", async () => {
+    const outcome = await store.getState().run({ kind: "pr", title: "t" }, "ses_a1", async () => {
       throw new MissingScopeError(
         "this key may not write to sessions (needs sessions:write)",
         "sessions:write",
@@ -118,14 +124,22 @@ describe("actions store", () => {
 
   it("describes a pull request and can cancel a running action", async () => {
     const store = createActionsStore();
-    const pr = await store.getState().run("pr", "ses_a1", async () => ({
-      ok: true,
-      operation: "create_pull_request",
-      pull_request: { number: 7, title: "Fix CI", base: "main", head: "fix-ci" },
-    }));
-    expect(pr.message).toBe("opened pull request #7: Fix CI (fix-ci → main)");
+    const pr = await store.getState().run({ kind: "pr", title: "Fix CI" }, "ses_a1", async () =>
+      readGitAnswer(200, {
+        operation: "create-pr",
+        success: true,
+        result: { pr_number: 7, pr_url: "https://git.example/pull/7", head: "fix-ci" },
+      }),
+    );
+    expect(pr.message).toBe("opened pull request #7: Fix CI https://git.example/pull/7");
+    const failed = await store
+      .getState()
+      .run({ kind: "push" }, "ses_a1", async () =>
+        readGitAnswer(200, { operation: "push", success: false, error: "remote hung up" }),
+      );
+    expect(failed).toMatchObject({ ok: false, message: "push failed: remote hung up" });
     const cancelled = store.getState().run(
-      "clone",
+      { kind: "clone", repoUrl: "demo/app" },
       "ses_a1",
       (signal) =>
         new Promise<GitResult>((_, reject) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MissingScopeError } from "../../src/client/errors.js";
-import type { Session, SessionPage } from "../../src/protocol/resources.js";
+import type { PageToken, Session, SessionPage } from "../../src/protocol/resources.js";
 import {
   createSessionsStore,
   deriveVisibleSessions,
@@ -17,14 +17,13 @@ function pagedClient(pages: Session[][], failWith?: Error) {
   const calls: { limit?: number; cursor?: string }[] = [];
   return {
     calls,
-    async listSessions(p: { limit?: number; cursor?: string } = {}): Promise<SessionPage> {
-      calls.push(p);
+    async listSessions(p: { limit?: number; page?: PageToken } = {}): Promise<SessionPage> {
+      const cursor = p.page && "cursor" in p.page ? p.page.cursor : undefined;
+      calls.push({ limit: p.limit, ...(cursor !== undefined ? { cursor } : {}) });
       if (failWith) throw failWith;
-      const i = p.cursor ? Number(p.cursor) : 0;
-      return {
-        sessions: pages[i] ?? [],
-        nextCursor: i + 1 < pages.length ? String(i + 1) : null,
-      };
+      const i = cursor ? Number(cursor) : 0;
+      const next = i + 1 < pages.length ? { cursor: String(i + 1) } : null;
+      return { sessions: pages[i] ?? [], total: null, hasMore: next !== null, next };
     },
   };
 }

@@ -64,7 +64,7 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
     );
   }
   const g = globalOptions(cmd);
-  const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl });
+  const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl, org: g.org });
   const { profile, baseUrl } = target;
   // No point asking for a key that could not be stored.
   if (!opts.insecureStorage) assertKeychainReachable();
@@ -85,6 +85,7 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
   const client = new ApiClient({
     baseUrl,
     apiKey,
+    ...(target.organizationId !== null ? { organizationId: target.organizationId } : {}),
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
@@ -99,6 +100,10 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
     baseUrl,
     apiKey,
     insecureStorage: opts.insecureStorage === true,
+    // --org given at login is remembered for the profile.
+    ...(g.org !== undefined && target.organizationId !== null
+      ? { organizationId: target.organizationId }
+      : {}),
   });
 
   const s = (v: string | null | undefined) => sanitize(v ?? "");
@@ -120,6 +125,12 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
     ]);
   }
   rows.push(["expires", info.expires_at ? `${expiry.text} (${s(info.expires_at)})` : "never"]);
+  if (target.organizationId !== null) {
+    rows.push([
+      "acting in",
+      `${s(target.organizationId)} (X-Organization-Id${g.org !== undefined ? ", stored for the profile" : ""})`,
+    ]);
+  }
   rows.push(["stored in", saved.location]);
 
   const isDefault = saved.madeDefault || target.config.default_profile === profile;

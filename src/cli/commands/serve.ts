@@ -27,6 +27,8 @@ interface ServeFlags {
   lineEnding?: FaultSettings["lineEnding"];
   comments?: boolean;
   retryMs?: number;
+  eventIds?: boolean;
+  ignoreLastEventId?: boolean;
 }
 
 /** Where serve writes, and what ends it; tests inject these instead of real signals. */
@@ -78,6 +80,9 @@ export function serveOptions(flags: ServeFlags): ServerOptions {
   if (flags.lineEnding !== undefined) faults.lineEnding = flags.lineEnding;
   if (flags.comments) faults.comments = true;
   if (flags.retryMs !== undefined) faults.retryMs = flags.retryMs;
+  // commander turns --no-event-ids into eventIds: false.
+  if (flags.eventIds === false) faults.noEventIds = true;
+  if (flags.ignoreLastEventId) faults.ignoreLastEventId = true;
   return {
     host: flags.host,
     port: flags.port,
@@ -203,6 +208,11 @@ export function registerServeCommand(program: Command, io?: ServeIo): void {
     )
     .option("--comments", "fault: interleave SSE comment lines")
     .option("--retry-ms <ms>", "fault: send `retry: N` at stream start", intArg(0))
+    .option("--no-event-ids", "fault: streams carry no id: lines (as the real service documents)")
+    .option(
+      "--ignore-last-event-id",
+      "fault: every stream replays all kept events, whatever Last-Event-ID says",
+    )
     .action(async (flags: ServeFlags) => {
       await runServe(flags, io);
     });

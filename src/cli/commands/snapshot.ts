@@ -42,7 +42,7 @@ export function registerSnapshotCommand(program: Command): void {
     .action(async (opts: SnapshotOptions, cmd: Command) => {
       for (const id of opts.open ?? []) {
         if (!isSessionId(id)) {
-          cmd.error(`error: '${id}' is not a session id (expected ses_<id>)`, {
+          cmd.error(`error: '${id}' is not a session id (expected ses_<id> or a UUID)`, {
             exitCode: 2,
             code: "agent-sessions.usage",
           });
@@ -60,7 +60,11 @@ export function registerSnapshotCommand(program: Command): void {
           if (open.length === 0) open = s.sessionIds().slice(0, 2);
         } else {
           const g = globalOptions(cmd);
-          const creds = await resolveCredentials({ profile: g.profile, baseUrl: g.baseUrl });
+          const creds = await resolveCredentials({
+            profile: g.profile,
+            baseUrl: g.baseUrl,
+            org: g.org,
+          });
           conn = creds;
         }
         registerSecret(conn.apiKey);
@@ -76,7 +80,7 @@ export function registerSnapshotCommand(program: Command): void {
 }
 
 async function renderSnapshot(
-  conn: { baseUrl: string; apiKey: string; profile: string },
+  conn: { baseUrl: string; apiKey: string; profile: string; organizationId?: string | null },
   open: string[],
   opts: SnapshotOptions,
 ): Promise<string> {

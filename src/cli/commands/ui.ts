@@ -25,7 +25,7 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
   if (!requireTerminal()) return;
   const g = globalOptions(cmd);
   try {
-    const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl });
+    const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl, org: g.org });
     // Lazy: Ink, React and the stores load only when a terminal session starts.
     const [{ buildServices }, { runTui }] = await Promise.all([
       import("../tui/buildServices.js"),
@@ -35,7 +35,11 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
     const handles: { dispose(): Promise<void> }[] = [];
     let services = null;
     try {
-      const creds = await resolveCredentials({ profile: g.profile, baseUrl: g.baseUrl });
+      const creds = await resolveCredentials({
+        profile: g.profile,
+        baseUrl: g.baseUrl,
+        org: g.org,
+      });
       registerSecret(creds.apiKey);
       const h = buildServices(creds, { tuning });
       handles.push(h);
@@ -45,10 +49,18 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
     }
     const onLogin = async (key: string) => {
       registerSecret(key);
-      const client = new ApiClient({ baseUrl: target.baseUrl, apiKey: key });
+      const org = target.organizationId;
+      const client = new ApiClient({
+        baseUrl: target.baseUrl,
+        apiKey: key,
+        ...(org !== null ? { organizationId: org } : {}),
+      });
       await client.verify();
       await saveCredentials({ profile: target.profile, baseUrl: target.baseUrl, apiKey: key });
-      const h = buildServices({ baseUrl: target.baseUrl, apiKey: key }, { tuning });
+      const h = buildServices(
+        { baseUrl: target.baseUrl, apiKey: key, organizationId: org },
+        { tuning },
+      );
       handles.push(h);
       return h.services;
     };
@@ -73,7 +85,7 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
 function sessionIds(cmd: Command, ids: string[]): string[] | null {
   for (const id of ids) {
     if (!isSessionId(id)) {
-      cmd.error(`error: '${id}' is not a session id (expected ses_<id>)`, {
+      cmd.error(`error: '${id}' is not a session id (expected ses_<id> or a UUID)`, {
         exitCode: EXIT.usage,
         code: "agent-sessions.usage",
       });

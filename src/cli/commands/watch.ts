@@ -1,14 +1,17 @@
 import type { Command } from "commander";
+import { ApiClient } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
 import {
+  type StreamNotice,
   type StreamStatus,
   type Subscription,
   subscribeToSession,
 } from "../../client/eventStream.js";
 import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/resources.js";
+import { sanitizeRecord } from "../../store/sanitizeRecord.js";
 import { type CommandContext, commandContext } from "../context.js";
-import { describeEvent, eventToJson } from "../eventFormat.js";
+import { clock, describeEvent, eventToJson, gapText } from "../eventFormat.js";
 import { err, fail, out } from "../output.js";
 import { parsePositiveInt } from "./sessions.js";
 
@@ -29,7 +32,7 @@ export function registerWatchCommand(program: Command): void {
     .action(async (ids: string[], opts: WatchOptions, cmd: Command) => {
       for (const id of ids) {
         if (!isSessionId(id)) {
-          cmd.error(`error: '${id}' is not a session id (expected ses_<id>)`, {
+          cmd.error(`error: '${id}' is not a session id (expected ses_<id> or a UUID)`, {
             exitCode: 2,
             code: "agent-sessions.usage",
           });
@@ -77,11 +80,47 @@ function statusLine(sessionId: string, s: StreamStatus, json: boolean): string {
   }
 }
 
+/** What watch writes about a notice: stdout for gaps (they are about the events), stderr else. */
+function noticeLine(
+  sessionId: string,
+  n: StreamNotice,
+  json: boolean,
+): { stream: "out" | "err"; line: string } {
+  if (n.kind === "gap") {
+    return json
+      ? {
+          stream: "out",
+          line: JSON.stringify({
+            session_id: sessionId,
+            gap: true,
+            from: new Date(n.from).toISOString(),
+            to: new Date(n.to).toISOString(),
+          }),
+        }
+      : { stream: "out", line: `${clock(n.to)} ${sessionId} gap    ${gapText(n.from, n.to)}` };
+  }
+  return json
+    ? {
+        stream: "err",
+        line: JSON.stringify({ session_id: sessionId, duplicates_dropped: n.count }),
+      }
+    : {
+        stream: "err",
+        line: `${sessionId}: dropped ${n.count} replayed event${n.count === 1 ? "" : "s"} already shown`,
+      };
+}
+
+export type WatchContext = Pick<CommandContext, "baseUrl" | "apiKey" | "tuning"> & {
+  organizationId?: string | null;
+  /** Used to read a session's record again after a gap; one is made when not given. */
+  client?: Pick<ApiClient, "getSession">;
+};
+
 /** Follows the sessions until max events, every stream stopped, or SIGINT; returns the exit code. */
 export async function watchSessions(
   ids: string[],
   opts: WatchOptions,
-  ctx: Pick<CommandContext, "baseUrl" | "apiKey" | "tuning">,
+  ctx: WatchContext,
 ): Promise<number> {
   const json = opts.json === true;
   const color = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -91,14 +130,48 @@ export async function watchSessions(
   const finished = new Promise<number>((resolve) => {
     finish = resolve;
   });
+  const org = ctx.organizationId ?? undefined;
+  const client =
+    ctx.client ??
+    new ApiClient({
+      baseUrl: ctx.baseUrl,
+      apiKey: ctx.apiKey,
+      ...(org ? { organizationId: org } : {}),
+      maxAttempts: 2,
+    });
+  const stop = new AbortController();
 
   const onSigint = () => finish(EXIT.ok);
   process.once("SIGINT", onSigint);
   process.once("SIGTERM", onSigint);
 
+  /** After a gap the state shown may be stale: the record is read again and printed. */
+  const refresh = async (sessionId: string) => {
+    try {
+      const record = sanitizeRecord(await client.getSession(sessionId, stop.signal));
+      if (stop.signal.aborted) return;
+      if (json)
+        out(JSON.stringify({ session_id: sessionId, event: "session", id: null, data: record }));
+      else {
+        const state = typeof record.state === "string" ? record.state : "unknown";
+        out(`${clock(Date.now())} ${sessionId} state  now ${state} (read again after the gap)`);
+      }
+    } catch (e) {
+      if (!stop.signal.aborted) {
+        err(
+          `${sessionId}: could not read the session again after the gap: ${(e as Error).message}`,
+        );
+      }
+    }
+  };
+
   for (const sessionId of ids) {
     const sub = subscribeToSession({
-      config: { baseUrl: ctx.baseUrl, apiKey: ctx.apiKey },
+      config: {
+        baseUrl: ctx.baseUrl,
+        apiKey: ctx.apiKey,
+        ...(org ? { organizationId: org } : {}),
+      },
       sessionId,
       ...(ctx.tuning.backoffBaseMs !== undefined
         ? { backoffBaseMs: ctx.tuning.backoffBaseMs }
@@ -115,6 +188,12 @@ export async function watchSessions(
         if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) finish(EXIT.ok);
       },
       onStatus: (s) => err(statusLine(sessionId, s, json)),
+      onNotice: (n) => {
+        const { stream, line } = noticeLine(sessionId, n, json);
+        if (stream === "out") out(line);
+        else err(line);
+        if (n.kind === "gap") void refresh(sessionId);
+      },
     });
     subs.push(sub);
   }
@@ -129,6 +208,7 @@ export async function watchSessions(
   const code = await finished;
   process.off("SIGINT", onSigint);
   process.off("SIGTERM", onSigint);
+  stop.abort();
   for (const s of subs) s.close();
   await Promise.allSettled(subs.map((s) => s.done));
   return code;

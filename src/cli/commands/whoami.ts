@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { narrowedScopes } from "../../protocol/scopes.js";
-import { formatExpiry, maskKey } from "../../text/format.js";
+import { formatExpiry, formatRateLimit, maskKey } from "../../text/format.js";
 import { sanitize } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { err, fail, out, printJson, table } from "../output.js";
@@ -31,7 +31,12 @@ export function registerWhoamiCommand(program: Command): void {
             narrowed_scopes: narrowed,
             expires_at: key.expires_at,
             principal_id: me.principal_id,
+            email: me.email ?? null,
+            org_name: me.org_name ?? null,
+            api_key_name: me.api_key_name ?? null,
             identity: me,
+            organization_header: ctx.organizationId,
+            rate_limit: ctx.client.rateLimit.info,
             key_masked: maskKey(ctx.apiKey),
             key_source: ctx.source,
             profile: ctx.profile,
@@ -39,25 +44,34 @@ export function registerWhoamiCommand(program: Command): void {
           });
           return;
         }
-        const s = (v: string | null | undefined) => sanitize(v ?? "");
+        const s = (v: string | null | undefined) => sanitize(v ?? "").replace(/\s+/g, " ");
+        const orgName = me.org_name ? ` "${s(me.org_name)}"` : "";
         const owner = key.organization_id
-          ? `${s(key.organization_id)} · role ${s(key.role ?? "unknown")}`
+          ? `${s(key.organization_id)}${orgName} · role ${s(key.role ?? "unknown")}`
           : `personal key (tenant ${s(key.tenant_id)})`;
+        const keyName =
+          me.api_key_name && me.api_key_name !== key.name ? me.api_key_name : key.name;
+        const rate = ctx.client.rateLimit.info;
         const expiry =
           key.expires_at === null
             ? "never"
             : `${formatExpiry(key.expires_at)} (${s(key.expires_at)})`;
         const rows: string[][] = [
           ["principal", `${s(me.principal_id)} (tenant ${s(me.tenant_id)})`],
+          ...(me.email ? [["email", s(me.email)]] : []),
           ["user", s(key.user_id)],
           ["organization", owner],
-          ["key", `"${s(key.name)}" ${maskKey(ctx.apiKey)} (id ${s(key.key_id)})`],
+          ...(ctx.organizationId !== null
+            ? [["acting in", `${s(ctx.organizationId)} (X-Organization-Id)`]]
+            : []),
+          ["key", `"${s(keyName)}" ${maskKey(ctx.apiKey)} (id ${s(key.key_id)})`],
           ["key source", `${sourceLabel(ctx.source)}, profile ${s(ctx.profile)}`],
           ["base URL", s(ctx.baseUrl)],
           ["expires", expiry],
           ["effective scopes", key.effective_scopes.map(s).join(" ") || "(none)"],
           ["stored scopes", key.scopes.map(s).join(" ") || "(none)"],
         ];
+        if (rate) rows.push(["rate limit", formatRateLimit(rate, Date.now())]);
         if (narrowed.length > 0) {
           rows.push([
             "narrowed by role",

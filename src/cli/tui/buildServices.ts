@@ -20,13 +20,15 @@ export interface ServicesHandle {
  * controller. Network and session logic live here and below, never in components.
  */
 export function buildServices(
-  conn: { baseUrl: string; apiKey: string },
+  conn: { baseUrl: string; apiKey: string; organizationId?: string | null },
   opts: { scrollback?: number; tuning?: Tuning } = {},
 ): ServicesHandle {
   const tuning = opts.tuning ?? {};
+  const org = conn.organizationId ? { organizationId: conn.organizationId } : {};
   const client = new ApiClient({
     baseUrl: conn.baseUrl,
     apiKey: conn.apiKey,
+    ...org,
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
@@ -34,7 +36,7 @@ export function buildServices(
   const streams = createStreamsStore({ capacity: opts.scrollback ?? 5000 });
   const sessions = createSessionsStore(client);
   const controller = new StreamsController({
-    config: { baseUrl: conn.baseUrl, apiKey: conn.apiKey },
+    config: { baseUrl: conn.baseUrl, apiKey: conn.apiKey, ...org },
     store: streams,
     sessions,
     ...(tuning.backoffBaseMs !== undefined

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
-import type { CloneRequest, GitOperationRequest, GitResult } from "../../protocol/index.js";
+import type { CloneRequest, GitOperationRequest } from "../../protocol/index.js";
 import { HttpError } from "../http/httpError.js";
 import type { Random } from "../random.js";
 import type { NewEvent, SessionStore } from "../sessionStore.js";
@@ -91,6 +91,37 @@ function lastLine(r: GitRun): string {
 }
 
 const STATUS_ACTIONS: Record<string, FileAction> = { A: "created", D: "deleted" };
+
+/** The documented answer of a clone ({session_id, repo_url, branch, path}), plus sha and output. */
+export interface CloneAnswer {
+  session_id: string;
+  repo_url: string;
+  branch: string | null;
+  /** The workspace, relative to the data dir. */
+  path: string;
+  sha: string | null;
+  output: string;
+}
+
+/** The documented answer of a git operation: {operation, success, result}. */
+export interface OperationAnswer {
+  operation: "push" | "branch" | "create-pr";
+  success: true;
+  result: {
+    branch: string | null;
+    sha: string | null;
+    output: string;
+    repository: string;
+    pr_number?: number;
+    pr_url?: string;
+    title?: string;
+    base?: string;
+    head?: string;
+  };
+}
+
+/** Pull requests live in memory only; this reserved domain says so in their URL. */
+const PR_URL_BASE = "https://git.invalid";
 
 /**
  * Session workspaces: real clones of the local bare repositories, with git operations run in
@@ -201,7 +232,7 @@ export class GitWorkspaces {
     s.record.updated_at = new Date().toISOString();
   }
 
-  clone(sessionId: string, req: CloneRequest): Promise<GitResult> {
+  clone(sessionId: string, req: CloneRequest): Promise<CloneAnswer> {
     const name = resolveRepoName(req.repo_url, this.repos.keys());
     if (name === null) {
       return Promise.reject(
@@ -244,27 +275,26 @@ export class GitWorkspaces {
       const h = await this.head(dir);
       this.updateRecord(sessionId, name, h.branch);
       return {
-        ok: true,
-        operation: "clone",
         session_id: sessionId,
-        repository: name,
+        repo_url: req.repo_url,
         branch: h.branch,
-        commit: h.commit,
+        path: `workspaces/${sessionId}`,
+        sha: h.commit,
         output: t.text(),
       };
     });
   }
 
-  operate(sessionId: string, req: GitOperationRequest): Promise<GitResult> {
-    return this.serialise(sessionId, async () => {
+  operate(sessionId: string, req: GitOperationRequest): Promise<OperationAnswer> {
+    return this.serialise(sessionId, async (): Promise<OperationAnswer> => {
       const ws = this.needWorkspace(sessionId);
       switch (req.operation) {
-        case "create_branch":
-          return this.createBranch(sessionId, ws, req.name, req.from);
+        case "branch":
+          return this.createBranch(sessionId, ws, req.args.name, req.args.from);
         case "push":
-          return this.push(sessionId, ws, req.branch);
-        case "create_pull_request":
-          return this.createPullRequest(sessionId, ws, req);
+          return this.push(sessionId, ws, req.args?.branch);
+        case "create-pr":
+          return this.createPullRequest(sessionId, ws, req.args);
       }
     });
   }
@@ -274,7 +304,7 @@ export class GitWorkspaces {
     ws: Workspace,
     name: string,
     from: string | undefined,
-  ): Promise<GitResult> {
+  ): Promise<OperationAnswer> {
     await this.validBranch(name, "branch");
     const exists = await this.quiet(
       ["rev-parse", "--verify", "--quiet", `refs/heads/${name}`],
@@ -314,13 +344,9 @@ export class GitWorkspaces {
     }
     this.updateRecord(sessionId, ws.repo, after.branch);
     return {
-      ok: true,
-      operation: "create_branch",
-      session_id: sessionId,
-      repository: ws.repo,
-      branch: after.branch,
-      commit: after.commit,
-      output: t.text(),
+      operation: "branch",
+      success: true,
+      result: { branch: after.branch, sha: after.commit, output: t.text(), repository: ws.repo },
     };
   }
 
@@ -328,7 +354,7 @@ export class GitWorkspaces {
     sessionId: string,
     ws: Workspace,
     branch: string | undefined,
-  ): Promise<GitResult> {
+  ): Promise<OperationAnswer> {
     const current = await this.head(ws.dir);
     const target = branch ?? current.branch;
     if (target === null) {
@@ -365,21 +391,17 @@ export class GitWorkspaces {
     const after = await this.head(ws.dir);
     this.updateRecord(sessionId, ws.repo, after.branch);
     return {
-      ok: true,
       operation: "push",
-      session_id: sessionId,
-      repository: ws.repo,
-      branch: target,
-      commit: after.commit,
-      output: t.text(),
+      success: true,
+      result: { branch: target, sha: after.commit, output: t.text(), repository: ws.repo },
     };
   }
 
   private async createPullRequest(
     sessionId: string,
     ws: Workspace,
-    req: Extract<GitOperationRequest, { operation: "create_pull_request" }>,
-  ): Promise<GitResult> {
+    req: Extract<GitOperationRequest, { operation: "create-pr" }>["args"],
+  ): Promise<OperationAnswer> {
     const current = await this.head(ws.dir);
     const head = req.head ?? current.branch;
     if (head === null) throw HttpError.detail(409, "HEAD is detached: name the head branch");
@@ -424,19 +446,18 @@ export class GitWorkspaces {
     ]);
     const commit = tip.stdout.trim();
     return {
-      ok: true,
-      operation: "create_pull_request",
-      session_id: sessionId,
-      repository: ws.repo,
-      branch: head,
-      commit: commit === "" ? null : commit,
-      output: t.text(),
-      pull_request: {
-        number: pr.number,
+      operation: "create-pr",
+      success: true,
+      result: {
+        branch: head,
+        sha: commit === "" ? null : commit,
+        output: t.text(),
+        repository: ws.repo,
+        pr_number: pr.number,
+        pr_url: `${PR_URL_BASE}/${ws.repo}/pull/${pr.number}`,
         title: pr.title,
         base,
         head,
-        repository: ws.repo,
       },
     };
   }

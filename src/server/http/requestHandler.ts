@@ -11,7 +11,12 @@ import type { Faults } from "../faults.js";
 import type { GitWorkspaces } from "../git/gitWorkspaces.js";
 import { bearerToken, identityBody, type KeyRecord, type KeyRing, verifyBody } from "../keys.js";
 import type { RateLimiter } from "../rateLimiter.js";
-import { decodeCursor, type SessionState, type SessionStore } from "../sessionStore.js";
+import {
+  isSessionState,
+  type ListFilter,
+  SESSION_STATES,
+  type SessionStore,
+} from "../sessionStore.js";
 import { HttpError } from "./httpError.js";
 import { readJsonBody, sendJson } from "./respond.js";
 
@@ -36,17 +41,6 @@ interface Call {
 
 type Operation = keyof typeof REQUIRED_SCOPES;
 
-/** What each call is called in a 403, so the message says what was refused. */
-const OPERATION_LABELS: Record<Operation, string> = {
-  verify: "key verification",
-  me: "identity lookup",
-  listSessions: "listing sessions",
-  getSession: "reading a session",
-  events: "the event stream",
-  gitClone: "git clone",
-  gitOperation: "git operation",
-};
-
 interface Route {
   method: string;
   pattern: RegExp;
@@ -62,12 +56,19 @@ const ROUTES: Route[] = [
   { method: "GET", pattern: new RegExp(`^/api/sessions/${SEGMENT}$`), handle: getSession },
   { method: "GET", pattern: new RegExp(`^/api/cloud/sessions/${SEGMENT}/events$`), handle: events },
   { method: "GET", pattern: new RegExp(`^/api/sessions/${SEGMENT}/events$`), handle: events },
+  // The interface's git paths and the documented ones serve the same calls.
   { method: "POST", pattern: new RegExp(`^/api/sessions/${SEGMENT}/git/clone$`), handle: gitClone },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/api/sessions/${SEGMENT}/clone-repo$`),
+    handle: gitClone,
+  },
   {
     method: "POST",
     pattern: new RegExp(`^/api/sessions/${SEGMENT}/git/operation$`),
     handle: gitOperation,
   },
+  { method: "POST", pattern: new RegExp(`^/api/sessions/${SEGMENT}/git$`), handle: gitOperation },
 ];
 
 function unauthorized(message: string): HttpError {
@@ -78,18 +79,34 @@ function unauthorized(message: string): HttpError {
   );
 }
 
-/** The key of an authenticated call that holds the scope the operation needs. */
+/**
+ * The key of an authenticated call that holds the scope the operation needs, and is a member
+ * of the organization X-Organization-Id names (when the header is sent).
+ */
 function authorize(ctx: HandlerContext, call: Call, op: Operation): KeyRecord {
   const auth = ctx.keys.authenticate(call.token, Date.now());
   if (!auth.ok) throw unauthorized(auth.message);
   const needed = REQUIRED_SCOPES[op];
   if (!hasScope(auth.effective, needed)) {
-    throw new HttpError(403, {
-      detail: `Missing scope ${needed} for ${OPERATION_LABELS[op]}`,
-      required_scope: needed,
-    });
+    // The real service's documented wording.
+    throw HttpError.detail(403, `Insufficient scope: requires ${needed}`);
+  }
+  const org = organizationHeader(call);
+  if (org !== null && org !== auth.record.organizationId) {
+    throw HttpError.detail(
+      403,
+      auth.record.organizationId === null
+        ? `This key's user is not a member of organization ${org.slice(0, 100)}`
+        : `Organization mismatch: the key belongs to ${auth.record.organizationId}, not ${org.slice(0, 100)}`,
+    );
   }
   return auth.record;
+}
+
+function organizationHeader(call: Call): string | null {
+  const h = call.req.headers["x-organization-id"];
+  const v = Array.isArray(h) ? h[0] : h;
+  return v === undefined || v.trim() === "" ? null : v.trim();
 }
 
 function verify(ctx: HandlerContext, call: Call): void {
@@ -124,33 +141,36 @@ function sessionParam(ctx: HandlerContext, call: Call) {
 
 const MAX_LIMIT = 100;
 const DEFAULT_LIMIT = 20;
+const FILTERS = ["agent", "template_id", "visibility"] as const;
+
+/** A non-negative integer query value, or a documented validation error naming the field. */
+function intParam(call: Call, name: string, min: number, max: number, dflt: number): number {
+  const raw = call.query.get(name);
+  if (raw === null || raw === "") return dflt;
+  const n = /^\d{1,9}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= min && n <= max)) {
+    throw HttpError.invalid(name, `${name} must be an integer from ${min} to ${max}`);
+  }
+  return n;
+}
 
 function listSessions(ctx: HandlerContext, call: Call): void {
   authorize(ctx, call, "listSessions");
-  const rawLimit = call.query.get("limit");
-  let limit = DEFAULT_LIMIT;
-  if (rawLimit !== null) {
-    limit = /^\d{1,4}$/.test(rawLimit) ? Number(rawLimit) : Number.NaN;
-    if (!(limit >= 1 && limit <= MAX_LIMIT)) {
-      throw HttpError.detail(400, `limit must be an integer from 1 to ${MAX_LIMIT}`);
+  const limit = intParam(call, "limit", 1, MAX_LIMIT, DEFAULT_LIMIT);
+  const offset = intParam(call, "offset", 0, 1e9, 0);
+  const filter: ListFilter = {};
+  const state = call.query.get("state");
+  if (state !== null && state !== "") {
+    if (!isSessionState(state)) {
+      throw HttpError.invalid("state", `state must be one of ${SESSION_STATES.join(", ")}`);
     }
+    filter.state = state;
   }
-  const rawCursor = call.query.get("cursor");
-  let cursor = 0;
-  if (rawCursor !== null && rawCursor !== "") {
-    const c = decodeCursor(rawCursor);
-    if (c === null) throw HttpError.detail(400, "cursor is not one this service issued");
-    cursor = c;
+  for (const name of FILTERS) {
+    const v = call.query.get(name);
+    if (v !== null && v !== "") filter[name] = v;
   }
-  const rawState = call.query.get("state");
-  let state: SessionState | null = null;
-  if (rawState !== null && rawState !== "") {
-    if (rawState !== "active" && rawState !== "paused") {
-      throw HttpError.detail(400, "state must be one of active, paused");
-    }
-    state = rawState;
-  }
-  sendJson(call.res, 200, ctx.store.list(limit, cursor, state));
+  sendJson(call.res, 200, ctx.store.list(limit, offset, filter));
 }
 
 function getSession(ctx: HandlerContext, call: Call): void {
@@ -164,7 +184,7 @@ function events(ctx: HandlerContext, call: Call): void {
   const header = call.req.headers["last-event-id"];
   const raw = Array.isArray(header) ? header[0] : header;
   const lastId = raw !== undefined && /^\d{1,15}$/.test(raw.trim()) ? Number(raw.trim()) : null;
-  ctx.streams.open(call.res, s.record.session_id, lastId);
+  ctx.streams.open(call.res, s.record.id, lastId);
 }
 
 function zodMessage(error: z.ZodError): string {
@@ -177,16 +197,31 @@ async function gitClone(ctx: HandlerContext, call: Call): Promise<void> {
   authorize(ctx, call, "gitClone");
   const s = sessionParam(ctx, call);
   const parsed = CloneRequestSchema.safeParse(await readJsonBody(call.req));
-  if (!parsed.success) throw HttpError.detail(400, zodMessage(parsed.error));
-  sendJson(call.res, 200, await ctx.git.clone(s.record.session_id, parsed.data));
+  if (!parsed.success) throw invalidBody(parsed.error);
+  sendJson(call.res, 200, await ctx.git.clone(s.record.id, parsed.data));
 }
 
 async function gitOperation(ctx: HandlerContext, call: Call): Promise<void> {
   authorize(ctx, call, "gitOperation");
   const s = sessionParam(ctx, call);
-  const parsed = GitOperationRequestSchema.safeParse(await readJsonBody(call.req));
-  if (!parsed.success) throw HttpError.detail(400, zodMessage(parsed.error));
-  sendJson(call.res, 200, await ctx.git.operate(s.record.session_id, parsed.data));
+  const body = await readJsonBody(call.req);
+  const op = (body as { operation?: unknown } | null)?.operation;
+  if (typeof op === "string" && !["push", "branch", "create-pr"].includes(op)) {
+    throw HttpError.invalid(
+      "operation",
+      `operation ${op.slice(0, 40)} is not offered by this service (push, branch, create-pr)`,
+      422,
+    );
+  }
+  const parsed = GitOperationRequestSchema.safeParse(body);
+  if (!parsed.success) throw invalidBody(parsed.error);
+  sendJson(call.res, 200, await ctx.git.operate(s.record.id, parsed.data));
+}
+
+/** A body that fails its schema: the documented structured error, naming the first field. */
+function invalidBody(error: z.ZodError): HttpError {
+  const first = error.issues[0];
+  return HttpError.invalid(first ? first.path.join(".") || "body" : "body", zodMessage(error));
 }
 
 const INJECTED_DETAIL: Record<number, string> = {
@@ -222,7 +257,8 @@ export async function handleRequest(
       const d = ctx.limiter.hit(bucket, started);
       res.setHeader("X-RateLimit-Limit", String(d.limit));
       res.setHeader("X-RateLimit-Remaining", String(d.remaining));
-      res.setHeader("X-RateLimit-Reset", String(d.resetSeconds));
+      // Unix seconds, as documented (not a delta).
+      res.setHeader("X-RateLimit-Reset", String(Math.ceil(started / 1000) + d.resetSeconds));
       if (!d.allowed) {
         throw new HttpError(
           429,

@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
 import { useStore } from "zustand";
+import { sessionName } from "../../protocol/resources.js";
 import { formatElapsed } from "../../text/format.js";
 import { describePending } from "../gitActions.js";
 import { useNow } from "../hooks/useNow.js";
@@ -54,7 +55,7 @@ export function ConfirmDialog({
   const a = dialog.action;
   const branch =
     a.kind === "push" ? (a.branch ?? record?.branch ?? null) : a.kind === "pr" ? a.head : a.from;
-  const title = typeof record?.title === "string" ? record.title : "";
+  const title = record ? (sessionName(record) ?? "") : "";
   return (
     <DialogFrame title={`${TITLES[a.kind]} — confirm`} width={width} height={height} tone="warn">
       <Text wrap="truncate-end">

@@ -1,0 +1,105 @@
+import { describeErrorBody, errorMessage, requiredScopeOf } from "../protocol/errors.js";
+import {
+  type AgentSessionsError,
+  HttpError,
+  InvalidKeyError,
+  MissingScopeError,
+  NotFoundError,
+} from "./errors.js";
+
+/**
+ * The one place that turns an HTTP error answer (status and body) into a typed error, for
+ * the API client and the event stream alike. Messages carry the server's words whole (the
+ * output layers sanitize them); hints fit the cause, not only the status code.
+ */
+
+export interface ErrorResponse {
+  /** "GET /api/sessions", for messages that need to say which call failed. */
+  label: string;
+  status: number;
+  /** The body parsed as JSON, or undefined when it was empty or not JSON. */
+  body: unknown;
+  /** The scope the call needs, when the answer does not name one (a 403 still names it). */
+  requiredScope: string | null;
+  /** Message for a 404 without a server message. */
+  notFound?: string;
+  /** The identity lookup: any answer but 200 means the key is invalid (the interface says so). */
+  anyNon200IsInvalidKey?: boolean;
+  /** Attempts made, for a 5xx that persisted. */
+  attempts?: number;
+}
+
+export function errorFromResponse(r: ErrorResponse): AgentSessionsError {
+  const { status, label } = r;
+  const msg = r.body === undefined ? null : errorMessage(r.body);
+  if (r.anyNon200IsInvalidKey) {
+    const tail =
+      status >= 500 && r.attempts !== undefined
+        ? ` after ${r.attempts} attempts (the service may also be failing)`
+        : "";
+    return new InvalidKeyError(
+      msg ??
+        `The identity lookup answered HTTP ${status}${tail}; the interface treats any answer but 200 as an invalid or expired key`,
+      status,
+    );
+  }
+  if (status === 401) {
+    return new InvalidKeyError(msg ?? `The service refused the key (HTTP 401 on ${label})`, status);
+  }
+  if (status === 403) {
+    const named = requiredScopeOf(r.body);
+    const scope = named ?? r.requiredScope;
+    if (named === null && msg !== null && /\b(member|organi[sz]ation)\b/i.test(msg)) {
+      // A 403 about the organization, not a scope: the documented other cause of 403.
+      return new MissingScopeError(
+        msg,
+        null,
+        "Check the organization (--org / AGENT_SESSIONS_ORG): the key's owner must be a member of it.",
+      );
+    }
+    const text =
+      msg === null
+        ? `The key is not allowed to call ${label} (HTTP 403)${scope ? `; it needs ${scope}` : ""}`
+        : named !== null && !msg.includes(named)
+          ? `${msg} (requires ${named})`
+          : msg;
+    return new MissingScopeError(text, scope);
+  }
+  if (status === 404) {
+    return new NotFoundError(msg ?? r.notFound ?? `${label}: not found (HTTP 404)`);
+  }
+  const field = describeErrorBody(r.body).field;
+  return new HttpError(
+    msg ? `${label} failed (HTTP ${status}): ${msg}` : `${label} failed (HTTP ${status})`,
+    status,
+    hintFor(status, msg ?? "", field),
+  );
+}
+
+/** What to do next, from the status and what the server said. */
+export function hintFor(status: number, message: string, field: string | null): string {
+  const m = message.toLowerCase();
+  if (status === 409) {
+    if (/clone/.test(m) && /first|no (clone|repo)|not cloned/.test(m))
+      return "Clone a repository into the session first: agent-sessions git clone <session> <repo_url>.";
+    if (/push/.test(m) && /first|not on|not pushed/.test(m))
+      return "Push the branch first: agent-sessions git push <session>.";
+    if (/already (exists|open)/.test(m))
+      return "It exists already: choose another name, or use the existing one.";
+    if (/rejected|non-fast-forward|fetch first/.test(m))
+      return "The remote has commits the session lacks: push to another branch (--branch).";
+    if (/detached/.test(m)) return "Name the branch explicitly (--branch / --head).";
+    return "The session's current state does not allow this; check it (agent-sessions sessions) and try again.";
+  }
+  if (status === 410)
+    return "The session is gone (destroyed or expired); pick another one (agent-sessions sessions).";
+  if (status === 400 || status === 422) {
+    if (field) return `Check the value given for ${field}.`;
+    return "The service rejected the request's arguments; its message above says which.";
+  }
+  if (status === 405)
+    return "The service does not offer this call at this path; check the base URL points at it.";
+  if (status === 413) return "The request is too large for the service; send less.";
+  if (status >= 500) return "The service failed; try again later.";
+  return "Check the request's arguments.";
+}

@@ -1,0 +1,37 @@
+/**
+ * Session states. The interface shows active and paused and says the complete set is "not
+ * shown"; the real service's documentation also uses creating, running, destroying,
+ * destroyed and error. The set is open: a state not listed here is shown as it was sent.
+ */
+export const KNOWN_STATES = [
+  "creating",
+  "running",
+  "active",
+  "paused",
+  "destroying",
+  "destroyed",
+  "error",
+] as const;
+export type KnownState = (typeof KNOWN_STATES)[number];
+
+export function isKnownState(s: unknown): s is KnownState {
+  return typeof s === "string" && (KNOWN_STATES as readonly string[]).includes(s);
+}
+
+/** States in which a session waits for the user (or has failed): they raise attention. */
+export const ATTENTION_STATES: ReadonlySet<string> = new Set(["paused", "error", "destroyed"]);
+
+export function stateNeedsAttention(state: string | null | undefined): boolean {
+  return typeof state === "string" && ATTENTION_STATES.has(state);
+}
+
+/** Sort rank: live work first, then what waits, then what is gone; unknown states last. */
+export const STATE_RANK: Readonly<Record<string, number>> = {
+  running: 0,
+  active: 0,
+  creating: 1,
+  paused: 2,
+  error: 3,
+  destroying: 4,
+  destroyed: 5,
+};
