@@ -170,16 +170,23 @@ export function formatBytes(n: number): string {
 }
 
 /**
- * An API key as it may be shown: a short prefix (up to the first "_" within six characters,
- * else four characters) and the last four, e.g. "ask_…9f3a". Keys under 12 characters show
- * only the last two ("…3a"), and keys under 6 show nothing of themselves ("****"): too little
- * would be hidden otherwise. Never the whole key.
+ * An API key as it may be shown: its kind prefix and the last four characters, e.g.
+ * "ask_…9f3a" or "runtm_sk_live_…9f3a". The prefix is up to three leading letter-only
+ * segments that each end in "_" (so "runtm_sk_live_" but never part of the secret), kept
+ * only while at least eight characters stay hidden; without one, the first four characters.
+ * Keys under 12 characters show only the last two ("…3a"), and keys under 6 show nothing of
+ * themselves ("****"): too little would be hidden otherwise. Never the whole key.
  */
 export function maskKey(key: string): string {
   const k = key.trim();
   if (k.length < 6) return "****";
   if (k.length < 12) return `…${k.slice(-2)}`;
-  const underscore = k.indexOf("_");
-  const prefixLen = underscore >= 1 && underscore < 6 ? underscore + 1 : 4;
-  return `${k.slice(0, prefixLen)}…${k.slice(-4)}`;
+  const segments = /^(?:[A-Za-z]{1,8}_){1,3}/.exec(k)?.[0] ?? "";
+  let prefix = segments;
+  // Shorten to fewer segments until enough of the key stays hidden.
+  while (prefix !== "" && k.length - prefix.length - 4 < 8) {
+    prefix = prefix.slice(0, prefix.slice(0, -1).lastIndexOf("_") + 1);
+  }
+  if (prefix === "") prefix = k.slice(0, 4);
+  return `${prefix}…${k.slice(-4)}`;
 }

@@ -89,11 +89,21 @@ describe("formatTime and formatBytes", () => {
 
 describe("maskKey", () => {
   it("shows a prefix and the last four characters, never the whole key", () => {
-    const key = "ask_live_8f2c1d0e9b7a6f3a9f3a";
+    const key = "ask_8f2c1d0e9b7a6f3a9f3a";
     const masked = maskKey(key);
     expect(masked).toBe("ask_…9f3a");
     expect(masked).not.toContain(key.slice(4, -4));
     expect(maskKey("abcdefghijklmnop")).toBe("abcd…mnop");
+  });
+
+  it("keeps a prefix of several segments (runtm_sk_live_…), never part of the secret", () => {
+    expect(maskKey("runtm_sk_live_0123456789abcdefXYZW")).toBe("runtm_sk_live_…XYZW");
+    expect(maskKey("ask_live_8f2c1d0e9b7a6f3a9f3a")).toBe("ask_live_…9f3a");
+    // A segment with digits is the secret already: the prefix stops before it.
+    expect(maskKey("sk_9f8e7d6c5b4a39281706")).toBe("sk_…1706");
+    // Too short to hide eight characters behind the full prefix: fewer segments.
+    expect(maskKey("runtm_sk_live_abcdefgXYZW")).toBe("runtm_sk_…XYZW");
+    expect(maskKey("runtm_sk_live_XYZW")).toBe("runtm_…XYZW");
   });
 
   it("shows almost nothing of short keys", () => {
