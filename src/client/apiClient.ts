@@ -149,6 +149,7 @@ export class ApiClient {
       baseUrl: opts.baseUrl,
       apiKey: opts.apiKey,
       userAgent: opts.userAgent,
+      organizationId: opts.organizationId,
       dispatcher: opts.dispatcher,
     };
     this.#dispatcher = opts.dispatcher ?? defaultAgent();

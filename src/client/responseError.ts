@@ -57,13 +57,7 @@ export function errorFromResponse(r: ErrorResponse): AgentSessionsError {
         "Check the organization (--org / AGENT_SESSIONS_ORG): the key's owner must be a member of it.",
       );
     }
-    const text =
-      msg === null
-        ? `The key is not allowed to call ${label} (HTTP 403)${scope ? `; it needs ${scope}` : ""}`
-        : named !== null && !msg.includes(named)
-          ? `${msg} (requires ${named})`
-          : msg;
-    return new MissingScopeError(text, scope);
+    return new MissingScopeError(forbiddenText(r.body, named, label, scope), scope);
   }
   if (status === 404) {
     return new NotFoundError(msg ?? r.notFound ?? `${label}: not found (HTTP 404)`);
@@ -74,6 +68,23 @@ export function errorFromResponse(r: ErrorResponse): AgentSessionsError {
     status,
     hintFor(status, msg ?? "", field),
   );
+}
+
+/** A 403's words: the server's message, its code, and the scope it requires when named. */
+function forbiddenText(
+  body: unknown,
+  named: string | null,
+  label: string,
+  scope: string | null,
+): string {
+  const d = describeErrorBody(body);
+  if (d.message === null) {
+    return `The key is not allowed to call ${label} (HTTP 403)${scope ? `; it needs ${scope}` : ""}`;
+  }
+  const extra: string[] = [];
+  if (d.code && !d.message.includes(d.code)) extra.push(d.code);
+  if (named !== null && !d.message.includes(named)) extra.push(`requires ${named}`);
+  return extra.length > 0 ? `${d.message} (${extra.join(", ")})` : d.message;
 }
 
 /** What to do next, from the status and what the server said. */
