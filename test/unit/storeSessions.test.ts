@@ -165,3 +165,47 @@ describe("visible sessions", () => {
     expect(knownStates(items)).toEqual(["active", "paused"]);
   });
 });
+
+describe("the list filter on documented fields", () => {
+  const items = [
+    session("ses_a1", { name: "API refactor", agent: "claude-code", visibility: "team" }),
+    session("ses_b2", {
+      name: "Docs",
+      agent: "codex",
+      visibility: "private",
+      template_id: "tpl_x",
+    }),
+    session("ses_c3", { title: "Legacy title", agent: "codex", visibility: "team" }),
+  ];
+  const visible = (filterText: string) =>
+    deriveVisibleSessions({
+      items,
+      filterText,
+      stateFilter: null,
+      sortKey: "id",
+      sortDir: "asc",
+    }).map((s) => s.session_id);
+
+  it("field:value terms match the start of that field; plain terms any visible field", () => {
+    expect(visible("agent:codex")).toEqual(["ses_b2", "ses_c3"]);
+    expect(visible("agent:codex visibility:team")).toEqual(["ses_c3"]);
+    expect(visible("template:tpl")).toEqual(["ses_b2"]);
+    // A name is the documented name, else the title.
+    expect(visible("name:legacy")).toEqual(["ses_c3"]);
+    expect(visible("refactor")).toEqual(["ses_a1"]);
+    expect(visible("claude")).toEqual(["ses_a1"]);
+    // An unknown field name is an ordinary term.
+    expect(visible("colour:blue")).toEqual([]);
+  });
+
+  it("sorting by name uses the name, else the title", () => {
+    const sorted = deriveVisibleSessions({
+      items,
+      filterText: "",
+      stateFilter: null,
+      sortKey: "title",
+      sortDir: "asc",
+    }).map((s) => s.session_id);
+    expect(sorted).toEqual(["ses_a1", "ses_b2", "ses_c3"]);
+  });
+});

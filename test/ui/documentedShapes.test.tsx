@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type AppHarness,
+  mountApp,
+  pressKey,
+  startUiFixture,
+  type UiFixture,
+  waitForContent,
+} from "../helpers/ui.js";
+
+/**
+ * The UI on the reference service's documented shapes: names, lifecycle states, the total
+ * the list says, and the marker where an id-less stream may have lost events.
+ */
+
+let fx: UiFixture | null = null;
+let h: AppHarness | null = null;
+
+afterEach(async () => {
+  h?.unmount();
+  h = null;
+  await fx?.close();
+  fx = null;
+});
+
+describe("documented shapes in the UI", () => {
+  it("shows names and agents, the total the service gives, and loads the rest", async () => {
+    fx = await startUiFixture({ server: { sessionCount: 45 }, pageSize: 20 });
+    h = mountApp(fx, { columns: 140, rows: 30 });
+    const frame = await waitForContent(h, "45 sessions, 20 loaded · 20 shown · more below");
+    const first = fx.server.sessions()[0];
+    expect(frame).toMatch(new RegExp(`${first?.id} ● active\\s+${first?.agent}\\s+${first?.name}`));
+    expect(frame).toContain("Sessions 20/45");
+    await pressKey(h, "G");
+    await waitForContent(h, "45 sessions, 40 loaded");
+    await pressKey(h, "G");
+    await waitForContent(h, "45 shown of 45 loaded");
+  });
+
+  it("lifecycle states get their badges; the state filter cycles through the states present", async () => {
+    fx = await startUiFixture({ server: { sessionCount: 15 } });
+    h = mountApp(fx, { columns: 140, rows: 30 });
+    let frame = await waitForContent(h, "15 shown of 15 loaded");
+    const byState = (st: string) => fx?.server.sessions().find((s) => s.state === st)?.id;
+    expect(frame).toMatch(new RegExp(`${byState("error")} ✗ error`));
+    expect(frame).toMatch(new RegExp(`${byState("destroyed")} ✕ destroyed`));
+    const seen: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      await pressKey(h, "s");
+      frame = await waitForContent(h, (f) => /state: \w+ · sort/.test(f));
+      seen.push(/state: (\w+) · sort/.exec(frame)?.[1] ?? "");
+    }
+    // Only what a loaded session is in (no creating, running or destroying here), then all.
+    expect(seen).toEqual(["active", "paused", "error", "destroyed", "all"]);
+  });
+
+  it("a session entering error needs attention, like a paused one", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
+    await waitForContent(h, "● live ·");
+    fx.server.setState(id, "error");
+    const frame = await waitForContent(h, `⚠ 1 ${id} ✗ error`);
+    expect(frame).toContain("active → error");
+    await waitForContent(h, () => h?.bells() === 1);
+  });
+
+  it("an id-less stream that drops leaves a gap marker in the pane", async () => {
+    fx = await startUiFixture({ server: { faults: { noEventIds: true, dropAfter: 1 } } });
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
+    await waitForContent(h, "● live ·");
+    fx.server.emit(id, "prompt_progress", { type: "text", content: "before the drop\n" });
+    const frame = await waitForContent(
+      h,
+      /gap +reconnected — events between \d\d:\d\d:\d\d and \d\d:\d\d:\d\d may be missing/,
+      10_000,
+    );
+    expect(frame.indexOf("before the drop")).toBeLessThan(frame.indexOf("reconnected —"));
+  });
+});
