@@ -328,7 +328,8 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
 
     function applyNotice(d: Draft, internal: Internal, n: StreamNotice, at: number): void {
       if (n.kind === "gap") {
-        // Written with the "live" that follows; the state shown may be stale until re-read.
+        // Written with the "live" that follows; the state shown may be stale until the
+        // record is read again (the controller then reports it as sessionState).
         internal.gap = { from: n.from, to: n.to };
         d.gaps++;
         return;
@@ -366,8 +367,6 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
               at,
             );
             internal.gap = null;
-            // What the stream said about the state may be out of date now.
-            d.sessionState = null;
           } else if (internal.outageSince !== null) {
             appendNotice(
               d.timeline,
