@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { StoredEvent } from "./eventHistory.js";
 import { type Faults, lineTerminator } from "./faults.js";
-import type { SessionStore } from "./sessionStore.js";
+import type { SessionStore } from "./sessionTable.js";
 import { type FrameStyle, formatEvent, formatHeartbeat, formatPreamble } from "./sseFormat.js";
 
 interface Connection {

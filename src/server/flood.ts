@@ -1,4 +1,4 @@
-import type { NewEvent, SessionStore } from "./sessionStore.js";
+import type { NewEvent, SessionStore } from "./sessionTable.js";
 
 const TICK_MS = 10;
 

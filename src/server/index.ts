@@ -14,7 +14,7 @@ import { handleRequest } from "./http/requestHandler.js";
 import { KeyRing } from "./keys.js";
 import { childRandom } from "./random.js";
 import { RateLimiter } from "./rateLimiter.js";
-import { type SessionRecord, SessionStore } from "./sessionStore.js";
+import { type SessionRecord, SessionStore } from "./sessionTable.js";
 import { Simulator } from "./simulator.js";
 
 export { formatBanner } from "./banner.js";
@@ -22,7 +22,7 @@ export type { FaultControl, FaultSettings } from "./faults.js";
 export { defaultFaults } from "./faults.js";
 export type { FloodResult } from "./flood.js";
 export type { PullRequest } from "./git/gitWorkspaces.js";
-export type { SessionRecord } from "./sessionStore.js";
+export type { SessionRecord } from "./sessionTable.js";
 
 export interface ServerOptions {
   /** Default "127.0.0.1". */

@@ -1,6 +1,6 @@
 import type { Faults } from "./faults.js";
 import type { Random } from "./random.js";
-import type { NewEvent, SessionStore } from "./sessionStore.js";
+import type { NewEvent, SessionStore } from "./sessionTable.js";
 import {
   type FileAction,
   nextEpisode,

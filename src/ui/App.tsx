@@ -1,19 +1,19 @@
 import { useCallback, useMemo, useRef, useState } from "react";
-import { savePaneNdjson } from "./exportPane.js";
+import { savePaneNdjson } from "../cli/tui/savePane.js";
+import { createTheme, ThemeContext } from "./context/theme.js";
 import { NowContext } from "./hooks/useNow.js";
 import { useTerminalSize } from "./hooks/useTerminalSize.js";
-import { LoginScreen } from "./LoginScreen.js";
-import { isTooSmall } from "./layout.js";
-import { MainScreen } from "./MainScreen.js";
+import { isTooSmall } from "./model/layout.js";
 import {
   type AppOptions,
   type AppServices,
   DEFAULT_OPTIONS,
   type SaveEntries,
   ServicesContext,
-} from "./services.js";
-import { TooSmall } from "./TooSmall.js";
-import { createTheme, ThemeContext } from "./theme.js";
+} from "./model/services.js";
+import { LoginScreen } from "./screens/LoginScreen.js";
+import { MainScreen } from "./screens/MainScreen.js";
+import { TooSmall } from "./screens/TooSmall.js";
 
 /**
  * The terminal UI's root. Everything it shows comes from the injected stores; it creates

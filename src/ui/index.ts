@@ -2,10 +2,11 @@
  * What the CLI entry imports (lazily, only when a TTY session starts): the root component,
  * what it must be given, and the defaults it uses.
  */
+
+export { savePaneNdjson, toNdjson } from "../cli/tui/savePane.js";
 export { App, type AppProps } from "./App.js";
-export { savePaneNdjson, toNdjson } from "./exportPane.js";
-export { keymapMarkdown } from "./keymap.js";
-export { MIN_COLUMNS, MIN_ROWS } from "./layout.js";
+export { keymapMarkdown } from "./model/keymap.js";
+export { MIN_COLUMNS, MIN_ROWS } from "./model/layout.js";
 export {
   type AppOptions,
   type AppServices,
@@ -14,4 +15,4 @@ export {
   type IdentityApi,
   type SaveEntries,
   type StreamControl,
-} from "./services.js";
+} from "./model/services.js";

@@ -23,12 +23,12 @@ import { createActionsStore } from "../../src/store/actionsStore.js";
 import { createIdentityStore } from "../../src/store/identityStore.js";
 import { createRateLimitStore } from "../../src/store/rateLimitStore.js";
 import { createSessionsStore } from "../../src/store/sessionsStore.js";
-import { StreamsController } from "../../src/store/streamsController.js";
-import { createStreamsStore } from "../../src/store/streamsStore.js";
+import { StreamsController } from "../../src/store/streams/streamsController.js";
+import { createStreamsStore } from "../../src/store/streams/streamsStore.js";
 import { maskKey } from "../../src/text/format.js";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { App, type AppProps } from "../../src/ui/App.js";
-import type { AppServices } from "../../src/ui/services.js";
+import type { AppServices } from "../../src/ui/model/services.js";
 
 export const KEYS = {
   up: "\u001B[A",

@@ -3,10 +3,10 @@ import { createActionsStore } from "../../store/actionsStore.js";
 import { createIdentityStore } from "../../store/identityStore.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
 import { createSessionsStore } from "../../store/sessionsStore.js";
-import { StreamsController } from "../../store/streamsController.js";
-import { createStreamsStore } from "../../store/streamsStore.js";
+import { StreamsController } from "../../store/streams/streamsController.js";
+import { createStreamsStore } from "../../store/streams/streamsStore.js";
 import { maskKey } from "../../text/format.js";
-import type { AppServices } from "../../ui/services.js";
+import type { AppServices } from "../../ui/model/services.js";
 import type { Tuning } from "../context.js";
 
 export interface ServicesHandle {

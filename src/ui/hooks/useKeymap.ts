@@ -1,6 +1,12 @@
 import { type Key, useInput } from "ink";
 import { useCallback } from "react";
-import { type Command, commandFor, endsWithEnter, enterKey, type KeyContext } from "../keymap.js";
+import {
+  type Command,
+  commandFor,
+  endsWithEnter,
+  enterKey,
+  type KeyContext,
+} from "../model/keymap.js";
 
 /**
  * Every key press resolved through the one keymap table for the current context, then

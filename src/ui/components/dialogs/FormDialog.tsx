@@ -1,0 +1,62 @@
+import { Box, Text } from "ink";
+import { useTheme } from "../../context/theme.js";
+import { useUi } from "../../context/uiContext.js";
+import { FORM_FIELDS } from "../../model/gitActions.js";
+import type { FormDialog as FormDialogState } from "../../model/uiStore.js";
+import { TextInput } from "../chrome/TextInput.js";
+import { DialogFrame, dialogInnerWidth } from "./DialogFrame.js";
+
+/** The shared body of the clone, branch and pull-request forms. */
+export function FormDialog({
+  dialog,
+  title,
+  lines,
+  width,
+  height,
+}: {
+  dialog: FormDialogState;
+  title: string;
+  lines: readonly string[];
+  width: number;
+  height: number;
+}) {
+  const theme = useTheme();
+  const { controller } = useUi();
+  const fields = FORM_FIELDS[dialog.form];
+  const inner = dialogInnerWidth(width);
+  const labelWidth = Math.max(...fields.map((f) => f.label.length)) + 2;
+  return (
+    <DialogFrame title={title} width={width} height={height}>
+      {lines.map((l) => (
+        <Text key={l} wrap="wrap" color={theme.c.muted}>
+          {l}
+        </Text>
+      ))}
+      <Text> </Text>
+      {fields.map((f, i) => {
+        const focused = i === dialog.field;
+        return (
+          <Box key={f.label} height={1}>
+            <Text bold={focused} color={focused ? theme.c.accent : undefined}>
+              {`${focused ? "▸" : " "} ${f.label}${f.required ? "" : " (optional)"}`.padEnd(
+                labelWidth + 12,
+              )}
+            </Text>
+            <TextInput
+              value={dialog.values[i] ?? ""}
+              onChange={controller.editText}
+              focus={focused}
+              placeholder={f.placeholder}
+              width={Math.max(8, inner - labelWidth - 12)}
+            />
+          </Box>
+        );
+      })}
+      {dialog.error ? (
+        <Text color={theme.c.error} wrap="truncate-end">
+          ✗ {dialog.error}
+        </Text>
+      ) : null}
+    </DialogFrame>
+  );
+}

@@ -1,0 +1,95 @@
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { TerminalSize } from "./layout.js";
+import { initialPaneView, type PaneView } from "./paneView.js";
+
+/**
+ * What the screen looks like, as opposed to what the service said: open panes, focus, zoom,
+ * overlays, dialogs, text being typed, per-pane view state, a transient message. One store
+ * per App instance (no globals), changed only by the controller.
+ */
+
+export type FormKind = "clone" | "branch" | "pr";
+
+export interface FormDialog {
+  kind: "form";
+  form: FormKind;
+  sessionId: string;
+  values: readonly string[];
+  field: number;
+  error: string | null;
+}
+
+/** A remote-changing action waiting for "y". */
+export type PendingAction =
+  | { kind: "push"; branch: string | null }
+  | { kind: "branch"; name: string; from: string | null }
+  | { kind: "pr"; title: string; base: string; head: string | null };
+
+export interface ConfirmDialog {
+  kind: "confirm";
+  sessionId: string;
+  action: PendingAction;
+}
+
+export interface QuitDialog {
+  kind: "quit";
+}
+
+export type Dialog = FormDialog | ConfirmDialog | QuitDialog;
+
+export type Overlay =
+  | { kind: "help"; offset: number }
+  | { kind: "detail"; sessionId: string; offset: number };
+
+export type Editing = { kind: "filter" } | { kind: "search"; sessionId: string; draft: string };
+
+export type MessageLevel = "info" | "ok" | "warn" | "error";
+
+export interface Message {
+  text: string;
+  level: MessageLevel;
+}
+
+export interface UiState {
+  readonly size: TerminalSize;
+  /** Session ids shown in panes, in grid order. */
+  readonly panes: readonly string[];
+  /** 0: the session list; n: pane n (1-based). */
+  readonly focus: number;
+  readonly zoomed: boolean;
+  /** Index into the visible (filtered, sorted) sessions. */
+  readonly listCursor: number;
+  readonly overlay: Overlay | null;
+  readonly dialog: Dialog | null;
+  readonly editing: Editing | null;
+  readonly paneViews: Readonly<Record<string, PaneView>>;
+  readonly message: Message | null;
+}
+
+export type UiStore = StoreApi<UiState>;
+
+export function createUiStore(size: TerminalSize): UiStore {
+  return createStore<UiState>()(() => ({
+    size,
+    panes: [],
+    focus: 0,
+    zoomed: false,
+    listCursor: 0,
+    overlay: null,
+    dialog: null,
+    editing: null,
+    paneViews: {},
+    message: null,
+  }));
+}
+
+export function paneViewOf(s: UiState, sessionId: string): PaneView {
+  return s.paneViews[sessionId] ?? DEFAULT_VIEW;
+}
+
+const DEFAULT_VIEW = initialPaneView();
+
+/** Session id of the focused pane, or null when the list has focus. */
+export function focusedPaneId(s: Pick<UiState, "focus" | "panes">): string | null {
+  return s.focus > 0 ? (s.panes[s.focus - 1] ?? null) : null;
+}

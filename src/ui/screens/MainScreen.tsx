@@ -1,0 +1,160 @@
+import { Box } from "ink";
+import { useEffect, useLayoutEffect, useState } from "react";
+import { useStore } from "zustand";
+import { useShallow } from "zustand/react/shallow";
+import { Footer } from "../components/chrome/Footer.js";
+import { Header } from "../components/chrome/Header.js";
+import { StatusLine } from "../components/chrome/StatusLine.js";
+import { BranchDialog } from "../components/dialogs/BranchDialog.js";
+import { CloneDialog } from "../components/dialogs/CloneDialog.js";
+import { ConfirmDialog } from "../components/dialogs/ConfirmDialog.js";
+import { PullRequestDialog } from "../components/dialogs/PullRequestDialog.js";
+import { SessionList } from "../components/list/SessionList.js";
+import { HelpOverlay } from "../components/overlays/HelpOverlay.js";
+import { SessionDetail } from "../components/overlays/SessionDetail.js";
+import { PaneGrid } from "../components/pane/PaneGrid.js";
+import { UiContext, type UiContextValue } from "../context/uiContext.js";
+import { useBell } from "../hooks/useBell.js";
+import { useKeymap } from "../hooks/useKeymap.js";
+import { createController } from "../input/controller.js";
+import { isTooSmall, screenLayout, type TerminalSize } from "../model/layout.js";
+import type { AppOptions, AppServices, SaveEntries } from "../model/services.js";
+import { createUiStore, type Dialog, type Overlay } from "../model/uiStore.js";
+import { TooSmall } from "./TooSmall.js";
+
+/** The signed-in screen: header, list and panes (or an overlay/dialog), status, key hints. */
+
+export interface MainScreenProps {
+  services: AppServices;
+  profile: string;
+  baseUrl: string;
+  options: AppOptions;
+  initialSessions: readonly string[];
+  size: TerminalSize;
+  onExit: () => void;
+  save: SaveEntries;
+}
+
+function Body({
+  dialog,
+  overlay,
+  width,
+  height,
+}: {
+  dialog: Dialog | null;
+  overlay: Overlay | null;
+  width: number;
+  height: number;
+}) {
+  if (dialog) {
+    if (dialog.kind === "form") {
+      const props = { dialog, width, height };
+      if (dialog.form === "clone") return <CloneDialog {...props} />;
+      if (dialog.form === "branch") return <BranchDialog {...props} />;
+      return <PullRequestDialog {...props} />;
+    }
+    return <ConfirmDialog dialog={dialog} width={width} height={height} />;
+  }
+  if (overlay?.kind === "help")
+    return <HelpOverlay width={width} height={height} offset={overlay.offset} />;
+  if (overlay?.kind === "detail") {
+    return (
+      <SessionDetail
+        sessionId={overlay.sessionId}
+        width={width}
+        height={height}
+        offset={overlay.offset}
+      />
+    );
+  }
+  return null;
+}
+
+export function MainScreen(props: MainScreenProps) {
+  const { services, size, options } = props;
+  const [ctx] = useState<UiContextValue>(() => {
+    const ui = createUiStore(size);
+    const controller = createController({
+      services,
+      ui,
+      options,
+      onExit: props.onExit,
+      save: props.save,
+    });
+    return { ui, controller, options };
+  });
+  const { ui, controller } = ctx;
+
+  useLayoutEffect(() => {
+    ui.setState({ size });
+  }, [ui, size]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: opens the initial panes once
+  useEffect(() => {
+    controller.start(props.initialSessions);
+  }, [controller]);
+
+  useBell(services.streams, options.bell);
+  useKeymap(controller.keyContext, controller.handleKey);
+
+  const s = useStore(
+    ui,
+    useShallow((st) => ({
+      panes: st.panes,
+      focus: st.focus,
+      zoomed: st.zoomed,
+      overlay: st.overlay,
+      dialog: st.dialog,
+    })),
+  );
+
+  if (isTooSmall(size)) return <TooSmall size={size} />;
+
+  const zoomedPane = s.zoomed && s.focus > 0 ? s.focus - 1 : null;
+  const layout = screenLayout(size, {
+    paneCount: s.panes.length,
+    zoomedPane,
+    focusedPane: s.focus > 0 ? s.focus - 1 : null,
+  });
+  const covered = s.dialog !== null || s.overlay !== null;
+
+  return (
+    <UiContext.Provider value={ctx}>
+      <Box flexDirection="column" width={layout.width} height={layout.height} overflow="hidden">
+        <Header profile={props.profile} baseUrl={props.baseUrl} width={layout.width} />
+        <Box flexDirection="row" width={layout.width} height={layout.bodyRows} overflow="hidden">
+          {covered ? (
+            <Body
+              dialog={s.dialog}
+              overlay={s.overlay}
+              width={layout.width}
+              height={layout.bodyRows}
+            />
+          ) : (
+            <>
+              {layout.listWidth > 0 ? (
+                <SessionList
+                  width={layout.listWidth}
+                  height={layout.bodyRows}
+                  focused={s.focus === 0}
+                />
+              ) : null}
+              {layout.cells.length > 0 ? (
+                <PaneGrid
+                  panes={s.panes}
+                  cells={layout.cells}
+                  focus={s.focus}
+                  hiddenPanes={layout.crowded ? s.panes.length - 1 : 0}
+                  width={layout.gridWidth}
+                  height={layout.bodyRows}
+                />
+              ) : null}
+            </>
+          )}
+        </Box>
+        <StatusLine width={layout.width} />
+        <Footer width={layout.width} />
+      </Box>
+    </UiContext.Provider>
+  );
+}
