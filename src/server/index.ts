@@ -14,7 +14,7 @@ import { handleRequest } from "./http/requestHandler.js";
 import { KeyRing } from "./keys.js";
 import { childRandom } from "./random.js";
 import { RateLimiter } from "./rateLimiter.js";
-import { type SessionRecord, SessionStore } from "./sessionTable.js";
+import { type SessionRecord, SessionTable } from "./sessionTable.js";
 import { Simulator } from "./simulator.js";
 
 export { formatBanner } from "./banner.js";
@@ -145,7 +145,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
   const limiter = rateLimit ? new RateLimiter(rateLimit.limit, rateLimit.windowMs) : null;
 
   let streams: EventStreams | null = null;
-  const store = new SessionStore(
+  const store = new SessionTable(
     childRandom(opts.seed, 2),
     sessionCount,
     now,

@@ -52,7 +52,8 @@ const TITLES = [
 ];
 const REPOS = ["demo/app", "demo/docs"];
 
-export class SessionStore {
+/** The reference service's sessions and their event histories, in memory. */
+export class SessionTable {
   /** Newest first: the order of the list endpoint. */
   readonly order: SimSession[] = [];
   private readonly byId = new Map<string, SimSession>();

@@ -11,7 +11,7 @@ import type { Faults } from "../faults.js";
 import type { GitWorkspaces } from "../git/gitWorkspaces.js";
 import { bearerToken, identityBody, type KeyRecord, type KeyRing, verifyBody } from "../keys.js";
 import type { RateLimiter } from "../rateLimiter.js";
-import { decodeCursor, type SessionState, type SessionStore } from "../sessionTable.js";
+import { decodeCursor, type SessionState, type SessionTable } from "../sessionTable.js";
 import { HttpError } from "./httpError.js";
 import { readJsonBody, sendJson } from "./respond.js";
 
@@ -19,7 +19,7 @@ export interface HandlerContext {
   keys: KeyRing;
   limiter: RateLimiter | null;
   faults: Faults;
-  store: SessionStore;
+  store: SessionTable;
   streams: EventStreams;
   git: GitWorkspaces;
   log?: (line: string) => void;
