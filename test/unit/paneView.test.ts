@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../src/protocol/events.js";
-import { appendEvent, newWriter, type TimelineEntry } from "../../src/store/streams/timeline.js";
-import { RingBuffer } from "../../src/text/ringBuffer.js";
+import {
+  appendEvent,
+  DEFAULT_MAX_ENTRY_CHARS,
+  materializeItem,
+  newWriter,
+} from "../../src/store/streams/timeline.js";
+import { TimelineBuffer } from "../../src/store/streams/timelineBuffer.js";
 import {
   computeWindow,
   initialPaneView,
@@ -21,7 +26,9 @@ import {
 const VP: Viewport = { rows: 5, width: 40, noColor: true };
 
 function buffer(capacity = 1000) {
-  const buf = new RingBuffer<TimelineEntry>(capacity);
+  const buf = new TimelineBuffer(capacity, (kind, data, id, seq, at) =>
+    materializeItem(kind, data, id, seq, at, DEFAULT_MAX_ENTRY_CHARS),
+  );
   const w = newWriter();
   let id = 0;
   const add = (ev: SessionEvent) => {
@@ -34,7 +41,7 @@ function buffer(capacity = 1000) {
   return { buf, add, output, file };
 }
 
-function texts(buf: RingBuffer<TimelineEntry>, view: PaneView, vp = VP): string[] {
+function texts(buf: TimelineBuffer, view: PaneView, vp = VP): string[] {
   return computeWindow(buf, view, vp).lines.map((l) => (l.prefix + l.body).trimEnd());
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { savePaneNdjson } from "../../src/cli/tui/savePane.js";
-import type { TimelineEntry } from "../../src/store/streams/timeline.js";
+import type { TimelineEntry } from "../../src/store/streams/entry.js";
 
 const dirs: string[] = [];
 afterEach(() => {

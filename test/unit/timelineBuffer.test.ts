@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { TimelineEntry } from "../../src/store/streams/timeline.js";
+import type { TimelineEntry } from "../../src/store/streams/entry.js";
 import {
   LAZY_KINDS,
   type LazyKind,

@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { access, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { TimelineEntry } from "../../store/streams/streamsStore.js";
+import type { TimelineEntry } from "../../store/streams/entry.js";
 
 /**
  * Saving a pane's entries as NDJSON: one JSON object per line with the entry's fields and the

@@ -123,11 +123,6 @@ export class StreamsController {
     this.#subs.set(sessionId, sub);
   }
 
-  /** Skip a pending reconnect wait. */
-  reconnectNow(sessionId: string): void {
-    this.#subs.get(sessionId)?.reconnectNow();
-  }
-
   /** Stop streaming a session and, unless `keep`, drop its slice from the store. */
   closeStream(sessionId: string, opts: CloseOptions = {}): void {
     const sub = this.#subs.get(sessionId);

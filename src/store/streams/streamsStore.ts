@@ -3,6 +3,7 @@ import type { StreamStatus } from "../../client/eventStream.js";
 import { decodeEvent, type SessionEvent } from "../../protocol/events.js";
 import { formatDuration } from "../../text/format.js";
 import { sanitize } from "../../text/sanitize.js";
+import type { TimelineKind } from "./entry.js";
 import { ItemQueue } from "./itemQueue.js";
 import { RateMeter } from "./rateMeter.js";
 import {
@@ -12,7 +13,6 @@ import {
   DEFAULT_MAX_ENTRY_CHARS,
   materializeItem,
   newWriter,
-  type TimelineKind,
   type TimelineWriter,
 } from "./timeline.js";
 import { LAZY_KINDS, lazyKindCode, TimelineBuffer } from "./timelineBuffer.js";
@@ -34,8 +34,6 @@ import { LAZY_KINDS, lazyKindCode, TimelineBuffer } from "./timelineBuffer.js";
  * The ring buffer is mutated in place (no array copy per event); `version` on the session
  * object, and the buffer's own version, tell a reader when its rows are stale.
  */
-
-export type { TimelineEntry, TimelineKind } from "./timeline.js";
 
 /** Why a session wants the user's eyes. */
 export interface Attention {
@@ -526,11 +524,6 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       },
     };
   });
-}
-
-/** Selector factory: the one session's object (stable identity while it does not change). */
-export function selectStream(sessionId: string): (s: StreamsState) => SessionStream | undefined {
-  return (s) => s.sessions[sessionId];
 }
 
 /** Events per second right now (decays while the session is quiet). */

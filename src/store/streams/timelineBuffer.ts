@@ -1,9 +1,9 @@
-import type { TimelineEntry } from "./timeline.js";
+import type { TimelineEntry } from "./entry.js";
 
 /**
- * A session's scrollback: a fixed-capacity ring of timeline entries, oldest first, with the
- * API of RingBuffer (push is O(1): the columns grow up to the capacity, and once there each
- * push overwrites the oldest slot; `version` changes on every mutation).
+ * A session's scrollback: a fixed-capacity ring of timeline entries, oldest first (push is
+ * O(1): the columns grow up to the capacity, and once there each push overwrites the oldest
+ * slot; `version` changes on every mutation).
  *
  * Most slots start undecoded: the SSE item's kind, data text, id, sequence number and receive
  * time, kept in flat columns. Decoding, checking and sanitizing happen the first time a slot

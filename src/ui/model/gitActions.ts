@@ -1,6 +1,5 @@
 import type { Session } from "../../protocol/resources.js";
 import { hasScope, narrowedScopes } from "../../protocol/scopes.js";
-import type { ActionKind } from "../../store/actionsStore.js";
 import type { IdentityState } from "../../store/identityStore.js";
 import type { Command } from "./keymap.js";
 import type { AppServices } from "./services.js";
@@ -124,10 +123,6 @@ export function describePending(a: PendingAction, session: Session | undefined):
         "The head branch must already be pushed.",
       ];
   }
-}
-
-export function actionKindOf(a: PendingAction): ActionKind {
-  return a.kind;
 }
 
 /** Run a confirmed action or a clone; the actions store records progress and the outcome. */

@@ -1,4 +1,4 @@
-import type { TimelineEntry } from "../../store/streams/streamsStore.js";
+import type { TimelineEntry } from "../../store/streams/entry.js";
 import { type DisplayLine, entryLines, entryMatches, type LineOptions } from "./timelineLines.js";
 
 /**
@@ -13,7 +13,6 @@ import { type DisplayLine, entryLines, entryMatches, type LineOptions } from "./
  */
 
 export type KindToggle = "prompt" | "output" | "file" | "state";
-export const KIND_TOGGLES: readonly KindToggle[] = ["prompt", "output", "file", "state"];
 
 export interface LinePos {
   seq: number;
@@ -34,7 +33,7 @@ export interface PaneView {
   readonly matchSeq: number | null;
 }
 
-/** What the reducers read of a scrollback (a RingBuffer satisfies it). */
+/** What the reducers read of a scrollback (a TimelineBuffer satisfies it). */
 export interface EntrySource {
   readonly size: number;
   get(i: number): TimelineEntry | undefined;

@@ -4,7 +4,8 @@ import type { ActionsStore } from "../../store/actionsStore.js";
 import type { IdentityState, IdentityStore } from "../../store/identityStore.js";
 import type { RateLimitStore } from "../../store/rateLimitStore.js";
 import type { SessionsStore } from "../../store/sessionsStore.js";
-import type { StreamsStore, TimelineEntry } from "../../store/streams/streamsStore.js";
+import type { TimelineEntry } from "../../store/streams/entry.js";
+import type { StreamsStore } from "../../store/streams/streamsStore.js";
 
 /**
  * What the UI is given (dependency injection, no globals). The UI never talks to the network

@@ -1,4 +1,4 @@
-import type { TimelineEntry, TimelineKind } from "../../store/streams/streamsStore.js";
+import type { TimelineEntry, TimelineKind } from "../../store/streams/entry.js";
 import { formatTime } from "../../text/format.js";
 import { layoutText, stripSgr } from "../../text/wrap.js";
 

@@ -1,6 +1,6 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
-import type { TimelineKind } from "../../../store/streams/streamsStore.js";
+import type { TimelineKind } from "../../../store/streams/entry.js";
 import { type ColorName, type Theme, useTheme } from "../../context/theme.js";
 import type { DisplayLine } from "../../model/timelineLines.js";
 
