@@ -1,21 +1,18 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { StreamStatus } from "../../client/eventStream.js";
-import { decodeEvent, type SessionEvent } from "../../protocol/events.js";
-import { formatDuration } from "../../text/format.js";
-import { sanitize } from "../../text/sanitize.js";
-import type { TimelineKind } from "./entry.js";
-import { ItemQueue } from "./itemQueue.js";
-import { RateMeter } from "./rateMeter.js";
+import type { SessionEvent } from "../../protocol/events.js";
 import {
-  appendEvent,
-  appendItem,
-  appendNotice,
-  DEFAULT_MAX_ENTRY_CHARS,
-  materializeItem,
-  newWriter,
-  type TimelineWriter,
-} from "./timeline.js";
-import { LAZY_KINDS, lazyKindCode, TimelineBuffer } from "./timelineBuffer.js";
+  applyQueue,
+  draftOf,
+  type Ingest,
+  newIngest,
+  queueEvent,
+  queueItem,
+  queueMeta,
+  queueStatus,
+} from "./ingest.js";
+import { newSessionStream, type SessionStream, type StreamMeta } from "./sessionStream.js";
+import { DEFAULT_MAX_ENTRY_CHARS } from "./timeline.js";
 
 /**
  * Per-session stream state: scrollback, connection status, liveness and attention.
@@ -33,56 +30,10 @@ import { LAZY_KINDS, lazyKindCode, TimelineBuffer } from "./timelineBuffer.js";
  *
  * The ring buffer is mutated in place (no array copy per event); `version` on the session
  * object, and the buffer's own version, tell a reader when its rows are stale.
+ *
+ * What a batch does to a session is ingest.ts (pure functions of a draft); this store only
+ * queues, decides when to flush, and publishes the drafts.
  */
-
-/** Why a session wants the user's eyes. */
-export interface Attention {
-  reason: "paused" | "stopped";
-  /** Sanitized, one line. */
-  message: string;
-  at: number;
-}
-
-export type KindCounts = Readonly<Record<TimelineKind, number>>;
-
-export interface SessionStream {
-  readonly sessionId: string;
-  /** Increments whenever this object is replaced. */
-  readonly version: number;
-  /** Mutable, bounded scrollback; read with get/slice/toArray. */
-  readonly timeline: TimelineBuffer;
-  readonly status: StreamStatus;
-  /** Last SSE id seen: where a reopened stream resumes. */
-  readonly lastEventId: string | null;
-  /** Last time anything arrived on the stream (events, heartbeats, keep-alive comments). */
-  readonly lastActivityAt: number | null;
-  readonly lastHeartbeatAt: number | null;
-  /** Observed heartbeat spacing, as the subscription measured it. */
-  readonly heartbeatIntervalMs: number | null;
-  /** Silence after which the subscription reconnects. */
-  readonly watchdogMs: number | null;
-  /** Latest state from a state_changed event. */
-  readonly sessionState: string | null;
-  /**
-   * Events received per kind (heartbeats included, under "heartbeat"). An item kept undecoded
-   * counts under its event name, also when its payload turns out malformed once shown.
-   */
-  readonly counts: KindCounts;
-  /** Events received, heartbeats excluded. */
-  readonly totalEvents: number;
-  /** Events per second (heartbeats excluded) as of the last batch; see currentRate for now. */
-  readonly rate: number;
-  readonly rateMeter: RateMeter;
-  readonly attention: Attention | null;
-  readonly openedAt: number;
-}
-
-export interface StreamMeta {
-  lastEventId?: string | null;
-  lastActivityAt?: number | null;
-  heartbeatIntervalMs?: number | null;
-  watchdogMs?: number | null;
-}
 
 export interface StreamsState {
   readonly sessions: Readonly<Record<string, SessionStream>>;
@@ -140,66 +91,6 @@ export interface StreamsStoreOptions {
 export const DEFAULT_CAPACITY = 5000;
 export const DEFAULT_FLUSH_MS = 16;
 
-const ZERO_COUNTS: KindCounts = {
-  prompt: 0,
-  output: 0,
-  file: 0,
-  state: 0,
-  heartbeat: 0,
-  unknown: 0,
-  malformed: 0,
-  notice: 0,
-};
-
-const EVENT_KIND_TO_TIMELINE: Record<SessionEvent["kind"], TimelineKind> = {
-  prompt_progress: "prompt",
-  process_output: "output",
-  file_changed: "file",
-  state_changed: "state",
-  heartbeat: "heartbeat",
-  unknown: "unknown",
-  malformed: "malformed",
-};
-
-/** A queued status change (events are queued as they are). */
-class StatusItem {
-  constructor(
-    readonly status: StreamStatus,
-    readonly meta: StreamMeta | undefined,
-  ) {}
-}
-
-/** Queued liveness figures. */
-class MetaItem {
-  constructor(readonly meta: StreamMeta) {}
-}
-
-/** What is queued besides undecoded items. */
-type QueueItem = SessionEvent | StatusItem | MetaItem;
-
-/** Timeline kind of each undecoded item kind (LAZY_KINDS order). */
-const LAZY_TIMELINE_KINDS: readonly TimelineKind[] = LAZY_KINDS.map(
-  (k) => EVENT_KIND_TO_TIMELINE[k],
-);
-
-/** A session object being rebuilt during one flush. */
-type Draft = { -readonly [K in keyof SessionStream]: SessionStream[K] } & {
-  counts: Record<TimelineKind, number>;
-};
-
-interface Internal {
-  readonly sessionId: string;
-  writer: TimelineWriter;
-  /** Set when the connection was lost, so the next "live" writes a "reconnected" notice. */
-  outageSince: number | null;
-  /** What came since the last flush, in order. */
-  readonly queue: ItemQueue<QueueItem>;
-}
-
-function oneLine(s: string): string {
-  return sanitize(s).replace(/\s+/g, " ").trim();
-}
-
 export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore {
   const capacity = opts.capacity ?? DEFAULT_CAPACITY;
   const flushMs = opts.flushMs ?? DEFAULT_FLUSH_MS;
@@ -208,9 +99,9 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
   const now = opts.now ?? Date.now;
 
   let timer: ReturnType<typeof setTimeout> | null = null;
-  const internals = new Map<string, Internal>();
+  const ingests = new Map<string, Ingest>();
   /** Sessions with queued items, in the order they first got one since the last flush. */
-  let dirty: Internal[] = [];
+  let dirty: Ingest[] = [];
 
   return createStore<StreamsState>()((set, get) => {
     function schedule(): void {
@@ -221,187 +112,12 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
     }
 
     /** Before queuing anything: the first item since the last flush schedules the next. */
-    function touch(internal: Internal): void {
-      if (internal.queue.length > 0) return;
-      dirty.push(internal);
-      schedule();
-    }
-
-    function enqueue(internal: Internal, item: QueueItem, at: number): void {
-      touch(internal);
-      internal.queue.push(item, at);
-    }
-
-    function newStream(sessionId: string, status: StreamStatus): SessionStream {
-      internals.set(sessionId, {
-        sessionId,
-        writer: newWriter(maxEntryChars),
-        outageSince: null,
-        queue: new ItemQueue<QueueItem>(),
-      });
-      return {
-        sessionId,
-        version: 0,
-        timeline: new TimelineBuffer(capacity, (kind, data, id, seq, at) =>
-          materializeItem(kind, data, id, seq, at, maxEntryChars),
-        ),
-        status,
-        lastEventId: null,
-        lastActivityAt: null,
-        lastHeartbeatAt: null,
-        heartbeatIntervalMs: null,
-        watchdogMs: null,
-        sessionState: null,
-        counts: ZERO_COUNTS,
-        totalEvents: 0,
-        rate: 0,
-        rateMeter: new RateMeter(rateWindowMs),
-        attention: null,
-        openedAt: now(),
-      };
-    }
-
-    let raisedAttention = false;
-
-    function applyMeta(d: Draft, meta: StreamMeta): void {
-      if (meta.lastEventId !== undefined && meta.lastEventId !== null)
-        d.lastEventId = meta.lastEventId;
-      if (meta.lastActivityAt !== undefined && meta.lastActivityAt !== null) {
-        d.lastActivityAt = Math.max(d.lastActivityAt ?? 0, meta.lastActivityAt);
+    function touch(ingest: Ingest): Ingest {
+      if (ingest.queue.length === 0) {
+        dirty.push(ingest);
+        schedule();
       }
-      if (meta.heartbeatIntervalMs !== undefined) d.heartbeatIntervalMs = meta.heartbeatIntervalMs;
-      if (meta.watchdogMs !== undefined) d.watchdogMs = meta.watchdogMs;
-    }
-
-    function applyEvent(d: Draft, internal: Internal, ev: SessionEvent, at: number): void {
-      const kind = EVENT_KIND_TO_TIMELINE[ev.kind];
-      d.counts[kind]++;
-      d.lastActivityAt = at;
-      if (ev.id !== null) d.lastEventId = ev.id;
-      if (ev.kind === "heartbeat") {
-        d.lastHeartbeatAt = at;
-        return;
-      }
-      d.totalEvents++;
-      d.rateMeter.record(at);
-      appendEvent(d.timeline, internal.writer, ev, at);
-      if (ev.kind === "state_changed") {
-        const state = d.timeline.last()?.state ?? null;
-        const was = d.sessionState;
-        d.sessionState = state;
-        if (state === "paused" && was !== "paused") {
-          d.attention = { reason: "paused", message: "session paused", at };
-          raisedAttention = true;
-        } else if (state !== "paused" && d.attention?.reason === "paused") {
-          // It resumed by itself: nothing is waiting for the user any more.
-          d.attention = null;
-        }
-      }
-    }
-
-    function applyStatus(d: Draft, internal: Internal, status: StreamStatus, at: number): void {
-      const prev = d.status;
-      d.status = status;
-      switch (status.state) {
-        case "reconnecting":
-          if (internal.outageSince === null) {
-            internal.outageSince = at;
-            appendNotice(
-              d.timeline,
-              internal.writer,
-              `connection lost (${oneLine(status.reason)}); reconnecting`,
-              at,
-            );
-          }
-          break;
-        case "live":
-          if (internal.outageSince !== null) {
-            appendNotice(
-              d.timeline,
-              internal.writer,
-              `reconnected after ${formatDuration(at - internal.outageSince)}`,
-              at,
-            );
-            internal.outageSince = null;
-          }
-          break;
-        case "stopped": {
-          if (prev.state === "stopped") break;
-          internal.outageSince = null;
-          const why = oneLine(status.error?.message ?? status.reason);
-          appendNotice(d.timeline, internal.writer, `stream stopped: ${why}`, at);
-          if (status.error !== null) {
-            d.attention = { reason: "stopped", message: why, at };
-            raisedAttention = true;
-          }
-          break;
-        }
-        case "connecting":
-          if (prev.state === "stopped") {
-            appendNotice(d.timeline, internal.writer, "stream reopened", at);
-          }
-          break;
-      }
-    }
-
-    /**
-     * Everything the session queued, in order. Runs of undecoded items, nearly all of a busy
-     * stream, only go to the timeline: their counts, rate, last id and time are summed up
-     * and written to the draft once per run.
-     */
-    function applyQueue(d: Draft, internal: Internal): void {
-      const q = internal.queue;
-      const w = internal.writer;
-      const n = q.length;
-      let items = 0;
-      let lastAt = 0;
-      let lastId: string | null = null;
-      let rateAt = 0;
-      let rateCount = 0;
-      const perKind = new Uint32Array(LAZY_KINDS.length);
-      const settle = () => {
-        if (items === 0) return;
-        for (let k = 0; k < perKind.length; k++) {
-          const kind = LAZY_TIMELINE_KINDS[k] as TimelineKind;
-          d.counts[kind] += perKind[k] as number;
-          perKind[k] = 0;
-        }
-        d.totalEvents += items;
-        d.lastActivityAt = lastAt;
-        if (lastId !== null) d.lastEventId = lastId;
-        if (rateCount > 0) d.rateMeter.record(rateAt, rateCount);
-        items = 0;
-        lastId = null;
-        rateCount = 0;
-      };
-      for (let i = 0; i < n; i++) {
-        const code = q.code(i);
-        const at = q.at(i);
-        if (code !== ItemQueue.OTHER) {
-          const id = q.id(i);
-          items++;
-          perKind[code] = (perKind[code] as number) + 1;
-          lastAt = at;
-          if (id !== null) lastId = id;
-          if (at !== rateAt || rateCount === 0) {
-            if (rateCount > 0) d.rateMeter.record(rateAt, rateCount);
-            rateAt = at;
-            rateCount = 0;
-          }
-          rateCount++;
-          appendItem(d.timeline, w, code, q.data(i), id, at);
-          continue;
-        }
-        settle();
-        const item = q.thing(i);
-        if (item instanceof StatusItem) {
-          if (item.meta) applyMeta(d, item.meta);
-          applyStatus(d, internal, item.status, at);
-        } else if (item instanceof MetaItem) applyMeta(d, item.meta);
-        else applyEvent(d, internal, item, at);
-      }
-      settle();
-      q.clear();
+      return ingest;
     }
 
     function flush(): void {
@@ -415,20 +131,20 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       const state = get();
       const t = now();
       let sessions: Record<string, SessionStream> | null = null;
-      raisedAttention = false;
-      for (const internal of batch) {
-        const current = state.sessions[internal.sessionId];
+      let raisedAttention = false;
+      for (const ingest of batch) {
+        const current = state.sessions[ingest.sessionId];
         // Removed (or removed and added again) since it queued: its items are dropped.
-        if (!current || internals.get(internal.sessionId) !== internal) {
-          internal.queue.clear();
+        if (!current || ingests.get(ingest.sessionId) !== ingest) {
+          ingest.queue.clear();
           continue;
         }
-        const d: Draft = { ...current, counts: { ...current.counts } };
-        applyQueue(d, internal);
+        const d = draftOf(current);
+        if (applyQueue(d, ingest)) raisedAttention = true;
         d.version = current.version + 1;
         d.rate = d.rateMeter.rate(t);
         sessions ??= { ...state.sessions };
-        sessions[internal.sessionId] = d;
+        sessions[ingest.sessionId] = d;
       }
       if (sessions === null) return;
       set({
@@ -453,44 +169,37 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       ensure(sessionId, status = { state: "connecting", attempt: 0 }) {
         const state = get();
         if (state.sessions[sessionId]) return;
+        ingests.set(sessionId, newIngest(sessionId, maxEntryChars));
+        const stream = newSessionStream(sessionId, status, {
+          capacity,
+          maxEntryChars,
+          rateWindowMs,
+          openedAt: now(),
+        });
         set({
-          sessions: { ...state.sessions, [sessionId]: newStream(sessionId, status) },
+          sessions: { ...state.sessions, [sessionId]: stream },
           order: [...state.order, sessionId],
         });
       },
 
       pushEvent(sessionId, ev, at = now()) {
-        const internal = internals.get(sessionId);
-        if (internal) enqueue(internal, ev, at);
+        const ingest = ingests.get(sessionId);
+        if (ingest) queueEvent(touch(ingest), ev, at);
       },
 
       pushItem(sessionId, event, data, id, at) {
-        const internal = internals.get(sessionId);
-        if (!internal) return null;
-        const code = lazyKindCode(event);
-        if (code !== -1) {
-          touch(internal);
-          internal.queue.pushItem(
-            code,
-            data,
-            id === undefined || id === "" ? null : id,
-            at ?? now(),
-          );
-          return null;
-        }
-        const ev = decodeEvent(event, data, id);
-        enqueue(internal, ev, at ?? now());
-        return ev;
+        const ingest = ingests.get(sessionId);
+        return ingest ? queueItem(touch(ingest), event, data, id, at ?? now()) : null;
       },
 
       pushStatus(sessionId, status, meta) {
-        const internal = internals.get(sessionId);
-        if (internal) enqueue(internal, new StatusItem(status, meta), now());
+        const ingest = ingests.get(sessionId);
+        if (ingest) queueStatus(touch(ingest), status, meta, now());
       },
 
       pushMeta(sessionId, meta) {
-        const internal = internals.get(sessionId);
-        if (internal) enqueue(internal, new MetaItem(meta), 0);
+        const ingest = ingests.get(sessionId);
+        if (ingest) queueMeta(touch(ingest), meta);
       },
 
       flushNow: flush,
@@ -501,17 +210,17 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
 
       clearTimeline(sessionId) {
         const s = get().sessions[sessionId];
-        const internal = internals.get(sessionId);
-        if (!s || !internal) return;
+        const ingest = ingests.get(sessionId);
+        if (!s || !ingest) return;
         s.timeline.clear();
-        internal.writer.openPromptSeq = null;
+        ingest.writer.openPromptSeq = null;
         replace(sessionId, () => ({}));
       },
 
       remove(sessionId) {
         const state = get();
         if (!state.sessions[sessionId]) return;
-        internals.delete(sessionId);
+        ingests.delete(sessionId);
         const { [sessionId]: _gone, ...rest } = state.sessions;
         set({ sessions: rest, order: state.order.filter((id) => id !== sessionId) });
       },
@@ -519,7 +228,7 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       dispose() {
         if (timer !== null) clearTimeout(timer);
         timer = null;
-        for (const internal of dirty) internal.queue.clear();
+        for (const ingest of dirty) ingest.queue.clear();
         dirty = [];
       },
     };

@@ -1,7 +1,7 @@
 import { memo } from "react";
 import { useStore } from "zustand";
 import { shallow } from "zustand/shallow";
-import type { SessionStream } from "../../../store/streams/streamsStore.js";
+import type { SessionStream } from "../../../store/streams/sessionStream.js";
 import { formatCountdown, formatDuration, formatRate } from "../../../text/format.js";
 import { type ColorName, stateBadge, useTheme } from "../../context/theme.js";
 import { useTicked } from "../../hooks/useNow.js";
