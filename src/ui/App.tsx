@@ -1,5 +1,4 @@
 import { useCallback, useMemo, useRef, useState } from "react";
-import { savePaneNdjson } from "../cli/tui/savePane.js";
 import { createTheme, ThemeContext } from "./context/theme.js";
 import { NowContext } from "./hooks/useNow.js";
 import { useTerminalSize } from "./hooks/useTerminalSize.js";
@@ -36,7 +35,7 @@ export interface AppProps {
   onLogin?: (key: string) => Promise<AppServices>;
   /** q (confirmed) and Ctrl-C. The caller unmounts, closes streams and restores the terminal. */
   onExit: () => void;
-  /** Where the pane's `e` (save) writes; default savePaneNdjson (cwd or temp dir). */
+  /** Where the pane's `e` (save) writes; without it, saving says it is not available. */
   onSave?: SaveEntries;
   /** Clock for countdowns and ages (fixed in snapshot tests). */
   now?: () => number;
@@ -82,7 +81,7 @@ export function App(props: AppProps) {
           initialSessions={props.initialSessions ?? EMPTY}
           size={size}
           onExit={onExit}
-          save={props.onSave ?? savePaneNdjson}
+          save={props.onSave ?? null}
         />
       </ServicesContext.Provider>
     );

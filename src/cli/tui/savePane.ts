@@ -3,48 +3,18 @@ import { access, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TimelineEntry } from "../../store/streams/entry.js";
+import { toNdjson } from "../../store/streams/ndjson.js";
 
 /**
- * Saving a pane's entries as NDJSON: one JSON object per line with the entry's fields and the
- * original payload. The file goes in the working directory when it is writable, else in the
- * temp directory; an existing file is never overwritten.
+ * Saving a pane's entries as an NDJSON file (see store/streams/ndjson.ts for the lines). The
+ * file goes in the working directory when it is writable, else in the temp directory; an
+ * existing file is never overwritten.
  */
 
 export interface SaveOptions {
   /** Directory to write in; default the cwd if writable, else the temp directory. */
   dir?: string;
   now?: () => number;
-}
-
-function iso(ms: number | undefined): string | undefined {
-  if (ms === undefined || !Number.isFinite(ms)) return undefined;
-  return new Date(ms).toISOString();
-}
-
-/** One entry as an NDJSON record (keys with undefined values are dropped by JSON). */
-export function entryRecord(e: TimelineEntry): Record<string, unknown> {
-  return {
-    seq: e.seq,
-    id: e.id,
-    kind: e.kind,
-    at: iso(e.at),
-    ts: iso(e.ts),
-    text: e.text,
-    stream: e.stream,
-    path: e.path,
-    action: e.action,
-    state: e.state,
-    previous_state: e.previousState,
-    prompt_type: e.promptType,
-    event: e.event,
-    data: e.raw,
-  };
-}
-
-export function toNdjson(entries: readonly TimelineEntry[]): string {
-  let out = "";
-  for (const e of entries) out += `${JSON.stringify(entryRecord(e))}\n`;
-  return out;
 }
 
 async function writableDir(): Promise<string> {

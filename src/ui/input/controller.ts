@@ -53,7 +53,7 @@ export interface ControllerDeps {
   ui: UiStore;
   options: AppOptions;
   onExit: () => void;
-  save: SaveEntries;
+  save: SaveEntries | null;
 }
 
 export interface Controller {
@@ -299,6 +299,10 @@ export function createController(deps: ControllerDeps): Controller {
     const buf = timelineOf(sessionId);
     if (!buf || buf.size === 0) {
       message(`Nothing to save yet in ${sessionId}`);
+      return;
+    }
+    if (!deps.save) {
+      message("Saving is not available here", "warn");
       return;
     }
     const entries = buf.toArray();

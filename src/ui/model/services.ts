@@ -62,7 +62,7 @@ export const DEFAULT_OPTIONS: AppOptions = {
   noColor: false,
 };
 
-/** Writes a pane's entries somewhere and says where (see exportPane.ts). */
+/** Writes a pane's entries somewhere and says where (the CLI gives cli/tui/savePane.ts). */
 export type SaveEntries = (sessionId: string, entries: readonly TimelineEntry[]) => Promise<string>;
 
 export const ServicesContext = createContext<AppServices | null>(null);

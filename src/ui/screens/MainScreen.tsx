@@ -32,7 +32,7 @@ export interface MainScreenProps {
   initialSessions: readonly string[];
   size: TerminalSize;
   onExit: () => void;
-  save: SaveEntries;
+  save: SaveEntries | null;
 }
 
 function Body({
