@@ -1,11 +1,10 @@
 import { createContext, useContext } from "react";
-import type { Controller } from "../input/controller.js";
 import type { AppOptions } from "../model/services.js";
 import type { UiStore } from "../model/uiStore.js";
 
+/** The signed-in screen's UI state, for the components under it to select from. */
 export interface UiContextValue {
   ui: UiStore;
-  controller: Controller;
   options: AppOptions;
 }
 

@@ -1,9 +1,8 @@
 import type { Session } from "../../protocol/resources.js";
 import { hasScope, narrowedScopes } from "../../protocol/scopes.js";
 import type { IdentityState } from "../../store/identityStore.js";
-import type { Command } from "./keymap.js";
 import type { AppServices } from "./services.js";
-import type { FormDialog, FormKind, PendingAction } from "./uiStore.js";
+import type { FormDialogState, FormKind, PendingAction } from "./uiStore.js";
 
 /**
  * Git actions from the keyboard: which are allowed (effective scopes, not stored ones), the
@@ -31,7 +30,7 @@ export const FORM_FIELDS: Record<FormKind, readonly FormField[]> = {
 
 /** Why a command is not available to this key, or null when it is (or nobody knows yet). */
 export function disabledReason(
-  cmd: Pick<Command, "scope" | "label">,
+  cmd: { scope?: string; label: string },
   identity: Pick<IdentityState, "keyInfo">,
 ): string | null {
   const info = identity.keyInfo;
@@ -54,7 +53,7 @@ export function missingScope(
   return hasScope(info.effective_scopes, scope) ? null : scope;
 }
 
-export function openForm(form: FormKind, sessionId: string): FormDialog {
+export function openForm(form: FormKind, sessionId: string): FormDialogState {
   return {
     kind: "form",
     form,
@@ -67,7 +66,7 @@ export function openForm(form: FormKind, sessionId: string): FormDialog {
 
 /** A form's values checked: the next step (run now, or confirm first), or an error to show. */
 export function submitForm(
-  d: FormDialog,
+  d: FormDialogState,
   session: Session | undefined,
 ):
   | { ok: false; error: string }

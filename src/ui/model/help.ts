@@ -1,4 +1,4 @@
-import { CONTEXT_TITLES, KEYMAP, type KeyContext, keysLabel } from "./keymap.js";
+import { commandsOf, GROUP_TITLES, KEY_GROUPS, keysLabel } from "./keymap.js";
 
 /** The `?` overlay's lines, generated from the keymap table, and how they fit the screen. */
 
@@ -12,12 +12,10 @@ export interface HelpLine {
 
 export function helpLines(lacks: (scope: string) => boolean): HelpLine[] {
   const out: HelpLine[] = [];
-  const contexts: KeyContext[] = ["global", "list", "pane", "dialog"];
-  contexts.forEach((ctx, i) => {
+  KEY_GROUPS.forEach((group, i) => {
     if (i > 0) out.push({ kind: "blank", keys: "", text: "", missing: null });
-    out.push({ kind: "heading", keys: "", text: CONTEXT_TITLES[ctx], missing: null });
-    for (const c of KEYMAP) {
-      if (c.context !== ctx) continue;
+    out.push({ kind: "heading", keys: "", text: GROUP_TITLES[group], missing: null });
+    for (const c of commandsOf(group)) {
       const missing = c.scope && lacks(c.scope) ? c.scope : null;
       out.push({ kind: "key", keys: keysLabel(c), text: c.description, missing });
     }
@@ -67,4 +65,28 @@ export function helpGeometry(width: number, height: number, lineCount: number): 
   const columnWidth = Math.floor(inner / columns);
   const capacity = columns * rowsPerColumn;
   return { columns, columnWidth, rowsPerColumn, maxOffset: Math.max(0, lineCount - capacity) };
+}
+
+export interface HelpLayout {
+  /** Every line, flowed into columns (see flowIntoColumns). */
+  lines: HelpLine[];
+  geometry: HelpGeometry;
+  /** Width of the keys column. */
+  keysWidth: number;
+}
+
+/**
+ * The overlay laid out in a width × height box: the one computation the overlay draws and
+ * its scrolling keys page by. `lacks` marks the commands the key may not use (it changes no
+ * line count).
+ */
+export function helpLayout(
+  width: number,
+  height: number,
+  lacks: (scope: string) => boolean = () => false,
+): HelpLayout {
+  const raw = helpLines(lacks);
+  const rough = helpGeometry(width, height, raw.length);
+  const lines = flowIntoColumns(raw, rough.rowsPerColumn);
+  return { lines, geometry: helpGeometry(width, height, lines.length), keysWidth: keysWidth(raw) };
 }

@@ -1,13 +1,39 @@
-import type { Key } from "ink";
-
 /**
- * The one keymap table. Input handling, the `?` overlay, the footer hints and the README's key
- * reference are all generated from it; never hand-write help elsewhere.
+ * The one keymap table: command → keys → description → the modes where it is enabled.
+ * Key handling (src/ui/input), the `?` overlay, the footer hints and the README's key
+ * reference are all generated from it; never hand-write help elsewhere. Adding a key is a
+ * row here and a handler in src/ui/input/handlers.
  */
 
-export type KeyContext = "global" | "list" | "pane" | "dialog";
+/** What the keyboard is talking to (model/mode.ts decides which one it is now). */
+export type ModeKind =
+  | "tooSmall"
+  | "form"
+  | "confirm"
+  | "quit"
+  | "filter"
+  | "search"
+  | "help"
+  | "detail"
+  | "pane"
+  | "list"
+  | "login";
 
-/** Named keys as Ink reports them (see ink's Key type). */
+export const MODE_KINDS: readonly ModeKind[] = [
+  "tooSmall",
+  "form",
+  "confirm",
+  "quit",
+  "filter",
+  "search",
+  "help",
+  "detail",
+  "pane",
+  "list",
+  "login",
+];
+
+/** Keys that have a name rather than a character. */
 export type NamedKey =
   | "up"
   | "down"
@@ -80,17 +106,26 @@ export type CommandId =
 
 export interface Command {
   id: CommandId;
-  context: KeyContext;
   keys: KeySpec[];
   /** Short label for the footer. */
   label: string;
   /** One line for the help overlay and the README. */
   description: string;
-  /** Shown in the footer of its context. */
-  footer?: boolean;
+  /** The modes where its keys mean this command; anywhere else they mean something else. */
+  modes: readonly ModeKind[];
+  /** A footer hint: its place on the line (lower first), in these modes (default: all of its own). */
+  footer?: { rank: number; in?: readonly ModeKind[] };
   /** Effective scope the command needs (git actions); disabled without it. */
   scope?: string;
 }
+
+/** The session list and the pane: the screens under any overlay or dialog. */
+const SCREENS: readonly ModeKind[] = ["list", "pane"];
+const OVERLAYS: readonly ModeKind[] = ["help", "detail"];
+/** Where a text field has the cursor. */
+const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "login"];
+/** Where j/k and friends move something: the list, a pane, an overlay. */
+const SCROLLING: readonly ModeKind[] = [...SCREENS, ...OVERLAYS];
 
 const k = (char: string): KeySpec => ({ char });
 const named = (name: NamedKey, mods: Omit<KeySpec, "name" | "char"> = {}): KeySpec => ({
@@ -103,384 +138,347 @@ export const KEYMAP: readonly Command[] = [
   // global
   {
     id: "help",
-    context: "global",
     keys: [k("?")],
     label: "help",
     description: "show or hide this help",
-    footer: true,
+    modes: ["list", "pane", "help", "detail"],
+    footer: { rank: 10 },
   },
   {
     id: "quit",
-    context: "global",
     keys: [k("q")],
     label: "quit",
     description: "quit (asks first while a git action runs)",
-    footer: true,
+    modes: [...SCREENS, ...OVERLAYS, "tooSmall"],
+    footer: { rank: 11, in: SCREENS },
   },
   {
     id: "forceQuit",
-    context: "global",
     keys: [ctrl("c")],
     label: "exit",
     description: "exit at once and restore the terminal",
+    modes: MODE_KINDS,
   },
   {
     id: "focusNext",
-    context: "global",
     keys: [named("tab")],
     label: "focus",
     description: "focus the next pane (the session list counts as one)",
-    footer: true,
+    modes: SCREENS,
+    footer: { rank: 12 },
   },
   {
     id: "focusPrev",
-    context: "global",
     keys: [named("tab", { shift: true })],
     label: "focus back",
     description: "focus the previous pane",
+    modes: SCREENS,
   },
   {
     id: "focusList",
-    context: "global",
     keys: [k("0")],
     label: "list",
     description: "focus the session list",
+    modes: SCREENS,
   },
   {
     id: "focusPane",
-    context: "global",
     keys: ["1", "2", "3", "4", "5", "6"].map(k),
     label: "pane N",
     description: "focus pane 1–6",
+    modes: SCREENS,
   },
   {
     id: "nextAttention",
-    context: "global",
     keys: [k("a")],
     label: "attention",
     description: "jump to the next session that needs attention (paused, or its stream stopped)",
-    footer: true,
+    modes: SCREENS,
+    footer: { rank: 13 },
   },
   {
     id: "refresh",
-    context: "global",
     keys: [ctrl("r")],
     label: "refresh",
     description: "reload identity and the session list",
+    modes: SCREENS,
   },
   // git actions, on the focused session (list row or pane)
   {
     id: "clone",
-    context: "global",
     keys: [k("c")],
     label: "clone",
     description: "clone a repository into the focused session",
-    footer: true,
+    modes: SCREENS,
+    footer: { rank: 14 },
     scope: "sessions:write",
   },
   {
     id: "push",
-    context: "global",
     keys: [k("p")],
     label: "push",
     description: "push the focused session's branch (asks first)",
-    footer: true,
+    modes: SCREENS,
+    footer: { rank: 15 },
     scope: "sessions:write",
   },
   {
     id: "branch",
-    context: "global",
     keys: [k("b")],
     label: "branch",
     description: "create a branch in the focused session (asks first)",
-    footer: true,
+    modes: SCREENS,
+    footer: { rank: 16 },
     scope: "sessions:write",
   },
   {
     id: "pullRequest",
-    context: "global",
     keys: [k("r")],
     label: "PR",
     description: "open a pull request from the focused session (asks first)",
-    footer: true,
+    modes: SCREENS,
+    footer: { rank: 17 },
     scope: "sessions:write",
   },
   // movement, shared by list and pane
   {
     id: "up",
-    context: "global",
     keys: [k("k"), named("up")],
     label: "up",
     description: "move up / scroll up",
+    modes: SCROLLING,
   },
   {
     id: "down",
-    context: "global",
     keys: [k("j"), named("down")],
     label: "down",
     description: "move down / scroll down",
+    modes: SCROLLING,
   },
   {
     id: "pageUp",
-    context: "global",
     keys: [named("pageUp"), ctrl("u")],
     label: "page up",
     description: "one page up",
+    modes: SCROLLING,
   },
   {
     id: "pageDown",
-    context: "global",
     keys: [named("pageDown"), ctrl("d")],
     label: "page down",
     description: "one page down",
+    modes: SCROLLING,
   },
   {
     id: "top",
-    context: "global",
     keys: [k("g"), named("home")],
     label: "top",
     description: "go to the top",
+    modes: SCROLLING,
   },
   {
     id: "bottom",
-    context: "global",
     keys: [k("G"), named("end")],
     label: "bottom",
     description: "go to the bottom (in a pane: resume following)",
+    modes: SCROLLING,
   },
   // session list
   {
     id: "open",
-    context: "list",
     keys: [named("return")],
     label: "open",
     description: "open the selected session in a pane",
-    footer: true,
+    modes: ["list"],
+    footer: { rank: 1 },
   },
   {
     id: "filter",
-    context: "list",
     keys: [k("/")],
     label: "filter",
     description: "filter sessions by text (id and visible fields)",
-    footer: true,
+    modes: ["list"],
+    footer: { rank: 2 },
   },
   {
     id: "stateFilter",
-    context: "list",
     keys: [k("s")],
     label: "state",
     description: "cycle the state filter (all, active, paused)",
+    modes: ["list"],
   },
   {
     id: "sort",
-    context: "list",
     keys: [k("o")],
     label: "sort",
     description: "cycle the sort order",
+    modes: ["list"],
   },
   {
     id: "detail",
-    context: "list",
     keys: [k("i")],
     label: "detail",
     description: "show every field of the selected session",
+    modes: ["list", "detail"],
   },
   // pane
   {
     id: "zoom",
-    context: "pane",
     keys: [k("z")],
     label: "zoom",
     description: "zoom the pane to full screen and back",
-    footer: true,
+    modes: ["pane"],
+    footer: { rank: 1 },
   },
   {
     id: "closePane",
-    context: "pane",
     keys: [k("x")],
     label: "close",
     description: "close the pane",
+    modes: ["pane"],
   },
   {
     id: "follow",
-    context: "pane",
     keys: [k("f")],
     label: "follow",
     description: "toggle follow mode (auto-scroll)",
-    footer: true,
+    modes: ["pane"],
+    footer: { rank: 2 },
   },
   {
     id: "wrap",
-    context: "pane",
     keys: [k("w")],
     label: "wrap",
     description: "toggle line wrapping",
+    modes: ["pane"],
   },
   {
     id: "timestamps",
-    context: "pane",
     keys: [k("t")],
     label: "time",
     description: "toggle timestamps",
+    modes: ["pane"],
   },
   {
     id: "search",
-    context: "pane",
     keys: [k("/")],
     label: "search",
     description: "search the pane (lands on the newest match)",
-    footer: true,
+    modes: ["pane"],
+    footer: { rank: 3 },
   },
   {
     id: "searchNext",
-    context: "pane",
     keys: [k("n")],
     label: "next",
     description: "next search match (older, further up)",
+    modes: ["pane"],
   },
   {
     id: "searchPrev",
-    context: "pane",
     keys: [k("N")],
     label: "prev",
     description: "previous search match (newer, further down)",
+    modes: ["pane"],
   },
   {
     id: "toggleKindPrompt",
-    context: "pane",
     keys: [k("P")],
     label: "prompt",
     description: "show or hide prompt progress",
+    modes: ["pane"],
   },
   {
     id: "toggleKindOutput",
-    context: "pane",
     keys: [k("O")],
     label: "output",
     description: "show or hide process output",
+    modes: ["pane"],
   },
   {
     id: "toggleKindFiles",
-    context: "pane",
     keys: [k("F")],
     label: "files",
     description: "show or hide file changes",
+    modes: ["pane"],
   },
   {
     id: "toggleKindState",
-    context: "pane",
     keys: [k("S")],
     label: "state",
     description: "show or hide state changes",
+    modes: ["pane"],
   },
   {
     id: "save",
-    context: "pane",
     keys: [k("e")],
     label: "export",
     description: "save the pane's events to a file (NDJSON)",
+    modes: ["pane"],
   },
   // dialogs
   {
     id: "submit",
-    context: "dialog",
     keys: [named("return")],
     label: "submit",
     description: "submit the form",
-    footer: true,
+    modes: [...TEXT_FIELDS, "confirm", "quit"],
+    footer: { rank: 1, in: ["form", "filter", "search"] },
   },
   {
     id: "cancel",
-    context: "dialog",
     keys: [named("escape")],
     label: "cancel",
     description: "close the dialog",
-    footer: true,
+    modes: [...TEXT_FIELDS, "confirm", "quit", ...OVERLAYS],
+    footer: { rank: 20 },
   },
   {
     id: "nextField",
-    context: "dialog",
     keys: [named("tab")],
     label: "next field",
     description: "move to the next field",
-    footer: true,
+    modes: ["form"],
+    footer: { rank: 21 },
   },
   {
     id: "confirmYes",
-    context: "dialog",
     keys: [k("y")],
     label: "yes",
     description: "confirm",
-    footer: true,
+    modes: ["confirm", "quit"],
+    footer: { rank: 2 },
   },
-  { id: "confirmNo", context: "dialog", keys: [k("n")], label: "no", description: "decline" },
+  {
+    id: "confirmNo",
+    keys: [k("n")],
+    label: "no",
+    description: "decline",
+    modes: ["confirm", "quit"],
+    footer: { rank: 3 },
+  },
   {
     id: "deleteChar",
-    context: "dialog",
     keys: [named("backspace"), named("delete")],
     label: "delete",
     description: "delete the character before the cursor (text fields)",
+    modes: TEXT_FIELDS,
   },
   {
     id: "deleteWord",
-    context: "dialog",
     keys: [ctrl("w")],
     label: "delete word",
     description: "delete the word before the cursor (text fields)",
+    modes: TEXT_FIELDS,
   },
   {
     id: "clearField",
-    context: "dialog",
     keys: [ctrl("u")],
     label: "clear",
     description: "clear the text field",
+    modes: TEXT_FIELDS,
   },
 ];
-
-const NAMED_FLAGS: Record<NamedKey, keyof Key> = {
-  up: "upArrow",
-  down: "downArrow",
-  left: "leftArrow",
-  right: "rightArrow",
-  pageUp: "pageUp",
-  pageDown: "pageDown",
-  home: "home",
-  end: "end",
-  return: "return",
-  escape: "escape",
-  tab: "tab",
-  backspace: "backspace",
-  delete: "delete",
-};
-
-/** Whether one key press (as Ink reports it) matches a spec. */
-export function keyMatches(spec: KeySpec, input: string, key: Key): boolean {
-  if (spec.name) {
-    if (!key[NAMED_FLAGS[spec.name]]) return false;
-    return Boolean(spec.shift) === Boolean(key.shift) && Boolean(spec.ctrl) === Boolean(key.ctrl);
-  }
-  if (spec.char === undefined) return false;
-  if (Boolean(spec.ctrl) !== Boolean(key.ctrl)) return false;
-  if (key.meta) return false;
-  return input === spec.char;
-}
-
-/**
- * The command a key press means in a context: the context's own commands first, then the
- * global ones (dialogs get none of the global ones but force-quit, so typing stays typing).
- */
-export function commandFor(context: KeyContext, input: string, key: Key): Command | null {
-  const order: KeyContext[] = context === "global" ? ["global"] : [context, "global"];
-  for (const ctx of order) {
-    for (const cmd of KEYMAP) {
-      if (cmd.context !== ctx) continue;
-      if (context === "dialog" && ctx === "global" && cmd.id !== "forceQuit") continue;
-      if (cmd.keys.some((s) => keyMatches(s, input, key))) return cmd;
-    }
-  }
-  return null;
-}
 
 export function commandById(id: CommandId): Command {
   const c = KEYMAP.find((x) => x.id === id);
@@ -516,45 +514,51 @@ export function keysLabel(cmd: Command): string {
   return cmd.keys.map(keyLabel).join(" / ");
 }
 
-export const CONTEXT_TITLES: Record<KeyContext, string> = {
+/**
+ * Where help and the README list a command, derived from its modes: enabled on both screens
+ * is "everywhere", on one of them is that screen's, on neither is a dialog's.
+ */
+export type KeyGroup = "global" | "list" | "pane" | "dialog";
+
+export const KEY_GROUPS: readonly KeyGroup[] = ["global", "list", "pane", "dialog"];
+
+export const GROUP_TITLES: Record<KeyGroup, string> = {
   global: "Everywhere",
   list: "Session list",
   pane: "Session pane",
   dialog: "Dialogs",
 };
 
-/** Footer hints for a context: its own footer commands, then the global ones. */
-export function footerCommands(context: KeyContext): Command[] {
-  if (context === "dialog") return KEYMAP.filter((c) => c.context === "dialog" && c.footer);
-  return [
-    ...KEYMAP.filter((c) => c.context === context && c.footer),
-    ...KEYMAP.filter((c) => c.context === "global" && c.footer),
-  ];
+export function groupOf(c: Pick<Command, "modes">): KeyGroup {
+  const list = c.modes.includes("list");
+  const pane = c.modes.includes("pane");
+  if (list && pane) return "global";
+  if (list) return "list";
+  return pane ? "pane" : "dialog";
+}
+
+/** The commands of a group, in table order. */
+export function commandsOf(group: KeyGroup): Command[] {
+  return KEYMAP.filter((c) => groupOf(c) === group);
+}
+
+/** The footer hints of a mode, in their footer order. */
+export function footerCommands(mode: ModeKind): Command[] {
+  return KEYMAP.filter((c) => c.footer && (c.footer.in ?? c.modes).includes(mode)).sort(
+    (a, b) => (a.footer?.rank ?? 0) - (b.footer?.rank ?? 0),
+  );
 }
 
 /** The README's key reference, generated (a test keeps the README in step). */
 export function keymapMarkdown(): string {
   const lines: string[] = [];
-  for (const ctx of ["global", "list", "pane", "dialog"] as const) {
-    lines.push(`**${CONTEXT_TITLES[ctx]}**`, "", "| keys | action |", "|---|---|");
-    for (const c of KEYMAP.filter((x) => x.context === ctx)) {
+  for (const group of KEY_GROUPS) {
+    lines.push(`**${GROUP_TITLES[group]}**`, "", "| keys | action |", "|---|---|");
+    for (const c of commandsOf(group)) {
       const scope = c.scope ? ` (needs \`${c.scope}\`)` : "";
       lines.push(`| ${keysLabel(c).replace(/\|/g, "\\|")} | ${c.description}${scope} |`);
     }
     lines.push("");
   }
   return lines.join("\n").trimEnd();
-}
-
-/**
- * Text and Enter that arrived in one read (a pasted line, type-ahead over a slow link): the
- * text field takes the text, and the Enter must still submit once it has.
- */
-export function endsWithEnter(input: string): boolean {
-  return input.length > 1 && /[\r\n]$/.test(input);
-}
-
-/** The key Ink reports for a lone Enter, built from another key event. */
-export function enterKey(from: Key): Key {
-  return { ...from, return: true, shift: false, ctrl: false, meta: false };
 }

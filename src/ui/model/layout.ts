@@ -140,10 +140,15 @@ export function listWidthFor(columns: number, paneCount: number): number {
   return Math.max(24, Math.min(44, want, columns - 36));
 }
 
+/** Rows between the header and the footer: the list and panes, or an overlay or dialog. */
+export function bodyRowsOf(size: TerminalSize): number {
+  return Math.max(1, frameRows(size) - HEADER_ROWS - FOOTER_ROWS);
+}
+
 export function screenLayout(size: TerminalSize, input: LayoutInput): ScreenLayout {
   const width = size.columns;
   const height = frameRows(size);
-  const bodyRows = Math.max(1, height - HEADER_ROWS - FOOTER_ROWS);
+  const bodyRows = bodyRowsOf(size);
   if (input.zoomedPane !== null && input.zoomedPane < input.paneCount) {
     return {
       width,

@@ -1,4 +1,3 @@
-import { createContext, useContext } from "react";
 import type { CloneRequest, GitOperationRequest, GitResult } from "../../protocol/git.js";
 import type { ActionsStore } from "../../store/actionsStore.js";
 import type { IdentityState, IdentityStore } from "../../store/identityStore.js";
@@ -64,11 +63,3 @@ export const DEFAULT_OPTIONS: AppOptions = {
 
 /** Writes a pane's entries somewhere and says where (the CLI gives cli/tui/savePane.ts). */
 export type SaveEntries = (sessionId: string, entries: readonly TimelineEntry[]) => Promise<string>;
-
-export const ServicesContext = createContext<AppServices | null>(null);
-
-export function useServices(): AppServices {
-  const s = useContext(ServicesContext);
-  if (!s) throw new Error("useServices outside ServicesContext");
-  return s;
-}

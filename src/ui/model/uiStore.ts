@@ -5,12 +5,12 @@ import { initialPaneView, type PaneView } from "./paneView.js";
 /**
  * What the screen looks like, as opposed to what the service said: open panes, focus, zoom,
  * overlays, dialogs, text being typed, per-pane view state, a transient message. One store
- * per App instance (no globals), changed only by the controller.
+ * per signed-in screen (no globals), changed only by the key handlers (src/ui/input).
  */
 
 export type FormKind = "clone" | "branch" | "pr";
 
-export interface FormDialog {
+export interface FormDialogState {
   kind: "form";
   form: FormKind;
   sessionId: string;
@@ -25,23 +25,38 @@ export type PendingAction =
   | { kind: "branch"; name: string; from: string | null }
   | { kind: "pr"; title: string; base: string; head: string | null };
 
-export interface ConfirmDialog {
+export interface ConfirmDialogState {
   kind: "confirm";
   sessionId: string;
   action: PendingAction;
 }
 
-export interface QuitDialog {
+export interface QuitDialogState {
   kind: "quit";
 }
 
-export type Dialog = FormDialog | ConfirmDialog | QuitDialog;
+export type DialogState = FormDialogState | ConfirmDialogState | QuitDialogState;
 
-export type Overlay =
-  | { kind: "help"; offset: number }
-  | { kind: "detail"; sessionId: string; offset: number };
+export interface HelpOverlayState {
+  kind: "help";
+  offset: number;
+}
 
-export type Editing = { kind: "filter" } | { kind: "search"; sessionId: string; draft: string };
+export interface DetailOverlayState {
+  kind: "detail";
+  sessionId: string;
+  offset: number;
+}
+
+export type OverlayState = HelpOverlayState | DetailOverlayState;
+
+export interface SearchEditing {
+  kind: "search";
+  sessionId: string;
+  draft: string;
+}
+
+export type Editing = { kind: "filter" } | SearchEditing;
 
 export type MessageLevel = "info" | "ok" | "warn" | "error";
 
@@ -59,8 +74,8 @@ export interface UiState {
   readonly zoomed: boolean;
   /** Index into the visible (filtered, sorted) sessions. */
   readonly listCursor: number;
-  readonly overlay: Overlay | null;
-  readonly dialog: Dialog | null;
+  readonly overlay: OverlayState | null;
+  readonly dialog: DialogState | null;
   readonly editing: Editing | null;
   readonly paneViews: Readonly<Record<string, PaneView>>;
   readonly message: Message | null;

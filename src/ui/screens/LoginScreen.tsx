@@ -1,15 +1,19 @@
-import { Box, Text, useInput } from "ink";
-import { useCallback, useRef, useState } from "react";
-import { sanitize } from "../../text/sanitize.js";
+import { Box, Text } from "ink";
+import { useLayoutEffect, useMemo, useState } from "react";
+import { useStore } from "zustand";
 import { TextInput } from "../components/chrome/TextInput.js";
 import { useTheme } from "../context/theme.js";
-import { commandById, commandFor, endsWithEnter, keysLabel } from "../model/keymap.js";
-import { frameRows, type TerminalSize } from "../model/layout.js";
+import { useKeyTarget } from "../hooks/useKeyInput.js";
+import { loginTarget } from "../input/handlers/login.js";
+import { commandById, keysLabel } from "../model/keymap.js";
+import { frameRows, isTooSmall, type TerminalSize } from "../model/layout.js";
+import { createLoginStore } from "../model/login.js";
+import { TooSmall } from "./TooSmall.js";
 
 /**
  * No key yet: paste one (never shown, only counted), verify it with the service, store it.
  * The verifying and storing is the caller's (`onLogin`); this screen only collects the key
- * and shows how it went.
+ * and shows how it went. Its keys are input/handlers/login.ts.
  */
 
 export interface LoginScreenProps {
@@ -21,54 +25,21 @@ export interface LoginScreenProps {
   onExit: () => void;
 }
 
-type Phase = { kind: "typing" } | { kind: "verifying" } | { kind: "failed"; message: string };
-
 export function LoginScreen({ profile, baseUrl, size, onLogin, onExit }: LoginScreenProps) {
   const theme = useTheme();
-  const [value, setValue] = useState("");
-  const [phase, setPhase] = useState<Phase>({ kind: "typing" });
-  const valueRef = useRef(value);
-  valueRef.current = value;
+  const [login] = useState(() => createLoginStore(size));
+  const target = useMemo(
+    () => loginTarget({ login, onLogin, exit: onExit }),
+    [login, onLogin, onExit],
+  );
+  useKeyTarget(target);
+  useLayoutEffect(() => {
+    login.setState({ size });
+  }, [login, size]);
+  const { value, phase } = useStore(login);
   const busy = phase.kind === "verifying";
 
-  const onChange = useCallback((update: (prev: string) => string) => {
-    // The ref moves at once, so an Enter in the same read as the pasted key sees the key.
-    const next = update(valueRef.current);
-    valueRef.current = next;
-    setValue(next);
-    setPhase((p) => (p.kind === "failed" ? { kind: "typing" } : p));
-  }, []);
-
-  useInput((input, key) => {
-    const cmd = commandFor("dialog", input, key);
-    if (cmd?.id === "forceQuit" || (cmd?.id === "cancel" && !busy)) {
-      onExit();
-      return;
-    }
-    if (endsWithEnter(input) && !busy) {
-      queueMicrotask(submit);
-      return;
-    }
-    if (cmd?.id !== "submit" || busy) return;
-    submit();
-  });
-
-  function submit() {
-    const k = valueRef.current.trim();
-    if (!k) {
-      setPhase({ kind: "failed", message: "Paste a key first" });
-      return;
-    }
-    setPhase({ kind: "verifying" });
-    onLogin(k).then(
-      () => setPhase({ kind: "typing" }),
-      (e: unknown) =>
-        setPhase({
-          kind: "failed",
-          message: sanitize(e instanceof Error ? e.message : String(e)) || "the key was refused",
-        }),
-    );
-  }
+  if (isTooSmall(size)) return <TooSmall size={size} />;
 
   const width = Math.min(size.columns, 76);
   const count = Array.from(value).length;
@@ -99,13 +70,7 @@ export function LoginScreen({ profile, baseUrl, size, onLogin, onExit }: LoginSc
         <Text> </Text>
         <Box>
           <Text bold>API key </Text>
-          <TextInput
-            value={value}
-            onChange={onChange}
-            focus={!busy}
-            mask
-            width={Math.min(40, width - 30)}
-          />
+          <TextInput value={value} focus={!busy} mask width={Math.min(40, width - 30)} />
           <Text color={theme.c.muted}>{count > 0 ? `  ${count} characters` : ""}</Text>
         </Box>
         <Text> </Text>

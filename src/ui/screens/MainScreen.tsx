@@ -1,5 +1,5 @@
 import { Box } from "ink";
-import { useEffect, useLayoutEffect, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useState } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { Footer } from "../components/chrome/Footer.js";
@@ -15,11 +15,14 @@ import { SessionDetail } from "../components/overlays/SessionDetail.js";
 import { PaneGrid } from "../components/pane/PaneGrid.js";
 import { UiContext, type UiContextValue } from "../context/uiContext.js";
 import { useBell } from "../hooks/useBell.js";
-import { useKeymap } from "../hooks/useKeymap.js";
-import { createController } from "../input/controller.js";
-import { isTooSmall, screenLayout, type TerminalSize } from "../model/layout.js";
+import { useKeyTarget } from "../hooks/useKeyInput.js";
+import { startScreen } from "../input/actions.js";
+import type { UiDeps } from "../input/deps.js";
+import { mainTarget } from "../input/handlers/index.js";
+import { screenOf } from "../model/geometry.js";
+import { isTooSmall, type TerminalSize } from "../model/layout.js";
 import type { AppOptions, AppServices, SaveEntries } from "../model/services.js";
-import { createUiStore, type Dialog, type Overlay } from "../model/uiStore.js";
+import { createUiStore, type DialogState, type OverlayState } from "../model/uiStore.js";
 import { TooSmall } from "./TooSmall.js";
 
 /** The signed-in screen: header, list and panes (or an overlay/dialog), status, key hints. */
@@ -41,8 +44,8 @@ function Body({
   width,
   height,
 }: {
-  dialog: Dialog | null;
-  overlay: Overlay | null;
+  dialog: DialogState | null;
+  overlay: OverlayState | null;
   width: number;
   height: number;
 }) {
@@ -72,18 +75,16 @@ function Body({
 
 export function MainScreen(props: MainScreenProps) {
   const { services, size, options } = props;
-  const [ctx] = useState<UiContextValue>(() => {
-    const ui = createUiStore(size);
-    const controller = createController({
-      services,
-      ui,
-      options,
-      onExit: props.onExit,
-      save: props.save,
-    });
-    return { ui, controller, options };
-  });
-  const { ui, controller } = ctx;
+  const [deps] = useState<UiDeps>(() => ({
+    ui: createUiStore(size),
+    services,
+    options,
+    exit: props.onExit,
+    save: props.save,
+  }));
+  const { ui } = deps;
+  const ctx = useMemo<UiContextValue>(() => ({ ui: deps.ui, options: deps.options }), [deps]);
+  useKeyTarget(useMemo(() => mainTarget(deps), [deps]));
 
   useLayoutEffect(() => {
     ui.setState({ size });
@@ -91,11 +92,10 @@ export function MainScreen(props: MainScreenProps) {
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: opens the initial panes once
   useEffect(() => {
-    controller.start(props.initialSessions);
-  }, [controller]);
+    startScreen(deps, props.initialSessions);
+  }, [deps]);
 
   useBell(services.streams, options.bell);
-  useKeymap(controller.keyContext, controller.handleKey);
 
   const s = useStore(
     ui,
@@ -110,12 +110,7 @@ export function MainScreen(props: MainScreenProps) {
 
   if (isTooSmall(size)) return <TooSmall size={size} />;
 
-  const zoomedPane = s.zoomed && s.focus > 0 ? s.focus - 1 : null;
-  const layout = screenLayout(size, {
-    paneCount: s.panes.length,
-    zoomedPane,
-    focusedPane: s.focus > 0 ? s.focus - 1 : null,
-  });
+  const layout = screenOf({ size, ...s });
   const covered = s.dialog !== null || s.overlay !== null;
 
   return (

@@ -1,47 +1,14 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
+import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { missingScope } from "../../model/gitActions.js";
-import {
-  type Command,
-  commandById,
-  footerCommands,
-  KEYMAP,
-  type KeyContext,
-  keyLabel,
-} from "../../model/keymap.js";
-import { useServices } from "../../model/services.js";
-import type { UiState } from "../../model/uiStore.js";
+import { type Command, footerCommands, keyLabel } from "../../model/keymap.js";
+import { modeKindOf } from "../../model/mode.js";
 
-/** Key hints for what has focus, generated from the keymap; disabled actions say why. */
-
-type FooterMode = KeyContext | "confirm" | "form" | "edit" | "overlay";
-
-function modeOf(s: UiState): FooterMode {
-  if (s.dialog) return s.dialog.kind === "form" ? "form" : "confirm";
-  if (s.editing) return "edit";
-  if (s.overlay) return "overlay";
-  return s.focus > 0 ? "pane" : "list";
-}
-
-function commandsFor(mode: FooterMode): Command[] {
-  const dialog = footerCommands("dialog");
-  switch (mode) {
-    case "confirm":
-      return ["confirmYes", "confirmNo", "cancel"].map((id) => commandById(id as Command["id"]));
-    case "form":
-    case "edit":
-      return dialog.filter(
-        (c) => c.id !== "confirmYes" && (mode === "form" || c.id !== "nextField"),
-      );
-    case "overlay":
-      return KEYMAP.filter((c) => c.id === "help" || c.id === "cancel");
-    default:
-      return footerCommands(mode);
-  }
-}
+/** Key hints for the current mode, generated from the keymap; disabled actions say why. */
 
 function firstKey(c: Command): string {
   const k = c.keys[0];
@@ -54,9 +21,9 @@ export const Footer = memo(function Footer({ width }: { width: number }) {
   const { identity } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
-  const mode = useStore(ui, modeOf);
+  const mode = useStore(ui, modeKindOf);
   const keyInfo = useStore(identity, (s) => s.keyInfo);
-  const cmds = commandsFor(mode);
+  const cmds = footerCommands(mode);
   const lacking = new Set<string>();
   return (
     <Box width={width} height={1}>

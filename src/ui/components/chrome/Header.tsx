@@ -9,10 +9,10 @@ import {
   selectConnectionSummary,
 } from "../../../store/streams/connectionSummary.js";
 import { expiryStatus, formatCountdown } from "../../../text/format.js";
+import { useServices } from "../../context/servicesContext.js";
 import { type ColorName, useTheme } from "../../context/theme.js";
 import { useTicked } from "../../hooks/useNow.js";
 import { HEADER_ROWS } from "../../model/layout.js";
-import { useServices } from "../../model/services.js";
 
 /**
  * Who you are to the service and how the connection is: profile, base URL, the one global

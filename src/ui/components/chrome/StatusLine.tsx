@@ -2,10 +2,10 @@ import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { formatElapsed } from "../../../text/format.js";
+import { useServices } from "../../context/servicesContext.js";
 import { type ColorName, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { useNow } from "../../hooks/useNow.js";
-import { useServices } from "../../model/services.js";
 
 /**
  * One line above the key hints: the running git action (spinner, elapsed time), else the

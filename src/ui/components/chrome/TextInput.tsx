@@ -1,15 +1,13 @@
-import { Text, useInput } from "ink";
+import { Text } from "ink";
 import { useTheme } from "../../context/theme.js";
-import { commandFor } from "../../model/keymap.js";
 
 /**
- * A one-line text field. Controlled, with functional updates: two keys arriving before a
- * re-render must not lose one. Its editing keys come from the keymap (dialog context);
- * Enter, Esc, Tab and the rest are left to the keymap's other commands.
+ * A one-line text field, drawn. What is typed into it comes through the one key path
+ * (src/ui/input/textField.ts), never from a listener of its own.
  */
 export interface TextInputProps {
   value: string;
-  onChange: (update: (prev: string) => string) => void;
+  /** It has the cursor. */
   focus: boolean;
   /** Show bullets instead of the text (API keys). */
   mask?: boolean;
@@ -18,52 +16,8 @@ export interface TextInputProps {
   width?: number;
 }
 
-const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
-
-function dropLast(s: string): string {
-  const points = Array.from(s);
-  points.pop();
-  return points.join("");
-}
-
-export function TextInput({ value, onChange, focus, mask, placeholder, width }: TextInputProps) {
+export function TextInput({ value, focus, mask, placeholder, width }: TextInputProps) {
   const theme = useTheme();
-  useInput(
-    (input, key) => {
-      switch (commandFor("dialog", input, key)?.id) {
-        case "deleteChar":
-          onChange(dropLast);
-          return;
-        case "deleteWord":
-          onChange((prev) => prev.replace(/\S+\s*$/, ""));
-          return;
-        case "clearField":
-          onChange(() => "");
-          return;
-      }
-      // Named keys (Enter, Esc, Tab, arrows…) belong to the keymap's other commands.
-      if (
-        key.ctrl ||
-        key.meta ||
-        key.return ||
-        key.tab ||
-        key.upArrow ||
-        key.downArrow ||
-        key.leftArrow ||
-        key.rightArrow ||
-        key.pageUp ||
-        key.pageDown ||
-        key.home ||
-        key.end
-      ) {
-        return;
-      }
-      // Pasted text arrives in one piece; a newline or control character in it is dropped.
-      const clean = input.replace(CONTROL, "");
-      if (clean) onChange((prev) => prev + clean);
-    },
-    { isActive: focus },
-  );
   const points = Array.from(value);
   let shown = mask ? "•".repeat(points.length) : value;
   const room = width !== undefined ? Math.max(1, width - 1) : undefined;

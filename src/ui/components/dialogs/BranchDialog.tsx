@@ -1,6 +1,6 @@
 import { useStore } from "zustand";
-import { useServices } from "../../model/services.js";
-import type { FormDialog as FormDialogState } from "../../model/uiStore.js";
+import { useServices } from "../../context/servicesContext.js";
+import type { FormDialogState } from "../../model/uiStore.js";
 import { FormDialog } from "./FormDialog.js";
 
 export function BranchDialog({

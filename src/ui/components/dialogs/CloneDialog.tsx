@@ -1,4 +1,4 @@
-import type { FormDialog as FormDialogState } from "../../model/uiStore.js";
+import type { FormDialogState } from "../../model/uiStore.js";
 import { FormDialog } from "./FormDialog.js";
 
 export function CloneDialog({

@@ -1,12 +1,12 @@
 import { Box, Text } from "ink";
 import { useStore } from "zustand";
 import { formatElapsed } from "../../../text/format.js";
+import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useNow } from "../../hooks/useNow.js";
 import { describePending } from "../../model/gitActions.js";
 import { commandById, keyLabel } from "../../model/keymap.js";
-import { useServices } from "../../model/services.js";
-import type { ConfirmDialog as ConfirmState, QuitDialog } from "../../model/uiStore.js";
+import type { ConfirmDialogState, QuitDialogState } from "../../model/uiStore.js";
 import { DialogFrame } from "./DialogFrame.js";
 
 /** "Are you sure?" for push, branch and pull request (and for quitting mid-action). */
@@ -22,7 +22,7 @@ export function ConfirmDialog({
   width,
   height,
 }: {
-  dialog: ConfirmState | QuitDialog;
+  dialog: ConfirmDialogState | QuitDialogState;
   width: number;
   height: number;
 }) {

@@ -1,8 +1,7 @@
 import { Box, Text } from "ink";
 import { useTheme } from "../../context/theme.js";
-import { useUi } from "../../context/uiContext.js";
 import { FORM_FIELDS } from "../../model/gitActions.js";
-import type { FormDialog as FormDialogState } from "../../model/uiStore.js";
+import type { FormDialogState } from "../../model/uiStore.js";
 import { TextInput } from "../chrome/TextInput.js";
 import { DialogFrame, dialogInnerWidth } from "./DialogFrame.js";
 
@@ -21,7 +20,6 @@ export function FormDialog({
   height: number;
 }) {
   const theme = useTheme();
-  const { controller } = useUi();
   const fields = FORM_FIELDS[dialog.form];
   const inner = dialogInnerWidth(width);
   const labelWidth = Math.max(...fields.map((f) => f.label.length)) + 2;
@@ -44,7 +42,6 @@ export function FormDialog({
             </Text>
             <TextInput
               value={dialog.values[i] ?? ""}
-              onChange={controller.editText}
               focus={focused}
               placeholder={f.placeholder}
               width={Math.max(8, inner - labelWidth - 12)}

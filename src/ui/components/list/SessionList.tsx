@@ -5,10 +5,10 @@ import { useShallow } from "zustand/react/shallow";
 import type { Session } from "../../../protocol/resources.js";
 import { selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { selectAttentionIds } from "../../../store/streams/streamsStore.js";
+import { useServices } from "../../context/servicesContext.js";
 import { stateBadge, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { listRows, listWindowStart } from "../../model/layout.js";
-import { useServices } from "../../model/services.js";
 import { TextInput } from "../chrome/TextInput.js";
 
 /** The sessions: badges, title/repo, filter, state filter, sort, paging as you scroll. */
@@ -73,7 +73,7 @@ const Row = memo(function Row({
 
 export const SessionList = memo(function SessionList({ width, height, focused }: SessionListProps) {
   const { sessions, streams } = useServices();
-  const { ui, controller } = useUi();
+  const { ui } = useUi();
   const theme = useTheme();
   const visible = useStore(sessions, selectVisibleSessions);
   const meta = useStore(
@@ -142,12 +142,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
           )}
         </Text>
         {editing ? (
-          <TextInput
-            value={meta.filterText}
-            onChange={controller.editText}
-            focus
-            width={Math.max(4, inner - 16)}
-          />
+          <TextInput value={meta.filterText} focus width={Math.max(4, inner - 16)} />
         ) : null}
       </Box>
       <Box height={1} width={inner}>

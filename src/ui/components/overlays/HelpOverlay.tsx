@@ -1,10 +1,10 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
+import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { missingScope } from "../../model/gitActions.js";
-import { flowIntoColumns, helpGeometry, helpLines, keysWidth } from "../../model/help.js";
-import { useServices } from "../../model/services.js";
+import { helpLayout } from "../../model/help.js";
 
 /** The `?` overlay: every key of the keymap table, in columns, scrollable when it does not fit. */
 
@@ -18,11 +18,11 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
   const { identity } = useServices();
   const theme = useTheme();
   const keyInfo = useStore(identity, (s) => s.keyInfo);
-  const raw = helpLines((scope) => missingScope(scope, { keyInfo }) !== null);
-  const keyCol = keysWidth(raw);
-  const rough = helpGeometry(width, height, raw.length);
-  const lines = flowIntoColumns(raw, rough.rowsPerColumn);
-  const g = helpGeometry(width, height, lines.length);
+  const {
+    lines,
+    geometry: g,
+    keysWidth: keyCol,
+  } = helpLayout(width, height, (scope) => missingScope(scope, { keyInfo }) !== null);
   const from = Math.min(offset, g.maxOffset);
   const visible = lines.slice(from, from + g.columns * g.rowsPerColumn);
   const columns = Array.from({ length: g.columns }, (_, i) =>

@@ -1,8 +1,9 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
+import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
-import { useServices } from "../../model/services.js";
+import { detailRows } from "../../model/geometry.js";
 
 /** Every field of one session record, as the service sent it (sanitized at the store). */
 
@@ -34,7 +35,7 @@ export const SessionDetail = memo(function SessionDetail({
   const record = useStore(sessions, (s) => s.items.find((x) => x.session_id === sessionId));
   const entries = record ? Object.entries(record) : [];
   const keyWidth = Math.min(24, Math.max(4, ...entries.map(([k]) => k.length)));
-  const rows = Math.max(1, height - 3);
+  const rows = detailRows(height);
   const shown = entries.slice(offset, offset + rows);
   return (
     <Box

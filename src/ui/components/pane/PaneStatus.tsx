@@ -1,7 +1,6 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
 import { useTheme } from "../../context/theme.js";
-import { useUi } from "../../context/uiContext.js";
 import type { MatchStats, PaneView } from "../../model/paneView.js";
 import { TextInput } from "../chrome/TextInput.js";
 
@@ -31,17 +30,11 @@ export const PaneStatus = memo(function PaneStatus({
   width,
 }: PaneStatusProps) {
   const theme = useTheme();
-  const { controller } = useUi();
   if (searchDraft !== null) {
     return (
       <Box height={1} width={width}>
         <Text color={theme.c.accent}>search /</Text>
-        <TextInput
-          value={searchDraft}
-          onChange={controller.editText}
-          focus
-          width={Math.max(4, width - 9)}
-        />
+        <TextInput value={searchDraft} focus width={Math.max(4, width - 9)} />
       </Box>
     );
   }

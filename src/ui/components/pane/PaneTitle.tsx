@@ -3,9 +3,9 @@ import { useStore } from "zustand";
 import { shallow } from "zustand/shallow";
 import type { SessionStream } from "../../../store/streams/sessionStream.js";
 import { formatCountdown, formatDuration, formatRate } from "../../../text/format.js";
+import { useServices } from "../../context/servicesContext.js";
 import { type ColorName, stateBadge, useTheme } from "../../context/theme.js";
 import { useTicked } from "../../hooks/useNow.js";
-import { useServices } from "../../model/services.js";
 import { type BorderKind, BorderTitle, type Segment } from "../chrome/BorderTitle.js";
 
 /**
