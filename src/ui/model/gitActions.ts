@@ -53,6 +53,43 @@ export function missingScope(
   return hasScope(info.effective_scopes, scope) ? null : scope;
 }
 
+/** What a form says above its fields: what it does to the session. */
+export function formIntro(
+  form: FormKind,
+  sessionId: string,
+  session: Session | undefined,
+): { title: string; lines: string[] } {
+  const branch = session?.branch ?? null;
+  switch (form) {
+    case "clone":
+      return {
+        title: `Clone a repository into ${sessionId}`,
+        lines: [
+          "The service clones it into the session's workspace (replacing any earlier clone).",
+          "Git's output also appears in the session's pane.",
+        ],
+      };
+    case "branch":
+      return {
+        title: `Create a branch in ${sessionId}`,
+        lines: [
+          `Starts from ${branch ? `branch ${branch}` : "the current branch"} and switches to it.`,
+          "You confirm before anything runs.",
+        ],
+      };
+    case "pr": {
+      const repo = session?.repo ?? null;
+      return {
+        title: `Open a pull request from ${sessionId}`,
+        lines: [
+          `Head: ${branch ? `branch ${branch}` : "the current branch"}${repo ? ` of ${repo}` : ""}; base defaults to main.`,
+          "You confirm before anything is sent.",
+        ],
+      };
+    }
+  }
+}
+
 export function openForm(form: FormKind, sessionId: string): FormDialogState {
   return {
     kind: "form",

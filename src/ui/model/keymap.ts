@@ -509,6 +509,12 @@ export function keyLabel(spec: KeySpec): string {
   return `${mods}${base}`;
 }
 
+/** The first key of a command, as help writes it: for hints in the views. */
+export function keyOf(id: CommandId): string {
+  const k = commandById(id).keys[0];
+  return k ? keyLabel(k) : "?";
+}
+
 export function keysLabel(cmd: Command): string {
   if (cmd.id === "focusPane") return "1–6";
   return cmd.keys.map(keyLabel).join(" / ");

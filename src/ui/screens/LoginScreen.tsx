@@ -1,12 +1,13 @@
 import { Box, Text } from "ink";
 import { useLayoutEffect, useMemo, useState } from "react";
 import { useStore } from "zustand";
+import { Centered } from "../components/chrome/Centered.js";
 import { TextInput } from "../components/chrome/TextInput.js";
 import { useTheme } from "../context/theme.js";
 import { useKeyTarget } from "../hooks/useKeyInput.js";
 import { loginTarget } from "../input/handlers/login.js";
 import { commandById, keysLabel } from "../model/keymap.js";
-import { frameRows, isTooSmall, type TerminalSize } from "../model/layout.js";
+import { isTooSmall, type TerminalSize } from "../model/layout.js";
 import { createLoginStore } from "../model/login.js";
 import { TooSmall } from "./TooSmall.js";
 
@@ -44,13 +45,7 @@ export function LoginScreen({ profile, baseUrl, size, onLogin, onExit }: LoginSc
   const width = Math.min(size.columns, 76);
   const count = Array.from(value).length;
   return (
-    <Box
-      width={size.columns}
-      height={frameRows(size)}
-      justifyContent="center"
-      alignItems="center"
-      overflow="hidden"
-    >
+    <Centered size={size}>
       <Box
         width={width}
         flexDirection="column"
@@ -86,6 +81,6 @@ export function LoginScreen({ profile, baseUrl, size, onLogin, onExit }: LoginSc
           </Text>
         )}
       </Box>
-    </Box>
+    </Centered>
   );
 }

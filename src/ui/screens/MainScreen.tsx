@@ -5,10 +5,8 @@ import { useShallow } from "zustand/react/shallow";
 import { Footer } from "../components/chrome/Footer.js";
 import { Header } from "../components/chrome/Header.js";
 import { StatusLine } from "../components/chrome/StatusLine.js";
-import { BranchDialog } from "../components/dialogs/BranchDialog.js";
-import { CloneDialog } from "../components/dialogs/CloneDialog.js";
 import { ConfirmDialog } from "../components/dialogs/ConfirmDialog.js";
-import { PullRequestDialog } from "../components/dialogs/PullRequestDialog.js";
+import { FormDialog } from "../components/dialogs/FormDialog.js";
 import { SessionList } from "../components/list/SessionList.js";
 import { HelpOverlay } from "../components/overlays/HelpOverlay.js";
 import { SessionDetail } from "../components/overlays/SessionDetail.js";
@@ -50,12 +48,7 @@ function Body({
   height: number;
 }) {
   if (dialog) {
-    if (dialog.kind === "form") {
-      const props = { dialog, width, height };
-      if (dialog.form === "clone") return <CloneDialog {...props} />;
-      if (dialog.form === "branch") return <BranchDialog {...props} />;
-      return <PullRequestDialog {...props} />;
-    }
+    if (dialog.kind === "form") return <FormDialog dialog={dialog} width={width} height={height} />;
     return <ConfirmDialog dialog={dialog} width={width} height={height} />;
   }
   if (overlay?.kind === "help")

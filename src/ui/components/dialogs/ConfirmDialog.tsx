@@ -5,7 +5,7 @@ import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useNow } from "../../hooks/useNow.js";
 import { describePending } from "../../model/gitActions.js";
-import { commandById, keyLabel } from "../../model/keymap.js";
+import { keyOf } from "../../model/keymap.js";
 import type { ConfirmDialogState, QuitDialogState } from "../../model/uiStore.js";
 import { DialogFrame } from "./DialogFrame.js";
 
@@ -87,22 +87,17 @@ export function ConfirmDialog({
   );
 }
 
-function firstKeyOf(id: "confirmYes" | "confirmNo"): string {
-  const k = commandById(id).keys[0];
-  return k ? keyLabel(k) : "?";
-}
-
 function Keys({ yes, no }: { yes: string; no: string }) {
   const theme = useTheme();
   return (
     <Box>
       <Text>
         <Text bold color={theme.c.ok}>
-          {`[${firstKeyOf("confirmYes")}]`}
+          {`[${keyOf("confirmYes")}]`}
         </Text>
         <Text>{` ${yes}   `}</Text>
         <Text bold color={theme.c.error}>
-          {`[${firstKeyOf("confirmNo")}]`}
+          {`[${keyOf("confirmNo")}]`}
         </Text>
         <Text>{` ${no}`}</Text>
       </Text>

@@ -1,25 +1,26 @@
 import { Box, Text } from "ink";
+import { useStore } from "zustand";
+import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
-import { FORM_FIELDS } from "../../model/gitActions.js";
+import { FORM_FIELDS, formIntro } from "../../model/gitActions.js";
 import type { FormDialogState } from "../../model/uiStore.js";
 import { TextInput } from "../chrome/TextInput.js";
 import { DialogFrame, dialogInnerWidth } from "./DialogFrame.js";
 
-/** The shared body of the clone, branch and pull-request forms. */
+/** The clone, branch and pull-request forms: what the form does, then its fields. */
 export function FormDialog({
   dialog,
-  title,
-  lines,
   width,
   height,
 }: {
   dialog: FormDialogState;
-  title: string;
-  lines: readonly string[];
   width: number;
   height: number;
 }) {
   const theme = useTheme();
+  const { sessions } = useServices();
+  const record = useStore(sessions, (s) => s.items.find((x) => x.session_id === dialog.sessionId));
+  const { title, lines } = formIntro(dialog.form, dialog.sessionId, record);
   const fields = FORM_FIELDS[dialog.form];
   const inner = dialogInnerWidth(width);
   const labelWidth = Math.max(...fields.map((f) => f.label.length)) + 2;

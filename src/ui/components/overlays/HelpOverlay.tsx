@@ -5,6 +5,8 @@ import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { missingScope } from "../../model/gitActions.js";
 import { helpLayout } from "../../model/help.js";
+import { keyOf } from "../../model/keymap.js";
+import { OverlayFrame } from "./OverlayFrame.js";
 
 /** The `?` overlay: every key of the keymap table, in columns, scrollable when it does not fit. */
 
@@ -29,24 +31,14 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
     visible.slice(i * g.rowsPerColumn, (i + 1) * g.rowsPerColumn),
   );
   const more = from < g.maxOffset;
+  const scroll = ` · ${keyOf("down")}/${keyOf("up")} scroll${more ? " · more below" : ""}`;
   return (
-    <Box
+    <OverlayFrame
       width={width}
       height={height}
-      flexDirection="column"
-      borderStyle="round"
-      borderColor={theme.c.accent}
-      paddingX={1}
-      overflow="hidden"
+      title="Keys"
+      note={` — ${keyOf("help")} or ${keyOf("cancel")} closes${g.maxOffset > 0 ? scroll : ""}`}
     >
-      <Box height={1}>
-        <Text wrap="truncate-end">
-          <Text bold>Keys</Text>
-          <Text color={theme.c.muted}>
-            {` — ? or Esc closes${g.maxOffset > 0 ? ` · j/k scroll${more ? " · more below" : ""}` : ""}`}
-          </Text>
-        </Text>
-      </Box>
       <Box flexDirection="row" height={g.rowsPerColumn}>
         {columns.map((col, ci) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: columns are positional
@@ -76,6 +68,6 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
           </Box>
         ))}
       </Box>
-    </Box>
+    </OverlayFrame>
   );
 });

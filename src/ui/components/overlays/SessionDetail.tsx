@@ -4,6 +4,8 @@ import { useStore } from "zustand";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { detailRows } from "../../model/geometry.js";
+import { keyOf } from "../../model/keymap.js";
+import { OverlayFrame } from "./OverlayFrame.js";
 
 /** Every field of one session record, as the service sent it (sanitized at the store). */
 
@@ -38,21 +40,12 @@ export const SessionDetail = memo(function SessionDetail({
   const rows = detailRows(height);
   const shown = entries.slice(offset, offset + rows);
   return (
-    <Box
+    <OverlayFrame
       width={width}
       height={height}
-      flexDirection="column"
-      borderStyle="round"
-      borderColor={theme.c.accent}
-      paddingX={1}
-      overflow="hidden"
+      title={`Session ${sessionId}`}
+      note={` — ${entries.length} fields · ${keyOf("cancel")} or ${keyOf("detail")} closes`}
     >
-      <Box height={1}>
-        <Text wrap="truncate-end">
-          <Text bold>{`Session ${sessionId}`}</Text>
-          <Text color={theme.c.muted}>{` — ${entries.length} fields · Esc or i closes`}</Text>
-        </Text>
-      </Box>
       {record ? (
         shown.map(([k, v]) => (
           <Box key={k} height={1}>
@@ -65,6 +58,6 @@ export const SessionDetail = memo(function SessionDetail({
       ) : (
         <Text color={theme.c.muted}>This session is no longer in the list.</Text>
       )}
-    </Box>
+    </OverlayFrame>
   );
 });

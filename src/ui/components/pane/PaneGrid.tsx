@@ -1,5 +1,6 @@
 import { Box } from "ink";
 import { memo } from "react";
+import { keyOf } from "../../model/keymap.js";
 import type { PaneCell } from "../../model/layout.js";
 import { Pane } from "./Pane.js";
 
@@ -45,7 +46,7 @@ export const PaneGrid = memo(function PaneGrid({
                 width={c.width}
                 height={c.height}
                 focused={focus === c.index + 1}
-                note={hiddenPanes > 0 ? `+${hiddenPanes} more (Tab)` : null}
+                note={hiddenPanes > 0 ? `+${hiddenPanes} more (${keyOf("focusNext")})` : null}
               />
             );
           })}

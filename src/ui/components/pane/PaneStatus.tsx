@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
 import { useTheme } from "../../context/theme.js";
+import { keyOf } from "../../model/keymap.js";
 import type { MatchStats, PaneView } from "../../model/paneView.js";
 import { TextInput } from "../chrome/TextInput.js";
 
@@ -42,13 +43,16 @@ export const PaneStatus = memo(function PaneStatus({
   if (view.follow) parts.push({ text: "▼ follow", color: theme.c.muted });
   else
     parts.push({
-      text: `⏸ paused · ${newCount} new · G resumes`,
+      text: `⏸ paused · ${newCount} new · ${keyOf("bottom")} resumes`,
       color: newCount > 0 ? theme.c.warn : theme.c.muted,
       bold: newCount > 0,
     });
   if (view.query) {
     const pos = stats && stats.total > 0 ? `${stats.ordinal}/${stats.total}` : "no match";
-    parts.push({ text: `/${view.query} ${pos} (n older, N newer)`, color: theme.c.match });
+    parts.push({
+      text: `/${view.query} ${pos} (${keyOf("searchNext")} older, ${keyOf("searchPrev")} newer)`,
+      color: theme.c.match,
+    });
   }
   if (view.hidden.length > 0) {
     parts.push({ text: `hidden: ${view.hidden.map((k) => KIND_NAMES[k] ?? k).join(" ")}` });
