@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { StoredEvent } from "./eventHistory.js";
 import { type Faults, lineTerminator } from "./faults.js";
-import type { SessionStore } from "./sessionStore.js";
+import type { SessionTable } from "./sessionTable.js";
 import { type FrameStyle, formatEvent, formatHeartbeat, formatPreamble } from "./sseFormat.js";
 
 interface Connection {
@@ -40,7 +40,7 @@ export class EventStreams {
   private readonly heartbeatTimer: NodeJS.Timeout;
 
   constructor(
-    private readonly store: () => SessionStore,
+    private readonly store: () => SessionTable,
     private readonly faults: Faults,
     heartbeatMs: number,
     private readonly maxQueuedBytes = DEFAULT_MAX_QUEUED_BYTES,

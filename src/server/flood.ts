@@ -1,4 +1,4 @@
-import type { NewEvent, SessionStore } from "./sessionStore.js";
+import type { NewEvent, SessionTable } from "./sessionTable.js";
 
 const TICK_MS = 10;
 
@@ -20,7 +20,7 @@ export class Flood {
   readonly done: Promise<FloodResult>;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: SessionTable,
     private readonly sessionIds: readonly string[],
     private readonly eventsPerSecond: number,
     private readonly durationMs: number,

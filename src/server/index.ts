@@ -14,7 +14,7 @@ import { handleRequest } from "./http/requestHandler.js";
 import { KeyRing } from "./keys.js";
 import { childRandom } from "./random.js";
 import { RateLimiter } from "./rateLimiter.js";
-import { type SessionRecord, type SessionState, SessionStore } from "./sessionStore.js";
+import { type SessionRecord, type SessionState, SessionTable } from "./sessionTable.js";
 import { Simulator } from "./simulator.js";
 
 export { formatBanner } from "./banner.js";
@@ -22,7 +22,7 @@ export type { FaultControl, FaultSettings } from "./faults.js";
 export { defaultFaults } from "./faults.js";
 export type { FloodResult } from "./flood.js";
 export type { PullRequest } from "./git/gitWorkspaces.js";
-export type { SessionRecord, SessionState } from "./sessionStore.js";
+export type { SessionRecord, SessionState } from "./sessionTable.js";
 
 export interface ServerOptions {
   /** Default "127.0.0.1". */
@@ -145,7 +145,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
   const limiter = rateLimit ? new RateLimiter(rateLimit.limit, rateLimit.windowMs) : null;
 
   let streams: EventStreams | null = null;
-  const store = new SessionStore(
+  const store = new SessionTable(
     childRandom(opts.seed, 2),
     sessionCount,
     now,

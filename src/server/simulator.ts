@@ -1,6 +1,6 @@
 import type { Faults } from "./faults.js";
 import type { Random } from "./random.js";
-import type { NewEvent, SessionStore } from "./sessionStore.js";
+import type { NewEvent, SessionTable } from "./sessionTable.js";
 import {
   type FileAction,
   nextEpisode,
@@ -36,7 +36,7 @@ export class Simulator {
   private stopped = false;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: SessionTable,
     private readonly faults: Faults,
     private readonly rand: Random,
     private readonly paceMs: number,

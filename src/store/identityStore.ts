@@ -20,17 +20,22 @@ export interface IdentityState {
 
 export type IdentityStore = StoreApi<IdentityState>;
 
+/** Before any load, and after a reset. */
+const NOTHING_KNOWN = {
+  keyInfo: null,
+  identity: null,
+  loading: false,
+  error: null,
+  identityError: null,
+  loadedAt: null,
+} as const;
+
 export function createIdentityStore(opts: { now?: () => number } = {}): IdentityStore {
   const now = opts.now ?? Date.now;
   // A newer load supersedes an older one still in flight.
   let generation = 0;
   return createStore<IdentityState>()((set) => ({
-    keyInfo: null,
-    identity: null,
-    loading: false,
-    error: null,
-    identityError: null,
-    loadedAt: null,
+    ...NOTHING_KNOWN,
 
     async load(client) {
       const gen = ++generation;
@@ -49,14 +54,7 @@ export function createIdentityStore(opts: { now?: () => number } = {}): Identity
 
     reset() {
       generation++;
-      set({
-        keyInfo: null,
-        identity: null,
-        loading: false,
-        error: null,
-        identityError: null,
-        loadedAt: null,
-      });
+      set(NOTHING_KNOWN);
     },
   }));
 }

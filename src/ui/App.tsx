@@ -1,24 +1,24 @@
 import { useCallback, useMemo, useRef, useState } from "react";
-import { savePaneNdjson } from "./exportPane.js";
+import { KeyRouterContext } from "./context/keyRouter.js";
+import { ServicesContext } from "./context/servicesContext.js";
+import { createTheme, ThemeContext } from "./context/theme.js";
+import { useKeyRouter } from "./hooks/useKeyInput.js";
 import { NowContext } from "./hooks/useNow.js";
 import { useTerminalSize } from "./hooks/useTerminalSize.js";
-import { LoginScreen } from "./LoginScreen.js";
-import { isTooSmall } from "./layout.js";
-import { MainScreen } from "./MainScreen.js";
 import {
   type AppOptions,
   type AppServices,
   DEFAULT_OPTIONS,
   type SaveEntries,
-  ServicesContext,
-} from "./services.js";
-import { TooSmall } from "./TooSmall.js";
-import { createTheme, ThemeContext } from "./theme.js";
+} from "./model/services.js";
+import { LoginScreen } from "./screens/LoginScreen.js";
+import { MainScreen } from "./screens/MainScreen.js";
 
 /**
  * The terminal UI's root. Everything it shows comes from the injected stores; it creates
  * none of them (the CLI entry does), so tests and the `snapshot` command mount it the same
- * way the interactive command does.
+ * way the interactive command does. It holds the one key listener; the screen on show takes
+ * the keys from it.
  */
 
 export interface AppProps {
@@ -36,7 +36,7 @@ export interface AppProps {
   onLogin?: (key: string) => Promise<AppServices>;
   /** q (confirmed) and Ctrl-C. The caller unmounts, closes streams and restores the terminal. */
   onExit: () => void;
-  /** Where the pane's `e` (save) writes; default savePaneNdjson (cwd or temp dir). */
+  /** Where the pane's `e` (save) writes; without it, saving says it is not available. */
   onSave?: SaveEntries;
   /** Clock for countdowns and ages (fixed in snapshot tests). */
   now?: () => number;
@@ -51,10 +51,11 @@ export function App(props: AppProps) {
   );
   const theme = useMemo(() => createTheme(options.noColor), [options.noColor]);
   const size = useTerminalSize();
+  const keys = useKeyRouter();
   const [loggedIn, setLoggedIn] = useState<AppServices | null>(null);
   const services = props.services ?? loggedIn;
   const now = props.now ?? Date.now;
-  // New services (another key) mean a fresh screen: its controller holds the old ones.
+  // New services (another key) mean a fresh screen: its UI state belongs to the old ones.
   const generation = useRef<{ services: AppServices | null; n: number }>({ services, n: 0 });
   if (generation.current.services !== services) {
     generation.current = { services, n: generation.current.n + 1 };
@@ -82,12 +83,10 @@ export function App(props: AppProps) {
           initialSessions={props.initialSessions ?? EMPTY}
           size={size}
           onExit={onExit}
-          save={props.onSave ?? savePaneNdjson}
+          save={props.onSave ?? null}
         />
       </ServicesContext.Provider>
     );
-  } else if (isTooSmall(size)) {
-    screen = <TooSmall size={size} />;
   } else {
     screen = (
       <LoginScreen
@@ -100,8 +99,10 @@ export function App(props: AppProps) {
     );
   }
   return (
-    <NowContext.Provider value={now}>
-      <ThemeContext.Provider value={theme}>{screen}</ThemeContext.Provider>
-    </NowContext.Provider>
+    <KeyRouterContext.Provider value={keys}>
+      <NowContext.Provider value={now}>
+        <ThemeContext.Provider value={theme}>{screen}</ThemeContext.Provider>
+      </NowContext.Provider>
+    </KeyRouterContext.Provider>
   );
 }

@@ -1,6 +1,6 @@
 import { Agent } from "undici";
-import { StreamsController } from "../../src/store/streamsController.js";
-import { createStreamsStore, type StreamsStore } from "../../src/store/streamsStore.js";
+import { StreamsController } from "../../src/store/streams/streamsController.js";
+import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
 
 /** The product's ingest path as the UI uses it: controller → subscription → sanitize → ring buffers. */
 export interface Ingest {

@@ -1,4 +1,4 @@
-import type { StreamsStore } from "../../src/store/streamsStore.js";
+import type { StreamsStore } from "../../src/store/streams/streamsStore.js";
 import { FrameAssembler } from "./frames.js";
 import { createIngest } from "./ingest.js";
 

@@ -3,8 +3,8 @@ import { runInNewContext } from "node:vm";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { StreamsController } from "../../src/store/streamsController.js";
-import { createStreamsStore } from "../../src/store/streamsStore.js";
+import { StreamsController } from "../../src/store/streams/streamsController.js";
+import { createStreamsStore } from "../../src/store/streams/streamsStore.js";
 
 /**
  * Soak, short form: one stream through the product's ingest path (controller → subscription

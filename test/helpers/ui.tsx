@@ -11,24 +11,20 @@
  * bounded timeout and the last frame in the failure message; no fixed sleeps anywhere.
  *
  * Services: `startUiFixture` runs the reference service on 127.0.0.1 (seeded, simulator off)
- * and builds the real client, stores and stream controller the CLI builds, so views are fed
- * by the real store filled from the service. `close()` stops every stream and the service.
+ * and builds the client, stores and stream controller with the CLI's own buildServices, so
+ * views are fed by the production wiring filled from the service. `close()` stops every
+ * stream and the service.
  */
 import { Text } from "ink";
 import { render } from "ink-testing-library";
 import type { ReactElement } from "react";
-import { ApiClient } from "../../src/client/apiClient.js";
+import { buildServices } from "../../src/cli/tui/buildServices.js";
+import type { ApiClient } from "../../src/client/apiClient.js";
 import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
-import { createActionsStore } from "../../src/store/actionsStore.js";
-import { createIdentityStore } from "../../src/store/identityStore.js";
-import { createRateLimitStore } from "../../src/store/rateLimitStore.js";
-import { createSessionsStore } from "../../src/store/sessionsStore.js";
-import { StreamsController } from "../../src/store/streamsController.js";
-import { createStreamsStore } from "../../src/store/streamsStore.js";
-import { maskKey } from "../../src/text/format.js";
+import type { StreamsController } from "../../src/store/streams/streamsController.js";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { App, type AppProps } from "../../src/ui/App.js";
-import type { AppServices } from "../../src/ui/services.js";
+import type { AppServices } from "../../src/ui/model/services.js";
 
 export const KEYS = {
   up: "\u001B[A",
@@ -223,50 +219,30 @@ export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixtu
     rateLimit: { limit: 1000, windowMs: 60_000 },
     ...opts.server,
   });
-  const apiKey = server.key(opts.key ?? "owner");
-  const client = new ApiClient({
-    baseUrl: server.url,
-    apiKey,
-    maxAttempts: 2,
-    backoffBaseMs: 20,
-  });
-  const streams = createStreamsStore();
-  const sessions = createSessionsStore(client, { pageSize: opts.pageSize ?? 100 });
-  const streamsController = new StreamsController({
-    config: { baseUrl: server.url, apiKey },
-    store: streams,
-    sessions,
-    subscribeOptions: { backoffBaseMs: opts.backoffBaseMs ?? 50, maxDelayMs: 2000 },
-  });
-  const identity = createIdentityStore();
-  const rateLimit = createRateLimitStore(client.rateLimit);
-  const services: AppServices = {
-    api: client,
-    identity,
-    sessions,
-    streams,
-    streamControl: streamsController,
-    actions: createActionsStore(),
-    rateLimit,
-    maskedKey: maskKey(apiKey),
-  };
+  const handle = buildServices(
+    { baseUrl: server.url, apiKey: server.key(opts.key ?? "owner") },
+    {
+      tuning: { maxAttempts: 2, backoffBaseMs: 20 },
+      pageSize: opts.pageSize ?? 100,
+      streams: { backoffBaseMs: opts.backoffBaseMs ?? 50, maxDelayMs: 2000 },
+    },
+  );
+  const { services, client } = handle;
   if (opts.preload !== false) {
-    await identity.getState().load(client);
-    await sessions.getState().load();
+    await services.identity.getState().load(client);
+    await services.sessions.getState().load();
   }
   let closed = false;
   return {
     server,
     services,
-    streamsController,
+    streamsController: handle.streams,
     client,
     ids: server.sessions().map((s) => s.id),
     async close() {
       if (closed) return;
       closed = true;
-      await streamsController.closeAll();
-      streams.getState().dispose();
-      rateLimit.dispose();
+      await handle.dispose();
       await server.close();
     },
   };

@@ -11,8 +11,8 @@ import {
 import type { SessionEvent } from "../../src/protocol/events.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { createSessionsStore } from "../../src/store/sessionsStore.js";
-import { StreamsController } from "../../src/store/streamsController.js";
-import { createStreamsStore } from "../../src/store/streamsStore.js";
+import { StreamsController } from "../../src/store/streams/streamsController.js";
+import { createStreamsStore } from "../../src/store/streams/streamsStore.js";
 import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
 
 /**

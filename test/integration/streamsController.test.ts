@@ -8,8 +8,8 @@ import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { createActionsStore } from "../../src/store/actionsStore.js";
 import { createIdentityStore } from "../../src/store/identityStore.js";
 import { createSessionsStore } from "../../src/store/sessionsStore.js";
-import { StreamsController } from "../../src/store/streamsController.js";
-import { createStreamsStore, type StreamsStore } from "../../src/store/streamsStore.js";
+import { StreamsController } from "../../src/store/streams/streamsController.js";
+import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
 
 // The controller over the real SSE client against a loopback server scripted per request.
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { GitApi } from "../../src/ui/services.js";
+import type { GitApi } from "../../src/ui/model/services.js";
 import {
   type AppHarness,
   mountApp,

@@ -197,6 +197,48 @@ describe("sessions and panes", () => {
   });
 });
 
+describe("keys that arrive in one read (typing fast, over SSH, pasting)", () => {
+  it("j and Enter: the cursor moves down and that session opens", async () => {
+    fx = await startUiFixture();
+    const [a, b] = fx.ids as [string, string];
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, a);
+    await pressKey(h, "j\r");
+    await waitForContent(h, `1 ${b}`);
+    expect(h.frame()).not.toContain(`1 ${a}`);
+    expect(fx.streamsController.openIds).toEqual([b]);
+  });
+
+  it("Tab and j: focus moves to the next pane, which scrolls down", async () => {
+    fx = await startUiFixture();
+    const [a, b] = fx.ids as [string, string];
+    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
+    await waitForContent(h, "● live 2/2");
+    for (let i = 1; i <= 40; i++) fx.server.emit(b, "process_output", { text: `b line ${i}\n` });
+    await waitForContent(h, "b line 40");
+    // Pane 2 scrolled to its first line, then pane 1 focused.
+    await pressKey(h, "2");
+    await pressKey(h, "g");
+    await pressKey(h, "1");
+    await waitForContent(h, (f) => focusedPane(f) === 1 && /output +b line 1 +│$/m.test(f));
+    await pressKey(h, "\tj");
+    const f = await waitForContent(h, /output +b line 2 +║$/m);
+    expect(focusedPane(f)).toBe(2);
+    expect(f).not.toMatch(/output +b line 1 +║$/m);
+  });
+
+  it("a pasted line with its Enter fills the form field and submits it", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, id);
+    await pressKey(h, "c");
+    await waitForContent(h, `Clone a repository into ${id}`);
+    await pressKey(h, "demo/app\r");
+    await waitForContent(h, new RegExp(`✓ clone ${id}: cloned demo/app \\(branch main\\)`), 15_000);
+  });
+});
+
 describe("quitting", () => {
   it("q quits; Ctrl-C exits at once", async () => {
     fx = await startUiFixture();

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { keymapMarkdown } from "../../src/ui/keymap.js";
+import { keymapMarkdown } from "../../src/ui/model/keymap.js";
 
 /** The README's key reference is generated from the keymap table, never edited by hand. */
 

@@ -3,7 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { savePaneNdjson } from "../../src/ui/exportPane.js";
+import { savePaneNdjson } from "../../src/cli/tui/savePane.js";
 import {
   type AppHarness,
   mountApp,

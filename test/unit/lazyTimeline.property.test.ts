@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { decodeEvent } from "../../src/protocol/events.js";
-import { createStreamsStore, type StreamsStore } from "../../src/store/streamsStore.js";
+import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
 
 /**
  * Items the store keeps undecoded (pushItem) must end up as exactly the timeline that decoding

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { NetworkError } from "../../src/client/errors.js";
 import type { SessionEvent } from "../../src/protocol/events.js";
-import { selectConnectionSummary } from "../../src/store/connectionSummary.js";
+import { selectConnectionSummary } from "../../src/store/streams/connectionSummary.js";
 import {
   createStreamsStore,
   currentRate,
   nextAttention,
   type StreamsStore,
-} from "../../src/store/streamsStore.js";
-import { PROMPT_ENTRY_MAX_CHARS } from "../../src/store/timeline.js";
+} from "../../src/store/streams/streamsStore.js";
+import { PROMPT_ENTRY_MAX_CHARS } from "../../src/store/streams/timeline.js";
 
 const ESC = "\x1b";
 

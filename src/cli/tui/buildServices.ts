@@ -1,27 +1,44 @@
 import { ApiClient } from "../../client/apiClient.js";
+import type { SubscribeOptions } from "../../client/eventStream.js";
 import { createActionsStore } from "../../store/actionsStore.js";
 import { createIdentityStore } from "../../store/identityStore.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
 import { createSessionsStore } from "../../store/sessionsStore.js";
-import { StreamsController } from "../../store/streamsController.js";
-import { createStreamsStore } from "../../store/streamsStore.js";
+import { StreamsController } from "../../store/streams/streamsController.js";
+import { createStreamsStore } from "../../store/streams/streamsStore.js";
 import { maskKey } from "../../text/format.js";
-import type { AppServices } from "../../ui/services.js";
+import type { AppServices } from "../../ui/model/services.js";
 import type { Tuning } from "../context.js";
 
 export interface ServicesHandle {
   services: AppServices;
+  /** The API client behind `services.api`, with every call it has. */
+  client: ApiClient;
+  /** The stream controller behind `services.streamControl`. */
+  streams: StreamsController;
   /** Closes every stream and store subscription; safe to call twice. */
   dispose(): Promise<void>;
 }
 
+export interface BuildOptions {
+  /** Entries kept per pane. Default 5000. */
+  scrollback?: number;
+  /** Retries, backoff and timeout of the client (and the streams' backoff base). */
+  tuning?: Tuning;
+  /** Sessions asked for per page. Default the sessions store's. */
+  pageSize?: number;
+  /** Stream settings over those the tuning gives (tests shorten reconnect waits). */
+  streams?: Pick<SubscribeOptions, "backoffBaseMs" | "maxDelayMs">;
+}
+
 /**
  * Everything the UI is given for one verified key: the client, the stores and the stream
- * controller. Network and session logic live here and below, never in components.
+ * controller. Network and session logic live here and below, never in components. The CLI,
+ * the `snapshot` command, the benchmarks and the UI tests all build them here.
  */
 export function buildServices(
   conn: { baseUrl: string; apiKey: string; organizationId?: string | null },
-  opts: { scrollback?: number; tuning?: Tuning } = {},
+  opts: BuildOptions = {},
 ): ServicesHandle {
   const tuning = opts.tuning ?? {};
   const org = conn.organizationId ? { organizationId: conn.organizationId } : {};
@@ -34,14 +51,19 @@ export function buildServices(
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
   });
   const streams = createStreamsStore({ capacity: opts.scrollback ?? 5000 });
-  const sessions = createSessionsStore(client);
+  const sessions = createSessionsStore(
+    client,
+    opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {},
+  );
+  const subscribeOptions = {
+    ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
+    ...opts.streams,
+  };
   const controller = new StreamsController({
     config: { baseUrl: conn.baseUrl, apiKey: conn.apiKey, ...org },
     store: streams,
     sessions,
-    ...(tuning.backoffBaseMs !== undefined
-      ? { subscribeOptions: { backoffBaseMs: tuning.backoffBaseMs } }
-      : {}),
+    ...(Object.keys(subscribeOptions).length > 0 ? { subscribeOptions } : {}),
   });
   const rateLimit = createRateLimitStore(client.rateLimit);
   const services: AppServices = {
@@ -57,6 +79,8 @@ export function buildServices(
   let disposed: Promise<void> | null = null;
   return {
     services,
+    client,
+    streams: controller,
     dispose() {
       disposed ??= (async () => {
         services.actions.getState().cancel();

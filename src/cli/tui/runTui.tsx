@@ -1,5 +1,6 @@
 import { render } from "ink";
 import { App, type AppServices } from "../../ui/index.js";
+import { savePaneNdjson } from "./savePane.js";
 import { enterAlternateScreen } from "./terminal.js";
 
 export interface RunTuiOptions {
@@ -52,6 +53,7 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
       initialSessions={opts.initialSessions ?? []}
       {...(opts.onLogin ? { onLogin: opts.onLogin } : {})}
       onExit={() => finish(0)}
+      onSave={savePaneNdjson}
     />,
     { exitOnCtrlC: false, patchConsole: false, maxFps: 30 },
   );

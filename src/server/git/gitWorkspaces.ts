@@ -4,7 +4,7 @@ import { dirname, join, sep } from "node:path";
 import type { CloneRequest, GitOperationRequest } from "../../protocol/index.js";
 import { HttpError } from "../http/httpError.js";
 import type { Random } from "../random.js";
-import type { NewEvent, SessionStore } from "../sessionStore.js";
+import type { NewEvent, SessionTable } from "../sessionTable.js";
 import type { FileAction } from "../simulatedContent.js";
 import { resolveRepoName } from "./demoRepos.js";
 import { type GitRun, type GitRunner, outputLines } from "./gitRunner.js";
@@ -137,7 +137,7 @@ export class GitWorkspaces {
     private readonly git: GitRunner,
     private readonly dataDir: string,
     private readonly repos: ReadonlyMap<string, string>,
-    private readonly store: SessionStore,
+    private readonly store: SessionTable,
     private readonly rand: Random,
   ) {}
 

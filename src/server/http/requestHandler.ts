@@ -15,8 +15,8 @@ import {
   isSessionState,
   type ListFilter,
   SESSION_STATES,
-  type SessionStore,
-} from "../sessionStore.js";
+  type SessionTable,
+} from "../sessionTable.js";
 import { HttpError } from "./httpError.js";
 import { readJsonBody, sendJson } from "./respond.js";
 
@@ -24,7 +24,7 @@ export interface HandlerContext {
   keys: KeyRing;
   limiter: RateLimiter | null;
   faults: Faults;
-  store: SessionStore;
+  store: SessionTable;
   streams: EventStreams;
   git: GitWorkspaces;
   log?: (line: string) => void;

@@ -1,6 +1,6 @@
 import { useStdout } from "ink";
 import { useEffect } from "react";
-import type { StreamsStore } from "../../store/streamsStore.js";
+import type { StreamsStore } from "../../store/streams/streamsStore.js";
 
 /** Ring the terminal bell (through Ink's stdout) each time a session raises attention. */
 export function useBell(streams: StreamsStore, enabled: boolean): void {

@@ -11,10 +11,6 @@ import {
 /** The clock the UI reads (injectable, so snapshot frames can be deterministic). */
 export const NowContext = createContext<() => number>(Date.now);
 
-export function useClock(): () => number {
-  return useContext(NowContext);
-}
-
 /** How often the shared tick reads the clock. Everything the UI shows by the second uses it. */
 export const TICK_MS = 1000;
 

@@ -1,6 +1,6 @@
 import { useStdout } from "ink";
 import { useEffect, useState } from "react";
-import type { TerminalSize } from "../layout.js";
+import type { TerminalSize } from "../model/layout.js";
 
 const FALLBACK: TerminalSize = { columns: 80, rows: 24 };
 

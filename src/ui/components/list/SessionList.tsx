@@ -1,0 +1,195 @@
+import { Box, Text } from "ink";
+import { memo } from "react";
+import { useStore } from "zustand";
+import { useShallow } from "zustand/react/shallow";
+import { type Session, sessionName } from "../../../protocol/resources.js";
+import { selectVisibleSessions } from "../../../store/sessionsStore.js";
+import { selectAttentionIds } from "../../../store/streams/streamsStore.js";
+import { useServices } from "../../context/servicesContext.js";
+import { stateBadge, useTheme } from "../../context/theme.js";
+import { useUi } from "../../context/uiContext.js";
+import { listRows, listWindowStart } from "../../model/layout.js";
+import { TextInput } from "../chrome/TextInput.js";
+
+/**
+ * The sessions: badges, name, agent and where (repo, visibility, sandbox) as the width
+ * allows, filter, state filter, sort, paging as you scroll.
+ */
+
+export interface SessionListProps {
+  width: number;
+  height: number;
+  focused: boolean;
+}
+
+const SORT_LABELS: Record<string, string> = {
+  updated: "updated",
+  created: "created",
+  id: "id",
+  state: "state",
+  title: "name",
+};
+
+function str(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
+
+const Row = memo(function Row({
+  session,
+  selected,
+  attention,
+  pane,
+  wide,
+  width,
+  listFocused,
+}: {
+  session: Session;
+  selected: boolean;
+  attention: boolean;
+  pane: number;
+  wide: boolean;
+  width: number;
+  listFocused: boolean;
+}) {
+  const theme = useTheme();
+  const badge = stateBadge(str(session.state));
+  const title = sessionName(session) ?? "";
+  const agent = str(session.agent);
+  const where = [
+    [str(session.repo), str(session.branch)].filter(Boolean).join(" @ "),
+    str(session.visibility),
+    width >= 110 ? str(session.sandbox_url) : "",
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  return (
+    <Box width={width} height={1}>
+      <Text wrap="truncate-end" inverse={selected && listFocused} bold={selected}>
+        <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
+        <Text color={theme.c.error} bold>
+          {attention ? "!" : " "}
+        </Text>
+        <Text color={theme.c.muted}>{pane > 0 ? String(pane) : " "}</Text>
+        <Text> {session.session_id} </Text>
+        <Text color={theme.c[badge.color]}>
+          {badge.glyph} {badge.text.padEnd(wide ? 10 : 6)}
+        </Text>
+        {wide && agent ? <Text color={theme.c.accent}>{` ${agent.padEnd(11)}`}</Text> : null}
+        <Text> {title}</Text>
+        {wide && where ? <Text color={theme.c.muted}>{`  ${where}`}</Text> : null}
+      </Text>
+    </Box>
+  );
+});
+
+export const SessionList = memo(function SessionList({ width, height, focused }: SessionListProps) {
+  const { sessions, streams } = useServices();
+  const { ui } = useUi();
+  const theme = useTheme();
+  const visible = useStore(sessions, selectVisibleSessions);
+  const meta = useStore(
+    sessions,
+    useShallow((s) => ({
+      total: s.items.length,
+      serverTotal: s.total,
+      loading: s.loading,
+      loadingMore: s.loadingMore,
+      hasMore: s.hasMore,
+      error: s.error,
+      filterText: s.filterText,
+      stateFilter: s.stateFilter,
+      sortKey: s.sortKey,
+      sortDir: s.sortDir,
+    })),
+  );
+  const { cursor, editing, panes } = useStore(
+    ui,
+    useShallow((s) => ({
+      cursor: s.listCursor,
+      editing: s.editing?.kind === "filter",
+      panes: s.panes,
+    })),
+  );
+  const attention = useStore(streams, useShallow(selectAttentionIds));
+  const inner = Math.max(4, width - 2);
+  const rows = listRows(height);
+  const wide = inner >= 60;
+  const at = Math.min(cursor, Math.max(0, visible.length - 1));
+  const start = listWindowStart(at, visible.length, rows);
+  const shown = visible.slice(start, start + rows);
+
+  const sort = `${SORT_LABELS[meta.sortKey] ?? meta.sortKey} ${meta.sortDir === "asc" ? "↑" : "↓"}`;
+  const status = meta.loading
+    ? { text: "loading sessions…", color: theme.c.muted }
+    : meta.error
+      ? { text: `✗ ${meta.error.message}`, color: theme.c.error }
+      : meta.loadingMore
+        ? { text: "loading more…", color: theme.c.muted }
+        : {
+            text:
+              meta.serverTotal !== null && meta.serverTotal !== meta.total
+                ? `${meta.serverTotal} sessions, ${meta.total} loaded · ${visible.length} shown${meta.hasMore ? " · more below" : ""}`
+                : `${visible.length} shown of ${meta.total} loaded${meta.hasMore ? " · more below" : ""}`,
+            color: theme.c.muted,
+          };
+
+  return (
+    <Box
+      width={width}
+      height={height}
+      flexDirection="column"
+      borderStyle={focused ? "double" : "single"}
+      borderColor={focused ? theme.c.focus : theme.c.muted}
+      flexShrink={0}
+      overflow="hidden"
+    >
+      <Box height={1} width={inner}>
+        <Text wrap="truncate-end">
+          <Text bold color={focused ? theme.c.focus : undefined}>
+            Sessions
+          </Text>
+          <Text>{` ${visible.length}/${meta.serverTotal ?? `${meta.total}${meta.hasMore ? "+" : ""}`}`}</Text>
+          {editing ? <Text color={theme.c.accent}> /</Text> : null}
+          {editing ? null : meta.filterText ? (
+            <Text color={theme.c.accent}>{` filter: ${meta.filterText}`}</Text>
+          ) : (
+            <Text color={theme.c.muted}> (/ filter)</Text>
+          )}
+        </Text>
+        {editing ? (
+          <TextInput value={meta.filterText} focus width={Math.max(4, inner - 16)} />
+        ) : null}
+      </Box>
+      <Box height={1} width={inner}>
+        <Text wrap="truncate-end" color={theme.c.muted}>
+          {`state: ${meta.stateFilter ?? "all"} · sort: ${sort}`}
+        </Text>
+      </Box>
+      <Box height={rows} width={inner} flexDirection="column">
+        {shown.length === 0 ? (
+          <Text color={theme.c.muted} wrap="truncate-end">
+            {meta.loading ? " " : meta.total === 0 ? "no sessions" : "no session matches"}
+          </Text>
+        ) : (
+          shown.map((s, i) => (
+            <Row
+              key={s.session_id}
+              session={s}
+              selected={start + i === at}
+              attention={attention.includes(s.session_id)}
+              pane={panes.indexOf(s.session_id) + 1}
+              wide={wide}
+              width={inner}
+              listFocused={focused}
+            />
+          ))
+        )}
+      </Box>
+      <Box height={1} width={inner}>
+        <Text wrap="truncate-end" color={status.color}>
+          {status.text}
+        </Text>
+      </Box>
+    </Box>
+  );
+});

@@ -1,0 +1,73 @@
+import { Box, Text } from "ink";
+import { memo } from "react";
+import { useStore } from "zustand";
+import { useServices } from "../../context/servicesContext.js";
+import { useTheme } from "../../context/theme.js";
+import { missingScope } from "../../model/gitActions.js";
+import { helpLayout } from "../../model/help.js";
+import { keyOf } from "../../model/keymap.js";
+import { OverlayFrame } from "./OverlayFrame.js";
+
+/** The `?` overlay: every key of the keymap table, in columns, scrollable when it does not fit. */
+
+export interface HelpOverlayProps {
+  width: number;
+  height: number;
+  offset: number;
+}
+
+export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: HelpOverlayProps) {
+  const { identity } = useServices();
+  const theme = useTheme();
+  const keyInfo = useStore(identity, (s) => s.keyInfo);
+  const {
+    lines,
+    geometry: g,
+    keysWidth: keyCol,
+  } = helpLayout(width, height, (scope) => missingScope(scope, { keyInfo }) !== null);
+  const from = Math.min(offset, g.maxOffset);
+  const visible = lines.slice(from, from + g.columns * g.rowsPerColumn);
+  const columns = Array.from({ length: g.columns }, (_, i) =>
+    visible.slice(i * g.rowsPerColumn, (i + 1) * g.rowsPerColumn),
+  );
+  const more = from < g.maxOffset;
+  const scroll = ` · ${keyOf("down")}/${keyOf("up")} scroll${more ? " · more below" : ""}`;
+  return (
+    <OverlayFrame
+      width={width}
+      height={height}
+      title="Keys"
+      note={` — ${keyOf("help")} or ${keyOf("cancel")} closes${g.maxOffset > 0 ? scroll : ""}`}
+    >
+      <Box flexDirection="row" height={g.rowsPerColumn}>
+        {columns.map((col, ci) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: columns are positional
+          <Box key={ci} flexDirection="column" width={g.columnWidth}>
+            {col.map((l, li) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: lines are positional
+              <Box key={li} height={1} width={g.columnWidth - 1}>
+                {l.kind === "heading" ? (
+                  <Text bold color={theme.c.accent} wrap="truncate-end">
+                    {l.text}
+                  </Text>
+                ) : l.kind === "blank" ? (
+                  <Text> </Text>
+                ) : (
+                  <Text wrap="truncate-end">
+                    <Text bold color={l.missing ? theme.c.muted : undefined}>
+                      {l.keys.padEnd(keyCol)}
+                    </Text>
+                    <Text color={l.missing ? theme.c.muted : undefined}>{l.text}</Text>
+                    {l.missing ? (
+                      <Text color={theme.c.warn}>{` (disabled: needs ${l.missing})`}</Text>
+                    ) : null}
+                  </Text>
+                )}
+              </Box>
+            ))}
+          </Box>
+        ))}
+      </Box>
+    </OverlayFrame>
+  );
+});

@@ -1,0 +1,96 @@
+import { Box, Text } from "ink";
+import { memo } from "react";
+import { useStore } from "zustand";
+import { useServices } from "../../context/servicesContext.js";
+import { useTheme } from "../../context/theme.js";
+import { detailRows } from "../../model/geometry.js";
+import { keyOf } from "../../model/keymap.js";
+import { OverlayFrame } from "./OverlayFrame.js";
+
+/**
+ * Every field of one session record, as the service sent it (sanitized at the store): the
+ * documented ones first, then any other, unknown ones included.
+ */
+
+const FIRST = [
+  "id",
+  "session_id",
+  "name",
+  "title",
+  "state",
+  "agent",
+  "template_id",
+  "visibility",
+  "sandbox_url",
+  "repo",
+  "branch",
+  "user_id",
+  "organization_id",
+  "created_at",
+  "updated_at",
+];
+
+/** The record's fields in display order; the session_id the client adds to an `id` record is left out. */
+export function detailEntries(record: Record<string, unknown>): [string, unknown][] {
+  const all = Object.entries(record).filter(
+    ([k]) => !(k === "session_id" && record.id === record.session_id),
+  );
+  const rank = (k: string) => {
+    const i = FIRST.indexOf(k);
+    return i === -1 ? FIRST.length : i;
+  };
+  return all.sort(([a], [b]) => rank(a) - rank(b));
+}
+
+export interface SessionDetailProps {
+  sessionId: string;
+  width: number;
+  height: number;
+  offset: number;
+}
+
+function valueText(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (v === undefined) return "—";
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+export const SessionDetail = memo(function SessionDetail({
+  sessionId,
+  width,
+  height,
+  offset,
+}: SessionDetailProps) {
+  const { sessions } = useServices();
+  const theme = useTheme();
+  const record = useStore(sessions, (s) => s.items.find((x) => x.session_id === sessionId));
+  const entries = record ? detailEntries(record) : [];
+  const keyWidth = Math.min(24, Math.max(4, ...entries.map(([k]) => k.length)));
+  const rows = detailRows(height);
+  const shown = entries.slice(offset, offset + rows);
+  return (
+    <OverlayFrame
+      width={width}
+      height={height}
+      title={`Session ${sessionId}`}
+      note={` — ${entries.length} fields · ${keyOf("cancel")} or ${keyOf("detail")} closes`}
+    >
+      {record ? (
+        shown.map(([k, v]) => (
+          <Box key={k} height={1}>
+            <Text wrap="truncate-end">
+              <Text color={theme.c.accent}>{k.padEnd(keyWidth)}</Text>
+              <Text>{`  ${valueText(v)}`}</Text>
+            </Text>
+          </Box>
+        ))
+      ) : (
+        <Text color={theme.c.muted}>This session is no longer in the list.</Text>
+      )}
+    </OverlayFrame>
+  );
+});

@@ -1,0 +1,126 @@
+import { Box } from "ink";
+import { memo, useMemo } from "react";
+import { useStore } from "zustand";
+import { useShallow } from "zustand/react/shallow";
+import { useServices } from "../../context/servicesContext.js";
+import { useTheme } from "../../context/theme.js";
+import { useUi } from "../../context/uiContext.js";
+import { paneBody } from "../../model/layout.js";
+import { computeWindow, matchStats, newCount, type TimelineWindow } from "../../model/paneView.js";
+import { paneViewOf } from "../../model/uiStore.js";
+import type { BorderKind } from "../chrome/BorderTitle.js";
+import { PaneStatus } from "./PaneStatus.js";
+import { PaneTitle } from "./PaneTitle.js";
+import { Timeline } from "./Timeline.js";
+
+/**
+ * One session's live pane. It subscribes to its own session's slice only, and lays out only
+ * the lines on screen, so a busy neighbour never re-renders it and a full scrollback costs
+ * no more than an empty one.
+ */
+
+export interface PaneProps {
+  sessionId: string;
+  /** 1-based pane number (the focus key). */
+  number: number;
+  width: number;
+  height: number;
+  focused: boolean;
+  /** Shown in the title, e.g. how many panes are hidden for lack of room. */
+  note?: string | null;
+}
+
+const EMPTY: TimelineWindow = { lines: [], top: null, atEnd: true };
+
+export const Pane = memo(function Pane({
+  sessionId,
+  number,
+  width,
+  height,
+  focused,
+  note = null,
+}: PaneProps) {
+  const { streams } = useServices();
+  const { ui } = useUi();
+  const theme = useTheme();
+  // Only what the pane body shows: a heartbeat or a status change replaces the session
+  // object but leaves these as they were, so it does not lay the pane out again.
+  const { buf, rows, attention, open } = useStore(
+    streams,
+    useShallow((s) => {
+      const x = s.sessions[sessionId];
+      return {
+        buf: x?.timeline,
+        rows: x?.timeline.version ?? -1,
+        attention: x?.attention ?? null,
+        open: x !== undefined,
+      };
+    }),
+  );
+  const view = useStore(ui, (s) => paneViewOf(s, sessionId));
+  const searchDraft = useStore(ui, (s) =>
+    s.editing?.kind === "search" && s.editing.sessionId === sessionId ? s.editing.draft : null,
+  );
+  const body = paneBody({ width, height });
+  // The buffer is mutated in place; its version, as of the store's last batch, is the signal
+  // to lay out again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rows marks new entries
+  const win = useMemo(
+    () =>
+      buf
+        ? computeWindow(buf, view, { rows: body.rows, width: body.width, noColor: theme.noColor })
+        : EMPTY,
+    [buf, rows, view, body.rows, body.width, theme.noColor],
+  );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rows marks new entries
+  const stats = useMemo(
+    () => (buf && view.query ? matchStats(buf, view) : null),
+    [buf, rows, view],
+  );
+  const fresh = buf ? newCount(buf, view) : 0;
+  const borderColor = attention ? theme.c.error : focused ? theme.c.focus : theme.c.muted;
+
+  const border: BorderKind = focused ? "double" : attention ? "bold" : "single";
+
+  return (
+    <Box width={width} height={height} flexDirection="column" flexShrink={0} overflow="hidden">
+      <PaneTitle
+        sessionId={sessionId}
+        number={number}
+        focused={focused}
+        width={width}
+        border={border}
+        borderColor={borderColor}
+        note={note}
+      />
+      {/* Keyed by border: Ink re-applies a changed borderStyle without the borderTop={false}
+          beside it, which would reserve an empty row. */}
+      <Box
+        key={border}
+        width={width}
+        height={height - 1}
+        flexDirection="column"
+        borderStyle={border}
+        borderTop={false}
+        borderColor={borderColor}
+        overflow="hidden"
+      >
+        <Timeline
+          lines={win.lines}
+          rows={body.rows}
+          width={body.width}
+          query={view.query.toLowerCase()}
+          matchSeq={view.matchSeq}
+          empty={open ? "waiting for events…" : "not streaming"}
+        />
+        <PaneStatus
+          view={view}
+          newCount={fresh}
+          stats={stats}
+          searchDraft={searchDraft}
+          width={body.width}
+        />
+      </Box>
+    </Box>
+  );
+});

@@ -1,0 +1,152 @@
+import { memo } from "react";
+import { useStore } from "zustand";
+import { shallow } from "zustand/shallow";
+import type { SessionStream } from "../../../store/streams/sessionStream.js";
+import { formatCountdown, formatDuration, formatRate } from "../../../text/format.js";
+import { useServices } from "../../context/servicesContext.js";
+import { type ColorName, stateBadge, useTheme } from "../../context/theme.js";
+import { useTicked } from "../../hooks/useNow.js";
+import { type BorderKind, BorderTitle, type Segment } from "../chrome/BorderTitle.js";
+
+/**
+ * A pane's title: number, session id, state badge, connection state, time since the last
+ * heartbeat (warning as the watchdog bound nears) and event rate. It is derived on the UI's
+ * shared 1 s tick and renders only when what it shows changed; the timeline under it never
+ * ticks.
+ */
+
+/** Past this share of the watchdog bound, the heartbeat age is shown as stale. */
+const STALE_SHARE = 0.75;
+
+export function connectionLabel(
+  status: SessionStream["status"],
+  now: number,
+): { text: string; color: ColorName } {
+  switch (status.state) {
+    case "connecting":
+      return {
+        text: status.attempt > 0 ? `◌ connecting (attempt ${status.attempt})` : "◌ connecting",
+        color: "warn",
+      };
+    case "live":
+      return { text: "● live", color: "ok" };
+    case "reconnecting":
+      return {
+        text: `↻ reconnecting in ${formatCountdown(status.retryAt - now)} (attempt ${status.attempt})`,
+        color: "warn",
+      };
+    case "stopped":
+      return {
+        text: `■ stopped: ${status.error?.message ?? status.reason}`,
+        color: status.error ? "error" : "muted",
+      };
+  }
+}
+
+export interface PaneTitleProps {
+  sessionId: string;
+  number: number;
+  focused: boolean;
+  width: number;
+  border: BorderKind;
+  borderColor: string | undefined;
+  note?: string | null;
+}
+
+/** Everything the title shows that comes from the stream and the clock: primitives only. */
+interface TitleFacts {
+  attention: boolean;
+  sessionState: string | null;
+  /** null: no stream in the store. */
+  conn: string | null;
+  connColor: ColorName;
+  stopped: boolean;
+  /** "♥ 3s", "♥ —", with " stale" when late. */
+  heartbeat: string;
+  stale: boolean;
+  rate: string;
+}
+
+function titleFacts(x: SessionStream | undefined, now: number): TitleFacts {
+  if (!x) {
+    return {
+      attention: false,
+      sessionState: null,
+      conn: null,
+      connColor: "muted",
+      stopped: false,
+      heartbeat: "♥ —",
+      stale: false,
+      rate: formatRate(0),
+    };
+  }
+  const conn = connectionLabel(x.status, now);
+  const age = x.lastHeartbeatAt !== null ? Math.max(0, now - x.lastHeartbeatAt) : null;
+  const stale =
+    x.status.state === "live" &&
+    age !== null &&
+    x.watchdogMs !== null &&
+    age >= x.watchdogMs * STALE_SHARE;
+  return {
+    attention: x.attention !== null,
+    sessionState: x.sessionState,
+    conn: conn.text,
+    connColor: conn.color,
+    stopped: x.status.state === "stopped",
+    heartbeat: age === null ? "♥ —" : `♥ ${formatDuration(age)}${stale ? " stale" : ""}`,
+    stale,
+    rate: formatRate(x.rateMeter.rate(now)),
+  };
+}
+
+export const PaneTitle = memo(function PaneTitle({
+  sessionId,
+  number,
+  focused,
+  width,
+  border,
+  borderColor,
+  note = null,
+}: PaneTitleProps) {
+  const { streams, sessions } = useServices();
+  const theme = useTheme();
+  // Derived on the shared tick and on store changes, compared field by field: a heartbeat
+  // that leaves "♥ 0s" as it was re-renders nothing.
+  const s = useTicked(
+    (now) => titleFacts(streams.getState().sessions[sessionId], now),
+    streams.subscribe,
+    shallow,
+  );
+  const recordState = useStore(sessions, (st) => {
+    const v = st.items.find((x) => x.session_id === sessionId)?.state;
+    return typeof v === "string" ? v : null;
+  });
+  const badge = stateBadge(s.sessionState ?? recordState);
+
+  const segments: Segment[] = [];
+  if (s.attention) {
+    segments.push({ text: "⚠", color: "error", bold: true, inverse: true });
+    segments.push({ text: " " });
+  }
+  segments.push({
+    text: `${number} ${sessionId}`,
+    bold: true,
+    color: focused ? "focus" : undefined,
+    inverse: focused && theme.noColor,
+  });
+  if (note) segments.push({ text: ` [${note}]`, color: "warn" });
+  segments.push({ text: ` ${badge.glyph} ${badge.text}`, color: badge.color });
+  segments.push({ text: " · ", color: "muted" });
+  segments.push({ text: s.conn ?? "○ closed", color: s.conn ? s.connColor : "muted" });
+  if (!s.stopped) {
+    segments.push({ text: " · ", color: "muted" });
+    segments.push({
+      text: s.heartbeat,
+      color: s.stale ? "warn" : undefined,
+      bold: s.stale,
+    });
+    segments.push({ text: " · ", color: "muted" });
+    segments.push({ text: s.rate });
+  }
+  return <BorderTitle segments={segments} width={width} kind={border} color={borderColor} />;
+});

@@ -1,0 +1,90 @@
+import type { Session } from "../../protocol/resources.js";
+import { selectVisibleSessions } from "../../store/sessionsStore.js";
+import { initialPaneView, type PaneView } from "../model/paneView.js";
+import { focusedPaneId, type MessageLevel, paneViewOf, type UiState } from "../model/uiStore.js";
+import type { UiDeps } from "./deps.js";
+
+/**
+ * The steps key handlers share: plain functions of the UI store and the services, no React.
+ */
+
+export function patch(deps: UiDeps, p: Partial<UiState>): void {
+  deps.ui.setState(p);
+}
+
+export function message(deps: UiDeps, text: string, level: MessageLevel = "info"): void {
+  patch(deps, { message: { text, level } });
+}
+
+/** The list as shown: filtered and sorted. */
+export function visibleSessions(deps: UiDeps): Session[] {
+  return selectVisibleSessions(deps.services.sessions.getState());
+}
+
+/** The session a git action or the detail view is about: the focused pane's, else the list row's. */
+export function selectedSessionId(deps: UiDeps): string | null {
+  const s = deps.ui.getState();
+  if (s.focus > 0) return focusedPaneId(s);
+  return visibleSessions(deps)[s.listCursor]?.session_id ?? null;
+}
+
+export function sessionRecord(deps: UiDeps, sessionId: string): Session | undefined {
+  return deps.services.sessions.getState().items.find((x) => x.session_id === sessionId);
+}
+
+export function timelineOf(deps: UiDeps, sessionId: string) {
+  return deps.services.streams.getState().sessions[sessionId]?.timeline ?? null;
+}
+
+export function updateView(deps: UiDeps, sessionId: string, fn: (v: PaneView) => PaneView): void {
+  const s = deps.ui.getState();
+  const current = paneViewOf(s, sessionId);
+  const next = fn(current);
+  if (next !== current) patch(deps, { paneViews: { ...s.paneViews, [sessionId]: next } });
+}
+
+/** Open a session in a pane (or focus its pane), within the pane limit. */
+export function openPane(deps: UiDeps, sessionId: string): void {
+  const s = deps.ui.getState();
+  const at = s.panes.indexOf(sessionId);
+  if (at >= 0) {
+    patch(deps, { focus: at + 1 });
+    return;
+  }
+  const max = deps.options.maxPanes;
+  if (s.panes.length >= max) {
+    message(deps, `At most ${max} panes: close one with x first`, "warn");
+    return;
+  }
+  patch(deps, {
+    panes: [...s.panes, sessionId],
+    paneViews: { ...s.paneViews, [sessionId]: initialPaneView() },
+  });
+  deps.services.streamControl.openStream(sessionId);
+}
+
+export function closePane(deps: UiDeps, sessionId: string): void {
+  const s = deps.ui.getState();
+  const at = s.panes.indexOf(sessionId);
+  if (at < 0) return;
+  deps.services.streamControl.closeStream(sessionId);
+  const panes = s.panes.filter((id) => id !== sessionId);
+  const { [sessionId]: _closed, ...paneViews } = s.paneViews;
+  let focus = s.focus;
+  if (focus === at + 1) focus = Math.min(at + 1, panes.length);
+  else if (focus > at + 1) focus--;
+  patch(deps, { panes, paneViews, focus, zoomed: s.zoomed && panes.length > 0 && focus > 0 });
+}
+
+/** Load identity and sessions if nobody has yet, and open the initial panes. */
+export function startScreen(deps: UiDeps, initialSessions: readonly string[]): void {
+  const { identity, sessions, api } = deps.services;
+  const id = identity.getState();
+  if (id.loadedAt === null && !id.loading) void id.load(api);
+  const st = sessions.getState();
+  if (st.loadedAt === null && !st.loading) void st.load();
+  for (const sessionId of initialSessions.slice(0, deps.options.maxPanes)) {
+    openPane(deps, sessionId);
+  }
+  if (deps.ui.getState().panes.length > 0) patch(deps, { focus: 1 });
+}

@@ -1,0 +1,13 @@
+import type { AppOptions, AppServices, SaveEntries } from "../model/services.js";
+import type { UiStore } from "../model/uiStore.js";
+
+/** What every handler is given: the UI state and the services, nothing React. */
+export interface UiDeps {
+  readonly ui: UiStore;
+  readonly services: AppServices;
+  readonly options: AppOptions;
+  /** q (confirmed) and Ctrl-C: the caller unmounts and restores the terminal. */
+  readonly exit: () => void;
+  /** Where a pane's `e` writes; null where saving is not available. */
+  readonly save: SaveEntries | null;
+}

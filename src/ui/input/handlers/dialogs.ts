@@ -1,0 +1,58 @@
+import { FORM_FIELDS, runGitAction, submitForm } from "../../model/gitActions.js";
+import type { PendingAction } from "../../model/uiStore.js";
+import { message, patch, sessionRecord } from "../actions.js";
+import type { UiDeps } from "../deps.js";
+import type { Handler, ModeHandlers, ModeOf } from "./types.js";
+
+/** The git forms, their confirmations, and "quit while a git action runs?". */
+
+const close: Handler = (deps) => patch(deps, { dialog: null });
+
+/** Run a confirmed git action (or a clone); a busy refusal is said in the status line. */
+function startAction(
+  deps: UiDeps,
+  sessionId: string,
+  action: PendingAction | { kind: "clone"; repoUrl: string; branch: string | null },
+): void {
+  patch(deps, { dialog: null, message: null });
+  void runGitAction(deps.services, sessionId, action).then(({ busy }) => {
+    if (busy) message(deps, busy, "warn");
+  });
+}
+
+export const FORM: ModeHandlers<"form"> = {
+  cancel: close,
+  nextField: (deps, { dialog: d }) =>
+    patch(deps, { dialog: { ...d, field: (d.field + 1) % FORM_FIELDS[d.form].length } }),
+  submit: (deps, { dialog: d }) => {
+    const r = submitForm(d, sessionRecord(deps, d.sessionId));
+    if (!r.ok) patch(deps, { dialog: { ...d, error: r.error } });
+    else if ("run" in r) startAction(deps, d.sessionId, r.run);
+    else patch(deps, { dialog: { kind: "confirm", sessionId: d.sessionId, action: r.confirm } });
+  },
+};
+
+const confirm: Handler<ModeOf<"confirm">> = (deps, { dialog: d }) =>
+  startAction(deps, d.sessionId, d.action);
+
+const decline: Handler<ModeOf<"confirm">> = (deps, { dialog: d }) => {
+  patch(deps, { dialog: null });
+  message(
+    deps,
+    `${d.action.kind === "pr" ? "Pull request" : d.action.kind} cancelled: nothing was sent`,
+  );
+};
+
+export const CONFIRM: ModeHandlers<"confirm"> = {
+  confirmYes: confirm,
+  submit: confirm,
+  confirmNo: decline,
+  cancel: decline,
+};
+
+export const QUIT: ModeHandlers<"quit"> = {
+  confirmYes: (deps) => deps.exit(),
+  submit: (deps) => deps.exit(),
+  confirmNo: close,
+  cancel: close,
+};

@@ -1,0 +1,101 @@
+import type { Command, CommandId } from "../../model/keymap.js";
+import { type MainMode, modeOf } from "../../model/mode.js";
+import { patch } from "../actions.js";
+import type { UiDeps } from "../deps.js";
+import type { KeyPress } from "../keys.js";
+import type { KeyTarget } from "../route.js";
+import type { TextField } from "../textField.js";
+import { CONFIRM, FORM, QUIT } from "./dialogs.js";
+import { FILTER, SEARCH } from "./editing.js";
+import { LIST } from "./list.js";
+import { DETAIL, HELP } from "./overlays.js";
+import { PANE } from "./pane.js";
+import { SCREEN } from "./screen.js";
+import type { Handler, ModeHandlers } from "./types.js";
+
+/**
+ * What each command does in each mode of the signed-in screen: a table of plain functions of
+ * the UI state and the services. A command enabled in a mode (see the keymap) with no
+ * handler here does nothing there.
+ */
+
+type Table = { [K in MainMode["kind"]]: ModeHandlers<K> };
+
+const EVERYWHERE: Partial<Record<CommandId, Handler>> = {
+  forceQuit: (deps) => deps.exit(),
+};
+
+export const HANDLERS: Table = {
+  tooSmall: { quit: (deps) => deps.exit() },
+  form: FORM,
+  confirm: CONFIRM,
+  quit: QUIT,
+  filter: FILTER,
+  search: SEARCH,
+  help: HELP,
+  detail: DETAIL,
+  pane: { ...SCREEN, ...PANE },
+  list: { ...SCREEN, ...LIST },
+};
+
+/** The handler of a command in a mode, if it has one. */
+export function handlerFor<M extends MainMode>(mode: M, id: CommandId): Handler<M> | undefined {
+  const own = (HANDLERS[mode.kind] as Partial<Record<CommandId, Handler<M>>>)[id];
+  return own ?? EVERYWHERE[id];
+}
+
+/** The text field with the cursor in a mode. */
+export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
+  switch (mode.kind) {
+    case "form": {
+      const d = mode.dialog;
+      return {
+        get: () => d.values[d.field] ?? "",
+        set: (v) => {
+          const cur = deps.ui.getState().dialog;
+          if (cur?.kind !== "form") return;
+          const values = cur.values.slice();
+          values[cur.field] = v;
+          patch(deps, { dialog: { ...cur, values, error: null } });
+        },
+      };
+    }
+    case "filter": {
+      const st = deps.services.sessions;
+      return {
+        get: () => st.getState().filterText,
+        set: (v) => {
+          st.getState().setFilterText(v);
+          patch(deps, { listCursor: 0 });
+        },
+      };
+    }
+    case "search":
+      return {
+        get: () => mode.editing.draft,
+        set: (v) => {
+          const cur = deps.ui.getState().editing;
+          if (cur?.kind === "search") patch(deps, { editing: { ...cur, draft: v } });
+        },
+      };
+    default:
+      return null;
+  }
+}
+
+/** Run a command in a mode. A key that acts on the list or a pane clears the last message. */
+export function runCommand(deps: UiDeps, cmd: Command, mode: MainMode, p: KeyPress): void {
+  if ((mode.kind === "list" || mode.kind === "pane") && deps.ui.getState().message) {
+    patch(deps, { message: null });
+  }
+  handlerFor(mode, cmd.id)?.(deps, mode, p);
+}
+
+/** The signed-in screen as the key path sees it. */
+export function mainTarget(deps: UiDeps): KeyTarget<MainMode> {
+  return {
+    mode: () => modeOf(deps.ui.getState()),
+    field: (mode) => fieldOf(deps, mode),
+    run: (cmd, mode, p) => runCommand(deps, cmd, mode, p),
+  };
+}

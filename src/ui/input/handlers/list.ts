@@ -1,0 +1,58 @@
+import { knownStates, type SessionSortKey } from "../../../store/sessionsStore.js";
+import { listPage } from "../../model/geometry.js";
+import { openPane, patch, selectedSessionId, visibleSessions } from "../actions.js";
+import type { UiDeps } from "../deps.js";
+import type { ModeHandlers } from "./types.js";
+
+/** The session list: cursor, paging as you scroll, filter, state filter, sort, open, detail. */
+
+const SORT_CYCLE: readonly SessionSortKey[] = ["updated", "created", "id", "state", "title"];
+/** Load the next page when the cursor gets this close to the end of what is loaded. */
+const LOAD_MORE_MARGIN = 3;
+
+function moveCursor(deps: UiDeps, to: (cursor: number, page: number) => number): void {
+  const s = deps.ui.getState();
+  const list = visibleSessions(deps);
+  const max = Math.max(0, list.length - 1);
+  const cursor = Math.max(0, Math.min(max, to(s.listCursor, listPage(s.size))));
+  patch(deps, { listCursor: cursor });
+  const st = deps.services.sessions.getState();
+  if (st.hasMore && cursor >= list.length - LOAD_MORE_MARGIN) void st.loadMore();
+}
+
+function cycleStateFilter(deps: UiDeps): void {
+  const st = deps.services.sessions.getState();
+  // Only states some loaded session is in: a filter that can match nothing is no help.
+  const cycle: (string | null)[] = [null, ...knownStates(st.items)];
+  const at = cycle.indexOf(st.stateFilter);
+  st.setStateFilter(cycle[(at + 1) % cycle.length] ?? null);
+  patch(deps, { listCursor: 0 });
+}
+
+function cycleSort(deps: UiDeps): void {
+  const st = deps.services.sessions.getState();
+  const at = SORT_CYCLE.indexOf(st.sortKey);
+  st.setSort(SORT_CYCLE[(at + 1) % SORT_CYCLE.length] ?? "updated");
+  patch(deps, { listCursor: 0 });
+}
+
+/** The list's own commands (the ones it shares with a pane are screen.ts). */
+export const LIST: ModeHandlers<"list"> = {
+  up: (deps) => moveCursor(deps, (c) => c - 1),
+  down: (deps) => moveCursor(deps, (c) => c + 1),
+  pageUp: (deps) => moveCursor(deps, (c, page) => c - page),
+  pageDown: (deps) => moveCursor(deps, (c, page) => c + page),
+  top: (deps) => moveCursor(deps, () => 0),
+  bottom: (deps) => moveCursor(deps, () => Number.MAX_SAFE_INTEGER),
+  open: (deps) => {
+    const id = selectedSessionId(deps);
+    if (id) openPane(deps, id);
+  },
+  filter: (deps) => patch(deps, { editing: { kind: "filter" } }),
+  stateFilter: cycleStateFilter,
+  sort: cycleSort,
+  detail: (deps) => {
+    const id = selectedSessionId(deps);
+    if (id) patch(deps, { overlay: { kind: "detail", sessionId: id, offset: 0 } });
+  },
+};

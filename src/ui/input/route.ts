@@ -1,0 +1,61 @@
+import type { Key } from "ink";
+import type { Command, ModeKind } from "../model/keymap.js";
+import { charPress, commandFor, isText, type KeyPress, splitKeys } from "./keys.js";
+import { editField, type TextField, typeInto } from "./textField.js";
+
+/**
+ * The one key path. A read from the terminal is split into key presses once, in order, and
+ * each press is routed against the state it finds (a press may open the dialog the next one
+ * types into): a focused text field takes text and its editing keys first; anything else
+ * goes to the command the keymap gives it in the current mode, whose handler the screen
+ * runs. The mode already says what is on top (a dialog over an overlay over the screen).
+ */
+
+/** A mode as the key path needs it: its kind (model/mode.ts has the whole of each). */
+export interface AnyMode {
+  readonly kind: ModeKind;
+}
+
+/** What a screen gives the key path: its mode, its focused text field, its handlers. */
+export interface KeyTarget<M extends AnyMode = AnyMode> {
+  mode(): M;
+  /** The text field with the cursor in this mode, if any. */
+  field(mode: M): TextField | null;
+  run(cmd: Command, mode: M, press: KeyPress): void;
+}
+
+/** One key press. */
+export function routeKey<M extends AnyMode>(t: KeyTarget<M>, p: KeyPress): void {
+  const mode = t.mode();
+  const field = t.field(mode);
+  if (field && isText(p)) {
+    typeInto(field, p.text);
+    return;
+  }
+  const cmd = commandFor(mode.kind, p);
+  if (!cmd) return;
+  if (field && editField(field, cmd.id)) return;
+  t.run(cmd, mode, p);
+}
+
+/**
+ * Every press of one read, in order. A run of text goes whole to a focused field; with no
+ * field it is that many key presses, and if one of them focuses a field, the rest of the run
+ * is typed into it.
+ */
+export function routeInput<M extends AnyMode>(t: KeyTarget<M>, input: string, key: Key): void {
+  for (const p of splitKeys(input, key)) {
+    if (!isText(p) || t.field(t.mode())) {
+      routeKey(t, p);
+      continue;
+    }
+    const chars = Array.from(p.text);
+    for (let i = 0; i < chars.length; i++) {
+      if (i > 0 && t.field(t.mode())) {
+        routeKey(t, { ...p, text: chars.slice(i).join("") });
+        break;
+      }
+      routeKey(t, charPress(chars[i] as string));
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import { helpLayout } from "./help.js";
+import {
+  bodyRowsOf,
+  listRows,
+  paneBody,
+  type ScreenLayout,
+  screenLayout,
+  type TerminalSize,
+} from "./layout.js";
+import type { Viewport } from "./paneView.js";
+import type { UiState } from "./uiStore.js";
+
+/**
+ * The screen geometry of a UI state, computed once here for the views that draw it and the
+ * key handlers that page through it: the layout of panes, a pane's viewport, the list's
+ * page, and how the help and detail overlays page.
+ */
+
+type Arrangement = Pick<UiState, "size" | "panes" | "focus" | "zoomed">;
+
+/** Index of the zoomed pane, or null. */
+export function zoomedPane(s: Pick<UiState, "zoomed" | "focus">): number | null {
+  return s.zoomed && s.focus > 0 ? s.focus - 1 : null;
+}
+
+/** Where the list and every pane go. */
+export function screenOf(s: Arrangement): ScreenLayout {
+  return screenLayout(s.size, {
+    paneCount: s.panes.length,
+    zoomedPane: zoomedPane(s),
+    focusedPane: s.focus > 0 ? s.focus - 1 : null,
+  });
+}
+
+/** The body between the header and the footer, where overlays and dialogs go. */
+export function bodyOf(size: TerminalSize): { width: number; rows: number } {
+  return { width: size.columns, rows: bodyRowsOf(size) };
+}
+
+/** The timeline area of a session's pane, as the pane draws it. */
+export function paneViewport(s: Arrangement, sessionId: string, noColor: boolean): Viewport {
+  const lay = screenOf(s);
+  const idx = s.panes.indexOf(sessionId);
+  const cell = lay.cells.find((c) => c.index === idx) ?? lay.cells[0];
+  const body = cell ? paneBody(cell) : { rows: 10, width: 40 };
+  return { rows: body.rows, width: body.width, noColor };
+}
+
+/** Rows of sessions the list shows: one page for PgUp/PgDn. */
+export function listPage(size: TerminalSize): number {
+  return listRows(bodyOf(size).rows);
+}
+
+export interface Paging {
+  /** Lines one page moves. */
+  page: number;
+  /** Largest offset that still fills the box. */
+  maxOffset: number;
+}
+
+/** The help overlay in the body. */
+export function helpPaging(size: TerminalSize): Paging {
+  const body = bodyOf(size);
+  const g = helpLayout(body.width, body.rows).geometry;
+  return { page: g.rowsPerColumn, maxOffset: g.maxOffset };
+}
+
+/** Field rows of the detail overlay in a box `height` rows tall: its border and title line. */
+export function detailRows(height: number): number {
+  return Math.max(1, height - 3);
+}
+
+/** The detail overlay of a record with `fields` fields, in the body. */
+export function detailPaging(size: TerminalSize, fields: number): Paging {
+  const page = detailRows(bodyOf(size).rows);
+  return { page, maxOffset: Math.max(0, fields - page) };
+}

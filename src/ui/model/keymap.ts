@@ -1,0 +1,572 @@
+/**
+ * The one keymap table: command → keys → description → the modes where it is enabled.
+ * Key handling (src/ui/input), the `?` overlay, the footer hints and the README's key
+ * reference are all generated from it; never hand-write help elsewhere. Adding a key is a
+ * row here and a handler in src/ui/input/handlers.
+ */
+
+/** What the keyboard is talking to (model/mode.ts decides which one it is now). */
+export type ModeKind =
+  | "tooSmall"
+  | "form"
+  | "confirm"
+  | "quit"
+  | "filter"
+  | "search"
+  | "help"
+  | "detail"
+  | "pane"
+  | "list"
+  | "login";
+
+export const MODE_KINDS: readonly ModeKind[] = [
+  "tooSmall",
+  "form",
+  "confirm",
+  "quit",
+  "filter",
+  "search",
+  "help",
+  "detail",
+  "pane",
+  "list",
+  "login",
+];
+
+/** Keys that have a name rather than a character. */
+export type NamedKey =
+  | "up"
+  | "down"
+  | "left"
+  | "right"
+  | "pageUp"
+  | "pageDown"
+  | "home"
+  | "end"
+  | "return"
+  | "escape"
+  | "tab"
+  | "backspace"
+  | "delete";
+
+export interface KeySpec {
+  /** A printable character (case-sensitive: "G" is shift+g) or a named key. */
+  char?: string;
+  name?: NamedKey;
+  ctrl?: boolean;
+  shift?: boolean;
+}
+
+export type CommandId =
+  | "help"
+  | "quit"
+  | "forceQuit"
+  | "focusNext"
+  | "focusPrev"
+  | "focusList"
+  | "focusPane"
+  | "nextAttention"
+  | "refresh"
+  | "up"
+  | "down"
+  | "pageUp"
+  | "pageDown"
+  | "top"
+  | "bottom"
+  | "open"
+  | "filter"
+  | "stateFilter"
+  | "sort"
+  | "detail"
+  | "zoom"
+  | "closePane"
+  | "follow"
+  | "wrap"
+  | "timestamps"
+  | "search"
+  | "searchNext"
+  | "searchPrev"
+  | "toggleKindPrompt"
+  | "toggleKindOutput"
+  | "toggleKindFiles"
+  | "toggleKindState"
+  | "save"
+  | "clone"
+  | "push"
+  | "branch"
+  | "pullRequest"
+  | "submit"
+  | "cancel"
+  | "nextField"
+  | "confirmYes"
+  | "confirmNo"
+  | "deleteChar"
+  | "deleteWord"
+  | "clearField";
+
+export interface Command {
+  id: CommandId;
+  keys: KeySpec[];
+  /** Short label for the footer. */
+  label: string;
+  /** One line for the help overlay and the README. */
+  description: string;
+  /** The modes where its keys mean this command; anywhere else they mean something else. */
+  modes: readonly ModeKind[];
+  /** A footer hint: its place on the line (lower first), in these modes (default: all of its own). */
+  footer?: { rank: number; in?: readonly ModeKind[] };
+  /** Effective scope the command needs (git actions); disabled without it. */
+  scope?: string;
+}
+
+/** The session list and the pane: the screens under any overlay or dialog. */
+const SCREENS: readonly ModeKind[] = ["list", "pane"];
+const OVERLAYS: readonly ModeKind[] = ["help", "detail"];
+/** Where a text field has the cursor. */
+const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "login"];
+/** Where j/k and friends move something: the list, a pane, an overlay. */
+const SCROLLING: readonly ModeKind[] = [...SCREENS, ...OVERLAYS];
+
+const k = (char: string): KeySpec => ({ char });
+const named = (name: NamedKey, mods: Omit<KeySpec, "name" | "char"> = {}): KeySpec => ({
+  name,
+  ...mods,
+});
+const ctrl = (char: string): KeySpec => ({ char, ctrl: true });
+
+export const KEYMAP: readonly Command[] = [
+  // global
+  {
+    id: "help",
+    keys: [k("?")],
+    label: "help",
+    description: "show or hide this help",
+    modes: ["list", "pane", "help", "detail"],
+    footer: { rank: 10 },
+  },
+  {
+    id: "quit",
+    keys: [k("q")],
+    label: "quit",
+    description: "quit (asks first while a git action runs)",
+    modes: [...SCREENS, ...OVERLAYS, "tooSmall"],
+    footer: { rank: 11, in: SCREENS },
+  },
+  {
+    id: "forceQuit",
+    keys: [ctrl("c")],
+    label: "exit",
+    description: "exit at once and restore the terminal",
+    modes: MODE_KINDS,
+  },
+  {
+    id: "focusNext",
+    keys: [named("tab")],
+    label: "focus",
+    description: "focus the next pane (the session list counts as one)",
+    modes: SCREENS,
+    footer: { rank: 12 },
+  },
+  {
+    id: "focusPrev",
+    keys: [named("tab", { shift: true })],
+    label: "focus back",
+    description: "focus the previous pane",
+    modes: SCREENS,
+  },
+  {
+    id: "focusList",
+    keys: [k("0")],
+    label: "list",
+    description: "focus the session list",
+    modes: SCREENS,
+  },
+  {
+    id: "focusPane",
+    keys: ["1", "2", "3", "4", "5", "6"].map(k),
+    label: "pane N",
+    description: "focus pane 1–6",
+    modes: SCREENS,
+  },
+  {
+    id: "nextAttention",
+    keys: [k("a")],
+    label: "attention",
+    description:
+      "jump to the next session that needs attention (paused, error, destroyed, or its stream stopped)",
+    modes: SCREENS,
+    footer: { rank: 13 },
+  },
+  {
+    id: "refresh",
+    keys: [ctrl("r")],
+    label: "refresh",
+    description: "reload identity and the session list",
+    modes: SCREENS,
+  },
+  // git actions, on the focused session (list row or pane)
+  {
+    id: "clone",
+    keys: [k("c")],
+    label: "clone",
+    description: "clone a repository into the focused session",
+    modes: SCREENS,
+    footer: { rank: 14 },
+    scope: "sessions:write",
+  },
+  {
+    id: "push",
+    keys: [k("p")],
+    label: "push",
+    description: "push the focused session's branch (asks first)",
+    modes: SCREENS,
+    footer: { rank: 15 },
+    scope: "sessions:write",
+  },
+  {
+    id: "branch",
+    keys: [k("b")],
+    label: "branch",
+    description: "create a branch in the focused session (asks first)",
+    modes: SCREENS,
+    footer: { rank: 16 },
+    scope: "sessions:write",
+  },
+  {
+    id: "pullRequest",
+    keys: [k("r")],
+    label: "PR",
+    description: "open a pull request from the focused session (asks first)",
+    modes: SCREENS,
+    footer: { rank: 17 },
+    scope: "sessions:write",
+  },
+  // movement, shared by list and pane
+  {
+    id: "up",
+    keys: [k("k"), named("up")],
+    label: "up",
+    description: "move up / scroll up",
+    modes: SCROLLING,
+  },
+  {
+    id: "down",
+    keys: [k("j"), named("down")],
+    label: "down",
+    description: "move down / scroll down",
+    modes: SCROLLING,
+  },
+  {
+    id: "pageUp",
+    keys: [named("pageUp"), ctrl("u")],
+    label: "page up",
+    description: "one page up",
+    modes: SCROLLING,
+  },
+  {
+    id: "pageDown",
+    keys: [named("pageDown"), ctrl("d")],
+    label: "page down",
+    description: "one page down",
+    modes: SCROLLING,
+  },
+  {
+    id: "top",
+    keys: [k("g"), named("home")],
+    label: "top",
+    description: "go to the top",
+    modes: SCROLLING,
+  },
+  {
+    id: "bottom",
+    keys: [k("G"), named("end")],
+    label: "bottom",
+    description: "go to the bottom (in a pane: resume following)",
+    modes: SCROLLING,
+  },
+  // session list
+  {
+    id: "open",
+    keys: [named("return")],
+    label: "open",
+    description: "open the selected session in a pane",
+    modes: ["list"],
+    footer: { rank: 1 },
+  },
+  {
+    id: "filter",
+    keys: [k("/")],
+    label: "filter",
+    description:
+      "filter sessions by text (id and visible fields; state:, agent:, template:, visibility: match a field)",
+    modes: ["list"],
+    footer: { rank: 2 },
+  },
+  {
+    id: "stateFilter",
+    keys: [k("s")],
+    label: "state",
+    description: "cycle the state filter (all, then each state a loaded session is in)",
+    modes: ["list"],
+  },
+  {
+    id: "sort",
+    keys: [k("o")],
+    label: "sort",
+    description: "cycle the sort order",
+    modes: ["list"],
+  },
+  {
+    id: "detail",
+    keys: [k("i")],
+    label: "detail",
+    description: "show every field of the selected session",
+    modes: ["list", "detail"],
+  },
+  // pane
+  {
+    id: "zoom",
+    keys: [k("z")],
+    label: "zoom",
+    description: "zoom the pane to full screen and back",
+    modes: ["pane"],
+    footer: { rank: 1 },
+  },
+  {
+    id: "closePane",
+    keys: [k("x")],
+    label: "close",
+    description: "close the pane",
+    modes: ["pane"],
+  },
+  {
+    id: "follow",
+    keys: [k("f")],
+    label: "follow",
+    description: "toggle follow mode (auto-scroll)",
+    modes: ["pane"],
+    footer: { rank: 2 },
+  },
+  {
+    id: "wrap",
+    keys: [k("w")],
+    label: "wrap",
+    description: "toggle line wrapping",
+    modes: ["pane"],
+  },
+  {
+    id: "timestamps",
+    keys: [k("t")],
+    label: "time",
+    description: "toggle timestamps",
+    modes: ["pane"],
+  },
+  {
+    id: "search",
+    keys: [k("/")],
+    label: "search",
+    description: "search the pane (lands on the newest match)",
+    modes: ["pane"],
+    footer: { rank: 3 },
+  },
+  {
+    id: "searchNext",
+    keys: [k("n")],
+    label: "next",
+    description: "next search match (older, further up)",
+    modes: ["pane"],
+  },
+  {
+    id: "searchPrev",
+    keys: [k("N")],
+    label: "prev",
+    description: "previous search match (newer, further down)",
+    modes: ["pane"],
+  },
+  {
+    id: "toggleKindPrompt",
+    keys: [k("P")],
+    label: "prompt",
+    description: "show or hide prompt progress",
+    modes: ["pane"],
+  },
+  {
+    id: "toggleKindOutput",
+    keys: [k("O")],
+    label: "output",
+    description: "show or hide process output",
+    modes: ["pane"],
+  },
+  {
+    id: "toggleKindFiles",
+    keys: [k("F")],
+    label: "files",
+    description: "show or hide file changes",
+    modes: ["pane"],
+  },
+  {
+    id: "toggleKindState",
+    keys: [k("S")],
+    label: "state",
+    description: "show or hide state changes",
+    modes: ["pane"],
+  },
+  {
+    id: "save",
+    keys: [k("e")],
+    label: "export",
+    description: "save the pane's events to a file (NDJSON)",
+    modes: ["pane"],
+  },
+  // dialogs
+  {
+    id: "submit",
+    keys: [named("return")],
+    label: "submit",
+    description: "submit the form",
+    modes: [...TEXT_FIELDS, "confirm", "quit"],
+    footer: { rank: 1, in: ["form", "filter", "search"] },
+  },
+  {
+    id: "cancel",
+    keys: [named("escape")],
+    label: "cancel",
+    description: "close the dialog",
+    modes: [...TEXT_FIELDS, "confirm", "quit", ...OVERLAYS],
+    footer: { rank: 20 },
+  },
+  {
+    id: "nextField",
+    keys: [named("tab")],
+    label: "next field",
+    description: "move to the next field",
+    modes: ["form"],
+    footer: { rank: 21 },
+  },
+  {
+    id: "confirmYes",
+    keys: [k("y")],
+    label: "yes",
+    description: "confirm",
+    modes: ["confirm", "quit"],
+    footer: { rank: 2 },
+  },
+  {
+    id: "confirmNo",
+    keys: [k("n")],
+    label: "no",
+    description: "decline",
+    modes: ["confirm", "quit"],
+    footer: { rank: 3 },
+  },
+  {
+    id: "deleteChar",
+    keys: [named("backspace"), named("delete")],
+    label: "delete",
+    description: "delete the character before the cursor (text fields)",
+    modes: TEXT_FIELDS,
+  },
+  {
+    id: "deleteWord",
+    keys: [ctrl("w")],
+    label: "delete word",
+    description: "delete the word before the cursor (text fields)",
+    modes: TEXT_FIELDS,
+  },
+  {
+    id: "clearField",
+    keys: [ctrl("u")],
+    label: "clear",
+    description: "clear the text field",
+    modes: TEXT_FIELDS,
+  },
+];
+
+export function commandById(id: CommandId): Command {
+  const c = KEYMAP.find((x) => x.id === id);
+  if (!c) throw new Error(`no command ${id}`);
+  return c;
+}
+
+/** How a key spec is written in help and docs. */
+export function keyLabel(spec: KeySpec): string {
+  const names: Record<NamedKey, string> = {
+    up: "↑",
+    down: "↓",
+    left: "←",
+    right: "→",
+    pageUp: "PgUp",
+    pageDown: "PgDn",
+    home: "Home",
+    end: "End",
+    return: "Enter",
+    escape: "Esc",
+    tab: "Tab",
+    backspace: "Backspace",
+    delete: "Del",
+  };
+  const char = spec.char ?? "";
+  const base = spec.name ? names[spec.name] : spec.ctrl ? char.toUpperCase() : char;
+  const mods = `${spec.ctrl ? "Ctrl-" : ""}${spec.shift ? "Shift-" : ""}`;
+  return `${mods}${base}`;
+}
+
+/** The first key of a command, as help writes it: for hints in the views. */
+export function keyOf(id: CommandId): string {
+  const k = commandById(id).keys[0];
+  return k ? keyLabel(k) : "?";
+}
+
+export function keysLabel(cmd: Command): string {
+  if (cmd.id === "focusPane") return "1–6";
+  return cmd.keys.map(keyLabel).join(" / ");
+}
+
+/**
+ * Where help and the README list a command, derived from its modes: enabled on both screens
+ * is "everywhere", on one of them is that screen's, on neither is a dialog's.
+ */
+export type KeyGroup = "global" | "list" | "pane" | "dialog";
+
+export const KEY_GROUPS: readonly KeyGroup[] = ["global", "list", "pane", "dialog"];
+
+export const GROUP_TITLES: Record<KeyGroup, string> = {
+  global: "Everywhere",
+  list: "Session list",
+  pane: "Session pane",
+  dialog: "Dialogs",
+};
+
+export function groupOf(c: Pick<Command, "modes">): KeyGroup {
+  const list = c.modes.includes("list");
+  const pane = c.modes.includes("pane");
+  if (list && pane) return "global";
+  if (list) return "list";
+  return pane ? "pane" : "dialog";
+}
+
+/** The commands of a group, in table order. */
+export function commandsOf(group: KeyGroup): Command[] {
+  return KEYMAP.filter((c) => groupOf(c) === group);
+}
+
+/** The footer hints of a mode, in their footer order. */
+export function footerCommands(mode: ModeKind): Command[] {
+  return KEYMAP.filter((c) => c.footer && (c.footer.in ?? c.modes).includes(mode)).sort(
+    (a, b) => (a.footer?.rank ?? 0) - (b.footer?.rank ?? 0),
+  );
+}
+
+/** The README's key reference, generated (a test keeps the README in step). */
+export function keymapMarkdown(): string {
+  const lines: string[] = [];
+  for (const group of KEY_GROUPS) {
+    lines.push(`**${GROUP_TITLES[group]}**`, "", "| keys | action |", "|---|---|");
+    for (const c of commandsOf(group)) {
+      const scope = c.scope ? ` (needs \`${c.scope}\`)` : "";
+      lines.push(`| ${keysLabel(c).replace(/\|/g, "\\|")} | ${c.description}${scope} |`);
+    }
+    lines.push("");
+  }
+  return lines.join("\n").trimEnd();
+}

@@ -1,0 +1,62 @@
+import type { ModeKind } from "./keymap.js";
+import { isTooSmall } from "./layout.js";
+import {
+  type ConfirmDialogState,
+  type DetailOverlayState,
+  type FormDialogState,
+  focusedPaneId,
+  type HelpOverlayState,
+  type SearchEditing,
+  type UiState,
+} from "./uiStore.js";
+
+/**
+ * What the keyboard is talking to right now: the one place that decides it. The keymap table
+ * names the kinds and enables each command in some of them, key handling has a table of
+ * handlers per kind, and the footer shows the hints of the current one.
+ */
+
+export type MainMode =
+  /** The terminal is below the smallest size: only quitting works. */
+  | { kind: "tooSmall" }
+  | { kind: "form"; dialog: FormDialogState }
+  | { kind: "confirm"; dialog: ConfirmDialogState }
+  /** "Quit while a git action runs?" */
+  | { kind: "quit" }
+  /** Typing the session list's filter. */
+  | { kind: "filter" }
+  /** Typing a pane's search. */
+  | { kind: "search"; editing: SearchEditing }
+  | { kind: "help"; overlay: HelpOverlayState }
+  | { kind: "detail"; overlay: DetailOverlayState }
+  | { kind: "pane"; sessionId: string }
+  | { kind: "list" };
+
+/** Every mode: the signed-in screen's, and the login screen's own (kinds: keymap.ts ModeKind). */
+export type Mode = MainMode | { kind: "login" };
+
+/**
+ * The mode of the signed-in screen. What is on top wins: a too-small terminal, then a dialog
+ * (a form's focused field included), then a text field being typed in, then an overlay, then
+ * the focused pane or the list.
+ */
+export function modeOf(s: UiState): MainMode {
+  if (isTooSmall(s.size)) return { kind: "tooSmall" };
+  const d = s.dialog;
+  if (d) {
+    if (d.kind === "form") return { kind: "form", dialog: d };
+    if (d.kind === "confirm") return { kind: "confirm", dialog: d };
+    return { kind: "quit" };
+  }
+  const e = s.editing;
+  if (e) return e.kind === "filter" ? { kind: "filter" } : { kind: "search", editing: e };
+  const o = s.overlay;
+  if (o) return o.kind === "help" ? { kind: "help", overlay: o } : { kind: "detail", overlay: o };
+  const paneId = focusedPaneId(s);
+  return paneId ? { kind: "pane", sessionId: paneId } : { kind: "list" };
+}
+
+/** The mode's kind alone: a stable value for a store selector. */
+export function modeKindOf(s: UiState): ModeKind {
+  return modeOf(s).kind;
+}

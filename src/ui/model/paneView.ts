@@ -1,0 +1,362 @@
+import type { TimelineEntry } from "../../store/streams/entry.js";
+import { type DisplayLine, entryLines, entryMatches, type LineOptions } from "./timelineLines.js";
+
+/**
+ * Per-pane view state and its pure reducers: follow mode, scroll position, "N new", wrap,
+ * timestamps, which kinds show, search and the current match.
+ *
+ * Position is a display line (entry seq + line within the entry), so scrolling moves one
+ * terminal row at a time even through long wrapped entries. Following means "bottom-aligned
+ * on the newest entry"; anything else is paused at `anchor`, the top line. Every function
+ * here touches only the entries on (or next to) the screen, never the whole scrollback —
+ * except search, which by its nature looks at every entry.
+ */
+
+export type KindToggle = "prompt" | "output" | "file" | "state";
+
+export interface LinePos {
+  seq: number;
+  line: number;
+}
+
+export interface PaneView {
+  readonly follow: boolean;
+  /** Top display line while paused. */
+  readonly anchor: LinePos | null;
+  /** Newest seq when following stopped: entries after it are "new". */
+  readonly pausedAtSeq: number | null;
+  readonly wrap: boolean;
+  readonly timestamps: boolean;
+  readonly hidden: readonly KindToggle[];
+  /** Committed search text; "" for none. */
+  readonly query: string;
+  readonly matchSeq: number | null;
+}
+
+/** What the reducers read of a scrollback (a TimelineBuffer satisfies it). */
+export interface EntrySource {
+  readonly size: number;
+  get(i: number): TimelineEntry | undefined;
+}
+
+export interface Viewport {
+  rows: number;
+  width: number;
+  noColor: boolean;
+}
+
+export interface TimelineWindow {
+  lines: DisplayLine[];
+  /** Top line shown; null when nothing is. */
+  top: LinePos | null;
+  /** The newest shown line is on screen. */
+  atEnd: boolean;
+}
+
+export function initialPaneView(): PaneView {
+  return {
+    follow: true,
+    anchor: null,
+    pausedAtSeq: null,
+    wrap: true,
+    timestamps: false,
+    hidden: [],
+    query: "",
+    matchSeq: null,
+  };
+}
+
+export function isShown(view: Pick<PaneView, "hidden">, e: TimelineEntry): boolean {
+  return view.hidden.length === 0 || !view.hidden.includes(e.kind as KindToggle);
+}
+
+export function lineOptions(view: PaneView, vp: Viewport): LineOptions {
+  return { width: vp.width, wrap: view.wrap, timestamps: view.timestamps, noColor: vp.noColor };
+}
+
+export function newestSeq(buf: EntrySource): number | null {
+  return buf.get(buf.size - 1)?.seq ?? null;
+}
+
+/**
+ * Index of the entry with this seq; an evicted seq gives 0 (the oldest), one past the newest
+ * gives the newest. Seqs are consecutive in practice, so this is usually one subtraction.
+ */
+export function indexOfSeq(buf: EntrySource, seq: number): number {
+  const n = buf.size;
+  if (n === 0) return -1;
+  const first = buf.get(0)?.seq ?? 0;
+  if (seq <= first) return 0;
+  const guess = seq - first;
+  if (guess < n && buf.get(guess)?.seq === seq) return guess;
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((buf.get(mid)?.seq ?? 0) <= seq) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function prevShown(buf: EntrySource, view: PaneView, idx: number): number {
+  for (let i = idx - 1; i >= 0; i--) {
+    const e = buf.get(i);
+    if (e && isShown(view, e)) return i;
+  }
+  return -1;
+}
+
+function nextShown(buf: EntrySource, view: PaneView, idx: number): number {
+  for (let i = idx + 1; i < buf.size; i++) {
+    const e = buf.get(i);
+    if (e && isShown(view, e)) return i;
+  }
+  return -1;
+}
+
+function linesOf(buf: EntrySource, idx: number, o: LineOptions): DisplayLine[] {
+  const e = buf.get(idx);
+  return e ? entryLines(e, o) : [];
+}
+
+function bottomWindow(buf: EntrySource, view: PaneView, vp: Viewport): TimelineWindow {
+  const o = lineOptions(view, vp);
+  const chunks: DisplayLine[][] = [];
+  let count = 0;
+  for (let i = buf.size - 1; i >= 0 && count < vp.rows; i--) {
+    const e = buf.get(i);
+    if (!e || !isShown(view, e)) continue;
+    const ls = entryLines(e, o);
+    chunks.push(ls);
+    count += ls.length;
+  }
+  const lines: DisplayLine[] = [];
+  for (let c = chunks.length - 1; c >= 0; c--) for (const l of chunks[c] ?? []) lines.push(l);
+  const shown = lines.length > vp.rows ? lines.slice(lines.length - vp.rows) : lines;
+  const first = shown[0];
+  return { lines: shown, top: first ? { seq: first.seq, line: first.line } : null, atEnd: true };
+}
+
+/** The display lines on screen. */
+export function computeWindow(buf: EntrySource, view: PaneView, vp: Viewport): TimelineWindow {
+  if (view.follow || view.anchor === null || buf.size === 0) return bottomWindow(buf, view, vp);
+  const o = lineOptions(view, vp);
+  let idx = indexOfSeq(buf, view.anchor.seq);
+  const anchorEntry = buf.get(idx);
+  let line = anchorEntry && anchorEntry.seq === view.anchor.seq ? view.anchor.line : 0;
+  if (anchorEntry && !isShown(view, anchorEntry)) {
+    idx = nextShown(buf, view, idx);
+    line = 0;
+    if (idx < 0) return bottomWindow(buf, view, vp);
+  }
+  const anchorLines = linesOf(buf, idx, o);
+  line = Math.max(0, Math.min(line, anchorLines.length - 1));
+  const lines: DisplayLine[] = anchorLines.slice(line, line + vp.rows);
+  let last = idx;
+  let lastComplete = line + vp.rows >= anchorLines.length;
+  while (lines.length < vp.rows) {
+    const next = nextShown(buf, view, last);
+    if (next < 0) break;
+    const ls = linesOf(buf, next, o);
+    const room = vp.rows - lines.length;
+    for (let i = 0; i < ls.length && i < room; i++) lines.push(ls[i] as DisplayLine);
+    lastComplete = ls.length <= room;
+    last = next;
+  }
+  const atEnd = lastComplete && nextShown(buf, view, last) < 0;
+  if (lines.length < vp.rows && atEnd) {
+    // Near the end: fill the screen from above rather than leave rows empty.
+    const before: DisplayLine[] = anchorLines.slice(0, line);
+    let prev = idx;
+    const chunks: DisplayLine[][] = [before];
+    let count = before.length;
+    while (count < vp.rows - lines.length) {
+      prev = prevShown(buf, view, prev);
+      if (prev < 0) break;
+      const ls = linesOf(buf, prev, o);
+      chunks.push(ls);
+      count += ls.length;
+    }
+    const above: DisplayLine[] = [];
+    for (let c = chunks.length - 1; c >= 0; c--) for (const l of chunks[c] ?? []) above.push(l);
+    const need = vp.rows - lines.length;
+    lines.unshift(...above.slice(Math.max(0, above.length - need)));
+  }
+  const first = lines[0];
+  return { lines, top: first ? { seq: first.seq, line: first.line } : null, atEnd };
+}
+
+/** Entries written since following stopped. */
+export function newCount(buf: EntrySource, view: PaneView): number {
+  if (view.follow || view.pausedAtSeq === null) return 0;
+  const newest = newestSeq(buf);
+  return newest === null ? 0 : Math.max(0, newest - view.pausedAtSeq);
+}
+
+function paused(view: PaneView, buf: EntrySource, anchor: LinePos): PaneView {
+  return {
+    ...view,
+    follow: false,
+    anchor,
+    pausedAtSeq: view.follow || view.pausedAtSeq === null ? newestSeq(buf) : view.pausedAtSeq,
+  };
+}
+
+export function resumeFollow(view: PaneView): PaneView {
+  if (view.follow && view.anchor === null) return view;
+  return { ...view, follow: true, anchor: null, pausedAtSeq: null };
+}
+
+function moveLines(
+  buf: EntrySource,
+  view: PaneView,
+  o: LineOptions,
+  from: LinePos,
+  delta: number,
+): LinePos {
+  let idx = indexOfSeq(buf, from.seq);
+  let line = from.line;
+  if (idx < 0) return from;
+  if (delta < 0) {
+    for (let n = 0; n < -delta; n++) {
+      if (line > 0) {
+        line--;
+        continue;
+      }
+      const p = prevShown(buf, view, idx);
+      if (p < 0) break;
+      idx = p;
+      line = Math.max(0, linesOf(buf, p, o).length - 1);
+    }
+  } else {
+    for (let n = 0; n < delta; n++) {
+      if (line < linesOf(buf, idx, o).length - 1) {
+        line++;
+        continue;
+      }
+      const q = nextShown(buf, view, idx);
+      if (q < 0) break;
+      idx = q;
+      line = 0;
+    }
+  }
+  return { seq: buf.get(idx)?.seq ?? from.seq, line };
+}
+
+/**
+ * Scroll by display lines (negative: up). Scrolling up stops following; scrolling down until
+ * the newest line is on screen resumes it.
+ */
+export function scrollBy(view: PaneView, buf: EntrySource, vp: Viewport, delta: number): PaneView {
+  if (delta === 0) return view;
+  const win = computeWindow(buf, view, vp);
+  if (!win.top) return view;
+  if (delta > 0 && (view.follow || win.atEnd)) return resumeFollow(view);
+  const anchor = moveLines(buf, view, lineOptions(view, vp), win.top, delta);
+  const next = paused(view, buf, anchor);
+  if (delta > 0 && computeWindow(buf, next, vp).atEnd) return resumeFollow(view);
+  return next;
+}
+
+export function scrollToTop(view: PaneView, buf: EntrySource): PaneView {
+  let idx = 0;
+  const first = buf.get(0);
+  if (!first) return view;
+  if (!isShown(view, first)) idx = nextShown(buf, view, 0);
+  const e = buf.get(idx);
+  if (idx < 0 || !e) return view;
+  return paused(view, buf, { seq: e.seq, line: 0 });
+}
+
+export function toggleFollow(view: PaneView, buf: EntrySource, vp: Viewport): PaneView {
+  if (!view.follow) return resumeFollow(view);
+  const top = computeWindow(buf, view, vp).top;
+  return top ? paused(view, buf, top) : { ...view, follow: false, pausedAtSeq: newestSeq(buf) };
+}
+
+export function toggleKind(view: PaneView, kind: KindToggle): PaneView {
+  const hidden = view.hidden.includes(kind)
+    ? view.hidden.filter((k) => k !== kind)
+    : [...view.hidden, kind];
+  return { ...view, hidden };
+}
+
+export function toggleWrap(view: PaneView): PaneView {
+  return { ...view, wrap: !view.wrap };
+}
+
+export function toggleTimestamps(view: PaneView): PaneView {
+  return { ...view, timestamps: !view.timestamps };
+}
+
+function matchAt(buf: EntrySource, view: PaneView, i: number, q: string): boolean {
+  const e = buf.get(i);
+  return e !== undefined && isShown(view, e) && entryMatches(e, q);
+}
+
+/** Put an entry at the top of the screen (paused) and make it the current match. */
+export function jumpTo(view: PaneView, buf: EntrySource, seq: number): PaneView {
+  return { ...paused(view, buf, { seq, line: 0 }), matchSeq: seq };
+}
+
+/** Commit a search: the newest match becomes current. `found` is false when nothing matches. */
+export function setQuery(
+  view: PaneView,
+  buf: EntrySource,
+  query: string,
+): { view: PaneView; found: boolean } {
+  const q = query.toLowerCase();
+  if (q === "") return { view: { ...view, query: "", matchSeq: null }, found: false };
+  for (let i = buf.size - 1; i >= 0; i--) {
+    if (matchAt(buf, view, i, q)) {
+      const seq = buf.get(i)?.seq ?? 0;
+      return { view: jumpTo({ ...view, query }, buf, seq), found: true };
+    }
+  }
+  return { view: { ...view, query, matchSeq: null }, found: false };
+}
+
+/**
+ * Next match ("older": further up, back in time) or previous ("newer"), wrapping around.
+ * Matches are numbered from the newest, the first one a search lands on.
+ */
+export function searchStep(
+  view: PaneView,
+  buf: EntrySource,
+  vp: Viewport,
+  dir: "older" | "newer",
+): { view: PaneView; found: boolean } {
+  const q = view.query.toLowerCase();
+  if (q === "" || buf.size === 0) return { view, found: false };
+  const fromSeq = view.matchSeq ?? computeWindow(buf, view, vp).top?.seq ?? newestSeq(buf) ?? 0;
+  const start = indexOfSeq(buf, fromSeq);
+  const n = buf.size;
+  for (let k = 1; k <= n; k++) {
+    const i = dir === "older" ? (start - k + n) % n : (start + k) % n;
+    if (matchAt(buf, view, i, q)) {
+      return { view: jumpTo(view, buf, buf.get(i)?.seq ?? 0), found: true };
+    }
+  }
+  return { view, found: false };
+}
+
+export interface MatchStats {
+  total: number;
+  /** 1 for the newest match; 0 when no current match. */
+  ordinal: number;
+}
+
+/** Counts every match: the one per-frame cost that is O(scrollback), and only while searching. */
+export function matchStats(buf: EntrySource, view: PaneView): MatchStats | null {
+  const q = view.query.toLowerCase();
+  if (q === "") return null;
+  let total = 0;
+  let ordinal = 0;
+  for (let i = buf.size - 1; i >= 0; i--) {
+    if (!matchAt(buf, view, i, q)) continue;
+    total++;
+    if (view.matchSeq !== null && (buf.get(i)?.seq ?? 0) >= view.matchSeq) ordinal = total;
+  }
+  return { total, ordinal: view.matchSeq === null ? 0 : ordinal };
+}

@@ -1,0 +1,60 @@
+import type { GitAction, GitResult } from "../../protocol/git.js";
+import type { ActionsStore } from "../../store/actionsStore.js";
+import type { IdentityState, IdentityStore } from "../../store/identityStore.js";
+import type { RateLimitStore } from "../../store/rateLimitStore.js";
+import type { SessionsStore } from "../../store/sessionsStore.js";
+import type { TimelineEntry } from "../../store/streams/entry.js";
+import type { StreamsStore } from "../../store/streams/streamsStore.js";
+
+/**
+ * What the UI is given (dependency injection, no globals). The UI never talks to the network
+ * itself: the stores and the stream controller do, and the UI only selects from the stores
+ * and calls these.
+ */
+
+/** The git call of the API client (ApiClient satisfies it). */
+export interface GitApi {
+  git(sessionId: string, action: GitAction, signal?: AbortSignal): Promise<GitResult>;
+}
+
+/** verify + me (ApiClient satisfies it). */
+export type IdentityApi = Parameters<IdentityState["load"]>[0];
+
+/** StreamsController satisfies it. */
+export interface StreamControl {
+  openStream(sessionId: string): void;
+  closeStream(sessionId: string, opts?: { keep?: boolean }): void;
+}
+
+export interface AppServices {
+  api: GitApi & IdentityApi;
+  identity: IdentityStore;
+  sessions: SessionsStore;
+  streams: StreamsStore;
+  streamControl: StreamControl;
+  actions: ActionsStore;
+  rateLimit: RateLimitStore;
+  /** The key as it may be shown (maskKey from src/text/format.ts). */
+  maskedKey: string;
+}
+
+export interface AppOptions {
+  /** Ring the terminal bell when a session needs attention. Default true. */
+  bell: boolean;
+  /** Entries kept per pane; informational here (the streams store owns the buffers). */
+  scrollback: number;
+  /** Most panes open at once. Default 6. */
+  maxPanes: number;
+  /** No colours at all (NO_COLOR). Default false. */
+  noColor: boolean;
+}
+
+export const DEFAULT_OPTIONS: AppOptions = {
+  bell: true,
+  scrollback: 5000,
+  maxPanes: 6,
+  noColor: false,
+};
+
+/** Writes a pane's entries somewhere and says where (the CLI gives cli/tui/savePane.ts). */
+export type SaveEntries = (sessionId: string, entries: readonly TimelineEntry[]) => Promise<string>;

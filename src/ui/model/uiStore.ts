@@ -1,0 +1,110 @@
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { TerminalSize } from "./layout.js";
+import { initialPaneView, type PaneView } from "./paneView.js";
+
+/**
+ * What the screen looks like, as opposed to what the service said: open panes, focus, zoom,
+ * overlays, dialogs, text being typed, per-pane view state, a transient message. One store
+ * per signed-in screen (no globals), changed only by the key handlers (src/ui/input).
+ */
+
+export type FormKind = "clone" | "branch" | "pr";
+
+export interface FormDialogState {
+  kind: "form";
+  form: FormKind;
+  sessionId: string;
+  values: readonly string[];
+  field: number;
+  error: string | null;
+}
+
+/** A remote-changing action waiting for "y". */
+export type PendingAction =
+  | { kind: "push"; branch: string | null }
+  | { kind: "branch"; name: string; from: string | null }
+  | { kind: "pr"; title: string; base: string; head: string | null };
+
+export interface ConfirmDialogState {
+  kind: "confirm";
+  sessionId: string;
+  action: PendingAction;
+}
+
+export interface QuitDialogState {
+  kind: "quit";
+}
+
+export type DialogState = FormDialogState | ConfirmDialogState | QuitDialogState;
+
+export interface HelpOverlayState {
+  kind: "help";
+  offset: number;
+}
+
+export interface DetailOverlayState {
+  kind: "detail";
+  sessionId: string;
+  offset: number;
+}
+
+export type OverlayState = HelpOverlayState | DetailOverlayState;
+
+export interface SearchEditing {
+  kind: "search";
+  sessionId: string;
+  draft: string;
+}
+
+export type Editing = { kind: "filter" } | SearchEditing;
+
+export type MessageLevel = "info" | "ok" | "warn" | "error";
+
+export interface Message {
+  text: string;
+  level: MessageLevel;
+}
+
+export interface UiState {
+  readonly size: TerminalSize;
+  /** Session ids shown in panes, in grid order. */
+  readonly panes: readonly string[];
+  /** 0: the session list; n: pane n (1-based). */
+  readonly focus: number;
+  readonly zoomed: boolean;
+  /** Index into the visible (filtered, sorted) sessions. */
+  readonly listCursor: number;
+  readonly overlay: OverlayState | null;
+  readonly dialog: DialogState | null;
+  readonly editing: Editing | null;
+  readonly paneViews: Readonly<Record<string, PaneView>>;
+  readonly message: Message | null;
+}
+
+export type UiStore = StoreApi<UiState>;
+
+export function createUiStore(size: TerminalSize): UiStore {
+  return createStore<UiState>()(() => ({
+    size,
+    panes: [],
+    focus: 0,
+    zoomed: false,
+    listCursor: 0,
+    overlay: null,
+    dialog: null,
+    editing: null,
+    paneViews: {},
+    message: null,
+  }));
+}
+
+export function paneViewOf(s: UiState, sessionId: string): PaneView {
+  return s.paneViews[sessionId] ?? DEFAULT_VIEW;
+}
+
+const DEFAULT_VIEW = initialPaneView();
+
+/** Session id of the focused pane, or null when the list has focus. */
+export function focusedPaneId(s: Pick<UiState, "focus" | "panes">): string | null {
+  return s.focus > 0 ? (s.panes[s.focus - 1] ?? null) : null;
+}

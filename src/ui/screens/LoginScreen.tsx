@@ -1,0 +1,86 @@
+import { Box, Text } from "ink";
+import { useLayoutEffect, useMemo, useState } from "react";
+import { useStore } from "zustand";
+import { Centered } from "../components/chrome/Centered.js";
+import { TextInput } from "../components/chrome/TextInput.js";
+import { useTheme } from "../context/theme.js";
+import { useKeyTarget } from "../hooks/useKeyInput.js";
+import { loginTarget } from "../input/handlers/login.js";
+import { commandById, keysLabel } from "../model/keymap.js";
+import { isTooSmall, type TerminalSize } from "../model/layout.js";
+import { createLoginStore } from "../model/login.js";
+import { TooSmall } from "./TooSmall.js";
+
+/**
+ * No key yet: paste one (never shown, only counted), verify it with the service, store it.
+ * The verifying and storing is the caller's (`onLogin`); this screen only collects the key
+ * and shows how it went. Its keys are input/handlers/login.ts.
+ */
+
+export interface LoginScreenProps {
+  profile: string;
+  baseUrl: string;
+  size: TerminalSize;
+  /** Verify and store the key; rejects with a message to show when it cannot. */
+  onLogin: (key: string) => Promise<void>;
+  onExit: () => void;
+}
+
+export function LoginScreen({ profile, baseUrl, size, onLogin, onExit }: LoginScreenProps) {
+  const theme = useTheme();
+  const [login] = useState(() => createLoginStore(size));
+  const target = useMemo(
+    () => loginTarget({ login, onLogin, exit: onExit }),
+    [login, onLogin, onExit],
+  );
+  useKeyTarget(target);
+  useLayoutEffect(() => {
+    login.setState({ size });
+  }, [login, size]);
+  const { value, phase } = useStore(login);
+  const busy = phase.kind === "verifying";
+
+  if (isTooSmall(size)) return <TooSmall size={size} />;
+
+  const width = Math.min(size.columns, 76);
+  const count = Array.from(value).length;
+  return (
+    <Centered size={size}>
+      <Box
+        width={width}
+        flexDirection="column"
+        borderStyle="round"
+        borderColor={theme.c.accent}
+        paddingX={1}
+      >
+        <Text bold color={theme.c.accent}>
+          agent-sessions — sign in
+        </Text>
+        <Text wrap="truncate-end">{`profile: ${profile} · ${baseUrl}`}</Text>
+        <Text> </Text>
+        <Text wrap="wrap">
+          No API key is stored for this profile. Paste one and press Enter: it is verified with the
+          service, then kept in the OS keychain. It is never shown.
+        </Text>
+        <Text> </Text>
+        <Box>
+          <Text bold>API key </Text>
+          <TextInput value={value} focus={!busy} mask width={Math.min(40, width - 30)} />
+          <Text color={theme.c.muted}>{count > 0 ? `  ${count} characters` : ""}</Text>
+        </Box>
+        <Text> </Text>
+        {phase.kind === "verifying" ? (
+          <Text color={theme.c.accent}>verifying with the service…</Text>
+        ) : phase.kind === "failed" ? (
+          <Text color={theme.c.error} wrap="wrap">
+            ✗ {phase.message}
+          </Text>
+        ) : (
+          <Text color={theme.c.muted}>
+            {`${keysLabel(commandById("submit"))} verifies · ${keysLabel(commandById("cancel"))} or ${keysLabel(commandById("forceQuit"))} quits`}
+          </Text>
+        )}
+      </Box>
+    </Centered>
+  );
+}

@@ -1,0 +1,148 @@
+import { Box } from "ink";
+import { useEffect, useLayoutEffect, useMemo, useState } from "react";
+import { useStore } from "zustand";
+import { useShallow } from "zustand/react/shallow";
+import { Footer } from "../components/chrome/Footer.js";
+import { Header } from "../components/chrome/Header.js";
+import { StatusLine } from "../components/chrome/StatusLine.js";
+import { ConfirmDialog } from "../components/dialogs/ConfirmDialog.js";
+import { FormDialog } from "../components/dialogs/FormDialog.js";
+import { SessionList } from "../components/list/SessionList.js";
+import { HelpOverlay } from "../components/overlays/HelpOverlay.js";
+import { SessionDetail } from "../components/overlays/SessionDetail.js";
+import { PaneGrid } from "../components/pane/PaneGrid.js";
+import { UiContext, type UiContextValue } from "../context/uiContext.js";
+import { useBell } from "../hooks/useBell.js";
+import { useKeyTarget } from "../hooks/useKeyInput.js";
+import { startScreen } from "../input/actions.js";
+import type { UiDeps } from "../input/deps.js";
+import { mainTarget } from "../input/handlers/index.js";
+import { screenOf } from "../model/geometry.js";
+import { isTooSmall, type TerminalSize } from "../model/layout.js";
+import type { AppOptions, AppServices, SaveEntries } from "../model/services.js";
+import { createUiStore, type DialogState, type OverlayState } from "../model/uiStore.js";
+import { TooSmall } from "./TooSmall.js";
+
+/** The signed-in screen: header, list and panes (or an overlay/dialog), status, key hints. */
+
+export interface MainScreenProps {
+  services: AppServices;
+  profile: string;
+  baseUrl: string;
+  options: AppOptions;
+  initialSessions: readonly string[];
+  size: TerminalSize;
+  onExit: () => void;
+  save: SaveEntries | null;
+}
+
+function Body({
+  dialog,
+  overlay,
+  width,
+  height,
+}: {
+  dialog: DialogState | null;
+  overlay: OverlayState | null;
+  width: number;
+  height: number;
+}) {
+  if (dialog) {
+    if (dialog.kind === "form") return <FormDialog dialog={dialog} width={width} height={height} />;
+    return <ConfirmDialog dialog={dialog} width={width} height={height} />;
+  }
+  if (overlay?.kind === "help")
+    return <HelpOverlay width={width} height={height} offset={overlay.offset} />;
+  if (overlay?.kind === "detail") {
+    return (
+      <SessionDetail
+        sessionId={overlay.sessionId}
+        width={width}
+        height={height}
+        offset={overlay.offset}
+      />
+    );
+  }
+  return null;
+}
+
+export function MainScreen(props: MainScreenProps) {
+  const { services, size, options } = props;
+  const [deps] = useState<UiDeps>(() => ({
+    ui: createUiStore(size),
+    services,
+    options,
+    exit: props.onExit,
+    save: props.save,
+  }));
+  const { ui } = deps;
+  const ctx = useMemo<UiContextValue>(() => ({ ui: deps.ui, options: deps.options }), [deps]);
+  useKeyTarget(useMemo(() => mainTarget(deps), [deps]));
+
+  useLayoutEffect(() => {
+    ui.setState({ size });
+  }, [ui, size]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: opens the initial panes once
+  useEffect(() => {
+    startScreen(deps, props.initialSessions);
+  }, [deps]);
+
+  useBell(services.streams, options.bell);
+
+  const s = useStore(
+    ui,
+    useShallow((st) => ({
+      panes: st.panes,
+      focus: st.focus,
+      zoomed: st.zoomed,
+      overlay: st.overlay,
+      dialog: st.dialog,
+    })),
+  );
+
+  if (isTooSmall(size)) return <TooSmall size={size} />;
+
+  const layout = screenOf({ size, ...s });
+  const covered = s.dialog !== null || s.overlay !== null;
+
+  return (
+    <UiContext.Provider value={ctx}>
+      <Box flexDirection="column" width={layout.width} height={layout.height} overflow="hidden">
+        <Header profile={props.profile} baseUrl={props.baseUrl} width={layout.width} />
+        <Box flexDirection="row" width={layout.width} height={layout.bodyRows} overflow="hidden">
+          {covered ? (
+            <Body
+              dialog={s.dialog}
+              overlay={s.overlay}
+              width={layout.width}
+              height={layout.bodyRows}
+            />
+          ) : (
+            <>
+              {layout.listWidth > 0 ? (
+                <SessionList
+                  width={layout.listWidth}
+                  height={layout.bodyRows}
+                  focused={s.focus === 0}
+                />
+              ) : null}
+              {layout.cells.length > 0 ? (
+                <PaneGrid
+                  panes={s.panes}
+                  cells={layout.cells}
+                  focus={s.focus}
+                  hiddenPanes={layout.crowded ? s.panes.length - 1 : 0}
+                  width={layout.gridWidth}
+                  height={layout.bodyRows}
+                />
+              ) : null}
+            </>
+          )}
+        </Box>
+        <StatusLine width={layout.width} />
+        <Footer width={layout.width} />
+      </Box>
+    </UiContext.Provider>
+  );
+}

@@ -1,0 +1,75 @@
+import { readFileSync, rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { savePaneNdjson } from "../../src/cli/tui/savePane.js";
+import type { TimelineEntry } from "../../src/store/streams/entry.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const entries: TimelineEntry[] = [
+  {
+    seq: 1,
+    id: "7",
+    kind: "file",
+    at: Date.UTC(2025, 0, 2, 3, 4, 5),
+    text: "created src/a.ts",
+    path: "src/a.ts",
+    action: "created",
+    raw: { path: "src/a.ts", action: "created" },
+  },
+  {
+    seq: 2,
+    id: "8",
+    kind: "state",
+    at: Date.UTC(2025, 0, 2, 3, 4, 6),
+    text: "active → paused",
+    state: "paused",
+    previousState: "active",
+    raw: { state: "paused", previous_state: "active" },
+  },
+];
+
+describe("saving a pane", () => {
+  it("writes one JSON object per entry and never overwrites an earlier file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "as-export-"));
+    dirs.push(dir);
+    const now = () => Date.UTC(2025, 0, 2, 3, 4, 7);
+    const first = await savePaneNdjson("ses_a/../b", entries, { dir, now });
+    const second = await savePaneNdjson("ses_a/../b", entries, { dir, now });
+    expect(first).not.toBe(second);
+    expect(first.startsWith(dir)).toBe(true);
+    // The id cannot climb out of the directory.
+    expect(first.slice(dir.length + 1)).not.toContain("/");
+    const lines = readFileSync(first, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      {
+        seq: 1,
+        id: "7",
+        kind: "file",
+        at: "2025-01-02T03:04:05.000Z",
+        text: "created src/a.ts",
+        path: "src/a.ts",
+        action: "created",
+        data: { path: "src/a.ts", action: "created" },
+      },
+      {
+        seq: 2,
+        id: "8",
+        kind: "state",
+        at: "2025-01-02T03:04:06.000Z",
+        text: "active → paused",
+        state: "paused",
+        previous_state: "active",
+        data: { state: "paused", previous_state: "active" },
+      },
+    ]);
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import {
+  displayWidth,
+  expandTabs,
+  layoutText,
+  stripSgr,
+  wrapLine,
+  wrapWords,
+} from "../../src/text/wrap.js";
+
+describe("terminal text layout", () => {
+  it("does not count colour sequences, counts wide characters twice", () => {
+    expect(displayWidth("\x1b[32mok\x1b[0m")).toBe(2);
+    expect(displayWidth("日本")).toBe(4);
+    expect(displayWidth("e\u0301")).toBe(1);
+  });
+
+  it("wraps output hard at the width and carries its colour onto the next line", () => {
+    const lines = wrapLine("\x1b[31mabcdef\x1b[0m", 4);
+    expect(lines.map(stripSgr)).toEqual(["abcd", "ef"]);
+    expect(lines[0]).toBe("\x1b[31mabcd\x1b[0m");
+    expect(lines[1]?.startsWith("\x1b[31m")).toBe(true);
+  });
+
+  it("never splits a wide character across lines", () => {
+    expect(wrapLine("a日本", 2)).toEqual(["a", "日", "本"]);
+  });
+
+  it("wraps prose at word boundaries", () => {
+    expect(wrapWords("Reading the failing test", 12)).toEqual(["Reading the", "failing test"]);
+    expect(wrapWords("supercalifragilistic", 8)).toEqual(["supercal", "ifragili", "stic"]);
+  });
+
+  it("expands tabs to the next stop", () => {
+    expect(expandTabs("a\tb")).toBe("a   b");
+  });
+
+  it("splits on newlines and leaves long lines alone when wrapping is off", () => {
+    expect(layoutText("one\ntwo three four", 6, false)).toEqual(["one", "two three four"]);
+    expect(layoutText("one\ntwo three four", 6, true, "words")).toEqual([
+      "one",
+      "two",
+      "three",
+      "four",
+    ]);
+  });
+});
