@@ -23,6 +23,7 @@ import {
   NotFoundError,
   RateLimitedError,
 } from "./errors.js";
+import { classifyNetworkError, describeFailure, networkFailureOfKind } from "./networkFailure.js";
 import { createSseReader, nextLastEventId, type OversizedEvent } from "./sseReader.js";
 import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
 import { DEFAULT_WATCHDOG, HeartbeatEstimator, SilenceWatchdog } from "./watchdog.js";
@@ -121,6 +122,8 @@ class EventStreamSubscription implements Subscription {
   private baseDelayMs: number;
   private readonly headersTimeoutMs: number;
   private closed = false;
+  /** A connection has been accepted at least once (network failures are retried after). */
+  private everLive = false;
   /** Index into the two interface paths once one has answered with something but 404. */
   private workingPath: 0 | 1 | null = null;
   private controller: AbortController | null = null;
@@ -393,15 +396,22 @@ class EventStreamSubscription implements Subscription {
 
   private networkFailure(e: unknown, delivered: boolean): Outcome {
     if (this.closed) return { kind: "stop", reason: "closed", error: null };
-    const err = e as { code?: string; message?: string };
-    const timedOut = err.code === "UND_ERR_HEADERS_TIMEOUT";
-    const detail = timedOut
-      ? "no response headers in time"
-      : (err.code ?? err.message ?? String(e)).toString();
+    const failure = classifyNetworkError(e, new URL(this.opts.config.baseUrl));
+    const detail =
+      failure.code === "UND_ERR_HEADERS_TIMEOUT"
+        ? "no response headers in time"
+        : describeFailure(failure);
+    const error = new NetworkError(`The event stream connection failed: ${detail}.`, failure);
+    // A stream that never connected stops at once when trying again cannot help (a name that
+    // does not resolve, a bad certificate, nothing listening on loopback). Once it has been
+    // live, a failure is a server restarting or a network blip: keep reconnecting.
+    if (!failure.retryable && !this.everLive) {
+      return { kind: "stop", reason: `connection failed: ${detail}`, error };
+    }
     return {
       kind: "retry",
       reason: `connection failed: ${detail}`,
-      error: new NetworkError(`The event stream connection failed: ${detail}.`, timedOut),
+      error,
       retryAfterMs: null,
       delivered,
     };
@@ -412,6 +422,7 @@ class EventStreamSubscription implements Subscription {
     ac: AbortController,
   ): Promise<Outcome> {
     this.publish({ state: "live", since: this.now() });
+    this.everLive = true;
     if (this.closed) {
       discard(body);
       return { kind: "stop", reason: "closed", error: null };
@@ -470,7 +481,10 @@ class EventStreamSubscription implements Subscription {
         return {
           kind: "retry",
           reason,
-          error: new NetworkError(`The event stream went silent: ${reason}.`, true),
+          error: new NetworkError(
+            `The event stream went silent: ${reason}.`,
+            networkFailureOfKind("timed_out", "the stream went silent"),
+          ),
           retryAfterMs: null,
           delivered,
         };
@@ -508,7 +522,10 @@ class EventStreamSubscription implements Subscription {
     return {
       kind: "retry",
       reason: "stream ended by the server",
-      error: new NetworkError("The event stream kept ending."),
+      error: new NetworkError(
+        "The event stream kept ending.",
+        networkFailureOfKind("reset", "the stream ended"),
+      ),
       retryAfterMs: null,
       delivered,
     };

@@ -1,3 +1,4 @@
+import { isLoopbackHost } from "../protocol/loopback.js";
 import { CredentialsUsageError, MissingBaseUrlError, NoCredentialsError } from "./errors.js";
 import { readInsecureKey } from "./insecureFile.js";
 import { type KeychainOptions, keychainAccount, keychainGet, keychainName } from "./keychain.js";
@@ -49,12 +50,6 @@ export async function resolveTarget(opts: ResolveOptions = {}): Promise<Resolved
   const raw = opts.baseUrl || env.AGENT_SESSIONS_BASE_URL || stored?.base_url;
   if (!raw) throw new MissingBaseUrlError(profile);
   return { profile, baseUrl: normalizeBaseUrl(raw), config, stored };
-}
-
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
-
-function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
 /** A warning when the key would cross the network unencrypted. */
