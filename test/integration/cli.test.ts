@@ -101,7 +101,10 @@ describe("headless commands", () => {
     expect(ids.sort()).toEqual([...server.sessionIds()].sort());
 
     const onePage = await runCli(["sessions", "--limit", "2"], { env: env("member") });
-    expect(onePage.stdout).toMatch(/more sessions/);
+    // The note is for the person; stdout stays the table a script reads.
+    expect(onePage.stderr).toMatch(/^\(more sessions: use --all or a larger --limit\)$/m);
+    expect(onePage.stdout).not.toMatch(/more sessions/);
+    expect(onePage.stdout.trim().split("\n")).toHaveLength(3);
   });
 
   it("watch --json prints one object per event with session_id, event, id and data", async () => {

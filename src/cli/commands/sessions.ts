@@ -3,7 +3,7 @@ import { InvalidArgumentError } from "commander";
 import type { Session } from "../../protocol/resources.js";
 import { sanitize } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
-import { fail, out, printJson, table } from "../output.js";
+import { err, fail, out, printJson, table } from "../output.js";
 
 export function parsePositiveInt(value: string): number {
   const n = Number(value);
@@ -64,7 +64,8 @@ export function registerSessionsCommand(program: Command): void {
             ]),
           ),
         );
-        if (more) out("(more sessions: use --all or a larger --limit)");
+        // A note for the person, not part of the table a script reads.
+        if (more) err("(more sessions: use --all or a larger --limit)");
       } catch (e) {
         fail(e);
       }
