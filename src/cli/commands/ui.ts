@@ -89,9 +89,9 @@ export function registerUiCommands(program: Command): void {
   // suggestion rather than commander's "too many arguments".
   program
     .usage("[options] [command]")
-    .argument("[command]")
-    .action(async (word: string | undefined, _opts: unknown, cmd: Command) => {
-      if (word !== undefined) rejectUnknownCommand(cmd, word);
+    .argument("[command...]")
+    .action(async (words: string[], _opts: unknown, cmd: Command) => {
+      if (words[0] !== undefined) rejectUnknownCommand(cmd, words[0]);
       await startUi(cmd, []);
     });
   program
