@@ -13,15 +13,6 @@ export const KIND_TAGS: Record<SessionEvent["kind"], string> = {
   malformed: "bad",
 };
 
-function clock(at: number): string {
-  return new Date(at).toISOString().slice(11, 19);
-}
-
-/** Newlines inside one event become a visible ⏎ so each event stays one line. */
-function oneLine(text: string): string {
-  return text.replace(/\n+$/, "").replace(/\n/g, " ⏎ ");
-}
-
 /** The sanitized text of an event, without tag or time. */
 export function eventText(ev: SessionEvent, keepSgr = false): string {
   switch (ev.kind) {
@@ -42,19 +33,6 @@ export function eventText(ev: SessionEvent, keepSgr = false): string {
     case "malformed":
       return `${sanitize(ev.event)}: ${sanitize(ev.error)}: ${sanitize(ev.raw)}`;
   }
-}
-
-/** One human-readable line: time, session, kind tag, text. */
-export function describeEvent(
-  sessionId: string,
-  ev: SessionEvent,
-  at: number,
-  color: boolean,
-): string {
-  const tag = KIND_TAGS[ev.kind].padEnd(6);
-  const text = oneLine(eventText(ev, color));
-  const reset = color ? "\u001b[0m" : "";
-  return `${clock(at)} ${sessionId} ${tag} ${text}${reset}`;
 }
 
 /** The --json form of one event: session_id, event, id, data (+ error/raw for malformed). */

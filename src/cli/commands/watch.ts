@@ -8,8 +8,9 @@ import {
 import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/resources.js";
 import { type CommandContext, commandContext } from "../context.js";
-import { describeEvent, eventToJson } from "../eventFormat.js";
+import { eventToJson } from "../eventFormat.js";
 import { err, fail, out } from "../output.js";
+import { WatchPrinter } from "../watchPrinter.js";
 import { parsePositiveInt } from "./sessions.js";
 
 export interface WatchOptions {
@@ -85,6 +86,12 @@ export async function watchSessions(
 ): Promise<number> {
   const json = opts.json === true;
   const color = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const printer = new WatchPrinter({
+    sessionIds: ids,
+    color,
+    width: process.stdout.isTTY ? process.stdout.columns || 80 : 120,
+    write: out,
+  });
   const subs: Subscription[] = [];
   let delivered = 0;
   let finish: (code: number) => void = () => {};
@@ -109,7 +116,7 @@ export async function watchSessions(
           out(JSON.stringify(eventToJson(sessionId, ev)));
         } else {
           if (ev.kind === "heartbeat" && !opts.heartbeats) return;
-          out(describeEvent(sessionId, ev, Date.now(), color));
+          printer.event(sessionId, ev, Date.now());
         }
         delivered++;
         if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) finish(EXIT.ok);
@@ -127,6 +134,7 @@ export async function watchSessions(
   });
 
   const code = await finished;
+  printer.flushAll();
   process.off("SIGINT", onSigint);
   process.off("SIGTERM", onSigint);
   for (const s of subs) s.close();
