@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { EXIT } from "../client/errors.js";
 import { VERSION } from "../version.js";
+import { registerCompletionCommand } from "./commands/completion.js";
 import { registerDemoCommand } from "./commands/demo.js";
 import { registerGitCommand } from "./commands/git.js";
 import { registerLoginCommand } from "./commands/login.js";
@@ -72,6 +73,7 @@ export function buildProgram(): Command {
   registerDemoCommand(program);
   registerUiCommands(program);
   registerSnapshotCommand(program);
+  registerCompletionCommand(program);
   registerHelpCommand(program);
 
   // Every subcommand inherits exitOverride so usage errors map to exit 2.
