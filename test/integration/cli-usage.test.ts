@@ -30,6 +30,15 @@ describe("unknown commands and help", () => {
     expect(git.stderr).toContain("Did you mean push?");
   });
 
+  it("a session id where a command goes points to open", async () => {
+    const r = await runCli(["ses_abc123", "ses_def456"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: unknown command 'ses_abc123'$/m);
+    expect(r.stderr).toContain(
+      "(to open sessions in the UI: agent-sessions open ses_abc123 ses_def456)",
+    );
+  });
+
   it("help prints the program's help on stdout and exits 0", async () => {
     const r = await runCli(["help"]);
     expect(r.code).toBe(0);

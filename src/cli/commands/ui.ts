@@ -91,7 +91,14 @@ export function registerUiCommands(program: Command): void {
     .usage("[options] [command]")
     .argument("[command...]")
     .action(async (words: string[], _opts: unknown, cmd: Command) => {
-      if (words[0] !== undefined) rejectUnknownCommand(cmd, words[0]);
+      const word = words[0];
+      if (word !== undefined && isSessionId(word)) {
+        cmd.error(
+          `error: unknown command '${word}'\n(to open sessions in the UI: ${cmd.name()} open ${words.join(" ")})`,
+          { exitCode: EXIT.usage, code: "commander.unknownCommand" },
+        );
+      }
+      if (word !== undefined) rejectUnknownCommand(cmd, word);
       await startUi(cmd, []);
     });
   program
