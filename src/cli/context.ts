@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { ApiClient } from "../client/apiClient.js";
+import type { RetryWait } from "../client/rateLimit.js";
 import { resolveCredentials } from "../credentials/resolve.js";
 import { err, registerSecret } from "./output.js";
 
@@ -47,6 +48,22 @@ export interface CommandContext {
   source: "env" | "keychain" | "insecure-file";
 }
 
+/**
+ * Says on stderr why a request waits and for how long, so a retried failure is never a silent
+ * pause ("retrying in 2.0 s (attempt 2/5): connection reset").
+ */
+function reportRetries(client: ApiClient): void {
+  let last: RetryWait | null = null;
+  client.rateLimit.subscribe(() => {
+    const w = client.rateLimit.waiting;
+    if (w === null || w === last) return;
+    last = w;
+    err(
+      `${w.reason}: retrying in ${(w.delayMs / 1000).toFixed(1)} s (attempt ${w.attempt}/${w.maxAttempts})`,
+    );
+  });
+}
+
 /** The root program's options, whichever subcommand is running. */
 export function globalOptions(cmd: Command): GlobalOptions {
   let root: Command = cmd;
@@ -72,6 +89,7 @@ export async function commandContext(cmd: Command): Promise<CommandContext> {
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
   });
+  reportRetries(client);
   return {
     tuning,
     client,

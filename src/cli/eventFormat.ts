@@ -24,11 +24,6 @@ export function gapText(from: number, to: number): string {
   return gapNotice(from, to, { utc: true });
 }
 
-/** Newlines inside one event become a visible ⏎ so each event stays one line. */
-function oneLine(text: string): string {
-  return text.replace(/\n+$/, "").replace(/\n/g, " ⏎ ");
-}
-
 /** The sanitized text of an event, without tag or time. */
 export function eventText(ev: SessionEvent, keepSgr = false): string {
   switch (ev.kind) {
@@ -49,19 +44,6 @@ export function eventText(ev: SessionEvent, keepSgr = false): string {
     case "malformed":
       return `${sanitize(ev.event)}: ${sanitize(ev.error)}: ${sanitize(ev.raw)}`;
   }
-}
-
-/** One human-readable line: time, session, kind tag, text. */
-export function describeEvent(
-  sessionId: string,
-  ev: SessionEvent,
-  at: number,
-  color: boolean,
-): string {
-  const tag = KIND_TAGS[ev.kind].padEnd(6);
-  const text = oneLine(eventText(ev, color));
-  const reset = color ? "\u001b[0m" : "";
-  return `${clock(at)} ${sessionId} ${tag} ${text}${reset}`;
 }
 
 /** The --json form of one event: session_id, event, id, data (+ error/raw for malformed). */

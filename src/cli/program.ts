@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { EXIT } from "../client/errors.js";
 import { VERSION } from "../version.js";
+import { registerCompletionCommand } from "./commands/completion.js";
 import { registerDemoCommand } from "./commands/demo.js";
 import { registerGitCommand } from "./commands/git.js";
 import { registerLoginCommand } from "./commands/login.js";
@@ -13,6 +14,7 @@ import { registerUiCommands } from "./commands/ui.js";
 import { registerWatchCommand } from "./commands/watch.js";
 import { registerWhoamiCommand } from "./commands/whoami.js";
 import { redact, reportError } from "./output.js";
+import { rejectUnknownCommand } from "./unknownCommand.js";
 
 /**
  * Commander quotes the offending argument in usage errors ("unknown option '--key=…'",
@@ -23,6 +25,23 @@ export function scrubArguments(text: string): string {
   return text
     .replace(/'(-{1,2}[^'=\s]+)=[^']*'/g, "'$1=…'")
     .replace(/'([^'\s]{17,})'/g, (_m, tok: string) => `'${tok.slice(0, 3)}…'`);
+}
+
+/** `help [command...]`: the help of the root, of a command or of a git subcommand. */
+function registerHelpCommand(program: Command): void {
+  program
+    .command("help")
+    .description("show help for the program or a command (help git push)")
+    .argument("[command...]", "command (and subcommand) to explain")
+    .action((words: string[]) => {
+      let target = program;
+      for (const word of words) {
+        const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
+        if (!next) rejectUnknownCommand(target, word);
+        target = next;
+      }
+      target.outputHelp();
+    });
 }
 
 export function buildProgram(): Command {
@@ -58,6 +77,8 @@ export function buildProgram(): Command {
   registerDemoCommand(program);
   registerUiCommands(program);
   registerSnapshotCommand(program);
+  registerCompletionCommand(program);
+  registerHelpCommand(program);
 
   // Every subcommand inherits exitOverride so usage errors map to exit 2.
   for (const c of program.commands) {

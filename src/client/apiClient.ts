@@ -25,7 +25,14 @@ import {
   NetworkError,
   RateLimitedError,
 } from "./errors.js";
-import { type HeaderSource, headerValue, RateLimitTracker, type RetryWait } from "./rateLimit.js";
+import { classifyNetworkError, describeFailure, networkFailureOfKind } from "./networkFailure.js";
+import {
+  type HeaderSource,
+  headerValue,
+  RateLimitTracker,
+  type RetryCause,
+  type RetryWait,
+} from "./rateLimit.js";
 import { errorFromResponse } from "./responseError.js";
 import { cancellableDelay, linkSignals } from "./signals.js";
 import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
@@ -320,9 +327,16 @@ export class ApiClient {
       try {
         res = await this.#send(call.method, url, payload, signal, label);
       } catch (e) {
-        if (e instanceof NetworkError && idempotent && attempt < this.#maxAttempts) {
-          const why = e.timedOut ? "timed out" : "network error";
-          await this.#retryWait(attempt, null, why, signal, backoff);
+        // Only what can succeed on a second try is tried again: not a name that does not
+        // resolve, a certificate that does not verify, or a port nothing listens on here.
+        if (
+          e instanceof NetworkError &&
+          e.failure.retryable &&
+          idempotent &&
+          attempt < this.#maxAttempts
+        ) {
+          const cause: RetryCause = { kind: "network", failure: e.failure.kind };
+          await this.#retryWait(attempt, null, e.failure.summary, cause, signal, backoff);
           attempt += 1;
           continue;
         }
@@ -349,7 +363,14 @@ export class ApiClient {
             retryAfterMs,
           );
         }
-        await this.#retryWait(attempt, retryAfterMs, "rate limited (HTTP 429)", signal, backoff);
+        await this.#retryWait(
+          attempt,
+          retryAfterMs,
+          "rate limited (HTTP 429)",
+          { kind: "rate_limited" },
+          signal,
+          backoff,
+        );
         attempt += 1;
         continue;
       }
@@ -360,6 +381,7 @@ export class ApiClient {
           attempt,
           retryAfterMs,
           `service error (HTTP ${status})`,
+          { kind: "service_error", status },
           signal,
           backoff,
         );
@@ -392,6 +414,7 @@ export class ApiClient {
     retryNo: number,
     retryAfterMs: number | null,
     reason: string,
+    cause: RetryCause,
     signal: AbortSignal,
     backoff: { anchorMs: number | undefined },
   ): Promise<void> {
@@ -410,6 +433,7 @@ export class ApiClient {
       delayMs,
       until: Date.now() + delayMs,
       reason,
+      cause,
     };
     this.rateLimit.beginWait(wait);
     try {
@@ -535,16 +559,22 @@ export class ApiClient {
       };
     } catch (e) {
       if (signal.aborted) throw new CancelledError(`cancelled: ${label}`);
-      const code = errorCode(e);
-      if (timedOut || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+      const failure = timedOut
+        ? networkFailureOfKind("timed_out", "no complete answer in time")
+        : classifyNetworkError(e, url);
+      if (
+        timedOut ||
+        failure.code === "UND_ERR_HEADERS_TIMEOUT" ||
+        failure.code === "UND_ERR_BODY_TIMEOUT"
+      ) {
         throw new NetworkError(
           `${label}: no complete answer from ${url.origin} within ${formatSeconds(this.#timeoutMs)}`,
-          true,
+          failure,
         );
       }
       throw new NetworkError(
-        this.#redact(`${label}: could not reach ${url.origin} (${networkReason(e)})`),
-        code === "UND_ERR_CONNECT_TIMEOUT" || code === "ETIMEDOUT",
+        this.#redact(`${label}: could not reach ${url.origin} (${describeFailure(failure)})`),
+        failure,
       );
     } finally {
       clearTimeout(timer);
@@ -603,34 +633,6 @@ function describeParseError(e: unknown): string {
     const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "body";
     return `${where}: ${issue.message}`;
   }
-  return e instanceof Error ? e.message : String(e);
-}
-
-function errorCode(e: unknown): string | undefined {
-  if (e === null || typeof e !== "object") return undefined;
-  const o = e as { code?: unknown; cause?: { code?: unknown } };
-  if (typeof o.code === "string") return o.code;
-  if (o.cause && typeof o.cause.code === "string") return o.cause.code;
-  return undefined;
-}
-
-const NETWORK_REASONS: Record<string, string> = {
-  ECONNREFUSED: "connection refused",
-  ECONNRESET: "connection reset",
-  ENOTFOUND: "host not found",
-  EAI_AGAIN: "DNS lookup failed",
-  EHOSTUNREACH: "host unreachable",
-  ENETUNREACH: "network unreachable",
-  ETIMEDOUT: "connection timed out",
-  UND_ERR_CONNECT_TIMEOUT: "connection timed out",
-  UND_ERR_SOCKET: "connection closed by the service",
-  UND_ERR_CLOSED: "connection closed",
-};
-
-function networkReason(e: unknown): string {
-  const code = errorCode(e);
-  if (code && NETWORK_REASONS[code]) return `${NETWORK_REASONS[code]}, ${code}`;
-  if (code) return code;
   return e instanceof Error ? e.message : String(e);
 }
 

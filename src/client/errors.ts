@@ -3,6 +3,7 @@
  * (documented in the README) and a one-line hint saying what to do next. Messages never
  * contain the API key.
  */
+import { type NetworkFailure, networkFailureOfKind } from "./networkFailure.js";
 
 export const EXIT = {
   ok: 0,
@@ -85,17 +86,23 @@ export class RateLimitedError extends AgentSessionsError {
   }
 }
 
-/** Connection refused, reset, DNS, TLS or timeout. */
+/** Connection refused, reset, DNS, TLS or timeout: what happened is in `failure`. */
 export class NetworkError extends AgentSessionsError {
   readonly code = "network";
   readonly exitCode = EXIT.network;
-  readonly hint = "Check the base URL (--base-url / AGENT_SESSIONS_BASE_URL) and your connection.";
+  readonly hint: string;
+  readonly failure: NetworkFailure;
   constructor(
     message: string,
-    readonly timedOut = false,
+    failure: NetworkFailure = networkFailureOfKind("other", "network error"),
   ) {
     super(message);
     this.name = "NetworkError";
+    this.failure = failure;
+    this.hint = failure.hint;
+  }
+  get timedOut(): boolean {
+    return this.failure.kind === "timed_out";
   }
 }
 

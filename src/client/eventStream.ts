@@ -14,6 +14,7 @@ import {
   NotFoundError,
   RateLimitedError,
 } from "./errors.js";
+import { classifyNetworkError, describeFailure, networkFailureOfKind } from "./networkFailure.js";
 import { errorFromResponse } from "./responseError.js";
 import { createSseReader, nextLastEventId, type OversizedEvent } from "./sseReader.js";
 import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
@@ -137,7 +138,10 @@ class EventStreamSubscription implements Subscription {
   private readonly recentIds: (string | undefined)[] = new Array(RECENT_IDS);
   private recentPos = 0;
   private replay: ReplayWindow | null = null;
-  /** A connection has been live before: the next live one is a reconnection. */
+  /**
+   * A connection has been live before: the next live one is a reconnection, and a network
+   * failure is retried even when it could not be on a first connection.
+   */
   private wasLive = false;
   /**
    * Set when a live connection of a stream without ids ended: from when events may be
@@ -468,15 +472,22 @@ class EventStreamSubscription implements Subscription {
 
   private networkFailure(e: unknown, delivered: boolean): Outcome {
     if (this.closed) return { kind: "stop", reason: "closed", error: null };
-    const err = e as { code?: string; message?: string };
-    const timedOut = err.code === "UND_ERR_HEADERS_TIMEOUT";
-    const detail = timedOut
-      ? "no response headers in time"
-      : (err.code ?? err.message ?? String(e)).toString();
+    const failure = classifyNetworkError(e, new URL(this.opts.config.baseUrl));
+    const detail =
+      failure.code === "UND_ERR_HEADERS_TIMEOUT"
+        ? "no response headers in time"
+        : describeFailure(failure);
+    const error = new NetworkError(`The event stream connection failed: ${detail}.`, failure);
+    // A stream that never connected stops at once when trying again cannot help (a name that
+    // does not resolve, a bad certificate, nothing listening on loopback). Once it has been
+    // live, a failure is a server restarting or a network blip: keep reconnecting.
+    if (!failure.retryable && !this.wasLive) {
+      return { kind: "stop", reason: `connection failed: ${detail}`, error };
+    }
     return {
       kind: "retry",
       reason: `connection failed: ${detail}`,
-      error: new NetworkError(`The event stream connection failed: ${detail}.`, timedOut),
+      error,
       retryAfterMs: null,
       delivered,
     };
@@ -575,7 +586,10 @@ class EventStreamSubscription implements Subscription {
         return {
           kind: "retry",
           reason,
-          error: new NetworkError(`The event stream went silent: ${reason}.`, true),
+          error: new NetworkError(
+            `The event stream went silent: ${reason}.`,
+            networkFailureOfKind("timed_out", "the stream went silent"),
+          ),
           retryAfterMs: null,
           delivered,
         };
@@ -613,7 +627,10 @@ class EventStreamSubscription implements Subscription {
     return {
       kind: "retry",
       reason: "stream ended by the server",
-      error: new NetworkError("The event stream kept ending."),
+      error: new NetworkError(
+        "The event stream kept ending.",
+        networkFailureOfKind("reset", "the stream ended"),
+      ),
       retryAfterMs: null,
       delivered,
     };

@@ -1,6 +1,13 @@
 import { RATE_LIMIT_HEADERS, type RateLimitInfo } from "../protocol/rateLimit.js";
+import type { NetworkFailureKind } from "./networkFailure.js";
 
-/** A retry wait in progress: what the UI shows as "retrying in N s (attempt 2/5)". */
+/** Why a request waits to be tried again. */
+export type RetryCause =
+  | { kind: "rate_limited" }
+  | { kind: "service_error"; status: number }
+  | { kind: "network"; failure: NetworkFailureKind };
+
+/** A retry wait in progress: what the UI shows as "connection reset: retry in N s (attempt 2/5)". */
 export interface RetryWait {
   /** The attempt that will run once the wait ends (2 for the first retry). */
   attempt: number;
@@ -8,7 +15,9 @@ export interface RetryWait {
   delayMs: number;
   /** When the wait ends (ms since epoch): the countdown target. */
   until: number;
+  /** What happened, in a few words: "rate limited (HTTP 429)", "connection reset". */
   reason: string;
+  cause: RetryCause;
 }
 
 /** Response headers as undici (plain record) or fetch (Headers) hand them over. */

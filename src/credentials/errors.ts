@@ -16,8 +16,8 @@ export abstract class CredentialsError extends Error {
 
 /** No key for the selected profile (nothing stored and no AGENT_SESSIONS_API_KEY). */
 export class NoCredentialsError extends CredentialsError {
-  readonly code = "no_credentials";
-  readonly exitCode = 3;
+  readonly code: string = "no_credentials";
+  readonly exitCode: number = 3;
   readonly hint: string;
   constructor(
     message: string,
@@ -29,6 +29,29 @@ export class NoCredentialsError extends CredentialsError {
     this.hint =
       hint ??
       "Run `agent-sessions login` (add --profile to pick one) or set AGENT_SESSIONS_API_KEY.";
+  }
+}
+
+/**
+ * A profile was asked for by name (--profile, AGENT_SESSIONS_PROFILE) but the profiles file
+ * has no such profile. A kind of NoCredentialsError, so the terminal UI offers its login
+ * screen (which creates the profile) where the CLI says what exists.
+ */
+export class NoSuchProfileError extends NoCredentialsError {
+  override readonly code = "no_such_profile";
+  override readonly exitCode = 2;
+  constructor(
+    profile: string,
+    readonly known: string[],
+    from: string,
+  ) {
+    const list = known.length > 0 ? `profiles: ${known.join(", ")}` : "there are no profiles yet";
+    super(
+      `no such profile ${profile} (from ${from}); ${list}`,
+      profile,
+      `Pick one of them (agent-sessions profiles), or create ${profile} with \`agent-sessions login --profile ${profile} --base-url URL\`.`,
+    );
+    this.name = "NoSuchProfileError";
   }
 }
 

@@ -1,4 +1,11 @@
-import { CredentialsUsageError, MissingBaseUrlError, NoCredentialsError } from "./errors.js";
+import { isLoopbackHost } from "../protocol/loopback.js";
+import {
+  ConfigFileError,
+  CredentialsUsageError,
+  MissingBaseUrlError,
+  NoCredentialsError,
+  NoSuchProfileError,
+} from "./errors.js";
 import { readInsecureKey } from "./insecureFile.js";
 import { type KeychainOptions, keychainAccount, keychainGet, keychainName } from "./keychain.js";
 import {
@@ -39,6 +46,52 @@ export interface ResolvedTarget {
   config: ProfilesConfig;
   /** The profile's entry in the config file, if it has one. */
   stored: Profile | undefined;
+  /** Lines for stderr, without a "warning:" prefix (a profiles file that was ignored). */
+  warnings: string[];
+  /**
+   * The profile was named by the user (option, environment or the file's default), so a
+   * missing one is "no such profile" rather than "not logged in yet". Null for the built-in
+   * "default".
+   */
+  namedBy: string | null;
+}
+
+/** AGENT_SESSIONS_API_KEY when it is set to anything but blanks. */
+function keyFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const v = env.AGENT_SESSIONS_API_KEY;
+  return v !== undefined && v.trim() !== "" ? v : undefined;
+}
+
+/**
+ * The profiles file, except that a broken one does not stop a run that needs nothing from it:
+ * when the base URL and the key both come from outside it, it is ignored with a warning.
+ */
+async function readConfigFor(
+  opts: ResolveOptions,
+  env: NodeJS.ProcessEnv,
+  warnings: string[],
+): Promise<ProfilesConfig> {
+  try {
+    return await readConfig(env);
+  } catch (e) {
+    const baseUrlGiven = Boolean(opts.baseUrl || env.AGENT_SESSIONS_BASE_URL);
+    if (!(e instanceof ConfigFileError) || !baseUrlGiven || keyFromEnv(env) === undefined) throw e;
+    warnings.push(
+      `ignoring the profiles file (${e.message}); the base URL and AGENT_SESSIONS_API_KEY come from outside it. ${e.hint}`,
+    );
+    return { default_profile: null, profiles: {} };
+  }
+}
+
+function profileNamedBy(
+  config: ProfilesConfig,
+  requested: string | undefined,
+  env: NodeJS.ProcessEnv,
+): string | null {
+  if (requested) return "--profile";
+  if (env.AGENT_SESSIONS_PROFILE) return "AGENT_SESSIONS_PROFILE";
+  if (config.default_profile) return "the default_profile of the profiles file";
+  return null;
 }
 
 /**
@@ -48,11 +101,18 @@ export interface ResolvedTarget {
  */
 export async function resolveTarget(opts: ResolveOptions = {}): Promise<ResolvedTarget> {
   const env = opts.env ?? process.env;
-  const config = await readConfig(env);
+  const warnings: string[] = [];
+  const config = await readConfigFor(opts, env, warnings);
   const profile = selectProfile(config, opts.profile, env);
   const stored = Object.hasOwn(config.profiles, profile) ? config.profiles[profile] : undefined;
+  const namedBy = profileNamedBy(config, opts.profile, env);
   const raw = opts.baseUrl || env.AGENT_SESSIONS_BASE_URL || stored?.base_url;
-  if (!raw) throw new MissingBaseUrlError(profile);
+  if (!raw) {
+    if (namedBy !== null && stored === undefined) {
+      throw new NoSuchProfileError(profile, Object.keys(config.profiles).sort(), namedBy);
+    }
+    throw new MissingBaseUrlError(profile);
+  }
   const org = opts.org ?? (env.AGENT_SESSIONS_ORG || undefined) ?? stored?.organization_id;
   const from =
     opts.org !== undefined
@@ -61,7 +121,15 @@ export async function resolveTarget(opts: ResolveOptions = {}): Promise<Resolved
         ? "AGENT_SESSIONS_ORG"
         : "the profile";
   const organizationId = org === undefined ? null : checkOrganizationId(org, from);
-  return { profile, baseUrl: normalizeBaseUrl(raw), organizationId, config, stored };
+  return {
+    profile,
+    baseUrl: normalizeBaseUrl(raw),
+    organizationId,
+    config,
+    stored,
+    warnings,
+    namedBy,
+  };
 }
 
 /**
@@ -77,12 +145,6 @@ export function checkOrganizationId(id: string, from: string): string {
     );
   }
   return v;
-}
-
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
-
-function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
 /** A warning when the key would cross the network unencrypted. */
@@ -119,17 +181,20 @@ export function checkKeyShape(apiKey: string, from: string): string {
  */
 export async function resolveCredentials(opts: ResolveOptions = {}): Promise<ResolvedCredentials> {
   const env = opts.env ?? process.env;
-  const { profile, baseUrl, organizationId, stored } = await resolveTarget(opts);
-  const warnings: string[] = [];
+  const { profile, baseUrl, organizationId, stored, config, namedBy, warnings } =
+    await resolveTarget(opts);
   const http = plainHttpWarning(baseUrl);
   if (http) warnings.push(http);
 
-  const fromEnv = env.AGENT_SESSIONS_API_KEY;
-  if (fromEnv !== undefined && fromEnv.trim() !== "") {
+  const fromEnv = keyFromEnv(env);
+  if (fromEnv !== undefined) {
     const apiKey = checkKeyShape(fromEnv, "AGENT_SESSIONS_API_KEY");
     return { profile, baseUrl, organizationId, apiKey, source: "env", warnings };
   }
 
+  if (stored === undefined && namedBy !== null) {
+    throw new NoSuchProfileError(profile, Object.keys(config.profiles).sort(), namedBy);
+  }
   if (!stored?.storage) {
     throw new NoCredentialsError(
       `no API key for profile ${profile}: run \`agent-sessions login\` or set AGENT_SESSIONS_API_KEY`,

@@ -1,4 +1,4 @@
-import { KeychainUnavailableError } from "./errors.js";
+import { KeychainUnavailableError, NoSuchProfileError } from "./errors.js";
 import { deleteInsecureKey, insecureKeyExists, writeInsecureKey } from "./insecureFile.js";
 import {
   KEYCHAIN_SERVICE,
@@ -9,7 +9,13 @@ import {
   keychainSet,
 } from "./keychain.js";
 import { insecureKeyPath } from "./paths.js";
-import { normalizeBaseUrl, readConfig, type StorageKind, writeConfig } from "./profiles.js";
+import {
+  normalizeBaseUrl,
+  readConfig,
+  type StorageKind,
+  updateConfig,
+  writeConfig,
+} from "./profiles.js";
 
 /**
  * Storing and removing a profile's key (what `login` and `logout` do once the key is
@@ -155,6 +161,60 @@ export async function removeCredentials(opts: RemoveOptions): Promise<RemoveResu
     await writeConfig(config, env);
   }
   return { removed, known: entry !== undefined };
+}
+
+/** Makes an existing profile the default one; returns the previous default. */
+export async function setDefaultProfile(
+  profile: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ previous: string | null }> {
+  let previous: string | null = null;
+  await updateConfig((config) => {
+    if (!Object.hasOwn(config.profiles, profile)) {
+      throw new NoSuchProfileError(
+        profile,
+        Object.keys(config.profiles).sort(),
+        "the command line",
+      );
+    }
+    previous = config.default_profile;
+    config.default_profile = profile;
+  }, env);
+  return { previous };
+}
+
+export interface DeleteResult {
+  /** Where its key was removed from (keychain entry, plain-text file); may be empty. */
+  removed: string[];
+  /** It was the default profile; there is no default now. */
+  wasDefault: boolean;
+}
+
+/**
+ * Deletes a profile: its stored key first (keychain and plain-text file), then its entry in
+ * the profiles file. A keychain that cannot be reached stops it before the entry goes, so the
+ * key is never left behind without a profile pointing at it.
+ */
+export async function deleteProfile(opts: RemoveOptions): Promise<DeleteResult> {
+  const env = opts.env ?? process.env;
+  const config = await readConfig(env);
+  if (!Object.hasOwn(config.profiles, opts.profile)) {
+    throw new NoSuchProfileError(
+      opts.profile,
+      Object.keys(config.profiles).sort(),
+      "the command line",
+    );
+  }
+  const { removed } = await removeCredentials(opts);
+  let wasDefault = false;
+  await updateConfig((c) => {
+    delete c.profiles[opts.profile];
+    if (c.default_profile === opts.profile) {
+      c.default_profile = null;
+      wasDefault = true;
+    }
+  }, env);
+  return { removed, wasDefault };
 }
 
 export interface ProfileListing {

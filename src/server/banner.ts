@@ -1,3 +1,4 @@
+import { isLoopbackHost } from "../protocol/loopback.js";
 import type { ReferenceServer } from "./index.js";
 
 function table(rows: string[][]): string[] {
@@ -21,7 +22,15 @@ function table(rows: string[][]): string[] {
  */
 export function formatBanner(server: ReferenceServer): string {
   const lines: string[] = [];
-  lines.push("Agent Sessions reference service (loopback, demo data; nothing leaves this machine)");
+  const warning = exposureWarning(server);
+  if (warning === null) {
+    lines.push(
+      "Agent Sessions reference service (loopback, demo data; nothing leaves this machine)",
+    );
+  } else {
+    lines.push("Agent Sessions reference service (demo data)");
+    lines.push(`WARNING: ${warning}`);
+  }
   lines.push("");
   lines.push(`Base URL: ${server.url}`);
   lines.push("");
@@ -46,4 +55,15 @@ export function formatBanner(server: ReferenceServer): string {
   lines.push("");
   lines.push("Stop with Ctrl-C.");
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Null when the service listens on loopback only. Otherwise what that exposes: the demo keys
+ * printed here grant owner access (git workspaces included) to anyone who can reach the port,
+ * over plain http.
+ */
+export function exposureWarning(server: Pick<ReferenceServer, "url">): string | null {
+  const host = new URL(server.url).hostname;
+  if (isLoopbackHost(host)) return null;
+  return `listening on ${host}, not loopback: other machines can reach this service, and the demo keys below (owner access, git workspaces included) work for anyone who can, over plain http`;
 }

@@ -17,7 +17,7 @@ import { RateLimiter } from "./rateLimiter.js";
 import { type SessionRecord, type SessionState, SessionTable } from "./sessionTable.js";
 import { Simulator } from "./simulator.js";
 
-export { formatBanner } from "./banner.js";
+export { exposureWarning, formatBanner } from "./banner.js";
 export type { FaultControl, FaultSettings } from "./faults.js";
 export { defaultFaults } from "./faults.js";
 export type { FloodResult } from "./flood.js";

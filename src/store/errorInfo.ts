@@ -1,3 +1,5 @@
+import { NetworkError } from "../client/errors.js";
+import type { NetworkFailureKind } from "../client/networkFailure.js";
 import { sanitize } from "../text/sanitize.js";
 
 /**
@@ -12,6 +14,8 @@ export interface ErrorInfo {
   code: string | null;
   /** The scope a 403 named, when it named one. */
   requiredScope: string | null;
+  /** What a network failure was (refused, host_not_found, tls, timed_out, …), when it was one. */
+  network?: NetworkFailureKind;
 }
 
 export function toErrorInfo(e: unknown): ErrorInfo {
@@ -23,5 +27,6 @@ export function toErrorInfo(e: unknown): ErrorInfo {
     hint: str(o.hint),
     code: str(o.code),
     requiredScope: str(o.requiredScope),
+    ...(e instanceof NetworkError ? { network: e.failure.kind } : {}),
   };
 }

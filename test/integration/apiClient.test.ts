@@ -392,18 +392,75 @@ describe("5xx and network errors", () => {
     expect(err.timedOut).toBe(true);
   });
 
-  it("connection refused is a NetworkError naming the cause, after retries", async () => {
+  it("connection refused on loopback fails at once: nothing listens there, so no retry", async () => {
     const port = await unusedPort();
-    const c = client({ baseUrl: `http://127.0.0.1:${port}`, maxAttempts: 2 });
+    const c = client({ baseUrl: `http://127.0.0.1:${port}`, maxAttempts: 5 });
     const ctl = new AbortController();
     const waits = recordWaits(c, ctl);
     const err = (await caught(c.verify(ctl.signal))) as NetworkError;
     expect(err).toBeInstanceOf(NetworkError);
+    expect(err.failure.kind).toBe("refused");
     expect(err.timedOut).toBe(false);
     expect(err.message).toContain("connection refused");
     expect(err.message).toContain(`127.0.0.1:${port}`);
     expect(err.message).not.toContain(KEY);
+    expect(err.hint).toMatch(/nothing is listening/i);
+    expect(waits).toHaveLength(0);
+  });
+
+  it("a host name that does not resolve is not retried", async () => {
+    // A resolver that knows no names: the failure comes through undici's real connect path.
+    let lookups = 0;
+    const noNames = new Agent({
+      connect: {
+        lookup: (hostname, _opts, cb) => {
+          lookups++;
+          const e = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
+            code: "ENOTFOUND",
+          });
+          (cb as (err: Error) => void)(e);
+        },
+      },
+    });
+    try {
+      const c = client({ baseUrl: "http://agents.example.test", dispatcher: noNames });
+      const ctl = new AbortController();
+      const waits = recordWaits(c, ctl);
+      const err = (await caught(c.me(ctl.signal))) as NetworkError;
+      expect(err).toBeInstanceOf(NetworkError);
+      expect(err.failure.kind).toBe("host_not_found");
+      expect(err.message).toContain("host not found");
+      expect(err.hint).toMatch(/host name does not resolve/);
+      expect(waits).toHaveLength(0);
+      expect(lookups).toBe(1);
+    } finally {
+      await noNames.close();
+    }
+  });
+
+  it("https to a port that speaks plain http is a TLS failure, not retried", async () => {
+    const c = client({ baseUrl: srv.url.replace("http:", "https:") });
+    const ctl = new AbortController();
+    const waits = recordWaits(c, ctl);
+    const err = (await caught(c.listSessions({}, ctl.signal))) as NetworkError;
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.failure.kind).toBe("tls");
+    expect(err.message).toMatch(/TLS/);
+    expect(waits).toHaveLength(0);
+    expect(srv.seen).toHaveLength(0);
+  });
+
+  it("a connection the service drops is retried, and each wait says why", async () => {
+    srv.reply((req) => req.socket.destroy());
+    srv.reply(json(200, IDENTITY));
+    const c = client({ maxAttempts: 3 });
+    const ctl = new AbortController();
+    const waits = recordWaits(c, ctl);
+    await expect(c.me(ctl.signal)).resolves.toEqual(IDENTITY);
     expect(waits).toHaveLength(1);
+    expect(waits[0]?.reason).toBe("connection closed by the service");
+    expect(waits[0]?.cause).toEqual({ kind: "network", failure: "reset" });
+    expect(srv.seen).toHaveLength(2);
   });
 });
 

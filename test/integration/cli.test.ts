@@ -101,7 +101,10 @@ describe("headless commands", () => {
     expect(ids.sort()).toEqual([...server.sessionIds()].sort());
 
     const onePage = await runCli(["sessions", "--limit", "2"], { env: env("member") });
-    expect(onePage.stdout).toMatch(/\d+ sessions, 2 listed \(use --all/);
+    // The note is for the person; stdout stays the table a script reads.
+    expect(onePage.stderr).toMatch(/^\d+ sessions, 2 listed \(use --all, or --limit up to 100\)$/m);
+    expect(onePage.stdout).not.toMatch(/listed|more sessions/);
+    expect(onePage.stdout.trim().split("\n")).toHaveLength(3);
   });
 
   it("watch --json prints one object per event with session_id, event, id and data", async () => {

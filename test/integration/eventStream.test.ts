@@ -591,14 +591,34 @@ describe("event stream: retrying", () => {
     expect(reconnects(w)[0]?.reason).toBe("HTTP 503");
   });
 
-  it("a refused connection is a network error, retried then given up", async () => {
+  it("refused on loopback before the stream ever connected stops at once, saying so", async () => {
     const srv = await serve(() => {});
     const { baseUrl } = srv;
     await srv.close();
-    const w = watch(baseUrl, { maxAttempts: 2 });
+    const w = watch(baseUrl, { maxAttempts: 5 });
     const final = await w.sub.done;
-    expect(reconnects(w)[0]?.reason).toBe("connection failed: ECONNREFUSED");
+    expect(reconnects(w)).toHaveLength(0);
     if (final.state !== "stopped") throw new Error("unreachable");
+    expect(final.reason).toBe("connection failed: connection refused, ECONNREFUSED");
+    expect(final.error).toBeInstanceOf(NetworkError);
+    expect((final.error as NetworkError).failure.kind).toBe("refused");
+  });
+
+  it("refused after the stream has been live is retried (the service may be restarting)", async () => {
+    const srv = await serve((_req, res) => {
+      sseHead(res);
+      res.write(progress(1));
+    });
+    const w = watch(srv.baseUrl, { maxAttempts: 3 });
+    await waitFor(() => w.events.length === 1, "the first event");
+    await srv.close();
+    const final = await w.sub.done;
+    const reasons = reconnects(w).map((r) => r.reason);
+    expect(reasons).toContain("connection failed: connection refused, ECONNREFUSED");
+    if (final.state !== "stopped") throw new Error("unreachable");
+    expect(final.reason).toMatch(
+      /^gave up after 3 failed attempts: connection failed: connection refused/,
+    );
     expect(final.error).toBeInstanceOf(NetworkError);
   });
 

@@ -92,7 +92,7 @@ describe("agent-sessions serve", () => {
       program.parseAsync(["node", "x", "serve", "--line-ending", "lfcr"]),
     ).rejects.toThrow(/Allowed choices are lf, crlf, cr/);
     await expect(program.parseAsync(["node", "x", "serve", "--port", "-1"])).rejects.toThrow(
-      /integer >= 0/,
+      /port number from 0 to 65535/,
     );
     await expect(program.parseAsync(["node", "x", "serve", "--fail-status", "42"])).rejects.toThrow(
       /HTTP status code/,

@@ -230,6 +230,45 @@ describe.skipIf(unavailable !== null)("OS keychain (real Secret Service)", () =>
       expect(after.stderr).toContain(`no API key for profile ${profile}`);
     });
 
+    it("profiles use switches the default; profiles remove deletes the profile and its keychain entry", async () => {
+      const first = `use-a-${RUN}`;
+      const second = `use-b-${RUN}`;
+      const accounts = [first, second].map((p) => keychainAccount(p, server.url));
+      for (const a of accounts) created.push([KEYCHAIN_SERVICE, a]);
+      for (const [p, keyName] of [
+        [first, "member"],
+        [second, "admin"],
+      ] as const) {
+        const r = await runCli(["login", "--profile", p, "--base-url", server.url], {
+          env: cliEnv(),
+          input: `${server.key(keyName)}\n`,
+        });
+        expect(r.code, r.stderr).toBe(0);
+      }
+
+      const use = await runCli(["profiles", "use", second], { env: cliEnv() });
+      expect(use.code, use.stderr).toBe(0);
+      const who = await runCli(["whoami", "--json"], { env: cliEnv() });
+      expect(JSON.parse(who.stdout)).toMatchObject({
+        profile: second,
+        role: "admin",
+        key_source: "keychain",
+      });
+
+      const rm = await runCli(["profiles", "remove", second], { env: cliEnv() });
+      expect(rm.code, rm.stderr).toBe(0);
+      expect(rm.stdout).toContain(`account "${accounts[1]}"`);
+      expect(rm.stdout).toContain("It was the default profile");
+      expect(await readInNewProcess(KEYCHAIN_SERVICE, accounts[1] as string)).toBeNull();
+      // The other profile's key is untouched.
+      expect(await readInNewProcess(KEYCHAIN_SERVICE, accounts[0] as string)).toBe(
+        server.key("member"),
+      );
+      const gone = await runCli(["whoami", "--profile", second], { env: cliEnv() });
+      expect(gone.code).toBe(2);
+      expect(gone.stderr).toContain(`no such profile ${second}`);
+    });
+
     it("an invalid or expired key is refused with exit 3 and never reaches the keychain", async () => {
       const refused = `refused-${RUN}`;
       const refusedAccount = keychainAccount(refused, server.url);

@@ -52,4 +52,23 @@ describe("header", () => {
     const frame = await waitForContent(h, "personal key @ usr_");
     expect(frame).not.toContain("org_");
   });
+
+  it("a retry wait says what happened: a dropped connection is not called a rate limit", async () => {
+    fx = await startUiFixture();
+    h = mountApp(fx, { columns: 160, rows: 24 });
+    await waitForContent(h, /\d+\/\d+ left, resets in/);
+    const wait = {
+      attempt: 2,
+      maxAttempts: 5,
+      delayMs: 30_000,
+      until: Date.now() + 30_000,
+      reason: "connection reset",
+      cause: { kind: "network", failure: "reset" } as const,
+    };
+    fx.client.rateLimit.beginWait(wait);
+    const frame = await waitForContent(h, /connection reset: retry in \d+s \(attempt 2\/5\)/);
+    expect(frame).not.toContain("rate limited");
+    fx.client.rateLimit.endWait(wait);
+    await waitForContent(h, (f: string) => !f.includes("connection reset"));
+  });
 });

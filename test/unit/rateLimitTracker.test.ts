@@ -7,6 +7,7 @@ const wait = (until: number, attempt = 2): RetryWait => ({
   delayMs: until - 1000,
   until,
   reason: "rate limited (HTTP 429)",
+  cause: { kind: "rate_limited" },
 });
 
 describe("RateLimitTracker", () => {

@@ -158,7 +158,14 @@ describe("rate-limit store", () => {
     expect(store.getState().info).toBeNull();
     tracker.update({ "x-ratelimit-remaining": "118", "x-ratelimit-limit": "120" });
     expect(store.getState().info).toMatchObject({ remaining: 118, limit: 120 });
-    const wait = { attempt: 2, maxAttempts: 5, delayMs: 3000, until: 8000, reason: "429" };
+    const wait = {
+      attempt: 2,
+      maxAttempts: 5,
+      delayMs: 3000,
+      until: 8000,
+      reason: "429",
+      cause: { kind: "rate_limited" as const },
+    };
     tracker.beginWait(wait);
     expect(store.getState().waiting).toBe(wait);
     tracker.endWait(wait);

@@ -1,11 +1,13 @@
 import type { Command } from "commander";
 import { closeDefaultAgent } from "../../client/transport.js";
 import { err, fail } from "../output.js";
+import { parsePositiveInt } from "./sessions.js";
 import { watchSessions } from "./watch.js";
 
 interface DemoOptions {
   headless?: boolean;
   paceMs?: number;
+  maxEvents?: number;
 }
 
 /** The terminal UI against the in-process service: no keychain, no config file. */
@@ -38,6 +40,11 @@ export function registerDemoCommand(program: Command): void {
       "print events as lines instead of opening the terminal UI (the default without a terminal)",
     )
     .option("--pace-ms <ms>", "mean milliseconds between simulated events", (v) => Number(v), 250)
+    .option(
+      "--max-events <n>",
+      "headless: exit 0 after this many events (a bounded run, e.g. to check an install)",
+      parsePositiveInt,
+    )
     .action(async (opts: DemoOptions) => {
       const { startServer } = await import("../../server/index.js");
       const server = await startServer({ paceMs: opts.paceMs ?? 250, heartbeatMs: 2000 });
@@ -52,7 +59,7 @@ export function registerDemoCommand(program: Command): void {
         );
         process.exitCode = await watchSessions(
           ids,
-          {},
+          opts.maxEvents !== undefined ? { maxEvents: opts.maxEvents } : {},
           { baseUrl: server.url, apiKey: server.key("owner"), tuning: {} },
         );
       } catch (e) {

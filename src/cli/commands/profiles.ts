@@ -1,8 +1,15 @@
 import type { Command } from "commander";
 import { configPath } from "../../credentials/paths.js";
-import { listProfiles, type ProfileListing } from "../../credentials/store.js";
+import { validateProfileName } from "../../credentials/profiles.js";
+import {
+  deleteProfile,
+  listProfiles,
+  type ProfileListing,
+  setDefaultProfile,
+} from "../../credentials/store.js";
 import { sanitize } from "../../text/sanitize.js";
-import { fail, out, printJson, table } from "../output.js";
+import { err, fail, out, printJson, table } from "../output.js";
+import { rejectUnknownCommand } from "../unknownCommand.js";
 
 function keyColumn(p: ProfileListing): string {
   switch (p.storage) {
@@ -15,12 +22,23 @@ function keyColumn(p: ProfileListing): string {
   }
 }
 
+function envOverrideNote(): void {
+  if ((process.env.AGENT_SESSIONS_PROFILE ?? "") !== "") {
+    err(
+      "warning: AGENT_SESSIONS_PROFILE is set in this environment; it wins over the default profile until you unset it",
+    );
+  }
+}
+
 export function registerProfilesCommand(program: Command): void {
-  program
+  const profiles = program
     .command("profiles")
-    .description("list the profiles: default, base URL and where each key is stored")
+    .description("list the profiles (default, base URL, where each key is stored); use, remove")
+    .usage("[options] [command]")
+    .argument("[command...]")
     .option("--json", "print one JSON object")
-    .action(async (opts: { json?: boolean }) => {
+    .action(async (words: string[], opts: { json?: boolean }, cmd: Command) => {
+      if (words[0] !== undefined) rejectUnknownCommand(cmd, words[0]);
       try {
         const list = await listProfiles();
         const path = configPath();
@@ -59,6 +77,45 @@ export function registerProfilesCommand(program: Command): void {
           out(
             "AGENT_SESSIONS_API_KEY is set: it overrides the stored key of whichever profile a command uses.",
           );
+        }
+      } catch (e) {
+        fail(e);
+      }
+    });
+  profiles
+    .command("use")
+    .description("make a profile the default one")
+    .argument("<name>", "an existing profile (see agent-sessions profiles)")
+    .action(async (name: string) => {
+      try {
+        const profile = validateProfileName(name);
+        const { previous } = await setDefaultProfile(profile);
+        out(
+          previous === profile
+            ? `Profile ${profile} already is the default.`
+            : `Default profile is now ${profile}${previous ? ` (was ${sanitize(previous)})` : ""}.`,
+        );
+        envOverrideNote();
+      } catch (e) {
+        fail(e);
+      }
+    });
+
+  profiles
+    .command("remove")
+    .alias("rm")
+    .description(
+      "delete a profile: its stored key (OS keychain or plain-text file) and its entry in the profiles file",
+    )
+    .argument("<name>", "an existing profile (see agent-sessions profiles)")
+    .action(async (name: string) => {
+      try {
+        const profile = validateProfileName(name);
+        const result = await deleteProfile({ profile });
+        for (const where of result.removed) out(`Removed the key of ${profile} from ${where}.`);
+        out(`Removed profile ${profile}.`);
+        if (result.wasDefault) {
+          out("It was the default profile; choose another with: agent-sessions profiles use NAME");
         }
       } catch (e) {
         fail(e);

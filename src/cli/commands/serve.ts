@@ -49,6 +49,14 @@ function intArg(min: number) {
   };
 }
 
+function portArg(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n > 65_535) {
+    throw new InvalidArgumentError("expected a port number from 0 to 65535 (0 picks a free one)");
+  }
+  return n;
+}
+
 function countArg(value: string): number {
   if (/^(inf|infinity)$/i.test(value)) return Number.POSITIVE_INFINITY;
   return intArg(0)(value);
@@ -143,6 +151,11 @@ export async function runServe(flags: ServeFlags, io: ServeIo = defaultIo): Prom
         `port ${flags.port} is already in use on ${flags.host}; choose another with --port (0 picks a free one)`,
       );
     }
+    if (code === "EACCES") {
+      throw new Error(
+        `not allowed to listen on port ${flags.port} (ports below 1024 need privileges); choose another with --port (0 picks a free one)`,
+      );
+    }
     if (code === "EADDRNOTAVAIL") {
       throw new Error(
         `cannot listen on ${flags.host}: no such local address; try --host 127.0.0.1`,
@@ -152,8 +165,10 @@ export async function runServe(flags: ServeFlags, io: ServeIo = defaultIo): Prom
   }
   try {
     if (flags.keysFile) await writeKeysFile(flags.keysFile, server);
-    const { formatBanner } = await import("../../server/index.js");
+    const { exposureWarning, formatBanner } = await import("../../server/index.js");
     io.out(formatBanner(server));
+    const exposed = exposureWarning(server);
+    if (exposed) io.err(`warning: ${exposed}`);
     if (flags.keysFile) io.err(`serve: demo keys written to ${flags.keysFile}`);
     await stop;
     io.err("serve: stopping");
@@ -168,8 +183,12 @@ export function registerServeCommand(program: Command, io?: ServeIo): void {
     .description(
       "run the loopback reference service (demo keys, simulated sessions, real git, fault injection)",
     )
-    .option("--host <host>", "address to listen on", "127.0.0.1")
-    .option("--port <n>", "port (0 picks a free one)", intArg(0), 0)
+    .option(
+      "--host <host>",
+      "address to listen on (anything but loopback exposes the demo keys' access)",
+      "127.0.0.1",
+    )
+    .option("--port <n>", "port (0 picks a free one)", portArg, 0)
     .option("--heartbeat-ms <ms>", "interval between heartbeat events", intArg(1), 15_000)
     .option(
       "--pace-ms <ms>",

@@ -129,12 +129,13 @@ export function registerSessionsCommand(program: Command): void {
             sessions.map((r) => cols.map((c) => cellText(c.cell(r)))),
           ),
         );
+        // Notes for the person, not part of the table a script reads.
         if (total !== null && total > sessions.length) {
-          out(`${total} sessions, ${sessions.length} listed (use --all, or --limit up to 100)`);
+          err(`${total} sessions, ${sessions.length} listed (use --all, or --limit up to 100)`);
         } else if (more && !opts.all) {
-          out("(more sessions: use --all, or --limit up to 100)");
+          err("(more sessions: use --all, or --limit up to 100)");
         } else if (total !== null) {
-          out(`${total} session${total === 1 ? "" : "s"}`);
+          err(`${total} session${total === 1 ? "" : "s"}`);
         }
       } catch (e) {
         fail(e);

@@ -7,6 +7,7 @@ import { saveCredentials } from "../../credentials/store.js";
 import { isSessionId } from "../../protocol/resources.js";
 import { globalOptions, tuningFromEnv } from "../context.js";
 import { err, fail, registerSecret } from "../output.js";
+import { rejectUnknownCommand } from "../unknownCommand.js";
 
 function requireTerminal(): boolean {
   if (process.stdout.isTTY && process.stdin.isTTY) return true;
@@ -96,9 +97,22 @@ function sessionIds(cmd: Command, ids: string[]): string[] | null {
 }
 
 export function registerUiCommands(program: Command): void {
-  program.action(async (_opts: unknown, cmd: Command) => {
-    await startUi(cmd, []);
-  });
+  // A word that names no command reaches the root's action: say "unknown command" with a
+  // suggestion rather than commander's "too many arguments".
+  program
+    .usage("[options] [command]")
+    .argument("[command...]")
+    .action(async (words: string[], _opts: unknown, cmd: Command) => {
+      const word = words[0];
+      if (word !== undefined && isSessionId(word)) {
+        cmd.error(
+          `error: unknown command '${word}'\n(to open sessions in the UI: ${cmd.name()} open ${words.join(" ")})`,
+          { exitCode: EXIT.usage, code: "commander.unknownCommand" },
+        );
+      }
+      if (word !== undefined) rejectUnknownCommand(cmd, word);
+      await startUi(cmd, []);
+    });
   program
     .command("open")
     .description("open the terminal UI with these sessions already in panes (up to 6)")

@@ -11,8 +11,9 @@ import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/resources.js";
 import { sanitizeRecord } from "../../store/sanitizeRecord.js";
 import { type CommandContext, commandContext } from "../context.js";
-import { clock, describeEvent, eventToJson, gapText } from "../eventFormat.js";
+import { eventToJson, gapText } from "../eventFormat.js";
 import { err, fail, out } from "../output.js";
+import { WatchPrinter } from "../watchPrinter.js";
 import { parsePositiveInt } from "./sessions.js";
 
 export interface WatchOptions {
@@ -80,24 +81,26 @@ function statusLine(sessionId: string, s: StreamStatus, json: boolean): string {
   }
 }
 
-/** What watch writes about a notice: stdout for gaps (they are about the events), stderr else. */
+/**
+ * What watch writes about a notice: stdout for gaps (they are about the events), stderr else.
+ * A plain gap line goes through the printer (null here), so it keeps the lines' own prefix.
+ */
 function noticeLine(
   sessionId: string,
   n: StreamNotice,
   json: boolean,
-): { stream: "out" | "err"; line: string } {
+): { stream: "out" | "err"; line: string } | null {
   if (n.kind === "gap") {
-    return json
-      ? {
-          stream: "out",
-          line: JSON.stringify({
-            session_id: sessionId,
-            gap: true,
-            from: new Date(n.from).toISOString(),
-            to: new Date(n.to).toISOString(),
-          }),
-        }
-      : { stream: "out", line: `${clock(n.to)} ${sessionId} gap    ${gapText(n.from, n.to)}` };
+    if (!json) return null;
+    return {
+      stream: "out",
+      line: JSON.stringify({
+        session_id: sessionId,
+        gap: true,
+        from: new Date(n.from).toISOString(),
+        to: new Date(n.to).toISOString(),
+      }),
+    };
   }
   return json
     ? {
@@ -124,6 +127,12 @@ export async function watchSessions(
 ): Promise<number> {
   const json = opts.json === true;
   const color = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const printer = new WatchPrinter({
+    sessionIds: ids,
+    color,
+    width: process.stdout.isTTY ? process.stdout.columns || 80 : 120,
+    write: out,
+  });
   const subs: Subscription[] = [];
   let delivered = 0;
   let finish: (code: number) => void = () => {};
@@ -154,7 +163,7 @@ export async function watchSessions(
         out(JSON.stringify({ session_id: sessionId, event: "session", id: null, data: record }));
       else {
         const state = typeof record.state === "string" ? record.state : "unknown";
-        out(`${clock(Date.now())} ${sessionId} state  now ${state} (read again after the gap)`);
+        printer.note(sessionId, "state", `now ${state} (read again after the gap)`, Date.now());
       }
     } catch (e) {
       if (!stop.signal.aborted) {
@@ -182,16 +191,18 @@ export async function watchSessions(
           out(JSON.stringify(eventToJson(sessionId, ev)));
         } else {
           if (ev.kind === "heartbeat" && !opts.heartbeats) return;
-          out(describeEvent(sessionId, ev, Date.now(), color));
+          printer.event(sessionId, ev, Date.now());
         }
         delivered++;
         if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) finish(EXIT.ok);
       },
       onStatus: (s) => err(statusLine(sessionId, s, json)),
       onNotice: (n) => {
-        const { stream, line } = noticeLine(sessionId, n, json);
-        if (stream === "out") out(line);
-        else err(line);
+        const notice = noticeLine(sessionId, n, json);
+        if (notice === null) {
+          if (n.kind === "gap") printer.note(sessionId, "gap", gapText(n.from, n.to), n.to);
+        } else if (notice.stream === "out") out(notice.line);
+        else err(notice.line);
         if (n.kind === "gap") void refresh(sessionId);
       },
     });
@@ -206,6 +217,7 @@ export async function watchSessions(
   });
 
   const code = await finished;
+  printer.flushAll();
   process.off("SIGINT", onSigint);
   process.off("SIGTERM", onSigint);
   stop.abort();

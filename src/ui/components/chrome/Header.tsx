@@ -134,7 +134,7 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
         <Text color={wait ? theme.c.warn : undefined}>{timed.remaining}</Text>
         {wait ? (
           <Text color={theme.c.warn}>
-            {` · rate limited: retry in ${timed.waitIn} (attempt ${wait.attempt}/${wait.maxAttempts})`}
+            {` · ${wait.reason}: retry in ${timed.waitIn} (attempt ${wait.attempt}/${wait.maxAttempts})`}
           </Text>
         ) : null}
       </Text>

@@ -1,0 +1,325 @@
+import type { Command } from "commander";
+
+/**
+ * Shell completion scripts for bash, zsh and fish, generated from the commander program
+ * itself: every visible command, subcommand, option and choice, with descriptions where the
+ * shell shows them. The scripts are static: completing costs no Node start-up and never runs
+ * what is on the command line. `help` completes the names of the commands beside it.
+ */
+
+export const COMPLETION_SHELLS = ["bash", "zsh", "fish"] as const;
+export type CompletionShell = (typeof COMPLETION_SHELLS)[number];
+
+interface OptionSpec {
+  /** "--base-url", "-V" … */
+  names: string[];
+  description: string;
+  takesValue: boolean;
+  choices: string[];
+}
+
+interface CommandSpec {
+  /** Space-separated path from the root ("" for the root, "git push"). */
+  path: string;
+  name: string;
+  description: string;
+  children: CommandSpec[];
+  options: OptionSpec[];
+  /** Fixed values of the first argument (completion <shell>). */
+  argChoices: string[];
+}
+
+function firstLine(text: string): string {
+  return (text.split("\n")[0] ?? "").trim();
+}
+
+function specOf(cmd: Command, path: string): CommandSpec {
+  const help = cmd.createHelp();
+  const options = help.visibleOptions(cmd).map((o) => ({
+    names: [o.short, o.long].filter((n): n is string => typeof n === "string"),
+    description: firstLine(o.description),
+    takesValue: o.required || o.optional,
+    choices: o.argChoices ?? [],
+  }));
+  const spec: CommandSpec = {
+    path,
+    name: cmd.name(),
+    description: firstLine(cmd.description()),
+    children: [],
+    options,
+    argChoices: cmd.registeredArguments[0]?.argChoices ?? [],
+  };
+  const subs = help.visibleCommands(cmd);
+  for (const sub of subs) {
+    const subPath = path === "" ? sub.name() : `${path} ${sub.name()}`;
+    spec.children.push(specOf(sub, subPath));
+  }
+  // `help` takes the names of the commands beside it (and theirs: help git push).
+  const helpSpec = spec.children.find((c) => c.name === "help" && c.children.length === 0);
+  if (helpSpec) {
+    const namesOnly = (c: CommandSpec, at: string): CommandSpec => {
+      const p = `${at} ${c.name}`;
+      return {
+        ...c,
+        path: p,
+        options: [],
+        argChoices: [],
+        children: c.children.filter((x) => x.name !== "help").map((x) => namesOnly(x, p)),
+      };
+    };
+    helpSpec.children = spec.children
+      .filter((c) => c !== helpSpec)
+      .map((c) => namesOnly(c, helpSpec.path));
+  }
+  return spec;
+}
+
+function allSpecs(root: CommandSpec): CommandSpec[] {
+  const list: CommandSpec[] = [];
+  const visit = (s: CommandSpec) => {
+    list.push(s);
+    for (const c of s.children) visit(c);
+  };
+  visit(root);
+  return list;
+}
+
+/** A shell function name from the program name (agent-sessions → _agent_sessions). */
+function functionName(bin: string): string {
+  return `_${bin.replace(/[^A-Za-z0-9_]/g, "_")}`;
+}
+
+/** Single quotes for sh-like shells (bash, zsh, fish all read '…' literally but fish needs \\'). */
+function sq(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+function fishQuote(text: string): string {
+  return `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
+}
+
+/**
+ * The part shared by bash and zsh: walk the words before the cursor to the command path,
+ * skipping options and the values of options that take one.
+ */
+function walkCases(specs: CommandSpec[], indent: string): string[] {
+  const valueOptions: string[] = [];
+  const steps: string[] = [];
+  for (const s of specs) {
+    for (const o of s.options) {
+      if (o.takesValue) for (const n of o.names) valueOptions.push(sq(`${s.path}:${n}`));
+    }
+    for (const c of s.children)
+      steps.push(`${indent}  ${sq(`${s.path}:${c.name}`)}) p=${sq(c.path)} ;;`);
+  }
+  const lines: string[] = [];
+  lines.push(`${indent}case "$p:$w" in`);
+  if (valueOptions.length > 0) lines.push(`${indent}  ${valueOptions.join("|")}) skip=1 ;;`);
+  lines.push(`${indent}  *:-*) ;;`);
+  lines.push(...steps);
+  lines.push(`${indent}esac`);
+  return lines;
+}
+
+/** Cases for the word after an option that takes a value: its choices, or nothing. */
+function valueCases(
+  specs: CommandSpec[],
+  indent: string,
+  onChoices: (choices: string[]) => string,
+  onFree: string,
+): string[] {
+  const lines: string[] = [`${indent}case "$p:$prev" in`];
+  const free: string[] = [];
+  for (const s of specs) {
+    for (const o of s.options) {
+      if (!o.takesValue) continue;
+      const pats = o.names.map((n) => sq(`${s.path}:${n}`)).join("|");
+      if (o.choices.length > 0) lines.push(`${indent}  ${pats}) ${onChoices(o.choices)} ;;`);
+      else free.push(pats);
+    }
+  }
+  if (free.length > 0) lines.push(`${indent}  ${free.join("|")}) ${onFree} ;;`);
+  lines.push(`${indent}esac`);
+  return lines;
+}
+
+function bashScript(root: CommandSpec, bin: string): string {
+  const fn = functionName(bin);
+  const specs = allSpecs(root);
+  const lines: string[] = [
+    `# bash completion for ${bin}; generated by \`${bin} completion bash\`.`,
+    `# Load it in ~/.bashrc: source <(${bin} completion bash)`,
+    `${fn}() {`,
+    `  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"`,
+    `  local p="" w i skip=0`,
+    "  for ((i = 1; i < COMP_CWORD; i++)); do",
+    `    w="\${COMP_WORDS[i]}"`,
+    "    if ((skip)); then skip=0; continue; fi",
+    ...walkCases(specs, "    "),
+    "  done",
+    "  if ((skip)); then",
+    ...valueCases(
+      specs,
+      "    ",
+      (choices) => `COMPREPLY=($(compgen -W ${sq(choices.join(" "))} -- "$cur")); return`,
+      "COMPREPLY=(); return",
+    ),
+    "  fi",
+    "  local words",
+    `  case "$p" in`,
+  ];
+  for (const s of specs) {
+    const opts = s.options.flatMap((o) => o.names.filter((n) => n.startsWith("--")));
+    const words = [...s.children.map((c) => c.name), ...s.argChoices];
+    lines.push(`    ${sq(s.path)})`);
+    lines.push(
+      `      if [[ $cur == -* ]]; then words=${sq(opts.join(" "))}; else words=${sq(words.join(" "))}; fi ;;`,
+    );
+  }
+  lines.push("  esac");
+  lines.push(`  COMPREPLY=($(compgen -W "$words" -- "$cur"))`);
+  lines.push("}");
+  lines.push(`complete -o bashdefault -o default -F ${fn} ${bin}`);
+  return `${lines.join("\n")}\n`;
+}
+
+function zshEscapeName(name: string): string {
+  return name.replaceAll(":", "\\:");
+}
+
+function zshScript(root: CommandSpec, bin: string): string {
+  const fn = functionName(bin);
+  const specs = allSpecs(root);
+  const lines: string[] = [
+    `#compdef ${bin}`,
+    `# zsh completion for ${bin}; generated by \`${bin} completion zsh\`.`,
+    `# Load it in ~/.zshrc (after compinit): source <(${bin} completion zsh)`,
+    `# or save it as _${bin} in a directory of $fpath.`,
+    `${fn}() {`,
+    `  local p="" w prev="\${words[CURRENT-1]}" cur="\${words[CURRENT]}"`,
+    "  local -i i skip=0",
+    "  local -a cmds opts",
+    "  for ((i = 2; i < CURRENT; i++)); do",
+    `    w="\${words[i]}"`,
+    "    if ((skip)); then skip=0; continue; fi",
+    ...walkCases(specs, "    "),
+    "  done",
+    "  if ((skip)); then",
+    ...valueCases(
+      specs,
+      "    ",
+      (choices) => `compadd -- ${choices.map(sq).join(" ")}; return`,
+      "_default; return",
+    ),
+    "  fi",
+    `  case "$p" in`,
+  ];
+  for (const s of specs) {
+    const cmds = [
+      ...s.children.map((c) => `${zshEscapeName(c.name)}:${c.description}`),
+      ...s.argChoices.map((c) => zshEscapeName(c)),
+    ];
+    const opts = s.options.flatMap((o) =>
+      o.names.map((n) => `${zshEscapeName(n)}:${o.description}`),
+    );
+    lines.push(`    ${sq(s.path)})`);
+    lines.push(`      cmds=(${cmds.map(sq).join(" ")})`);
+    lines.push(`      opts=(${opts.map(sq).join(" ")}) ;;`);
+  }
+  lines.push("  esac");
+  lines.push("  if [[ $cur == -* ]]; then");
+  lines.push("    _describe -t options option opts");
+  lines.push(`  elif ((\${#cmds})); then`);
+  lines.push("    _describe -t commands command cmds");
+  lines.push("  else");
+  lines.push("    _default");
+  lines.push("  fi");
+  lines.push("}");
+  lines.push(`if [[ "\${funcstack[1]}" == ${sq(fn)} ]]; then`);
+  lines.push(`  ${fn} "$@"`);
+  lines.push("else");
+  lines.push(`  compdef ${fn} ${bin}`);
+  lines.push("fi");
+  return `${lines.join("\n")}\n`;
+}
+
+function fishScript(root: CommandSpec, bin: string): string {
+  const fn = `__${functionName(bin).slice(1)}_at`;
+  const specs = allSpecs(root);
+  const lines: string[] = [
+    `# fish completion for ${bin}; generated by \`${bin} completion fish\`.`,
+    `# Save it as ~/.config/fish/completions/${bin}.fish, or: ${bin} completion fish | source`,
+    "# True when the words before the cursor lead to the command path given.",
+    `function ${fn} --argument-names want`,
+    "    set -l tokens (commandline -opc)",
+    "    set -e tokens[1]",
+    `    set -l p ""`,
+    "    set -l skip 0",
+    "    for w in $tokens",
+    "        if test $skip -eq 1",
+    "            set skip 0",
+    "            continue",
+    "        end",
+    `        switch "$p:$w"`,
+  ];
+  const valueOptions: string[] = [];
+  for (const s of specs) {
+    for (const o of s.options) {
+      if (o.takesValue) for (const n of o.names) valueOptions.push(fishQuote(`${s.path}:${n}`));
+    }
+  }
+  if (valueOptions.length > 0) {
+    lines.push(`            case ${valueOptions.join(" ")}`);
+    lines.push("                set skip 1");
+  }
+  lines.push(`            case '*:-*'`);
+  for (const s of specs) {
+    for (const c of s.children) {
+      lines.push(`            case ${fishQuote(`${s.path}:${c.name}`)}`);
+      lines.push(`                set p ${fishQuote(c.path)}`);
+    }
+  }
+  lines.push("        end");
+  lines.push("    end");
+  lines.push(`    test "$p" = "$want"`);
+  lines.push("end");
+  lines.push("");
+  lines.push(`complete -c ${bin} -f`);
+  for (const s of specs) {
+    const when = fishQuote(`${fn} ${fishQuote(s.path)}`);
+    for (const c of s.children) {
+      lines.push(
+        `complete -c ${bin} -n ${when} -a ${fishQuote(c.name)} -d ${fishQuote(c.description)}`,
+      );
+    }
+    if (s.argChoices.length > 0) {
+      lines.push(`complete -c ${bin} -n ${when} -a ${fishQuote(s.argChoices.join(" "))}`);
+    }
+    for (const o of s.options) {
+      const flags = o.names
+        .map((n) => (n.startsWith("--") ? `-l ${n.slice(2)}` : `-s ${n.slice(1)}`))
+        .join(" ");
+      const value = o.takesValue
+        ? o.choices.length > 0
+          ? ` -x -a ${fishQuote(o.choices.join(" "))}`
+          : " -r -F"
+        : "";
+      lines.push(`complete -c ${bin} -n ${when} ${flags}${value} -d ${fishQuote(o.description)}`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** The completion script for `shell`, describing `program` as it is now. */
+export function completionScript(program: Command, shell: CompletionShell): string {
+  const root = specOf(program, "");
+  const bin = program.name();
+  switch (shell) {
+    case "bash":
+      return bashScript(root, bin);
+    case "zsh":
+      return zshScript(root, bin);
+    case "fish":
+      return fishScript(root, bin);
+  }
+}

@@ -1,0 +1,116 @@
+import { existsSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { CLI, tempConfigHome } from "../helpers/cli.js";
+import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxVersion } from "../helpers/tmux.js";
+
+/**
+ * `watch` in a real terminal: prompt text joined into lines, each line tagged with its
+ * session when several are watched, and colours on a terminal unless NO_COLOR is set.
+ */
+
+const TMUX = tmuxVersion();
+if (!TMUX) console.warn("watch end-to-end suite skipped: tmux is not installed (CI installs it)");
+
+const SGR_COLOUR = /\u001b\[[0-9;]*(3[0-7]|9[0-7])m/;
+
+describe.skipIf(!TMUX)(`watch in tmux (${TMUX ?? "no tmux"})`, () => {
+  const tmux = new TmuxServer();
+  const home = tempConfigHome();
+  let server: ReferenceServer;
+  let a: string;
+  let b: string;
+  let count = 0;
+  const panes: TmuxPane[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    // No simulator: the only events are the ones a test emits.
+    server = await startServer({ seed: 9, paceMs: 0, heartbeatMs: 60_000, sessionCount: 2 });
+    [a, b] = server.sessionIds() as [string, string];
+    // The server outlives the sessions each test kills.
+    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
+  });
+  afterEach(async () => {
+    await Promise.all(panes.splice(0).map((p) => p.kill()));
+  });
+  afterAll(async () => {
+    await tmux.kill();
+    await server?.close();
+    home.cleanup();
+  });
+
+  async function launch(args: string[], extra: Record<string, string> = {}): Promise<TmuxPane> {
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home.dir,
+      LANG: "C.UTF-8",
+      XDG_CONFIG_HOME: home.dir,
+      AGENT_SESSIONS_BASE_URL: server.url,
+      AGENT_SESSIONS_API_KEY: server.key("member"),
+      ...extra,
+    };
+    const script = `${cleanEnvCommand(env, [process.execPath, CLI, ...args])}; exec sleep 600`;
+    const pane = await tmux.start(`w${++count}`, script, { width: 120, height: 30 });
+    panes.push(pane);
+    return pane;
+  }
+
+  function emitTurn(tag: string): void {
+    for (const f of [`${tag}: reading `, "the failing ", "test and ", "fixing it\n"]) {
+      server.emit(a, "prompt_progress", { type: "text", content: f });
+    }
+    server.emit(b, "file_changed", { path: `src/${tag}.ts`, action: "modified" });
+  }
+
+  it("joins prompt fragments, tags each line with its session, and colours them", async () => {
+    const pane = await launch(["watch", a, b]);
+    await pane.waitForText([`${a}: live`, `${b}: live`]);
+    emitTurn("one");
+    const screen = await pane.waitForText([
+      "src/one.ts",
+      "one: reading the failing test and fixing it",
+    ]);
+    const lines = screen.split("\n");
+    const prose = lines.filter((l) => l.includes("one: reading"));
+    expect(prose).toHaveLength(1);
+    expect(prose[0]).toMatch(
+      new RegExp(`^\\d\\d:\\d\\d:\\d\\d ${a} prompt one: reading the failing test and fixing it$`),
+    );
+    expect(
+      lines.some((l) =>
+        new RegExp(`^\\d\\d:\\d\\d:\\d\\d ${b} file +modified src/one\\.ts$`).test(l),
+      ),
+    ).toBe(true);
+
+    const coloured = await pane.capture({ ansi: true });
+    const proseLine = coloured.split("\n").find((l) => l.includes("one: reading")) as string;
+    expect(proseLine).toMatch(SGR_COLOUR);
+    const fileLine = coloured.split("\n").find((l) => l.includes("src/one.ts")) as string;
+    // Two sessions, two colours for their ids.
+    const idColour = (line: string, id: string) =>
+      new RegExp(`\\u001b\\[([0-9;]*)m${id}`).exec(line)?.[1];
+    expect(idColour(proseLine, a)).toBeDefined();
+    expect(idColour(fileLine, b)).toBeDefined();
+    expect(idColour(proseLine, a)).not.toBe(idColour(fileLine, b));
+  });
+
+  it("NO_COLOR=1 on a terminal: the same lines, no colour", async () => {
+    const pane = await launch(["watch", a, b], { NO_COLOR: "1" });
+    await pane.waitForText([`${a}: live`, `${b}: live`]);
+    emitTurn("two");
+    await pane.waitForText(["src/two.ts", "two: reading the failing test and fixing it"]);
+    const coloured = await pane.capture({ ansi: true });
+    const mine = coloured.split("\n").filter((l) => l.includes("two"));
+    expect(mine).toHaveLength(2);
+    for (const l of mine) expect(l).not.toMatch(SGR_COLOUR);
+  });
+
+  it("one session: lines without a session id", async () => {
+    const pane = await launch(["watch", b]);
+    await pane.waitForText(`${b}: live`);
+    server.emit(b, "file_changed", { path: "src/three.ts", action: "created" });
+    const screen = await pane.waitForText("src/three.ts");
+    expect(screen).toMatch(/^\d\d:\d\d:\d\d file +created src\/three\.ts$/m);
+  });
+});
