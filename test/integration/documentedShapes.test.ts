@@ -133,6 +133,22 @@ describe("sessions on the documented offset paging", () => {
     expect(s.seen).toHaveLength(0);
   });
 
+  it("a cursor page with more behind it and no total says so on stderr, not in the table", async () => {
+    const s = await scripted();
+    s.reply(
+      json(200, {
+        items: [{ session_id: "ses_a", title: "First page", state: "running" }],
+        next_cursor: "c2",
+      }),
+    );
+    const r = await runCli(["sessions"], { env: scriptedEnv(s) });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split("\n")).toHaveLength(2);
+    expect(r.stdout).toMatch(/ses_a\s+running\s+First page/);
+    expect(r.stderr).toBe("(more sessions: use --all, or --limit up to 100)\n");
+    expect(s.seen).toHaveLength(1);
+  });
+
   it("follows cursor pages of title records, and stops after a bare array", async () => {
     const s = await scripted();
     s.reply(
