@@ -7,6 +7,8 @@ import { err, registerSecret } from "./output.js";
 export interface GlobalOptions {
   baseUrl?: string;
   profile?: string;
+  /** false with --no-journal. */
+  journal?: boolean;
 }
 
 /** Retry and timeout tuning from the environment (documented in the README). */

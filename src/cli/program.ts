@@ -3,6 +3,7 @@ import { EXIT } from "../client/errors.js";
 import { VERSION } from "../version.js";
 import { registerDemoCommand } from "./commands/demo.js";
 import { registerGitCommand } from "./commands/git.js";
+import { registerJournalCommand } from "./commands/journal.js";
 import { registerLoginCommand } from "./commands/login.js";
 import { registerLogoutCommand } from "./commands/logout.js";
 import { registerProfilesCommand } from "./commands/profiles.js";
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
       "--profile <name>",
       "profile to use (default: $AGENT_SESSIONS_PROFILE or the default profile)",
     )
+    .option("--no-journal", "terminal UI: keep no journal of the events seen (this run)")
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({ outputError: (text, write) => write(redact(scrubArguments(text))) })
     .exitOverride();
@@ -54,6 +56,7 @@ export function buildProgram(): Command {
   registerDemoCommand(program);
   registerUiCommands(program);
   registerSnapshotCommand(program);
+  registerJournalCommand(program);
 
   // Every subcommand inherits exitOverride so usage errors map to exit 2.
   for (const c of program.commands) {

@@ -1,8 +1,15 @@
 import type { ServerResponse } from "node:http";
+import { HISTORY_END_COMMENT } from "../protocol/history.js";
 import type { StoredEvent } from "./eventHistory.js";
 import { type Faults, lineTerminator } from "./faults.js";
 import type { SessionStore } from "./sessionStore.js";
-import { type FrameStyle, formatEvent, formatHeartbeat, formatPreamble } from "./sseFormat.js";
+import {
+  type FrameStyle,
+  formatComment,
+  formatEvent,
+  formatHeartbeat,
+  formatPreamble,
+} from "./sseFormat.js";
 
 interface Connection {
   sessionId: string;
@@ -57,8 +64,12 @@ export class EventStreams {
     return { nl: lineTerminator(f.lineEnding), comments: f.comments };
   }
 
-  /** Start the SSE response (headers already carry the rate-limit fields), replay, then go live. */
-  open(res: ServerResponse, sessionId: string, lastEventId: number | null): void {
+  /**
+   * Start the SSE response (headers already carry the rate-limit fields), replay, then go live.
+   * A resuming subscriber (lastEventId) gets what it missed; a new one gets the newest
+   * `history` events; either way the `: history-end` comment follows.
+   */
+  open(res: ServerResponse, sessionId: string, lastEventId: number | null, history = 0): void {
     res.writeHead(200, {
       "content-type": "text/event-stream",
       "cache-control": "no-cache",
@@ -86,7 +97,13 @@ export class EventStreams {
     const session = this.store().get(sessionId);
     // The events to replay are taken now (references, not text): the history may move on
     // while they are written, and what arrives meanwhile is held for after them.
-    const replay = session && lastEventId !== null ? session.history.since(lastEventId) : [];
+    const replay = !session
+      ? []
+      : lastEventId !== null
+        ? session.history.since(lastEventId)
+        : session.history.last(history);
+    // Whatever was replayed (history or what a resuming client missed), live events follow.
+    const endMarker = true;
     let set = this.bySession.get(sessionId);
     if (!set) {
       set = new Set();
@@ -95,12 +112,17 @@ export class EventStreams {
     set.add(conn);
     if (replay.length > 0) {
       conn.pending = [];
-      this.replay(conn, replay, 0);
-    }
+      this.replay(conn, replay, 0, endMarker);
+    } else if (endMarker) res.write(formatComment(HISTORY_END_COMMENT, this.style()));
   }
 
   /** Writes replay[from…] a part at a time, each part once the socket has drained the last. */
-  private replay(conn: Connection, events: readonly StoredEvent[], from: number): void {
+  private replay(
+    conn: Connection,
+    events: readonly StoredEvent[],
+    from: number,
+    endMarker: boolean,
+  ): void {
     if (conn.ended) return;
     const style = this.style();
     const frames: string[] = [];
@@ -115,12 +137,13 @@ export class EventStreams {
     this.write(conn, frames, undefined, false);
     if (conn.ended) return;
     if (i < events.length) {
-      const next = () => this.replay(conn, events, i);
+      const next = () => this.replay(conn, events, i, endMarker);
       if (conn.res.writableNeedDrain) conn.res.once("drain", next);
       else setImmediate(next);
       return;
     }
     // Caught up: what arrived during the replay, then live delivery.
+    if (endMarker) conn.res.write(formatComment(HISTORY_END_COMMENT, style));
     const held = conn.pending ?? [];
     conn.pending = null;
     conn.pendingBytes = 0;

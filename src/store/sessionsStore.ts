@@ -28,6 +28,11 @@ export interface SessionsState {
   readonly stateFilter: string | null;
   readonly sortKey: SessionSortKey;
   readonly sortDir: SortDirection;
+  /**
+   * Records fetched one by one (a pane opened on them) that are not in the loaded pages;
+   * a record in the pages is updated there instead.
+   */
+  readonly records: Readonly<Record<string, Session>>;
 
   /** Replace the list with the first page. */
   load(): Promise<void>;
@@ -41,6 +46,11 @@ export interface SessionsState {
   setSort(key: SessionSortKey, dir?: SortDirection): void;
   /** Merge fields into one loaded record (a live state_changed, for example). */
   patchSession(sessionId: string, patch: Partial<Session>): void;
+  /**
+   * Fetch one session's record now (a pane opened on it), so what it shows is current before
+   * its first event. A failure leaves what was there; the pane's stream reports its own.
+   */
+  fetchOne(sessionId: string): Promise<void>;
 }
 
 export type SessionsStore = StoreApi<SessionsState>;
@@ -55,7 +65,7 @@ export interface SessionsStoreOptions {
 const STATE_RANK: Record<string, number> = { active: 0, paused: 1 };
 
 export function createSessionsStore(
-  client: Pick<ApiClient, "listSessions">,
+  client: Pick<ApiClient, "listSessions"> & Partial<Pick<ApiClient, "getSession">>,
   opts: SessionsStoreOptions = {},
 ): SessionsStore {
   const pageSize = opts.pageSize ?? 100;
@@ -103,6 +113,7 @@ export function createSessionsStore(
       stateFilter: null,
       sortKey: "updated",
       sortDir: "desc",
+      records: {},
 
       load: fetchFirst,
       refresh: fetchFirst,
@@ -150,7 +161,31 @@ export function createSessionsStore(
         set({ sortKey: key, sortDir: nextDir });
       },
 
+      async fetchOne(sessionId) {
+        if (!client.getSession) return;
+        let record: Session;
+        try {
+          record = sanitizeRecord(await client.getSession(sessionId));
+        } catch {
+          return;
+        }
+        // Another session's record under this id is not this session's.
+        if (record.session_id !== sessionId) return;
+        const s = get();
+        const i = s.items.findIndex((x) => x.session_id === sessionId);
+        if (i >= 0) {
+          const items = s.items.slice();
+          items[i] = record;
+          set({ items });
+        } else set({ records: { ...s.records, [sessionId]: record } });
+      },
+
       patchSession(sessionId, patch) {
+        const extra = get().records[sessionId];
+        if (extra) {
+          const next = { ...extra, ...sanitizeRecord(patch), session_id: sessionId };
+          set({ records: { ...get().records, [sessionId]: next } });
+        }
         const items = get().items;
         const i = items.findIndex((x) => x.session_id === sessionId);
         const current = items[i];
@@ -282,4 +317,12 @@ export function knownStates(items: readonly Session[]): string[] {
     if (st) set.add(st);
   }
   return [...set].sort((a, b) => (STATE_RANK[a] ?? 9) - (STATE_RANK[b] ?? 9) || a.localeCompare(b));
+}
+
+/** A session's record: from the loaded pages, else fetched on its own. */
+export function selectRecord(
+  s: Pick<SessionsState, "items" | "records">,
+  sessionId: string,
+): Session | undefined {
+  return s.items.find((x) => x.session_id === sessionId) ?? s.records[sessionId];
 }

@@ -8,8 +8,10 @@ import { RateMeter } from "./rateMeter.js";
 import {
   appendEvent,
   appendItem,
+  appendMarker,
   appendNotice,
   DEFAULT_MAX_ENTRY_CHARS,
+  type MarkerKind,
   materializeItem,
   newWriter,
   type TimelineKind,
@@ -35,7 +37,14 @@ import { LAZY_KINDS, lazyKindCode, TimelineBuffer } from "./timelineBuffer.js";
  * object, and the buffer's own version, tell a reader when its rows are stale.
  */
 
-export type { TimelineEntry, TimelineKind } from "./timeline.js";
+export type { MarkerKind, TimelineEntry, TimelineKind } from "./timeline.js";
+
+/**
+ * Where a session's incoming events come from: its journal (seen in an earlier run), the
+ * server's history of a new subscription, or live. A journal's state changes are old news:
+ * they neither set the session's state (the fetched record does) nor ask for attention.
+ */
+export type StreamPhase = "journal" | "history" | "live";
 
 /** Why a session wants the user's eyes. */
 export interface Attention {
@@ -114,6 +123,18 @@ export interface StreamsState {
   pushStatus(sessionId: string, status: StreamStatus, meta?: StreamMeta): void;
   /** Queue liveness figures from the subscription. */
   pushMeta(sessionId: string, meta: StreamMeta): void;
+  /**
+   * Queue a line of the client's own, in order with events. `ifNotEmpty`: only when the
+   * timeline already holds something by then (a divider with nothing above it says nothing).
+   */
+  pushMarker(
+    sessionId: string,
+    kind: MarkerKind,
+    text: string,
+    opts?: { at?: number; ifNotEmpty?: boolean },
+  ): void;
+  /** Queue a change of phase (see StreamPhase), in order with events. */
+  pushPhase(sessionId: string, phase: StreamPhase): void;
   /** Apply everything queued now (tests; shutdown). */
   flushNow(): void;
   /** The user has seen it: clear the session's attention flag. */
@@ -151,6 +172,8 @@ const ZERO_COUNTS: KindCounts = {
   unknown: 0,
   malformed: 0,
   notice: 0,
+  divider: 0,
+  unwatched: 0,
 };
 
 const EVENT_KIND_TO_TIMELINE: Record<SessionEvent["kind"], TimelineKind> = {
@@ -176,8 +199,22 @@ class MetaItem {
   constructor(readonly meta: StreamMeta) {}
 }
 
+/** A queued marker line. */
+class MarkerItem {
+  constructor(
+    readonly kind: MarkerKind,
+    readonly text: string,
+    readonly ifNotEmpty: boolean,
+  ) {}
+}
+
+/** A queued phase change. */
+class PhaseItem {
+  constructor(readonly phase: StreamPhase) {}
+}
+
 /** What is queued besides undecoded items. */
-type QueueItem = SessionEvent | StatusItem | MetaItem;
+type QueueItem = SessionEvent | StatusItem | MetaItem | MarkerItem | PhaseItem;
 
 /** Timeline kind of each undecoded item kind (LAZY_KINDS order). */
 const LAZY_TIMELINE_KINDS: readonly TimelineKind[] = LAZY_KINDS.map(
@@ -194,6 +231,7 @@ interface Internal {
   writer: TimelineWriter;
   /** Set when the connection was lost, so the next "live" writes a "reconnected" notice. */
   outageSince: number | null;
+  phase: StreamPhase;
   /** What came since the last flush, in order. */
   readonly queue: ItemQueue<QueueItem>;
 }
@@ -239,6 +277,7 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
         sessionId,
         writer: newWriter(maxEntryChars),
         outageSince: null,
+        phase: "live",
         queue: new ItemQueue<QueueItem>(),
       });
       return {
@@ -287,6 +326,7 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       d.totalEvents++;
       d.rateMeter.record(at);
       appendEvent(d.timeline, internal.writer, ev, at);
+      if (ev.kind === "state_changed" && internal.phase === "journal") return;
       if (ev.kind === "state_changed") {
         const state = d.timeline.last()?.state ?? null;
         const was = d.sessionState;
@@ -400,6 +440,11 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
           if (item.meta) applyMeta(d, item.meta);
           applyStatus(d, internal, item.status, at);
         } else if (item instanceof MetaItem) applyMeta(d, item.meta);
+        else if (item instanceof MarkerItem) {
+          if (!item.ifNotEmpty || d.timeline.size > 0) {
+            appendMarker(d.timeline, w, item.kind, item.text, at);
+          }
+        } else if (item instanceof PhaseItem) internal.phase = item.phase;
         else applyEvent(d, internal, item, at);
       }
       settle();
@@ -493,6 +538,18 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       pushMeta(sessionId, meta) {
         const internal = internals.get(sessionId);
         if (internal) enqueue(internal, new MetaItem(meta), 0);
+      },
+
+      pushMarker(sessionId, kind, text, opts = {}) {
+        const internal = internals.get(sessionId);
+        if (internal) {
+          enqueue(internal, new MarkerItem(kind, text, opts.ifNotEmpty ?? false), opts.at ?? now());
+        }
+      },
+
+      pushPhase(sessionId, phase) {
+        const internal = internals.get(sessionId);
+        if (internal) enqueue(internal, new PhaseItem(phase), 0);
       },
 
       flushNow: flush,

@@ -17,7 +17,11 @@ export type TimelineKind =
   | "heartbeat"
   | "unknown"
   | "malformed"
-  | "notice";
+  | "notice"
+  /** Where live events begin below what the journal and the server's history showed. */
+  | "divider"
+  /** A stretch of time nobody watched the session (between two journal runs). */
+  | "unwatched";
 
 export interface TimelineEntry {
   /** Per-session sequence number, increasing; survives eviction so panes can key rows. */
@@ -385,4 +389,18 @@ export function materializeItem(
 /** A line the client itself writes (connection lost, reconnected, stopped). */
 export function appendNotice(buf: EntrySink, w: TimelineWriter, text: string, at: number): void {
   push(buf, w, base(w.nextSeq++, "notice", null, at, sanitize(text), undefined));
+}
+
+/** The kinds of line the client writes itself; none is ever journaled or exported as an event. */
+export type MarkerKind = "notice" | "divider" | "unwatched";
+
+/** A marker line of the client's own (see MarkerKind). */
+export function appendMarker(
+  buf: EntrySink,
+  w: TimelineWriter,
+  kind: MarkerKind,
+  text: string,
+  at: number,
+): void {
+  push(buf, w, base(w.nextSeq++, kind, null, at, sanitize(text), undefined));
 }

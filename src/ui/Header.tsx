@@ -7,6 +7,7 @@ import { isLegacyScope, narrowedScopes } from "../protocol/scopes.js";
 import { type ConnectionSummary, selectConnectionSummary } from "../store/connectionSummary.js";
 import { expiryStatus, formatCountdown } from "../text/format.js";
 import { useTicked } from "./hooks/useNow.js";
+import { JournalNote } from "./JournalNote.js";
 import { HEADER_ROWS } from "./layout.js";
 import { useServices } from "./services.js";
 import { type ColorName, useTheme } from "./theme.js";
@@ -133,6 +134,7 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
             {` · rate limited: retry in ${timed.waitIn} (attempt ${wait.attempt}/${wait.maxAttempts})`}
           </Text>
         ) : null}
+        <JournalNote />
       </Text>
       {id.error ? (
         <Text wrap="truncate-end" color={theme.c.error}>

@@ -135,6 +135,8 @@ export function createController(deps: ControllerDeps): Controller {
       paneViews: { ...s.paneViews, [sessionId]: initialPaneView() },
     });
     streamControl.openStream(sessionId);
+    // The record too: the title shows the current state before the first event.
+    void sessions.getState().fetchOne(sessionId);
   }
 
   function closePane(sessionId: string): void {

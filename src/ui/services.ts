@@ -1,6 +1,7 @@
 import { createContext, useContext } from "react";
 import type { CloneRequest, GitOperationRequest, GitResult } from "../protocol/git.js";
 import type { ActionsStore } from "../store/actionsStore.js";
+import type { JournalStatusStore } from "../store/history/journal.js";
 import type { IdentityState, IdentityStore } from "../store/identityStore.js";
 import type { RateLimitStore } from "../store/rateLimitStore.js";
 import type { SessionsStore } from "../store/sessionsStore.js";
@@ -41,6 +42,8 @@ export interface AppServices {
   rateLimit: RateLimitStore;
   /** The key as it may be shown (maskKey from src/text/format.ts). */
   maskedKey: string;
+  /** The local journal's state, when the UI runs with one (or with it turned off). */
+  journal?: JournalStatusStore;
 }
 
 export interface AppOptions {

@@ -24,20 +24,26 @@ function requireTerminal(): boolean {
 async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
   if (!requireTerminal()) return;
   const g = globalOptions(cmd);
+  const noJournal = g.journal === false || cmd.opts<{ journal?: boolean }>().journal === false;
   try {
     const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl });
     // Lazy: Ink, React and the stores load only when a terminal session starts.
-    const [{ buildServices }, { runTui }] = await Promise.all([
+    const [{ buildServices }, { runTui }, { journalFor }] = await Promise.all([
       import("../tui/buildServices.js"),
       import("../tui/runTui.js"),
+      import("../journal/journalSetup.js"),
     ]);
+    const withJournal = async (baseUrl: string) => {
+      const j = await journalFor(baseUrl, { noJournal });
+      return { journal: j.journal, journalStatus: j.status };
+    };
     const tuning = tuningFromEnv();
     const handles: { dispose(): Promise<void> }[] = [];
     let services = null;
     try {
       const creds = await resolveCredentials({ profile: g.profile, baseUrl: g.baseUrl });
       registerSecret(creds.apiKey);
-      const h = buildServices(creds, { tuning });
+      const h = buildServices(creds, { tuning, ...(await withJournal(creds.baseUrl)) });
       handles.push(h);
       services = h.services;
     } catch (e) {
@@ -48,7 +54,10 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
       const client = new ApiClient({ baseUrl: target.baseUrl, apiKey: key });
       await client.verify();
       await saveCredentials({ profile: target.profile, baseUrl: target.baseUrl, apiKey: key });
-      const h = buildServices({ baseUrl: target.baseUrl, apiKey: key }, { tuning });
+      const h = buildServices(
+        { baseUrl: target.baseUrl, apiKey: key },
+        { tuning, ...(await withJournal(target.baseUrl)) },
+      );
       handles.push(h);
       return h.services;
     };
@@ -91,6 +100,7 @@ export function registerUiCommands(program: Command): void {
     .command("open")
     .description("open the terminal UI with these sessions already in panes (up to 6)")
     .argument("<session_id...>", "sessions to open (ses_…)")
+    .option("--no-journal", "keep no journal of the events seen (this run)")
     .action(async (ids: string[], _opts: unknown, cmd: Command) => {
       const list = sessionIds(cmd, ids);
       if (list) await startUi(cmd, list);
