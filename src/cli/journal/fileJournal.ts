@@ -78,7 +78,7 @@ const FS_REASONS: Record<string, string> = {
   EACCES: "permission denied",
   EPERM: "permission denied",
   EROFS: "read-only file system",
-  ENOTDIR: "a part of the path is not a folder",
+  ENOTDIR: "not a folder",
   EISDIR: "a folder is in the way",
   EEXIST: "a file is in the way",
 };
@@ -124,7 +124,7 @@ class FileJournalImpl implements FileJournal {
     // Known at once whether the folder can be made: the UI says so before the first event.
     this.ready = ensurePrivateDir(opts.dir)
       .then(() => this.enforceTotal())
-      .catch((e: unknown) => this.fail(`cannot write ${opts.dir}: ${fsReason(e)}`));
+      .catch((e: unknown) => this.fail(opts.dir, e));
   }
 
   record(
@@ -281,11 +281,16 @@ class FileJournalImpl implements FileJournal {
       try {
         await this.append(sessionId, files, text);
       } catch (e) {
-        this.fail(`cannot write ${files.current}: ${fsReason(e)}`);
+        this.fail(files.current, e);
       }
     }
   }
 
+  /**
+   * Appends lines, a part of at most half the session budget at a time; a part that would
+   * take the current file past half first turns it into the older half (dropping the oldest
+   * half). So each file stays within half the budget, and what is dropped is always oldest.
+   */
   private async append(
     sessionId: string,
     files: { current: string; older: string },
@@ -296,15 +301,19 @@ class FileJournalImpl implements FileJournal {
       state = await this.fileState(files.current);
       this.files.set(sessionId, state);
     }
-    const body = state.needsNewline ? `\n${text}` : text;
-    state.needsNewline = false;
-    await appendFile(files.current, body, { mode: PRIVATE_FILE_MODE });
-    state.size += Buffer.byteLength(body);
-    if (state.size >= this.maxSessionBytes / 2) {
-      // The current half becomes the older one; the oldest half is dropped.
-      await rename(files.current, files.older);
-      state.size = 0;
-      await this.enforceTotal();
+    const half = Math.max(1, Math.floor(this.maxSessionBytes / 2));
+    for (const part of parts(text, half)) {
+      const bytes = Buffer.byteLength(part);
+      if (state.size > 0 && state.size + bytes > half) {
+        await rename(files.current, files.older);
+        state.size = 0;
+        state.needsNewline = false;
+        await this.enforceTotal();
+      }
+      const body = state.needsNewline ? `\n${part}` : part;
+      state.needsNewline = false;
+      await appendFile(files.current, body, { mode: PRIVATE_FILE_MODE });
+      state.size += Buffer.byteLength(body);
     }
   }
 
@@ -382,12 +391,34 @@ class FileJournalImpl implements FileJournal {
     this.files.clear();
   }
 
-  private fail(reason: string): void {
+  /** Off for the rest of the run; the status names the path that failed and why. */
+  private fail(path: string, e: unknown): void {
     if (this.failed) return;
     this.failed = true;
     this.queues.clear();
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    this.status.setState({ state: "failed", reason });
+    this.status.setState({ state: "failed", dir: path, reason: fsReason(e) });
   }
+}
+
+/** Whole lines of `text` in parts of at most `max` bytes (a longer line is a part of its own). */
+function parts(text: string, max: number): string[] {
+  if (Buffer.byteLength(text) <= max) return [text];
+  const out: string[] = [];
+  let part = "";
+  let size = 0;
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    const bytes = Buffer.byteLength(line) + 1;
+    if (size > 0 && size + bytes > max) {
+      out.push(part);
+      part = "";
+      size = 0;
+    }
+    part += `${line}\n`;
+    size += bytes;
+  }
+  if (part !== "") out.push(part);
+  return out;
 }

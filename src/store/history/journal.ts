@@ -40,9 +40,9 @@ export interface SessionJournal {
 export interface JournalStatus {
   /** "on": writing; "off": turned off by the user; "failed": it could not write or read. */
   state: "on" | "off" | "failed";
-  /** Where the journal lives. */
+  /** Where the journal lives; when it failed, the path it could not write. */
   dir: string | null;
-  /** Why it is not on (one line). */
+  /** Why it is not on (one short line, e.g. "no space left on device (ENOSPC)"). */
   reason: string | null;
 }
 
