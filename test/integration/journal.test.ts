@@ -335,9 +335,14 @@ describe("journal: what it stores", () => {
     const text = readFileSync(join(root, "svc", `${id}.ndjson`), "utf8");
     expect(text).not.toContain(key);
     const lines = journalLines(root, `${id}.ndjson`);
-    const out = (lines[0]?.data as { text: string }).text;
-    expect(out).toBe("\u001b[31mred\u001b[0m token=[redacted key] \n");
-    const prompt = (lines[1]?.data as { content: string }).content;
-    expect(prompt).toBe("echo [redacted key] done\n");
+    expect(lines[0]?.data).toEqual({
+      text: "\u001b[31mred\u001b[0m token=[redacted key] \n",
+      ts: expect.any(Number),
+    });
+    expect(lines[1]?.data).toEqual({
+      type: "text",
+      content: "echo [redacted key] done\n",
+      ts: expect.any(Number),
+    });
   });
 });

@@ -36,7 +36,9 @@ describe("agent-sessions journal", () => {
   it("turns off in the config file and on again", async () => {
     const off = await runCli(["journal", "off"], { env });
     expect(off.code).toBe(0);
-    const config = JSON.parse(readFileSync(join(home.dir, "agent-sessions", "config.json"), "utf8"));
+    const config = JSON.parse(
+      readFileSync(join(home.dir, "agent-sessions", "config.json"), "utf8"),
+    );
     expect(config.journal).toBe(false);
     const state = await runCli(["journal", "path", "--json"], { env });
     expect(JSON.parse(state.stdout)).toEqual({ path: root, on: false });
