@@ -7,6 +7,7 @@ import { registerJournalCommand } from "./commands/journal.js";
 import { registerLoginCommand } from "./commands/login.js";
 import { registerLogoutCommand } from "./commands/logout.js";
 import { registerProfilesCommand } from "./commands/profiles.js";
+import { registerReplayCommand } from "./commands/replay.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerSessionsCommand } from "./commands/sessions.js";
 import { registerSnapshotCommand } from "./commands/snapshot.js";
@@ -57,6 +58,7 @@ export function buildProgram(): Command {
   registerUiCommands(program);
   registerSnapshotCommand(program);
   registerJournalCommand(program);
+  registerReplayCommand(program);
 
   // Every subcommand inherits exitOverride so usage errors map to exit 2.
   for (const c of program.commands) {

@@ -51,12 +51,15 @@ function firstKey(c: Command): string {
 }
 
 export const Footer = memo(function Footer({ width }: { width: number }) {
-  const { identity } = useServices();
+  const { identity, replay } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   const mode = useStore(ui, modeOf);
   const keyInfo = useStore(identity, (s) => s.keyInfo);
-  const cmds = commandsFor(mode);
+  const cmds =
+    replay && (mode === "list" || mode === "pane")
+      ? [...footerCommands("replay"), ...commandsFor(mode)]
+      : commandsFor(mode);
   const lacking = new Set<string>();
   return (
     <Box width={width} height={1}>

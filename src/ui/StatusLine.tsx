@@ -3,6 +3,7 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import { formatElapsed } from "../text/format.js";
 import { useNow } from "./hooks/useNow.js";
+import { ReplayBar } from "./ReplayBar.js";
 import { useServices } from "./services.js";
 import { type ColorName, useTheme } from "./theme.js";
 import { useUi } from "./uiContext.js";
@@ -27,13 +28,17 @@ const ACTION_NAMES: Record<string, string> = {
 };
 
 export const StatusLine = memo(function StatusLine({ width }: { width: number }) {
-  const { actions } = useServices();
+  const { actions, replay } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   const running = useStore(actions, (s) => s.running);
   const last = useStore(actions, (s) => s.last);
   const message = useStore(ui, (s) => s.message);
+  const jumping = useStore(ui, (s) => s.editing?.kind === "jump");
   const now = useNow(100, running !== null);
+  if (replay && (jumping || (!running && !message))) {
+    return <ReplayBar replay={replay} width={width} />;
+  }
 
   let content: React.ReactNode = " ";
   if (running) {

@@ -1,4 +1,5 @@
 import type { Key } from "ink";
+import { parseReplayTime, REPLAY_TIME_HELP } from "../store/history/replayTime.js";
 import { knownStates, type SessionSortKey, selectVisibleSessions } from "../store/sessionsStore.js";
 import { nextAttention } from "../store/streamsStore.js";
 import { sanitize } from "../text/sanitize.js";
@@ -65,6 +66,8 @@ const KIND_OF_COMMAND: Partial<Record<Command["id"], KindToggle>> = {
   toggleKindFiles: "file",
   toggleKindState: "state",
 };
+/** How far the replay's ← and → move. */
+const REPLAY_STEP_MS = 10_000;
 /** Load the next page when the cursor gets this close to the end of what is loaded. */
 const LOAD_MORE_MARGIN = 3;
 
@@ -408,6 +411,11 @@ export function createController(deps: ControllerDeps): Controller {
       return;
     }
     if (cmd?.id !== "submit") return;
+    if (e.kind === "jump") {
+      set({ editing: null });
+      jumpTo(e.draft);
+      return;
+    }
     const buf = timelineOf(e.sessionId);
     set({ editing: null });
     if (!buf) return;
@@ -460,8 +468,51 @@ export function createController(deps: ControllerDeps): Controller {
     set({ overlay: { ...o, offset } });
   }
 
+  // ---- replay
+
+  function jumpTo(text: string): void {
+    const replay = services.replay;
+    if (!replay || text.trim() === "") return;
+    const { start, end } = replay.state.getState();
+    const at = parseReplayTime(text, start, end);
+    if (at === null) {
+      message(`Not a time: "${sanitize(text.trim())}". Give ${REPLAY_TIME_HELP}`, "warn");
+      return;
+    }
+    replay.seek(at);
+  }
+
+  /** Whether the command was a replay command (done, or ignored outside a replay). */
+  function replayCommand(cmd: Command): boolean {
+    if (cmd.context !== "replay") return false;
+    const replay = services.replay;
+    if (!replay) return true;
+    switch (cmd.id) {
+      case "replayToggle":
+        replay.toggle();
+        break;
+      case "replayFaster":
+        replay.faster();
+        break;
+      case "replaySlower":
+        replay.slower();
+        break;
+      case "replayBack":
+        replay.step(-REPLAY_STEP_MS);
+        break;
+      case "replayForward":
+        replay.step(REPLAY_STEP_MS);
+        break;
+      case "replayJump":
+        set({ editing: { kind: "jump", draft: "" } });
+        break;
+    }
+    return true;
+  }
+
   function handleMain(cmd: Command, input: string): void {
     const s = get();
+    if (replayCommand(cmd)) return;
     if (cmd.scope !== undefined) {
       gitCommand(cmd);
       return;
@@ -595,7 +646,7 @@ export function createController(deps: ControllerDeps): Controller {
         const st = sessions.getState();
         st.setFilterText(update(st.filterText));
         set({ listCursor: 0 });
-      } else if (e?.kind === "search") {
+      } else if (e?.kind === "search" || e?.kind === "jump") {
         set({ editing: { ...e, draft: update(e.draft) } });
       }
     },

@@ -12,7 +12,7 @@ export interface HelpLine {
 
 export function helpLines(lacks: (scope: string) => boolean): HelpLine[] {
   const out: HelpLine[] = [];
-  const contexts: KeyContext[] = ["global", "list", "pane", "dialog"];
+  const contexts: KeyContext[] = ["global", "list", "pane", "dialog", "replay"];
   contexts.forEach((ctx, i) => {
     if (i > 0) out.push({ kind: "blank", keys: "", text: "", missing: null });
     out.push({ kind: "heading", keys: "", text: CONTEXT_TITLES[ctx], missing: null });

@@ -5,7 +5,7 @@ import type { Key } from "ink";
  * reference are all generated from it; never hand-write help elsewhere.
  */
 
-export type KeyContext = "global" | "list" | "pane" | "dialog";
+export type KeyContext = "global" | "list" | "pane" | "dialog" | "replay";
 
 /** Named keys as Ink reports them (see ink's Key type). */
 export type NamedKey =
@@ -76,7 +76,13 @@ export type CommandId =
   | "confirmNo"
   | "deleteChar"
   | "deleteWord"
-  | "clearField";
+  | "clearField"
+  | "replayToggle"
+  | "replayFaster"
+  | "replaySlower"
+  | "replayBack"
+  | "replayForward"
+  | "replayJump";
 
 export interface Command {
   id: CommandId;
@@ -436,6 +442,52 @@ export const KEYMAP: readonly Command[] = [
     label: "clear",
     description: "clear the text field",
   },
+  // replay (agent-sessions replay): active only while a recording plays
+  {
+    id: "replayToggle",
+    context: "replay",
+    keys: [k(" ")],
+    label: "play/pause",
+    description: "play or pause the recording",
+    footer: true,
+  },
+  {
+    id: "replayFaster",
+    context: "replay",
+    keys: [k("]"), k(">")],
+    label: "faster",
+    description: "play faster: ×1, ×10, ×100, max",
+    footer: true,
+  },
+  {
+    id: "replaySlower",
+    context: "replay",
+    keys: [k("["), k("<")],
+    label: "slower",
+    description: "play slower",
+  },
+  {
+    id: "replayBack",
+    context: "replay",
+    keys: [named("left")],
+    label: "back",
+    description: "10 seconds back",
+  },
+  {
+    id: "replayForward",
+    context: "replay",
+    keys: [named("right")],
+    label: "forward",
+    description: "10 seconds forward",
+  },
+  {
+    id: "replayJump",
+    context: "replay",
+    keys: [k(":")],
+    label: "jump",
+    description: "jump to a time (10:12:30, +5m, -30s, 50%, start, end)",
+    footer: true,
+  },
 ];
 
 const NAMED_FLAGS: Record<NamedKey, keyof Key> = {
@@ -468,10 +520,17 @@ export function keyMatches(spec: KeySpec, input: string, key: Key): boolean {
 
 /**
  * The command a key press means in a context: the context's own commands first, then the
- * global ones (dialogs get none of the global ones but force-quit, so typing stays typing).
+ * replay's (their keys are free elsewhere; the controller ignores them outside a replay),
+ * then the global ones (dialogs get none of the global ones but force-quit, so typing stays
+ * typing).
  */
 export function commandFor(context: KeyContext, input: string, key: Key): Command | null {
-  const order: KeyContext[] = context === "global" ? ["global"] : [context, "global"];
+  const order: KeyContext[] =
+    context === "global"
+      ? ["global"]
+      : context === "dialog"
+        ? ["dialog", "global"]
+        : [context, "replay", "global"];
   for (const ctx of order) {
     for (const cmd of KEYMAP) {
       if (cmd.context !== ctx) continue;
@@ -508,7 +567,7 @@ export function keyLabel(spec: KeySpec): string {
   const char = spec.char ?? "";
   const base = spec.name ? names[spec.name] : spec.ctrl ? char.toUpperCase() : char;
   const mods = `${spec.ctrl ? "Ctrl-" : ""}${spec.shift ? "Shift-" : ""}`;
-  return `${mods}${base}`;
+  return base === " " ? `${mods}Space` : `${mods}${base}`;
 }
 
 export function keysLabel(cmd: Command): string {
@@ -521,11 +580,14 @@ export const CONTEXT_TITLES: Record<KeyContext, string> = {
   list: "Session list",
   pane: "Session pane",
   dialog: "Dialogs",
+  replay: "Replay (agent-sessions replay)",
 };
 
 /** Footer hints for a context: its own footer commands, then the global ones. */
 export function footerCommands(context: KeyContext): Command[] {
-  if (context === "dialog") return KEYMAP.filter((c) => c.context === "dialog" && c.footer);
+  if (context === "dialog" || context === "replay") {
+    return KEYMAP.filter((c) => c.context === context && c.footer);
+  }
   return [
     ...KEYMAP.filter((c) => c.context === context && c.footer),
     ...KEYMAP.filter((c) => c.context === "global" && c.footer),
@@ -535,7 +597,7 @@ export function footerCommands(context: KeyContext): Command[] {
 /** The README's key reference, generated (a test keeps the README in step). */
 export function keymapMarkdown(): string {
   const lines: string[] = [];
-  for (const ctx of ["global", "list", "pane", "dialog"] as const) {
+  for (const ctx of ["global", "list", "pane", "dialog", "replay"] as const) {
     lines.push(`**${CONTEXT_TITLES[ctx]}**`, "", "| keys | action |", "|---|---|");
     for (const c of KEYMAP.filter((x) => x.context === ctx)) {
       const scope = c.scope ? ` (needs \`${c.scope}\`)` : "";

@@ -2,6 +2,7 @@ import { createContext, useContext } from "react";
 import type { CloneRequest, GitOperationRequest, GitResult } from "../protocol/git.js";
 import type { ActionsStore } from "../store/actionsStore.js";
 import type { JournalStatusStore } from "../store/history/journal.js";
+import type { ReplayControl } from "../store/history/replayEngine.js";
 import type { IdentityState, IdentityStore } from "../store/identityStore.js";
 import type { RateLimitStore } from "../store/rateLimitStore.js";
 import type { SessionsStore } from "../store/sessionsStore.js";
@@ -44,6 +45,8 @@ export interface AppServices {
   maskedKey: string;
   /** The local journal's state, when the UI runs with one (or with it turned off). */
   journal?: JournalStatusStore;
+  /** Set when the UI plays a recording (`agent-sessions replay`): its clock and controls. */
+  replay?: ReplayControl;
 }
 
 export interface AppOptions {

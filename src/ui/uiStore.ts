@@ -41,7 +41,11 @@ export type Overlay =
   | { kind: "help"; offset: number }
   | { kind: "detail"; sessionId: string; offset: number };
 
-export type Editing = { kind: "filter" } | { kind: "search"; sessionId: string; draft: string };
+export type Editing =
+  | { kind: "filter" }
+  | { kind: "search"; sessionId: string; draft: string }
+  /** The replay's "jump to a time" field. */
+  | { kind: "jump"; draft: string };
 
 export type MessageLevel = "info" | "ok" | "warn" | "error";
 

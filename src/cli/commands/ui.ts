@@ -8,7 +8,7 @@ import { isSessionId } from "../../protocol/resources.js";
 import { globalOptions, tuningFromEnv } from "../context.js";
 import { err, fail, registerSecret } from "../output.js";
 
-function requireTerminal(): boolean {
+export function requireTerminal(): boolean {
   if (process.stdout.isTTY && process.stdin.isTTY) return true;
   err(
     "error: the terminal UI needs a terminal; for scripts use the headless commands (whoami, sessions, watch --json, git …; see --help)",

@@ -73,6 +73,7 @@ interface FileState {
 }
 
 const FS_REASONS: Record<string, string> = {
+  ENOENT: "no such file or folder",
   ENOSPC: "no space left on device",
   EDQUOT: "disk quota exceeded",
   EACCES: "permission denied",
