@@ -286,7 +286,8 @@ const HISTORY_IDLE_MS = 250;
 function dividerText(fromJournal: number, fromServer: number, repeats: number): string {
   const above: string[] = [];
   if (fromJournal > 0) above.push(`${fromJournal} from the journal`);
-  if (fromServer > 0) above.push(`${fromServer} from the server's history`);
-  if (repeats > 0) above.push(`${repeats} already in the journal, not shown again`);
+  if (fromServer > 0) above.push(`${fromServer} from the server`);
+  if (repeats > 0)
+    above.push(`${repeats} repeat${repeats === 1 ? "" : "s"} of the journal skipped`);
   return above.length > 0 ? `live from here · above: ${above.join(", ")}` : "live from here";
 }

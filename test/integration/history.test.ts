@@ -112,7 +112,7 @@ describe("client: a pane opens with the session's history", () => {
     expect(t).toHaveLength(202);
     expect(t[0]).toBe("line 67");
     expect(t[199]).toBe("line 266");
-    expect(t[200]).toBe("── live from here · above: 200 from the server's history");
+    expect(t[200]).toBe("── live from here · above: 200 from the server");
   });
 
   it("never asks for more than its scrollback holds", async () => {
@@ -125,7 +125,7 @@ describe("client: a pane opens with the session's history", () => {
     const t = texts(store, id);
     // 38: the scrollback keeps room for the divider and a gap marker.
     expect(t[0]).toBe("line 63");
-    expect(t.at(-1)).toBe("── live from here · above: 38 from the server's history");
+    expect(t.at(-1)).toBe("── live from here · above: 38 from the server");
     // Nothing was evicted: the server sent exactly what fits.
     expect(store.getState().sessions[id]?.timeline.dropped).toBe(0);
   });
@@ -206,7 +206,7 @@ describe("client: other servers", () => {
     const t = texts(store, "ses_x");
     expect(t).toHaveLength(100);
     expect(t[0]).toBe("h 2902");
-    expect(t.at(-1)).toBe("── live from here · above: 3000 from the server's history");
+    expect(t.at(-1)).toBe("── live from here · above: 3000 from the server");
     expect(store.getState().sessions.ses_x?.timeline.dropped).toBe(2901);
   });
 });

@@ -153,7 +153,7 @@ describe("journal: written, read back after a restart, without duplicates", () =
     expect(t[gap]).toMatch(/^unwatched: not watched from \d\d:\d\d(:\d\d)? to \d\d:\d\d(:\d\d)?$/);
     expect(t.slice(gap + 1, -1)).toEqual(output(8, 10));
     expect(t.at(-1)).toBe(
-      "divider: live from here · above: 7 from the journal, 3 from the server's history, 7 already in the journal, not shown again",
+      "divider: live from here · above: 7 from the journal, 3 from the server, 7 repeats of the journal skipped",
     );
   });
 
@@ -190,7 +190,7 @@ describe("journal: written, read back after a restart, without duplicates", () =
       "output: B",
       "output: C",
     ]);
-    expect(t.at(-1)).toContain("2 already in the journal, not shown again");
+    expect(t.at(-1)).toContain("2 repeats of the journal skipped");
   });
 });
 

@@ -112,7 +112,7 @@ describe("a pane with history", () => {
     expect(at("┄┄ not watched from")).toBeLessThan(at("while away 1"));
     expect(at("while away 2")).toBeLessThan(at("── ▼ live from here"));
     expect(frame).toContain(
-      "── ▼ live from here · above: 2 from the journal, 2 from the server's history ──",
+      "── ▼ live from here · above: 2 from the journal, 2 from the server ──",
     );
     s.emit(id, "process_output", { text: "now live\n" });
     const after = await waitForContent(ui, "now live");
