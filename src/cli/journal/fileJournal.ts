@@ -42,7 +42,10 @@ export interface FileJournalOptions {
   maxTotalBytes?: number;
   /** Longest wait before queued events are written. Default 1000 ms. */
   flushMs?: number;
-  /** Events queued per session between writes; past it the oldest go first. Default 5000. */
+  /**
+   * Events queued per session between writes; past it the oldest go first. Default 2000: a
+   * session's 2 MiB hold about that many, so a flood keeps its newest in the journal either way.
+   */
   maxQueuedPerSession?: number;
   /** A heartbeat is written at most this often (it marks until when someone watched). */
   heartbeatEveryMs?: number;
@@ -56,6 +59,8 @@ export interface FileJournal extends SessionJournal {
 
 export const DEFAULT_MAX_SESSION_BYTES = 2 * 1024 * 1024;
 export const DEFAULT_MAX_TOTAL_BYTES = 100 * 1024 * 1024;
+/** Events cleaned and encoded between two yields to the event loop. */
+const ENCODE_CHUNK = 250;
 
 interface Queue {
   events: string[];
@@ -118,7 +123,7 @@ class FileJournalImpl implements FileJournal {
     this.maxSessionBytes = opts.maxSessionBytes ?? DEFAULT_MAX_SESSION_BYTES;
     this.maxTotalBytes = opts.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
     this.flushMs = opts.flushMs ?? 1000;
-    this.maxQueued = opts.maxQueuedPerSession ?? 5000;
+    this.maxQueued = opts.maxQueuedPerSession ?? 2000;
     this.beatEveryMs = opts.heartbeatEveryMs ?? 60_000;
     this.now = opts.now ?? Date.now;
     this.status = createJournalStatus({ state: "on", dir: opts.dir, reason: null });
@@ -249,20 +254,15 @@ class FileJournalImpl implements FileJournal {
       this.again = true;
       return;
     }
-    const batch: { sessionId: string; text: string }[] = [];
+    const batch: { sessionId: string; items: Queue }[] = [];
     for (const [sessionId, q] of this.queues) {
       if (q.events.length === 0) continue;
-      let text = "";
-      for (let i = 0; i < q.events.length; i++) {
-        const event = q.events[i] as string;
-        const stored = storedData(event, q.datas[i] as string, this.clean);
-        text += `${journalLine(sessionId, event, q.ids[i] as string | null, stored, q.ats[i] as number)}\n`;
-      }
-      q.events.length = 0;
-      q.datas.length = 0;
-      q.ids.length = 0;
-      q.ats.length = 0;
-      batch.push({ sessionId, text });
+      // The queued columns go to the writer; the session queues anew.
+      batch.push({ sessionId, items: { ...q } });
+      q.events = [];
+      q.datas = [];
+      q.ids = [];
+      q.ats = [];
     }
     if (batch.length === 0) return;
     this.writing = this.writeAll(batch).finally(() => {
@@ -274,15 +274,29 @@ class FileJournalImpl implements FileJournal {
     });
   }
 
-  private async writeAll(batch: { sessionId: string; text: string }[]): Promise<void> {
+  /**
+   * Lines are made (cleaned, encoded) a chunk at a time, each chunk appended before the next
+   * is made: a burst never holds the event loop for more than one chunk's work.
+   */
+  private async writeAll(batch: { sessionId: string; items: Queue }[]): Promise<void> {
     await this.ready;
-    for (const { sessionId, text } of batch) {
-      if (this.failed) return;
+    for (const { sessionId, items } of batch) {
       const files = sessionFiles(this.opts.dir, sessionId);
-      try {
-        await this.append(sessionId, files, text);
-      } catch (e) {
-        this.fail(files.current, e);
+      for (let from = 0; from < items.events.length; from += ENCODE_CHUNK) {
+        if (this.failed) return;
+        let text = "";
+        const to = Math.min(items.events.length, from + ENCODE_CHUNK);
+        for (let i = from; i < to; i++) {
+          const event = items.events[i] as string;
+          const stored = storedData(event, items.datas[i] as string, this.clean);
+          const at = items.ats[i] as number;
+          text += `${journalLine(sessionId, event, items.ids[i] as string | null, stored, at)}\n`;
+        }
+        try {
+          await this.append(sessionId, files, text);
+        } catch (e) {
+          this.fail(files.current, e);
+        }
       }
     }
   }
