@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { journalFor } from "../../src/cli/journal/journalSetup.js";
 import { runCli, tempConfigHome } from "../helpers/cli.js";
 
 /** `agent-sessions journal path|off|on|prune`, as a user runs them (the built CLI). */
@@ -46,6 +47,27 @@ describe("agent-sessions journal", () => {
     expect(on.code).toBe(0);
     const again = await runCli(["journal", "path", "--json"], { env });
     expect(JSON.parse(again.stdout)).toEqual({ path: root, on: true });
+  });
+
+  it("is what the UI follows: off in the config or with --no-journal, else on in its folder", async () => {
+    const cfgEnv = { ...process.env, ...env };
+    await runCli(["journal", "off"], { env });
+    const off = await journalFor("http://127.0.0.1:9", { env: cfgEnv });
+    expect(off.journal).toBeNull();
+    expect(off.status.getState()).toMatchObject({ state: "off" });
+    expect(off.status.getState().reason).toContain("agent-sessions journal on");
+    await runCli(["journal", "on"], { env });
+    const flag = await journalFor("http://127.0.0.1:9", { env: cfgEnv, noJournal: true });
+    expect(flag.journal).toBeNull();
+    expect(flag.status.getState()).toMatchObject({ state: "off", reason: "--no-journal" });
+    const on = await journalFor("http://127.0.0.1:9", { env: cfgEnv });
+    expect(on.journal).not.toBeNull();
+    expect(on.status.getState().state).toBe("on");
+    // One folder per service: its host and port, and a hash of its base URL.
+    expect(on.status.getState().dir).toMatch(
+      /\/agent-sessions\/journal\/127\.0\.0\.1_9-[0-9a-f]{12}$/,
+    );
+    await on.journal?.dispose();
   });
 
   it("prunes one session's files, old files, or everything", async () => {
