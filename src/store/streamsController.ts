@@ -124,7 +124,9 @@ export class StreamsController {
     return shown;
   }
 
-  #subscribe(sessionId: string, overlap: JournalOverlap | null, fromJournal: number): void {
+  #subscribe(sessionId: string, journalIds: JournalOverlap | null, fromJournal: number): void {
+    // Only the history can repeat the journal: let go of it (and its ids) once that is over.
+    let overlap = journalIds;
     const { store, config, journal } = this.#opts;
     const now = this.#opts.now ?? Date.now;
     const lastEventId =
@@ -164,16 +166,13 @@ export class StreamsController {
       inHistory = false;
       if (idleTimer !== null) clearTimeout(idleTimer);
       idleTimer = null;
+      const repeats = overlap?.dropped ?? 0;
+      overlap = null;
       const s = store.getState();
-      s.pushMarker(
-        sessionId,
-        "divider",
-        dividerText(fromJournal, fromServer, overlap?.dropped ?? 0),
-        {
-          ifNotEmpty: true,
-          at: now(),
-        },
-      );
+      s.pushMarker(sessionId, "divider", dividerText(fromJournal, fromServer, repeats), {
+        ifNotEmpty: true,
+        at: now(),
+      });
       s.pushPhase(sessionId, "live");
     };
     if (inHistory && fromJournal === 0) store.getState().pushPhase(sessionId, "history");
