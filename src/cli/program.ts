@@ -3,9 +3,11 @@ import { EXIT } from "../client/errors.js";
 import { VERSION } from "../version.js";
 import { registerDemoCommand } from "./commands/demo.js";
 import { registerGitCommand } from "./commands/git.js";
+import { registerJournalCommand } from "./commands/journal.js";
 import { registerLoginCommand } from "./commands/login.js";
 import { registerLogoutCommand } from "./commands/logout.js";
 import { registerProfilesCommand } from "./commands/profiles.js";
+import { registerReplayCommand } from "./commands/replay.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerSessionsCommand } from "./commands/sessions.js";
 import { registerSnapshotCommand } from "./commands/snapshot.js";
@@ -43,6 +45,7 @@ export function buildProgram(): Command {
       "--org <id>",
       "organization to act in, sent as X-Organization-Id (default: $AGENT_SESSIONS_ORG or the profile's; login stores it)",
     )
+    .option("--no-journal", "terminal UI: keep no journal of the events seen (this run)")
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({ outputError: (text, write) => write(redact(scrubArguments(text))) })
     .exitOverride();
@@ -58,6 +61,8 @@ export function buildProgram(): Command {
   registerDemoCommand(program);
   registerUiCommands(program);
   registerSnapshotCommand(program);
+  registerJournalCommand(program);
+  registerReplayCommand(program);
 
   // Every subcommand inherits exitOverride so usage errors map to exit 2.
   for (const c of program.commands) {
