@@ -194,6 +194,78 @@ describe("journal: written, read back after a restart, without duplicates", () =
   });
 });
 
+describe("journal: beside the stream's own loss accounting", () => {
+  /** A connection of the second run ends after one more event; the next one is plain. */
+  async function dropOnce(s: ReferenceServer, r: Run, id: string, sent: number, text: string) {
+    const sub = r.controller.subscription(id);
+    s.faults.set({ dropAfter: sent + 1 });
+    s.emit(id, "process_output", { text });
+    s.faults.set({ dropAfter: null });
+    await waitFor(() => (sub?.stats.reconnects ?? 0) >= 1, 5_000, "the reconnect");
+    await waitFor(() => sub?.status.state === "live", 5_000, "live again");
+  }
+
+  it("skips the journal's repeats on open, and drops by id what a replaying server sends again", async () => {
+    const s = await reference();
+    const id = s.sessionIds()[0] as string;
+    const key = s.key("member");
+    const root = tempDir();
+    for (let i = 1; i <= 3; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
+    const first = run(s.url, key, root);
+    await opened(first, id);
+    await first.quit();
+
+    s.emit(id, "process_output", { text: "line 4\n" });
+    const second = run(s.url, key, root);
+    const t = await opened(second, id);
+    expect(t.filter((x) => x.startsWith("output"))).toEqual(output(1, 4));
+    expect(t.at(-1)).toContain("3 repeats of the journal skipped");
+
+    // A server that ignores Last-Event-ID sends everything again on the reconnect.
+    s.faults.set({ ignoreLastEventId: true });
+    await dropOnce(s, second, id, 4, "line 5\n");
+    s.emit(id, "process_output", { text: "line 6\n" });
+    await waitFor(() => shown(second.store, id).includes("output: line 6"), 5_000, "line 6");
+    const after = shown(second.store, id);
+    expect(after.filter((x) => x.startsWith("output"))).toEqual(output(1, 6));
+    expect(after).toContain("notice: dropped 5 replayed events already shown");
+    expect(second.store.getState().sessions[id]?.duplicates).toBe(5);
+    // What the journal keeps is each event once, too.
+    await second.quit();
+    const stored = journalLines(root, `${id}.ndjson`).filter((l) => l.event !== "heartbeat");
+    expect(stored.map((l) => l.id)).toEqual(["1", "2", "3", "4", "5", "6"]);
+  });
+
+  it("shows the time nobody watched and a reconnect's gap each with its own marker", async () => {
+    const s = await reference();
+    const id = s.sessionIds()[0] as string;
+    const key = s.key("member");
+    const root = tempDir();
+    s.faults.set({ noEventIds: true });
+    for (let i = 1; i <= 3; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
+    const first = run(s.url, key, root);
+    await opened(first, id);
+    await first.quit();
+
+    s.emit(id, "process_output", { text: "line 4\n" });
+    const second = run(s.url, key, root);
+    await opened(second, id);
+    await dropOnce(s, second, id, 4, "line 5\n");
+    s.emit(id, "process_output", { text: "line 6\n" });
+    await waitFor(() => shown(second.store, id).includes("output: line 6"), 5_000, "line 6");
+    const t = shown(second.store, id);
+    const unwatched = t.findIndex((x) => x.startsWith("unwatched: not watched from"));
+    const divider = t.findIndex((x) => x.startsWith("divider: live from here"));
+    const gap = t.findIndex((x) => x.startsWith("notice: reconnected — events between"));
+    expect(t.filter((x) => x.startsWith("output"))).toEqual(output(1, 6));
+    expect(t.slice(0, unwatched)).toEqual(output(1, 3));
+    expect(unwatched).toBeLessThan(divider);
+    expect(t.indexOf("output: line 5")).toBeLessThan(gap);
+    expect(gap).toBeLessThan(t.indexOf("output: line 6"));
+    expect(second.store.getState().sessions[id]?.gaps).toBe(1);
+  });
+});
+
 describe("journal: bounded", () => {
   it("keeps each session under its budget, dropping the oldest first", async () => {
     const s = await reference();
