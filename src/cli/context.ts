@@ -9,6 +9,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   profile?: string;
   org?: string;
+  /** false with --no-journal. */
+  journal?: boolean;
 }
 
 /** Retry and timeout tuning from the environment (documented in the README). */

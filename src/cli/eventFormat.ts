@@ -46,11 +46,19 @@ export function eventText(ev: SessionEvent, keepSgr = false): string {
   }
 }
 
-/** The --json form of one event: session_id, event, id, data (+ error/raw for malformed). */
-export function eventToJson(sessionId: string, ev: SessionEvent): Record<string, unknown> {
+/**
+ * The --json form of one event: session_id, event, id, data (+ error/raw for malformed), and
+ * received_at when given (what `replay` plays the recording by).
+ */
+export function eventToJson(
+  sessionId: string,
+  ev: SessionEvent,
+  receivedAt?: number,
+): Record<string, unknown> {
+  const at = receivedAt === undefined ? {} : { received_at: new Date(receivedAt).toISOString() };
   switch (ev.kind) {
     case "unknown":
-      return { session_id: sessionId, event: ev.event, id: ev.id, data: ev.data };
+      return { session_id: sessionId, event: ev.event, id: ev.id, data: ev.data, ...at };
     case "malformed":
       return {
         session_id: sessionId,
@@ -60,8 +68,9 @@ export function eventToJson(sessionId: string, ev: SessionEvent): Record<string,
         malformed: true,
         error: ev.error,
         raw: ev.raw,
+        ...at,
       };
     default:
-      return { session_id: sessionId, event: ev.kind, id: ev.id, data: ev.data };
+      return { session_id: sessionId, event: ev.kind, id: ev.id, data: ev.data, ...at };
   }
 }

@@ -4,9 +4,11 @@ import { VERSION } from "../version.js";
 import { registerCompletionCommand } from "./commands/completion.js";
 import { registerDemoCommand } from "./commands/demo.js";
 import { registerGitCommand } from "./commands/git.js";
+import { registerJournalCommand } from "./commands/journal.js";
 import { registerLoginCommand } from "./commands/login.js";
 import { registerLogoutCommand } from "./commands/logout.js";
 import { registerProfilesCommand } from "./commands/profiles.js";
+import { registerReplayCommand } from "./commands/replay.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerSessionsCommand } from "./commands/sessions.js";
 import { registerSnapshotCommand } from "./commands/snapshot.js";
@@ -62,6 +64,7 @@ export function buildProgram(): Command {
       "--org <id>",
       "organization to act in, sent as X-Organization-Id (default: $AGENT_SESSIONS_ORG or the profile's; login stores it)",
     )
+    .option("--no-journal", "terminal UI: keep no journal of the events seen (this run)")
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({ outputError: (text, write) => write(redact(scrubArguments(text))) })
     .exitOverride();
@@ -77,6 +80,8 @@ export function buildProgram(): Command {
   registerDemoCommand(program);
   registerUiCommands(program);
   registerSnapshotCommand(program);
+  registerJournalCommand(program);
+  registerReplayCommand(program);
   registerCompletionCommand(program);
   registerHelpCommand(program);
 

@@ -5,7 +5,13 @@
  */
 import { performance } from "node:perf_hooks";
 import { type Dispatcher, request } from "undici";
-import { decodeEvent, errorMessage, PATHS, type SessionEvent } from "../protocol/index.js";
+import {
+  decodeEvent,
+  errorMessage,
+  PATHS,
+  type SessionEvent,
+  withHistoryParam,
+} from "../protocol/index.js";
 import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
 import {
   type AgentSessionsError,
@@ -45,6 +51,13 @@ export interface SubscribeOptions {
   sessionId: string;
   /** Resume point: sent as Last-Event-ID on the first request. */
   lastEventId?: string | null;
+  /**
+   * Most earlier events the caller can hold: sent as `?history=N` on the first request and as
+   * `history=0` on every reconnect (see protocol/history.ts). Absent: no parameter is sent.
+   */
+  history?: number;
+  /** SSE comment lines (without the colon), e.g. the server's `history-end`. */
+  onComment?: (text: string) => void;
   /** Every item, heartbeats, malformed and unknown ones included. */
   onEvent: (ev: SessionEvent) => void;
   /**
@@ -153,6 +166,8 @@ class EventStreamSubscription implements Subscription {
   private baseDelayMs: number;
   private readonly headersTimeoutMs: number;
   private closed = false;
+  /** Connections that got a 200 so far: only the first asks for history. */
+  private opened = 0;
   /** Index into the two interface paths once one has answered with something but 404. */
   private workingPath: 0 | 1 | null = null;
   private controller: AbortController | null = null;
@@ -358,7 +373,10 @@ class EventStreamSubscription implements Subscription {
   }
 
   private async connectOnce(): Promise<Outcome> {
-    const paths = [PATHS.events(this.opts.sessionId), PATHS.eventsAlt(this.opts.sessionId)];
+    const bare = [PATHS.events(this.opts.sessionId), PATHS.eventsAlt(this.opts.sessionId)];
+    const history = this.opts.history;
+    const n = this.opened === 0 ? history : 0;
+    const paths = history === undefined ? bare : bare.map((p) => withHistoryParam(p, n ?? 0));
     const first = this.workingPath ?? 0;
     const order: (0 | 1)[] = first === 0 ? [0, 1] : [1, 0];
     let outcome: Outcome | "not_found" = "not_found";
@@ -372,7 +390,7 @@ class EventStreamSubscription implements Subscription {
     }
     return {
       kind: "stop",
-      reason: `session ${this.opts.sessionId} has no event stream (404 on ${paths[0]} and ${paths[1]})`,
+      reason: `session ${this.opts.sessionId} has no event stream (404 on ${bare[0]} and ${bare[1]})`,
       error: new NotFoundError(
         `Session ${this.opts.sessionId} was not found: its event stream answered 404 on both paths.`,
       ),
@@ -422,6 +440,7 @@ class EventStreamSubscription implements Subscription {
           ),
         };
       }
+      this.opened++;
       return this.readStream(res.body, ac);
     }
     if (status === 204) {
@@ -554,6 +573,13 @@ class EventStreamSubscription implements Subscription {
       onRetry: (ms) => {
         this.baseDelayMs = ms;
       },
+      ...(this.opts.onComment
+        ? {
+            onComment: (text: string) => {
+              if (!this.closed) callSafely(this.opts.onComment as (t: string) => void, text.trim());
+            },
+          }
+        : {}),
     });
     const watchdog = new SilenceWatchdog(
       () => this.heartbeats.boundMs,

@@ -11,6 +11,16 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, "agent-sessions");
 }
 
+/**
+ * Where our state lives (the journal): `$XDG_STATE_HOME/agent-sessions/`, else
+ * `~/.local/state/agent-sessions/`; a relative XDG_STATE_HOME is ignored, as for config.
+ */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_STATE_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".local", "state");
+  return join(base, "agent-sessions");
+}
+
 /** The profiles file: names, base URLs, the default profile and where each key is kept. */
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(configDir(env), "config.json");

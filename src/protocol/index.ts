@@ -1,6 +1,7 @@
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./git.js";
+export * from "./history.js";
 export * from "./rateLimit.js";
 export * from "./resources.js";
 export * from "./scopes.js";

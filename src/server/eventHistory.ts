@@ -39,6 +39,14 @@ export class EventHistory {
     return this.buf[(this.start + i) % this.capacity] as StoredEvent;
   }
 
+  /** The newest n events (all when fewer), oldest first. */
+  last(n: number): StoredEvent[] {
+    const k = Math.max(0, Math.min(this.count, Math.floor(n)));
+    const out: StoredEvent[] = [];
+    for (let i = this.count - k; i < this.count; i++) out.push(this.at(i));
+    return out;
+  }
+
   /** Events with id greater than lastId, oldest first (ids ascend, possibly with gaps). */
   since(lastId: number): StoredEvent[] {
     let lo = 0;

@@ -1,8 +1,15 @@
 import type { ServerResponse } from "node:http";
+import { HISTORY_END_COMMENT } from "../protocol/history.js";
 import type { StoredEvent } from "./eventHistory.js";
 import { type Faults, lineTerminator } from "./faults.js";
 import type { SessionTable } from "./sessionTable.js";
-import { type FrameStyle, formatEvent, formatHeartbeat, formatPreamble } from "./sseFormat.js";
+import {
+  type FrameStyle,
+  formatComment,
+  formatEvent,
+  formatHeartbeat,
+  formatPreamble,
+} from "./sseFormat.js";
 
 interface Connection {
   sessionId: string;
@@ -57,8 +64,12 @@ export class EventStreams {
     return { nl: lineTerminator(f.lineEnding), comments: f.comments, ids: !f.noEventIds };
   }
 
-  /** Start the SSE response (headers already carry the rate-limit fields), replay, then go live. */
-  open(res: ServerResponse, sessionId: string, lastEventId: number | null): void {
+  /**
+   * Start the SSE response (headers already carry the rate-limit fields), replay, then go live.
+   * A resuming subscriber (lastEventId) gets what it missed; a new one gets the newest
+   * `history` events; either way the `: history-end` comment follows.
+   */
+  open(res: ServerResponse, sessionId: string, lastEventId: number | null, history = 0): void {
     res.writeHead(200, {
       "content-type": "text/event-stream",
       "cache-control": "no-cache",
@@ -86,9 +97,14 @@ export class EventStreams {
     const session = this.store().get(sessionId);
     // The events to replay are taken now (references, not text): the history may move on
     // while they are written, and what arrives meanwhile is held for after them.
-    // ignoreLastEventId: a server that replays everything it kept on every connection.
+    // ignoreLastEventId (a fault): a server that replays everything it kept on every connection.
     const from = f.ignoreLastEventId ? 0 : lastEventId;
-    const replay = session && from !== null ? session.history.since(from) : [];
+    // A resuming subscriber gets what it missed, a new one the newest `history` events.
+    const replay = !session
+      ? []
+      : from !== null
+        ? session.history.since(from)
+        : session.history.last(history);
     let set = this.bySession.get(sessionId);
     if (!set) {
       set = new Set();
@@ -98,7 +114,7 @@ export class EventStreams {
     if (replay.length > 0) {
       conn.pending = [];
       this.replay(conn, replay, 0);
-    }
+    } else res.write(formatComment(HISTORY_END_COMMENT, this.style()));
   }
 
   /** Writes replay[from…] a part at a time, each part once the socket has drained the last. */
@@ -123,6 +139,7 @@ export class EventStreams {
       return;
     }
     // Caught up: what arrived during the replay, then live delivery.
+    conn.res.write(formatComment(HISTORY_END_COMMENT, style));
     const held = conn.pending ?? [];
     conn.pending = null;
     conn.pendingBytes = 0;

@@ -42,6 +42,11 @@ export interface ServerOptions {
   /** Events kept per session for Last-Event-ID replay, default 10000. */
   historyLimit?: number;
   /**
+   * Newest events sent to a subscriber without Last-Event-ID before live ones (default 200;
+   * 0: none). A client's `?history=N` lowers it, never raises it.
+   */
+  historyOnOpen?: number;
+  /**
    * Bytes of live data a slow reader may leave queued before its stream is cut (default
    * 16 MiB). A replay never counts against it: it is written as fast as the reader takes it.
    */
@@ -102,6 +107,7 @@ const DEFAULTS = {
   sessionCount: 6,
   rateLimit: { limit: 600, windowMs: 60_000 },
   historyLimit: 10_000,
+  historyOnOpen: 200,
 } as const;
 
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
@@ -125,6 +131,10 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
   const paceMs = opts.paceMs ?? DEFAULTS.paceMs;
   const sessionCount = opts.sessionCount ?? DEFAULTS.sessionCount;
   const historyLimit = opts.historyLimit ?? DEFAULTS.historyLimit;
+  const historyOnOpen = opts.historyOnOpen ?? DEFAULTS.historyOnOpen;
+  if (!(Number.isInteger(historyOnOpen) && historyOnOpen >= 0)) {
+    throw new RangeError("historyOnOpen must be a non-negative integer");
+  }
   const rateLimit = opts.rateLimit === undefined ? DEFAULTS.rateLimit : opts.rateLimit;
   if (!(heartbeatMs >= 1)) throw new RangeError("heartbeatMs must be >= 1");
   if (!(paceMs >= 0)) throw new RangeError("paceMs must be >= 0");
@@ -173,7 +183,16 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     workspaces.touchFile(id, action),
   );
 
-  const ctx = { keys, limiter, faults, store, streams, git: workspaces, log: opts.log };
+  const ctx = {
+    keys,
+    limiter,
+    faults,
+    store,
+    streams,
+    git: workspaces,
+    historyOnOpen,
+    log: opts.log,
+  };
   const server = createServer({ noDelay: true }, (req, res) => {
     handleRequest(ctx, req, res).catch(() => res.destroy());
   });

@@ -36,3 +36,8 @@ export function formatPreamble(retryMs: number | null, style: FrameStyle): strin
   if (retryMs !== null) s += `retry: ${retryMs}${nl}${nl}`;
   return s;
 }
+
+/** A comment line: invisible to EventSource, seen by parsers that report comments. */
+export function formatComment(text: string, style: FrameStyle): string {
+  return `: ${text}${style.nl}`;
+}

@@ -33,6 +33,11 @@ export interface SessionsState {
   readonly stateFilter: string | null;
   readonly sortKey: SessionSortKey;
   readonly sortDir: SortDirection;
+  /**
+   * Records fetched one by one (a pane opened on them) that are not in the loaded pages;
+   * a record in the pages is updated there instead.
+   */
+  readonly records: Readonly<Record<string, Session>>;
 
   /** Replace the list with the first page. */
   load(): Promise<void>;
@@ -47,9 +52,10 @@ export interface SessionsState {
   /** Merge fields into one loaded record (a live state_changed, for example). */
   patchSession(sessionId: string, patch: Partial<Session>): void;
   /**
-   * Read one record again from the service (after a stream may have lost events) and merge
-   * it in. Resolves to the sanitized record, or null when it could not be read (the list
-   * then keeps what it had). Never throws.
+   * Read one record again from the service (a pane opened on it, so what it shows is
+   * current before its first event; a stream that may have lost events) and keep it: in the
+   * loaded pages, else among `records`. Resolves to the sanitized record, or null when it
+   * could not be read (what was there stays; the pane's stream reports its own). Never throws.
    */
   refreshSession(sessionId: string): Promise<Session | null>;
 }
@@ -113,6 +119,7 @@ export function createSessionsStore(
       stateFilter: null,
       sortKey: "updated",
       sortDir: "desc",
+      records: {},
 
       load: fetchFirst,
       refresh: fetchFirst,
@@ -168,6 +175,11 @@ export function createSessionsStore(
       },
 
       patchSession(sessionId, patch) {
+        const extra = get().records[sessionId];
+        if (extra) {
+          const next = { ...extra, ...sanitizeRecord(patch), session_id: sessionId };
+          set({ records: { ...get().records, [sessionId]: next } });
+        }
         const items = get().items;
         const i = items.findIndex((x) => x.session_id === sessionId);
         const current = items[i];
@@ -179,14 +191,24 @@ export function createSessionsStore(
 
       async refreshSession(sessionId) {
         if (!client.getSession) return null;
+        let fresh: Session;
         try {
-          const fresh = sanitizeRecord(await client.getSession(sessionId));
-          get().patchSession(sessionId, fresh);
-          return fresh;
+          fresh = sanitizeRecord(await client.getSession(sessionId));
         } catch {
-          // The list keeps what it had; the stream's own state changes still update it.
           return null;
         }
+        // Another session's record under this id is not this session's.
+        if (fresh.session_id !== sessionId) return null;
+        const s = get();
+        const i = s.items.findIndex((x) => x.session_id === sessionId);
+        const current = s.items[i];
+        if (current !== undefined) {
+          // A list row may carry fields the single record leaves out: they stay.
+          const items = s.items.slice();
+          items[i] = { ...current, ...fresh };
+          set({ items });
+        } else set({ records: { ...s.records, [sessionId]: fresh } });
+        return fresh;
       },
     };
   });
@@ -348,4 +370,12 @@ export function knownStates(items: readonly Session[]): string[] {
     if (st) set.add(st);
   }
   return [...set].sort((a, b) => (STATE_RANK[a] ?? 9) - (STATE_RANK[b] ?? 9) || a.localeCompare(b));
+}
+
+/** A session's record: from the loaded pages, else fetched on its own. */
+export function selectRecord(
+  s: Pick<SessionsState, "items" | "records">,
+  sessionId: string,
+): Session | undefined {
+  return s.items.find((x) => x.session_id === sessionId) ?? s.records[sessionId];
 }

@@ -190,3 +190,22 @@ export function maskKey(key: string): string {
   if (prefix === "") prefix = k.slice(0, 4);
   return `${prefix}…${k.slice(-4)}`;
 }
+
+function dayOf(d: Date): string {
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
+}
+
+/**
+ * A stretch of local time as short as it can be read: "10:12 to 14:30"; with seconds when
+ * both fall in one minute; with the date when it spans days ("2024-03-01 10:12 to
+ * 2024-03-02 09:05").
+ */
+export function formatTimeSpan(from: number, to: number): string {
+  const a = new Date(from);
+  const b = new Date(to);
+  if (Number.isNaN(a.getTime()) || Number.isNaN(b.getTime())) return "an unknown time";
+  const hm = (d: Date) => `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+  if (dayOf(a) !== dayOf(b)) return `${dayOf(a)} ${hm(a)} to ${dayOf(b)} ${hm(b)}`;
+  if (hm(a) === hm(b)) return `${formatTime(from)} to ${formatTime(to)}`;
+  return `${hm(a)} to ${hm(b)}`;
+}

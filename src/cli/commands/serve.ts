@@ -12,6 +12,7 @@ interface ServeFlags {
   rateLimit: number;
   rateWindowMs: number;
   historyLimit: number;
+  history: number;
   dataDir?: string;
   keysFile?: string;
   log?: boolean;
@@ -101,6 +102,7 @@ export function serveOptions(flags: ServeFlags): ServerOptions {
     rateLimit:
       flags.rateLimit === 0 ? false : { limit: flags.rateLimit, windowMs: flags.rateWindowMs },
     historyLimit: flags.historyLimit,
+    historyOnOpen: flags.history,
     dataDir: flags.dataDir,
     faults,
   };
@@ -205,6 +207,12 @@ export function registerServeCommand(program: Command, io?: ServeIo): void {
       "events kept per session for Last-Event-ID replay",
       intArg(1),
       10_000,
+    )
+    .option(
+      "--history <n>",
+      "recent events sent to a new subscriber before live ones (0: none)",
+      intArg(0),
+      200,
     )
     .option("--data-dir <path>", "keep repositories and workspaces here (default: a temp dir)")
     .option("--keys-file <path>", "also write the demo keys as JSON to this file (mode 0600)")

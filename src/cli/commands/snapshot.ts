@@ -4,7 +4,8 @@ import { resolveCredentials } from "../../credentials/resolve.js";
 import { isSessionId } from "../../protocol/resources.js";
 import { stripAnsi } from "../../text/sanitize.js";
 import { globalOptions, tuningFromEnv } from "../context.js";
-import { fail, out, registerSecret } from "../output.js";
+import { err, fail, out, registerSecret } from "../output.js";
+import { readRecording, replayTimeOf } from "../replayInput.js";
 import { parsePositiveInt } from "./sessions.js";
 
 interface SnapshotOptions {
@@ -14,6 +15,9 @@ interface SnapshotOptions {
   open?: string[];
   demo?: boolean;
   ansi?: boolean;
+  replay?: string[];
+  at?: string;
+  session?: string;
 }
 
 function collect(value: string, prev: string[] = []): string[] {
@@ -39,6 +43,16 @@ export function registerSnapshotCommand(program: Command): void {
     .option("--open <session_id>", "open this session in a pane (repeatable)", collect)
     .option("--demo", "render against an in-process reference service with an owner key")
     .option("--ansi", "keep colours and styles in the output")
+    .option(
+      "--replay <file>",
+      "render a recording instead of a service: no network, no key (repeatable)",
+      collect,
+    )
+    .option(
+      "--at <time>",
+      "with --replay: the moment to render (10:12:30, +5m, -30s, 50%, start, end; default end)",
+    )
+    .option("--session <session_id>", "with --replay: the session of lines that do not name theirs")
     .action(async (opts: SnapshotOptions, cmd: Command) => {
       for (const id of opts.open ?? []) {
         if (!isSessionId(id)) {
@@ -47,6 +61,15 @@ export function registerSnapshotCommand(program: Command): void {
             code: "agent-sessions.usage",
           });
         }
+      }
+      if (opts.replay) {
+        try {
+          const frame = await renderReplaySnapshot(opts.replay, opts);
+          out(opts.ansi ? frame : stripAnsi(frame));
+        } catch (e) {
+          fail(e);
+        }
+        return;
       }
       let server: { close(): Promise<void> } | null = null;
       try {
@@ -119,6 +142,66 @@ async function renderSnapshot(
   );
   await new Promise((r) => setTimeout(r, opts.after));
   const frame = term.lastFrame();
+  instance.unmount();
+  await handle.dispose();
+  return frame;
+}
+
+/**
+ * The frame of a recording at one moment, the same bytes on every run: the replay is paused
+ * there, the UI's clock is that moment, and the frame is taken once the UI has settled.
+ */
+async function renderReplaySnapshot(files: string[], opts: SnapshotOptions): Promise<string> {
+  if (opts.ansi && process.env.FORCE_COLOR === undefined) process.env.FORCE_COLOR = "1";
+  const recording = await readRecording(files, opts.session);
+  const at = replayTimeOf(opts.at ?? "end", recording);
+  for (const w of recording.warnings) err(`warning: ${w}`);
+  const [{ render }, React, { App }, { buildReplayServices }, { VirtualTerminal, SilentInput }] =
+    await Promise.all([
+      import("ink"),
+      import("react"),
+      import("../../ui/index.js"),
+      import("../tui/buildReplayServices.js"),
+      import("../tui/virtualTerminal.js"),
+    ]);
+  const handle = buildReplayServices(recording, { at, playing: false });
+  const term = new VirtualTerminal(opts.width, opts.height);
+  const input = new SilentInput();
+  const noColor = !opts.ansi || (process.env.NO_COLOR ?? "") !== "";
+  const open = opts.open && opts.open.length > 0 ? opts.open : recording.sessions.slice(0, 6);
+  const instance = render(
+    React.createElement(App, {
+      services: handle.services,
+      profile: "replay",
+      baseUrl: files.join(" "),
+      options: { bell: false, noColor },
+      initialSessions: open,
+      onExit: () => {},
+      now: handle.replay.now,
+    }),
+    {
+      stdout: term as unknown as NodeJS.WriteStream,
+      stdin: input as unknown as NodeJS.ReadStream,
+      stderr: term as unknown as NodeJS.WriteStream,
+      debug: true,
+      exitOnCtrlC: false,
+      patchConsole: false,
+    },
+  );
+  const { identity, sessions, streams } = handle.services;
+  const settled = () =>
+    identity.getState().loadedAt !== null && sessions.getState().loadedAt !== null;
+  // Bounded waits for the UI, never for the clock: loaded, applied, then the same frame twice.
+  for (let i = 0; i < 200 && !settled(); i++) await new Promise((r) => setTimeout(r, 10));
+  streams.getState().flushNow();
+  let frame = "";
+  for (let i = 0, same = 0; i < 200 && same < 3; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    streams.getState().flushNow();
+    const next = term.lastFrame();
+    same = next === frame && next !== "" ? same + 1 : 0;
+    frame = next;
+  }
   instance.unmount();
   await handle.dispose();
   return frame;

@@ -9,7 +9,7 @@ import { globalOptions, tuningFromEnv } from "../context.js";
 import { err, fail, registerSecret } from "../output.js";
 import { rejectUnknownCommand } from "../unknownCommand.js";
 
-function requireTerminal(): boolean {
+export function requireTerminal(): boolean {
   if (process.stdout.isTTY && process.stdin.isTTY) return true;
   err(
     "error: the terminal UI needs a terminal; for scripts use the headless commands (whoami, sessions, watch --json, git …; see --help)",
@@ -25,13 +25,19 @@ function requireTerminal(): boolean {
 async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
   if (!requireTerminal()) return;
   const g = globalOptions(cmd);
+  const noJournal = g.journal === false || cmd.opts<{ journal?: boolean }>().journal === false;
   try {
     const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl, org: g.org });
     // Lazy: Ink, React and the stores load only when a terminal session starts.
-    const [{ buildServices }, { runTui }] = await Promise.all([
+    const [{ buildServices }, { runTui }, { journalFor }] = await Promise.all([
       import("../tui/buildServices.js"),
       import("../tui/runTui.js"),
+      import("../journal/journalSetup.js"),
     ]);
+    const withJournal = async (baseUrl: string) => {
+      const j = await journalFor(baseUrl, { noJournal });
+      return { journal: j.journal, journalStatus: j.status };
+    };
     const tuning = tuningFromEnv();
     const handles: { dispose(): Promise<void> }[] = [];
     let services = null;
@@ -42,7 +48,7 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
         org: g.org,
       });
       registerSecret(creds.apiKey);
-      const h = buildServices(creds, { tuning });
+      const h = buildServices(creds, { tuning, ...(await withJournal(creds.baseUrl)) });
       handles.push(h);
       services = h.services;
     } catch (e) {
@@ -60,7 +66,7 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
       await saveCredentials({ profile: target.profile, baseUrl: target.baseUrl, apiKey: key });
       const h = buildServices(
         { baseUrl: target.baseUrl, apiKey: key, organizationId: org },
-        { tuning },
+        { tuning, ...(await withJournal(target.baseUrl)) },
       );
       handles.push(h);
       return h.services;
@@ -117,6 +123,7 @@ export function registerUiCommands(program: Command): void {
     .command("open")
     .description("open the terminal UI with these sessions already in panes (up to 6)")
     .argument("<session_id...>", "sessions to open (ses_…)")
+    .option("--no-journal", "keep no journal of the events seen (this run)")
     .action(async (ids: string[], _opts: unknown, cmd: Command) => {
       const list = sessionIds(cmd, ids);
       if (list) await startUi(cmd, list);

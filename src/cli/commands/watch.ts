@@ -182,13 +182,15 @@ export async function watchSessions(
         ...(org ? { organizationId: org } : {}),
       },
       sessionId,
+      // Like tail -f on a live log: from now on (a server keeping history sends none).
+      history: 0,
       ...(ctx.tuning.backoffBaseMs !== undefined
         ? { backoffBaseMs: ctx.tuning.backoffBaseMs }
         : {}),
       onEvent: (ev) => {
         if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) return;
         if (json) {
-          out(JSON.stringify(eventToJson(sessionId, ev)));
+          out(JSON.stringify(eventToJson(sessionId, ev, Date.now())));
         } else {
           if (ev.kind === "heartbeat" && !opts.heartbeats) return;
           printer.event(sessionId, ev, Date.now());

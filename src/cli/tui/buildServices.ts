@@ -1,6 +1,7 @@
 import { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
 import { createActionsStore } from "../../store/actionsStore.js";
+import type { JournalStatusStore } from "../../store/history/journal.js";
 import { createIdentityStore } from "../../store/identityStore.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
 import { createSessionsStore } from "../../store/sessionsStore.js";
@@ -9,6 +10,7 @@ import { createStreamsStore } from "../../store/streams/streamsStore.js";
 import { maskKey } from "../../text/format.js";
 import type { AppServices } from "../../ui/model/services.js";
 import type { Tuning } from "../context.js";
+import type { FileJournal } from "../journal/fileJournal.js";
 
 export interface ServicesHandle {
   services: AppServices;
@@ -29,6 +31,10 @@ export interface BuildOptions {
   pageSize?: number;
   /** Stream settings over those the tuning gives (tests shorten reconnect waits). */
   streams?: Pick<SubscribeOptions, "backoffBaseMs" | "maxDelayMs">;
+  /** The journal panes show first and record into; absent or null: none. */
+  journal?: FileJournal | null;
+  /** What the UI says about the journal (on, off, failed). */
+  journalStatus?: JournalStatusStore;
 }
 
 /**
@@ -40,6 +46,8 @@ export function buildServices(
   conn: { baseUrl: string; apiKey: string; organizationId?: string | null },
   opts: BuildOptions = {},
 ): ServicesHandle {
+  const scrollback = opts.scrollback ?? 5000;
+  const journal = opts.journal ?? null;
   const tuning = opts.tuning ?? {};
   const org = conn.organizationId ? { organizationId: conn.organizationId } : {};
   const client = new ApiClient({
@@ -50,7 +58,7 @@ export function buildServices(
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
   });
-  const streams = createStreamsStore({ capacity: opts.scrollback ?? 5000 });
+  const streams = createStreamsStore({ capacity: scrollback });
   const sessions = createSessionsStore(
     client,
     opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {},
@@ -64,6 +72,9 @@ export function buildServices(
     store: streams,
     sessions,
     ...(Object.keys(subscribeOptions).length > 0 ? { subscribeOptions } : {}),
+    // Never more history than the scrollback holds.
+    history: scrollback,
+    ...(journal ? { journal } : {}),
   });
   const rateLimit = createRateLimitStore(client.rateLimit);
   const services: AppServices = {
@@ -75,6 +86,7 @@ export function buildServices(
     actions: createActionsStore(),
     rateLimit,
     maskedKey: maskKey(conn.apiKey),
+    ...(opts.journalStatus ? { journal: opts.journalStatus } : {}),
   };
   let disposed: Promise<void> | null = null;
   return {
@@ -85,6 +97,7 @@ export function buildServices(
       disposed ??= (async () => {
         services.actions.getState().cancel();
         await controller.closeAll();
+        await journal?.dispose();
         streams.getState().dispose();
         rateLimit.dispose();
       })();

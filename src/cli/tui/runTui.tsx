@@ -14,6 +14,8 @@ export interface RunTuiOptions {
   scrollback?: number;
   /** Called once when the UI ends, before the terminal is restored. */
   cleanup: () => Promise<void>;
+  /** The UI's clock (a replay's position); default the wall clock. */
+  now?: () => number;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
         noColor,
       }}
       initialSessions={opts.initialSessions ?? []}
+      {...(opts.now ? { now: opts.now } : {})}
       {...(opts.onLogin ? { onLogin: opts.onLogin } : {})}
       onExit={() => finish(0)}
       onSave={savePaneNdjson}

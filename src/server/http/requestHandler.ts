@@ -3,7 +3,9 @@ import type { z } from "zod";
 import {
   CloneRequestSchema,
   GitOperationRequestSchema,
+  HISTORY_QUERY_PARAM,
   hasScope,
+  parseHistoryParam,
   REQUIRED_SCOPES,
 } from "../../protocol/index.js";
 import type { EventStreams } from "../eventStreams.js";
@@ -27,6 +29,8 @@ export interface HandlerContext {
   store: SessionTable;
   streams: EventStreams;
   git: GitWorkspaces;
+  /** Events a new subscriber is sent before live ones (the client's ?history= may lower it). */
+  historyOnOpen: number;
   log?: (line: string) => void;
 }
 
@@ -184,7 +188,10 @@ function events(ctx: HandlerContext, call: Call): void {
   const header = call.req.headers["last-event-id"];
   const raw = Array.isArray(header) ? header[0] : header;
   const lastId = raw !== undefined && /^\d{1,15}$/.test(raw.trim()) ? Number(raw.trim()) : null;
-  ctx.streams.open(call.res, s.record.id, lastId);
+  // The client says how much its scrollback holds; a value we cannot read is ignored.
+  const asked = parseHistoryParam(call.query.get(HISTORY_QUERY_PARAM));
+  const history = Math.min(ctx.historyOnOpen, asked ?? ctx.historyOnOpen);
+  ctx.streams.open(call.res, s.record.id, lastId, history);
 }
 
 function zodMessage(error: z.ZodError): string {

@@ -11,7 +11,14 @@ export type TimelineKind =
   | "heartbeat"
   | "unknown"
   | "malformed"
-  | "notice";
+  | "notice"
+  /** Where live events begin below what the journal and the server's history showed. */
+  | "divider"
+  /** A stretch of time nobody watched the session (between two journal runs). */
+  | "unwatched";
+
+/** The kinds of line the client writes itself; none is ever journaled or exported as an event. */
+export type MarkerKind = "notice" | "divider" | "unwatched";
 
 export interface TimelineEntry {
   /** Per-session sequence number, increasing; survives eviction so panes can key rows. */

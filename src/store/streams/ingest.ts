@@ -3,12 +3,13 @@ import { decodeEvent, type SessionEvent } from "../../protocol/events.js";
 import { stateNeedsAttention } from "../../protocol/states.js";
 import { formatDuration, gapNotice } from "../../text/format.js";
 import { sanitize } from "../../text/sanitize.js";
-import type { TimelineKind } from "./entry.js";
+import type { MarkerKind, TimelineKind } from "./entry.js";
 import { ItemQueue } from "./itemQueue.js";
-import type { SessionStream, StreamMeta } from "./sessionStream.js";
+import type { SessionStream, StreamMeta, StreamPhase } from "./sessionStream.js";
 import {
   appendEvent,
   appendItem,
+  appendMarker,
   appendNotice,
   newWriter,
   type TimelineWriter,
@@ -50,8 +51,23 @@ export class NoticeItem {
   constructor(readonly notice: StreamNotice) {}
 }
 
+/** A queued marker line of the client's own (a divider, an unwatched stretch). */
+export class MarkerItem {
+  constructor(
+    readonly kind: MarkerKind,
+    readonly text: string,
+    /** Only when the timeline already holds something by then. */
+    readonly ifNotEmpty: boolean,
+  ) {}
+}
+
+/** A queued change of phase (see StreamPhase). */
+export class PhaseItem {
+  constructor(readonly phase: StreamPhase) {}
+}
+
 /** What is queued besides undecoded items. */
-export type QueueItem = SessionEvent | StatusItem | MetaItem | NoticeItem;
+export type QueueItem = SessionEvent | StatusItem | MetaItem | NoticeItem | MarkerItem | PhaseItem;
 
 /** Timeline kind of each undecoded item kind (LAZY_KINDS order). */
 const LAZY_TIMELINE_KINDS: readonly TimelineKind[] = LAZY_KINDS.map(
@@ -76,6 +92,8 @@ export interface Ingest {
   outageSince: number | null;
   /** A gap announced for the coming "live": its marker replaces the "reconnected" notice. */
   gap: { from: number; to: number } | null;
+  /** Where the events being applied come from (see StreamPhase). */
+  phase: StreamPhase;
   /** What came since the last flush, in order. */
   readonly queue: ItemQueue<QueueItem>;
 }
@@ -86,6 +104,7 @@ export function newIngest(sessionId: string, maxEntryChars: number): Ingest {
     writer: newWriter(maxEntryChars),
     outageSince: null,
     gap: null,
+    phase: "live",
     queue: new ItemQueue<QueueItem>(),
   };
 }
@@ -132,6 +151,20 @@ export function queueMeta(ingest: Ingest, meta: StreamMeta, at = 0): void {
 
 export function queueNotice(ingest: Ingest, notice: StreamNotice, at: number): void {
   ingest.queue.push(new NoticeItem(notice), at);
+}
+
+export function queueMarker(
+  ingest: Ingest,
+  kind: MarkerKind,
+  text: string,
+  ifNotEmpty: boolean,
+  at: number,
+): void {
+  ingest.queue.push(new MarkerItem(kind, text, ifNotEmpty), at);
+}
+
+export function queuePhase(ingest: Ingest, phase: StreamPhase): void {
+  ingest.queue.push(new PhaseItem(phase), 0);
 }
 
 function oneLine(s: string): string {
@@ -183,6 +216,8 @@ export function applyEvent(d: Draft, ingest: Ingest, ev: SessionEvent, at: numbe
   d.totalEvents++;
   d.rateMeter.record(at);
   appendEvent(d.timeline, ingest.writer, ev, at);
+  // A journal's state change is old news: the fetched record says what the state is now.
+  if (ev.kind === "state_changed" && ingest.phase === "journal") return false;
   if (ev.kind === "state_changed") return observeState(d, d.timeline.last()?.state ?? null, at);
   return false;
 }
@@ -313,6 +348,11 @@ export function applyQueue(d: Draft, ingest: Ingest): boolean {
     } else if (item instanceof MetaItem) {
       if (applyMeta(d, item.meta, at)) raised = true;
     } else if (item instanceof NoticeItem) applyNotice(d, ingest, item.notice, at);
+    else if (item instanceof MarkerItem) {
+      if (!item.ifNotEmpty || d.timeline.size > 0) {
+        appendMarker(d.timeline, w, item.kind, item.text, at);
+      }
+    } else if (item instanceof PhaseItem) ingest.phase = item.phase;
     else if (applyEvent(d, ingest, item, at)) raised = true;
   }
   settle();

@@ -53,6 +53,13 @@ export interface SessionStream {
   readonly gaps: number;
 }
 
+/**
+ * Where a session's incoming events come from: its journal (seen in an earlier run), the
+ * server's history of a new subscription, or live. A journal's state changes are old news:
+ * they neither set the session's state (the fetched record does) nor ask for attention.
+ */
+export type StreamPhase = "journal" | "history" | "live";
+
 export interface StreamMeta {
   lastEventId?: string | null;
   lastActivityAt?: number | null;
@@ -71,6 +78,8 @@ export const ZERO_COUNTS: KindCounts = {
   unknown: 0,
   malformed: 0,
   notice: 0,
+  divider: 0,
+  unwatched: 0,
 };
 
 export interface NewStreamOptions {

@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { StreamNotice, StreamStatus } from "../../client/eventStream.js";
 import type { SessionEvent } from "../../protocol/events.js";
+import type { MarkerKind } from "./entry.js";
 import {
   applyQueue,
   draftOf,
@@ -8,11 +9,18 @@ import {
   newIngest,
   queueEvent,
   queueItem,
+  queueMarker,
   queueMeta,
   queueNotice,
+  queuePhase,
   queueStatus,
 } from "./ingest.js";
-import { newSessionStream, type SessionStream, type StreamMeta } from "./sessionStream.js";
+import {
+  newSessionStream,
+  type SessionStream,
+  type StreamMeta,
+  type StreamPhase,
+} from "./sessionStream.js";
 import { DEFAULT_MAX_ENTRY_CHARS } from "./timeline.js";
 
 /**
@@ -66,6 +74,18 @@ export interface StreamsState {
   pushMeta(sessionId: string, meta: StreamMeta): void;
   /** Queue a notice of the subscription (a gap, dropped duplicates); applied in order. */
   pushNotice(sessionId: string, notice: StreamNotice): void;
+  /**
+   * Queue a line of the client's own, in order with events. `ifNotEmpty`: only when the
+   * timeline already holds something by then (a divider with nothing above it says nothing).
+   */
+  pushMarker(
+    sessionId: string,
+    kind: MarkerKind,
+    text: string,
+    opts?: { at?: number; ifNotEmpty?: boolean },
+  ): void;
+  /** Queue a change of phase (see StreamPhase), in order with events. */
+  pushPhase(sessionId: string, phase: StreamPhase): void;
   /** Apply everything queued now (tests; shutdown). */
   flushNow(): void;
   /** The user has seen it: clear the session's attention flag. */
@@ -208,6 +228,16 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       pushNotice(sessionId, notice) {
         const ingest = ingests.get(sessionId);
         if (ingest) queueNotice(touch(ingest), notice, now());
+      },
+
+      pushMarker(sessionId, kind, text, o = {}) {
+        const ingest = ingests.get(sessionId);
+        if (ingest) queueMarker(touch(ingest), kind, text, o.ifNotEmpty ?? false, o.at ?? now());
+      },
+
+      pushPhase(sessionId, phase) {
+        const ingest = ingests.get(sessionId);
+        if (ingest) queuePhase(touch(ingest), phase);
       },
 
       flushNow: flush,

@@ -1,6 +1,6 @@
 import { decodeEvent, processOutputText, type SessionEvent } from "../../protocol/events.js";
 import { isClean, sanitize } from "../../text/sanitize.js";
-import type { TimelineEntry, TimelineKind } from "./entry.js";
+import type { MarkerKind, TimelineEntry, TimelineKind } from "./entry.js";
 import { LAZY_KINDS, type LazyKind, PROMPT, type TimelineBuffer } from "./timelineBuffer.js";
 
 /**
@@ -344,5 +344,16 @@ export function materializeItem(
 
 /** A line the client itself writes (connection lost, reconnected, stopped). */
 export function appendNotice(buf: EntrySink, w: TimelineWriter, text: string, at: number): void {
-  push(buf, w, base(w.nextSeq++, "notice", null, at, sanitize(text), undefined));
+  appendMarker(buf, w, "notice", text, at);
+}
+
+/** A marker line of the client's own (see MarkerKind). */
+export function appendMarker(
+  buf: EntrySink,
+  w: TimelineWriter,
+  kind: MarkerKind,
+  text: string,
+  at: number,
+): void {
+  push(buf, w, base(w.nextSeq++, kind, null, at, sanitize(text), undefined));
 }

@@ -1,5 +1,5 @@
 import type { Session } from "../../protocol/resources.js";
-import { selectVisibleSessions } from "../../store/sessionsStore.js";
+import { selectRecord, selectVisibleSessions } from "../../store/sessionsStore.js";
 import { initialPaneView, type PaneView } from "../model/paneView.js";
 import { focusedPaneId, type MessageLevel, paneViewOf, type UiState } from "../model/uiStore.js";
 import type { UiDeps } from "./deps.js";
@@ -29,7 +29,7 @@ export function selectedSessionId(deps: UiDeps): string | null {
 }
 
 export function sessionRecord(deps: UiDeps, sessionId: string): Session | undefined {
-  return deps.services.sessions.getState().items.find((x) => x.session_id === sessionId);
+  return selectRecord(deps.services.sessions.getState(), sessionId);
 }
 
 export function timelineOf(deps: UiDeps, sessionId: string) {
@@ -61,6 +61,8 @@ export function openPane(deps: UiDeps, sessionId: string): void {
     paneViews: { ...s.paneViews, [sessionId]: initialPaneView() },
   });
   deps.services.streamControl.openStream(sessionId);
+  // The record too: the title shows the current state before the first event.
+  void deps.services.sessions.getState().refreshSession(sessionId);
 }
 
 export function closePane(deps: UiDeps, sessionId: string): void {

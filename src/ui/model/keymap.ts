@@ -13,6 +13,7 @@ export type ModeKind =
   | "quit"
   | "filter"
   | "search"
+  | "jump"
   | "help"
   | "detail"
   | "pane"
@@ -26,6 +27,7 @@ export const MODE_KINDS: readonly ModeKind[] = [
   "quit",
   "filter",
   "search",
+  "jump",
   "help",
   "detail",
   "pane",
@@ -102,7 +104,13 @@ export type CommandId =
   | "confirmNo"
   | "deleteChar"
   | "deleteWord"
-  | "clearField";
+  | "clearField"
+  | "replayToggle"
+  | "replayFaster"
+  | "replaySlower"
+  | "replayBack"
+  | "replayForward"
+  | "replayJump";
 
 export interface Command {
   id: CommandId;
@@ -117,13 +125,18 @@ export interface Command {
   footer?: { rank: number; in?: readonly ModeKind[] };
   /** Effective scope the command needs (git actions); disabled without it. */
   scope?: string;
+  /**
+   * Only while the UI plays a recording (`agent-sessions replay`): listed in a group of its
+   * own, hinted in the footer only then; elsewhere its keys do nothing.
+   */
+  replay?: true;
 }
 
 /** The session list and the pane: the screens under any overlay or dialog. */
 const SCREENS: readonly ModeKind[] = ["list", "pane"];
 const OVERLAYS: readonly ModeKind[] = ["help", "detail"];
 /** Where a text field has the cursor. */
-const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "login"];
+const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "jump", "login"];
 /** Where j/k and friends move something: the list, a pane, an overlay. */
 const SCROLLING: readonly ModeKind[] = [...SCREENS, ...OVERLAYS];
 
@@ -425,7 +438,7 @@ export const KEYMAP: readonly Command[] = [
     label: "submit",
     description: "submit the form",
     modes: [...TEXT_FIELDS, "confirm", "quit"],
-    footer: { rank: 1, in: ["form", "filter", "search"] },
+    footer: { rank: 1, in: ["form", "filter", "search", "jump"] },
   },
   {
     id: "cancel",
@@ -480,6 +493,58 @@ export const KEYMAP: readonly Command[] = [
     description: "clear the text field",
     modes: TEXT_FIELDS,
   },
+  // replay (agent-sessions replay): on the list and in a pane, while a recording plays
+  {
+    id: "replayToggle",
+    keys: [k(" ")],
+    label: "play/pause",
+    description: "play or pause the recording",
+    modes: SCREENS,
+    footer: { rank: -3 },
+    replay: true,
+  },
+  {
+    id: "replayFaster",
+    keys: [k("]"), k(">")],
+    label: "faster",
+    description: "play faster: ×1, ×10, ×100, max",
+    modes: SCREENS,
+    footer: { rank: -2 },
+    replay: true,
+  },
+  {
+    id: "replaySlower",
+    keys: [k("["), k("<")],
+    label: "slower",
+    description: "play slower",
+    modes: SCREENS,
+    replay: true,
+  },
+  {
+    id: "replayBack",
+    keys: [named("left")],
+    label: "back",
+    description: "10 seconds back",
+    modes: SCREENS,
+    replay: true,
+  },
+  {
+    id: "replayForward",
+    keys: [named("right")],
+    label: "forward",
+    description: "10 seconds forward",
+    modes: SCREENS,
+    replay: true,
+  },
+  {
+    id: "replayJump",
+    keys: [k(":")],
+    label: "jump",
+    description: "jump to a time (10:12:30, +5m, -30s, 50%, start, end)",
+    modes: SCREENS,
+    footer: { rank: -1 },
+    replay: true,
+  },
 ];
 
 export function commandById(id: CommandId): Command {
@@ -508,7 +573,7 @@ export function keyLabel(spec: KeySpec): string {
   const char = spec.char ?? "";
   const base = spec.name ? names[spec.name] : spec.ctrl ? char.toUpperCase() : char;
   const mods = `${spec.ctrl ? "Ctrl-" : ""}${spec.shift ? "Shift-" : ""}`;
-  return `${mods}${base}`;
+  return base === " " ? `${mods}Space` : `${mods}${base}`;
 }
 
 /** The first key of a command, as help writes it: for hints in the views. */
@@ -524,20 +589,23 @@ export function keysLabel(cmd: Command): string {
 
 /**
  * Where help and the README list a command, derived from its modes: enabled on both screens
- * is "everywhere", on one of them is that screen's, on neither is a dialog's.
+ * is "everywhere", on one of them is that screen's, on neither is a dialog's; a replay's
+ * commands are listed apart.
  */
-export type KeyGroup = "global" | "list" | "pane" | "dialog";
+export type KeyGroup = "global" | "list" | "pane" | "dialog" | "replay";
 
-export const KEY_GROUPS: readonly KeyGroup[] = ["global", "list", "pane", "dialog"];
+export const KEY_GROUPS: readonly KeyGroup[] = ["global", "list", "pane", "dialog", "replay"];
 
 export const GROUP_TITLES: Record<KeyGroup, string> = {
   global: "Everywhere",
   list: "Session list",
   pane: "Session pane",
   dialog: "Dialogs",
+  replay: "Replay (agent-sessions replay)",
 };
 
-export function groupOf(c: Pick<Command, "modes">): KeyGroup {
+export function groupOf(c: Pick<Command, "modes" | "replay">): KeyGroup {
+  if (c.replay) return "replay";
   const list = c.modes.includes("list");
   const pane = c.modes.includes("pane");
   if (list && pane) return "global";
@@ -550,11 +618,11 @@ export function commandsOf(group: KeyGroup): Command[] {
   return KEYMAP.filter((c) => groupOf(c) === group);
 }
 
-/** The footer hints of a mode, in their footer order. */
-export function footerCommands(mode: ModeKind): Command[] {
-  return KEYMAP.filter((c) => c.footer && (c.footer.in ?? c.modes).includes(mode)).sort(
-    (a, b) => (a.footer?.rank ?? 0) - (b.footer?.rank ?? 0),
-  );
+/** The footer hints of a mode, in their footer order; a replay's only while one plays. */
+export function footerCommands(mode: ModeKind, replaying = false): Command[] {
+  return KEYMAP.filter(
+    (c) => c.footer && (c.footer.in ?? c.modes).includes(mode) && (replaying || !c.replay),
+  ).sort((a, b) => (a.footer?.rank ?? 0) - (b.footer?.rank ?? 0));
 }
 
 /** The README's key reference, generated (a test keeps the README in step). */

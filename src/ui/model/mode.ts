@@ -6,6 +6,7 @@ import {
   type FormDialogState,
   focusedPaneId,
   type HelpOverlayState,
+  type JumpEditing,
   type SearchEditing,
   type UiState,
 } from "./uiStore.js";
@@ -27,6 +28,8 @@ export type MainMode =
   | { kind: "filter" }
   /** Typing a pane's search. */
   | { kind: "search"; editing: SearchEditing }
+  /** Typing the time a replay jumps to. */
+  | { kind: "jump"; editing: JumpEditing }
   | { kind: "help"; overlay: HelpOverlayState }
   | { kind: "detail"; overlay: DetailOverlayState }
   | { kind: "pane"; sessionId: string }
@@ -49,7 +52,10 @@ export function modeOf(s: UiState): MainMode {
     return { kind: "quit" };
   }
   const e = s.editing;
-  if (e) return e.kind === "filter" ? { kind: "filter" } : { kind: "search", editing: e };
+  if (e) {
+    if (e.kind === "filter") return { kind: "filter" };
+    return e.kind === "search" ? { kind: "search", editing: e } : { kind: "jump", editing: e };
+  }
   const o = s.overlay;
   if (o) return o.kind === "help" ? { kind: "help", overlay: o } : { kind: "detail", overlay: o };
   const paneId = focusedPaneId(s);

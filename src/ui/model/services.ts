@@ -1,5 +1,7 @@
 import type { GitAction, GitResult } from "../../protocol/git.js";
 import type { ActionsStore } from "../../store/actionsStore.js";
+import type { JournalStatusStore } from "../../store/history/journal.js";
+import type { ReplayControl } from "../../store/history/replayEngine.js";
 import type { IdentityState, IdentityStore } from "../../store/identityStore.js";
 import type { RateLimitStore } from "../../store/rateLimitStore.js";
 import type { SessionsStore } from "../../store/sessionsStore.js";
@@ -36,6 +38,10 @@ export interface AppServices {
   rateLimit: RateLimitStore;
   /** The key as it may be shown (maskKey from src/text/format.ts). */
   maskedKey: string;
+  /** The local journal's state, when the UI runs with one (or with it turned off). */
+  journal?: JournalStatusStore;
+  /** Set when the UI plays a recording (`agent-sessions replay`): its clock and controls. */
+  replay?: ReplayControl;
 }
 
 export interface AppOptions {

@@ -63,7 +63,24 @@ export function tagOf(e: TimelineEntry): string {
       return "bad";
     case "heartbeat":
       return "beat";
+    case "divider":
+      return "live";
+    case "unwatched":
+      return "away";
   }
+}
+
+/** Marker lines span the pane as a rule, so they read as a break, not as an event. */
+function isRule(e: TimelineEntry): boolean {
+  return e.kind === "divider" || e.kind === "unwatched";
+}
+
+function ruleLine(e: TimelineEntry, width: number): string {
+  const fill = e.kind === "divider" ? "─" : "┄";
+  const glyph = e.kind === "divider" ? "▼ " : "";
+  const head = `${fill}${fill} ${glyph}${e.text} `;
+  const room = width - Array.from(head).length;
+  return room > 0 ? head + fill.repeat(room) : head;
 }
 
 /** The text an entry shows (and search looks at), without the tag. */
@@ -105,6 +122,21 @@ export function entryLines(e: TimelineEntry, o: LineOptions): DisplayLine[] {
   const key = optionsKey(o);
   const hit = cache.get(e);
   if (hit && hit.key === key) return hit.lines;
+  if (isRule(e)) {
+    const lines: DisplayLine[] = [
+      {
+        key: `${e.seq}:0`,
+        seq: e.seq,
+        kind: e.kind,
+        line: 0,
+        prefix: "",
+        body: ruleLine(e, o.width),
+        sgr: false,
+      },
+    ];
+    cache.set(e, { key, lines });
+    return lines;
+  }
   const pw = prefixWidth(o);
   const bodyWidth = Math.max(4, o.width - pw);
   const sgr = e.kind === "output" && !o.noColor && e.text.includes("\x1b");

@@ -56,7 +56,13 @@ export interface SearchEditing {
   draft: string;
 }
 
-export type Editing = { kind: "filter" } | SearchEditing;
+/** The replay's "jump to a time" field. */
+export interface JumpEditing {
+  kind: "jump";
+  draft: string;
+}
+
+export type Editing = { kind: "filter" } | SearchEditing | JumpEditing;
 
 export type MessageLevel = "info" | "ok" | "warn" | "error";
 

@@ -18,12 +18,12 @@ function firstKey(c: Command): string {
 }
 
 export const Footer = memo(function Footer({ width }: { width: number }) {
-  const { identity } = useServices();
+  const { identity, replay } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   const mode = useStore(ui, modeKindOf);
   const keyInfo = useStore(identity, (s) => s.keyInfo);
-  const cmds = footerCommands(mode);
+  const cmds = footerCommands(mode, replay !== undefined);
   const lacking = new Set<string>();
   return (
     <Box width={width} height={1}>

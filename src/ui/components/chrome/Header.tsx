@@ -13,6 +13,7 @@ import { useServices } from "../../context/servicesContext.js";
 import { type ColorName, useTheme } from "../../context/theme.js";
 import { useTicked } from "../../hooks/useNow.js";
 import { HEADER_ROWS } from "../../model/layout.js";
+import { JournalNote } from "./JournalNote.js";
 
 /**
  * Who you are to the service and how the connection is: profile, base URL, the one global
@@ -137,6 +138,7 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
             {` · ${wait.reason}: retry in ${timed.waitIn} (attempt ${wait.attempt}/${wait.maxAttempts})`}
           </Text>
         ) : null}
+        <JournalNote />
       </Text>
       {id.error ? (
         <Text wrap="truncate-end" color={theme.c.error}>

@@ -6,6 +6,7 @@ import { useServices } from "../../context/servicesContext.js";
 import { type ColorName, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { useNow } from "../../hooks/useNow.js";
+import { ReplayBar } from "./ReplayBar.js";
 
 /**
  * One line above the key hints: the running git action (spinner, elapsed time), else the
@@ -27,13 +28,17 @@ const ACTION_NAMES: Record<string, string> = {
 };
 
 export const StatusLine = memo(function StatusLine({ width }: { width: number }) {
-  const { actions } = useServices();
+  const { actions, replay } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   const running = useStore(actions, (s) => s.running);
   const last = useStore(actions, (s) => s.last);
   const message = useStore(ui, (s) => s.message);
+  const jumping = useStore(ui, (s) => s.editing?.kind === "jump");
   const now = useNow(100, running !== null);
+  if (replay && (jumping || (!running && !message))) {
+    return <ReplayBar replay={replay} width={width} />;
+  }
 
   let content: React.ReactNode = " ";
   if (running) {

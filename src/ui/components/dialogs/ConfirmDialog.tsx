@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import { useStore } from "zustand";
 import { sessionName } from "../../../protocol/resources.js";
+import { selectRecord } from "../../../store/sessionsStore.js";
 import { formatElapsed } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
@@ -30,9 +31,7 @@ export function ConfirmDialog({
   const { sessions, actions } = useServices();
   const theme = useTheme();
   const sessionId = dialog.kind === "confirm" ? dialog.sessionId : null;
-  const record = useStore(sessions, (s) =>
-    sessionId ? s.items.find((x) => x.session_id === sessionId) : undefined,
-  );
+  const record = useStore(sessions, (s) => (sessionId ? selectRecord(s, sessionId) : undefined));
   const running = useStore(actions, (s) => s.running);
   const now = useNow(1000, dialog.kind === "quit");
 

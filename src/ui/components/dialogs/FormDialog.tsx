@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
 import { useStore } from "zustand";
+import { selectRecord } from "../../../store/sessionsStore.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { FORM_FIELDS, formIntro } from "../../model/gitActions.js";
@@ -19,7 +20,7 @@ export function FormDialog({
 }) {
   const theme = useTheme();
   const { sessions } = useServices();
-  const record = useStore(sessions, (s) => s.items.find((x) => x.session_id === dialog.sessionId));
+  const record = useStore(sessions, (s) => selectRecord(s, dialog.sessionId));
   const { title, lines } = formIntro(dialog.form, dialog.sessionId, record);
   const fields = FORM_FIELDS[dialog.form];
   const inner = dialogInnerWidth(width);

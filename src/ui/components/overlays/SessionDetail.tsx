@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
+import { selectRecord } from "../../../store/sessionsStore.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { detailRows } from "../../model/geometry.js";
@@ -67,7 +68,7 @@ export const SessionDetail = memo(function SessionDetail({
 }: SessionDetailProps) {
   const { sessions } = useServices();
   const theme = useTheme();
-  const record = useStore(sessions, (s) => s.items.find((x) => x.session_id === sessionId));
+  const record = useStore(sessions, (s) => selectRecord(s, sessionId));
   const entries = record ? detailEntries(record) : [];
   const keyWidth = Math.min(24, Math.max(4, ...entries.map(([k]) => k.length)));
   const rows = detailRows(height);

@@ -1,6 +1,7 @@
 import { memo } from "react";
 import { useStore } from "zustand";
 import { shallow } from "zustand/shallow";
+import { selectRecord } from "../../../store/sessionsStore.js";
 import type { SessionStream } from "../../../store/streams/sessionStream.js";
 import { formatCountdown, formatDuration, formatRate } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
@@ -118,7 +119,7 @@ export const PaneTitle = memo(function PaneTitle({
     shallow,
   );
   const recordState = useStore(sessions, (st) => {
-    const v = st.items.find((x) => x.session_id === sessionId)?.state;
+    const v = selectRecord(st, sessionId)?.state;
     return typeof v === "string" ? v : null;
   });
   const badge = stateBadge(s.sessionState ?? recordState);

@@ -25,6 +25,8 @@ const KIND_COLORS: Record<TimelineKind, ColorName> = {
   file: "file",
   state: "state",
   notice: "notice",
+  divider: "accent",
+  unwatched: "warn",
   heartbeat: "muted",
   unknown: "warn",
   malformed: "error",

@@ -10,6 +10,7 @@ import { FILTER, SEARCH } from "./editing.js";
 import { LIST } from "./list.js";
 import { DETAIL, HELP } from "./overlays.js";
 import { PANE } from "./pane.js";
+import { JUMP, REPLAY } from "./replay.js";
 import { SCREEN } from "./screen.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
@@ -32,10 +33,11 @@ export const HANDLERS: Table = {
   quit: QUIT,
   filter: FILTER,
   search: SEARCH,
+  jump: JUMP,
   help: HELP,
   detail: DETAIL,
-  pane: { ...SCREEN, ...PANE },
-  list: { ...SCREEN, ...LIST },
+  pane: { ...SCREEN, ...REPLAY, ...PANE },
+  list: { ...SCREEN, ...REPLAY, ...LIST },
 };
 
 /** The handler of a command in a mode, if it has one. */
@@ -71,11 +73,12 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
       };
     }
     case "search":
+    case "jump":
       return {
         get: () => mode.editing.draft,
         set: (v) => {
           const cur = deps.ui.getState().editing;
-          if (cur?.kind === "search") patch(deps, { editing: { ...cur, draft: v } });
+          if (cur?.kind === mode.kind) patch(deps, { editing: { ...cur, draft: v } });
         },
       };
     default:

@@ -1,0 +1,117 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { CLI, tempConfigHome } from "../helpers/cli.js";
+import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxVersion } from "../helpers/tmux.js";
+
+/**
+ * History as a user meets it, with the built binary in tmux: a pane opens with the session's
+ * recent events; quit and open again, and it shows what was seen before plus a gap marker;
+ * --no-journal says so in the header; `replay` plays a journal file with no key.
+ */
+
+const TMUX = tmuxVersion();
+const SIZE = { width: 150, height: 40 };
+
+describe.skipIf(!TMUX)("history, journal and replay in tmux", () => {
+  const tmux = new TmuxServer();
+  const home = tempConfigHome();
+  let server: ReferenceServer;
+  let count = 0;
+  const panes: TmuxPane[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    server = await startServer({ seed: 9, paceMs: 0, heartbeatMs: 500 });
+    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
+  });
+
+  afterEach(async () => {
+    await Promise.all(panes.splice(0).map((p) => p.kill()));
+  });
+
+  afterAll(async () => {
+    await tmux.kill();
+    await server?.close();
+    home.cleanup();
+  });
+
+  async function launch(args: string[], key = true): Promise<TmuxPane> {
+    const env: Record<string, string | undefined> = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home.dir,
+      LANG: "C.UTF-8",
+      TZ: "UTC",
+      XDG_CONFIG_HOME: home.dir,
+      XDG_STATE_HOME: home.dir,
+      AGENT_SESSIONS_BASE_URL: server.url,
+      AGENT_SESSIONS_API_KEY: key ? server.key("owner") : undefined,
+      AGENT_SESSIONS_BELL: "0",
+    };
+    const app = cleanEnvCommand(env, [process.execPath, CLI, ...args]);
+    const pane = await tmux.start(`h${++count}`, `${app}; echo "EXIT=$?"; exec sleep 600`, SIZE);
+    panes.push(pane);
+    return pane;
+  }
+
+  async function quit(pane: TmuxPane): Promise<void> {
+    await pane.keys("q");
+    await pane.waitForText("EXIT=0");
+  }
+
+  it("opens with history, then after a restart with the journal and a gap marker", async () => {
+    const id = server.sessionIds()[0] as string;
+    for (let i = 1; i <= 3; i++) server.emit(id, "process_output", { text: `E2E-BEFORE-${i}\n` });
+
+    const first = await launch(["open", id]);
+    await first.waitForText(["E2E-BEFORE-3", "live from here · above: 3 from the server"]);
+    server.emit(id, "process_output", { text: "E2E-LIVE-1\n" });
+    await first.waitForText("E2E-LIVE-1");
+    await quit(first);
+    const dir = join(home.dir, "agent-sessions", "journal");
+    const services = readdirSync(dir);
+    expect(services).toHaveLength(1);
+    expect(readdirSync(join(dir, services[0] as string))).toContain(`${id}.ndjson`);
+
+    server.emit(id, "process_output", { text: "E2E-WHILE-AWAY\n" });
+    const second = await launch(["open", id]);
+    const screen = await second.waitForText([
+      "E2E-LIVE-1",
+      "┄┄ not watched from",
+      "E2E-WHILE-AWAY",
+      "4 repeats of the journal skipped",
+    ]);
+    const rows = screen.split("\n");
+    const at = (t: string) => rows.findIndex((r) => r.includes(t));
+    expect(at("E2E-BEFORE-1")).toBeLessThan(at("not watched from"));
+    expect(at("not watched from")).toBeLessThan(at("E2E-WHILE-AWAY"));
+    expect(at("E2E-WHILE-AWAY")).toBeLessThan(at("live from here"));
+    expect(screen.split("E2E-BEFORE-1")).toHaveLength(2);
+    await quit(second);
+
+    const off = await launch(["open", "--no-journal", id]);
+    await off.waitForText(["journal off", "E2E-WHILE-AWAY"]);
+    expect(await off.capture()).not.toContain("not watched from");
+    await quit(off);
+  });
+
+  it("replays a journal file with no key and no service", async () => {
+    const id = server.sessionIds()[0] as string;
+    const dir = join(home.dir, "agent-sessions", "journal");
+    const service = readdirSync(dir)[0] as string;
+    const file = join(dir, service, `${id}.ndjson`);
+    const pane = await launch(["replay", "--paused", "--at", "end", file], false);
+    await pane.waitForText(["REPLAY ■ end of recording", "E2E-WHILE-AWAY", "profile: replay"]);
+    await pane.keys(":");
+    await pane.type("start");
+    await pane.keys("Enter");
+    await pane.waitFor(
+      "the start",
+      (s) => s.includes("REPLAY ⏸ paused") && !s.includes("E2E-WHILE-AWAY"),
+    );
+    await pane.keys("Space");
+    await pane.waitForText("E2E-WHILE-AWAY", { timeoutMs: 15_000 });
+    await quit(pane);
+  });
+});

@@ -1,0 +1,156 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createFileJournal } from "../../src/cli/journal/fileJournal.js";
+import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
+import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { App } from "../../src/ui/App.js";
+import {
+  type AppHarness,
+  mountApp,
+  renderUi,
+  startUiFixture,
+  type UiFixture,
+  waitForContent,
+} from "../helpers/ui.js";
+
+/**
+ * What a pane shows of history: the journal's events, the gap marker for the time nobody
+ * watched, the server's history, the divider where live events begin; the header saying the
+ * journal is off when it cannot write; the session's state before its first event.
+ */
+
+let server: ReferenceServer | null = null;
+let handle: ServicesHandle | null = null;
+let fx: UiFixture | null = null;
+let h: AppHarness | ReturnType<typeof renderUi> | null = null;
+const dirs: string[] = [];
+
+beforeAll(() => {
+  // The gap marker shows local times; pin them.
+  process.env.TZ = "UTC";
+});
+
+afterEach(async () => {
+  h?.unmount();
+  h = null;
+  await handle?.dispose();
+  handle = null;
+  await fx?.close();
+  fx = null;
+  await server?.close();
+  server = null;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "as-ui-journal-"));
+  dirs.push(d);
+  return d;
+}
+
+async function reference(historyOnOpen?: number): Promise<ReferenceServer> {
+  server = await startServer({
+    paceMs: 0,
+    seed: 7,
+    heartbeatMs: 60_000,
+    sessionCount: 3,
+    ...(historyOnOpen !== undefined ? { historyOnOpen } : {}),
+  });
+  return server;
+}
+
+function mount(s: ReferenceServer, services: ServicesHandle["services"], id: string) {
+  const ui = renderUi(
+    <App
+      services={services}
+      profile="work"
+      baseUrl={s.url}
+      options={{ bell: false }}
+      initialSessions={[id]}
+      onExit={() => {}}
+    />,
+    { columns: 140, rows: 30 },
+  );
+  h = ui;
+  return ui;
+}
+
+describe("a pane with history", () => {
+  it("shows the journal, the gap marker, the server's history and the divider, in that order", async () => {
+    const s = await reference();
+    const id = s.sessionIds()[0] as string;
+    const root = tempDir();
+    mkdirSync(join(root, "svc"), { recursive: true, mode: 0o700 });
+    const line = (n: number, at: string) =>
+      JSON.stringify({
+        session_id: id,
+        event: "process_output",
+        id: `old-${n}`,
+        data: { text: `seen yesterday ${n}\n` },
+        received_at: at,
+      });
+    writeFileSync(
+      join(root, "svc", `${id}.ndjson`),
+      `${line(1, "2024-05-01T10:11:00.000Z")}\n${line(2, "2024-05-01T10:12:00.000Z")}\n`,
+    );
+    s.emit(id, "process_output", { text: "while away 1\n" });
+    s.emit(id, "process_output", { text: "while away 2\n" });
+    const journal = createFileJournal({ dir: join(root, "svc"), root, clean: journalCleaner });
+    handle = buildServices(
+      { baseUrl: s.url, apiKey: s.key("owner") },
+      { journal, journalStatus: journal.status },
+    );
+    const ui = mount(s, handle.services, id);
+    const frame = await waitForContent(ui, "live from here");
+    const rows = frame.split("\n");
+    const at = (text: string) => rows.findIndex((r) => r.includes(text));
+    expect(at("seen yesterday 1")).toBeLessThan(at("seen yesterday 2"));
+    expect(at("seen yesterday 2")).toBeLessThan(at("┄┄ not watched from 2024-05-01 10:12 to"));
+    expect(at("┄┄ not watched from")).toBeLessThan(at("while away 1"));
+    expect(at("while away 2")).toBeLessThan(at("── ▼ live from here"));
+    expect(frame).toContain(
+      "── ▼ live from here · above: 2 from the journal, 2 from the server ──",
+    );
+    s.emit(id, "process_output", { text: "now live\n" });
+    const after = await waitForContent(ui, "now live");
+    const r2 = after.split("\n");
+    expect(r2.findIndex((r) => r.includes("now live"))).toBeGreaterThan(
+      r2.findIndex((r) => r.includes("live from here")),
+    );
+  });
+
+  it("says in the header that the journal is off when it cannot write, and works on", async () => {
+    const s = await reference();
+    const id = s.sessionIds()[0] as string;
+    const root = tempDir();
+    const blocked = join(root, "a-file");
+    writeFileSync(blocked, "");
+    const journal = createFileJournal({
+      dir: join(blocked, "svc"),
+      root: blocked,
+      clean: journalCleaner,
+    });
+    handle = buildServices(
+      { baseUrl: s.url, apiKey: s.key("owner") },
+      { journal, journalStatus: journal.status },
+    );
+    const ui = mount(s, handle.services, id);
+    await waitForContent(ui, "⚠ journal off: not a folder (ENOTDIR)");
+    s.emit(id, "process_output", { text: "still streaming\n" });
+    await waitForContent(ui, "still streaming");
+  });
+
+  it("shows the session's state in the pane title before its first event", async () => {
+    fx = await startUiFixture({ pageSize: 1, server: { historyOnOpen: 0 } });
+    // The last session is not on the first page, and has sent no event.
+    const id = fx.ids.at(-1) as string;
+    fx.server.setState(id, "paused");
+    const ui = mountApp(fx, { columns: 140, rows: 30 }, { initialSessions: [id] });
+    h = ui;
+    const frame = await waitForContent(ui, new RegExp(`1 ${id} ⏸ paused`));
+    expect(frame).toContain("waiting for events…");
+  });
+});
