@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { keychainAccount, keychainDelete, keychainGet } from "../../src/credentials/keychain.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { CLI, tempConfigHome } from "../helpers/cli.js";
-import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxVersion } from "../helpers/tmux.js";
+import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
  * The built binary in a real terminal: tmux runs `agent-sessions` against the reference
@@ -13,8 +13,7 @@ import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxVersion } from "../help
  * frame), no NO_COLOR unless a test sets it.
  */
 
-const TMUX = tmuxVersion();
-if (!TMUX) console.warn("tui end-to-end suite skipped: tmux is not installed (CI installs it)");
+const TMUX = tmuxForSuite("tui end-to-end suite");
 
 /**
  * The login screen stores the key in the real OS keychain. Guarded like test/keychain: skipped
