@@ -2,7 +2,7 @@ import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { missingScope } from "./gitActions.js";
-import { flowIntoColumns, helpGeometry, helpLines, keysWidth } from "./helpContent.js";
+import { helpPage, missingNote } from "./helpContent.js";
 import { useServices } from "./services.js";
 import { useTheme } from "./theme.js";
 
@@ -18,11 +18,11 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
   const { identity } = useServices();
   const theme = useTheme();
   const keyInfo = useStore(identity, (s) => s.keyInfo);
-  const raw = helpLines((scope) => missingScope(scope, { keyInfo }) !== null);
-  const keyCol = keysWidth(raw);
-  const rough = helpGeometry(width, height, raw.length);
-  const lines = flowIntoColumns(raw, rough.rowsPerColumn);
-  const g = helpGeometry(width, height, lines.length);
+  const {
+    lines,
+    keyCol,
+    geometry: g,
+  } = helpPage(width, height, (scope) => missingScope(scope, { keyInfo }) !== null);
   const from = Math.min(offset, g.maxOffset);
   const visible = lines.slice(from, from + g.columns * g.rowsPerColumn);
   const columns = Array.from({ length: g.columns }, (_, i) =>
@@ -66,8 +66,8 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
                       {l.keys.padEnd(keyCol)}
                     </Text>
                     <Text color={l.missing ? theme.c.muted : undefined}>{l.text}</Text>
-                    {l.missing ? (
-                      <Text color={theme.c.warn}>{` (disabled: needs ${l.missing})`}</Text>
+                    {l.missing && col[li + 1]?.kind !== "more" ? (
+                      <Text color={theme.c.warn}>{missingNote(l.missing)}</Text>
                     ) : null}
                   </Text>
                 )}

@@ -2,8 +2,15 @@ import type { Key } from "ink";
 import { knownStates, type SessionSortKey, selectVisibleSessions } from "../store/sessionsStore.js";
 import { nextAttention } from "../store/streamsStore.js";
 import { sanitize } from "../text/sanitize.js";
-import { disabledReason, FORM_FIELDS, openForm, runGitAction, submitForm } from "./gitActions.js";
-import { flowIntoColumns, helpGeometry, helpLines } from "./helpContent.js";
+import {
+  disabledReason,
+  FORM_FIELDS,
+  missingScope,
+  openForm,
+  runGitAction,
+  submitForm,
+} from "./gitActions.js";
+import { helpPage } from "./helpContent.js";
 import type { Command, KeyContext } from "./keymap.js";
 import { isTooSmall, listRows, paneBody, screenLayout } from "./layout.js";
 import {
@@ -431,10 +438,8 @@ export function createController(deps: ControllerDeps): Controller {
     let max: number;
     let page: number;
     if (o.kind === "help") {
-      const raw = helpLines(() => false);
-      const rough = helpGeometry(lay.width, lay.bodyRows, raw.length);
-      const lines = flowIntoColumns(raw, rough.rowsPerColumn);
-      const g = helpGeometry(lay.width, lay.bodyRows, lines.length);
+      const lacks = (scope: string) => missingScope(scope, identity.getState()) !== null;
+      const g = helpPage(lay.width, lay.bodyRows, lacks).geometry;
       max = g.maxOffset;
       page = g.rowsPerColumn;
     } else {

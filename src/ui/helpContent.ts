@@ -1,9 +1,11 @@
 import { CONTEXT_TITLES, KEYMAP, type KeyContext, keysLabel } from "./keymap.js";
+import { displayWidth } from "./textWrap.js";
 
 /** The `?` overlay's lines, generated from the keymap table, and how they fit the screen. */
 
 export interface HelpLine {
-  kind: "heading" | "key" | "blank";
+  /** "more": the rest of the description above it, under the same keys. */
+  kind: "heading" | "key" | "more" | "blank";
   keys: string;
   text: string;
   /** The scope a key's command needs and the key lacks. */
@@ -30,20 +32,119 @@ export function keysWidth(lines: readonly HelpLine[]): number {
   return Math.max(...lines.map((l) => (l.kind === "key" ? l.keys.length : 0))) + 2;
 }
 
+/** Words of `text` in lines of at most `width` cells (a longer word is cut). */
+function wordWrap(text: string, width: number): string[] {
+  const w = Math.max(1, width);
+  const out: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    const joined = line === "" ? word : `${line} ${word}`;
+    if (displayWidth(joined) <= w) {
+      line = joined;
+      continue;
+    }
+    if (line !== "") out.push(line);
+    line = word;
+    while (displayWidth(line) > w) {
+      const cut = Array.from(line);
+      out.push(cut.slice(0, w).join(""));
+      line = cut.slice(w).join("");
+    }
+  }
+  out.push(line);
+  return out;
+}
+
+/** The note a key line without its scope carries after its description. */
+export function missingNote(scope: string): string {
+  return ` (disabled: needs ${scope})`;
+}
+
+/**
+ * A description wider than `textWidth` continues on "more" lines under its keys instead of
+ * being cut off. Every piece keeps `missing`; the note is drawn after the last one, which
+ * leaves room for it (or is a line of its own).
+ */
+export function wrapHelpLines(lines: readonly HelpLine[], textWidth: number): HelpLine[] {
+  const out: HelpLine[] = [];
+  for (const l of lines) {
+    if (l.kind !== "key") {
+      out.push(l);
+      continue;
+    }
+    const pieces = wordWrap(l.text, textWidth);
+    const note = l.missing ? displayWidth(missingNote(l.missing)) : 0;
+    const noteAlone = note > 0 && displayWidth(pieces.at(-1) ?? "") + note > textWidth;
+    if (noteAlone) pieces.push("");
+    pieces.forEach((text, i) => {
+      out.push({
+        kind: i === 0 ? "key" : "more",
+        keys: i === 0 ? l.keys : "",
+        text,
+        missing: l.missing,
+      });
+    });
+  }
+  return out;
+}
+
 /**
  * Lines laid into columns of `rows`: a heading never ends a column (it moves to the next
- * one with its keys) and no column starts with a blank line.
+ * one with its keys), a key's description is not split across columns, and no column
+ * starts with a blank line.
  */
 export function flowIntoColumns(lines: readonly HelpLine[], rows: number): HelpLine[] {
   const blank: HelpLine = { kind: "blank", keys: "", text: "", missing: null };
   const out: HelpLine[] = [];
-  for (const l of lines) {
+  lines.forEach((l, i) => {
     const row = out.length % rows;
-    if (l.kind === "blank" && row === 0) continue;
+    if (l.kind === "blank" && row === 0) return;
     if (l.kind === "heading" && rows > 2 && row === rows - 1) out.push(blank);
+    if (l.kind === "key") {
+      let size = 1;
+      while (lines[i + size]?.kind === "more") size++;
+      if (size > 1 && size <= rows && row + size > rows) {
+        for (let r = row; r < rows; r++) out.push(blank);
+      }
+    }
     out.push(l);
-  }
+  });
   return out;
+}
+
+export interface HelpPage {
+  lines: HelpLine[];
+  /** Width of the keys column. */
+  keyCol: number;
+  geometry: HelpGeometry;
+}
+
+/**
+ * The overlay for a screen of `width` × `height`: its lines wrapped to their column and laid
+ * into columns, with the geometry. The view draws it and the key handler pages through it,
+ * so both count the same lines.
+ */
+export function helpPage(
+  width: number,
+  height: number,
+  lacks: (scope: string) => boolean,
+): HelpPage {
+  const raw = helpLines(lacks);
+  const keyCol = keysWidth(raw);
+  let g = helpGeometry(width, height, raw.length);
+  let lines: HelpLine[] = raw;
+  // Wrapping adds lines, which may add a column, which narrows the columns: settle (columns
+  // only grow, and there are at most three).
+  for (let round = 0; round < 3; round++) {
+    // A line is drawn one cell narrower than its column (the gap between columns).
+    const wrapped = wrapHelpLines(raw, g.columnWidth - 1 - keyCol);
+    lines = flowIntoColumns(wrapped, g.rowsPerColumn);
+    const next = helpGeometry(width, height, lines.length);
+    const settled = next.columns === g.columns;
+    g = next;
+    if (settled) break;
+  }
+  return { lines, keyCol, geometry: g };
 }
 
 export interface HelpGeometry {
