@@ -101,7 +101,14 @@ interface HelperSeen {
 function watchChildren(pid: number, seen: HelperSeen[]): void {
   const known = new Set<number>();
   const read = (path: string) => readFileSync(path, "utf8").replaceAll("\0", " ");
+  let parent: string | null = null;
   const poll = setInterval(() => {
+    try {
+      parent ??= read(`/proc/${pid}/cmdline`);
+    } catch {
+      clearInterval(poll);
+      return;
+    }
     let tasks: string[];
     try {
       tasks = readdirSync(`/proc/${pid}/task`);
@@ -123,12 +130,11 @@ function watchChildren(pid: number, seen: HelperSeen[]): void {
       for (const child of children) {
         if (known.has(child)) continue;
         try {
-          seen.push({
-            run: pid,
-            pid: child,
-            cmdline: read(`/proc/${child}/cmdline`),
-            environ: read(`/proc/${child}/environ`),
-          });
+          const cmdline = read(`/proc/${child}/cmdline`);
+          // Forked but not yet running its own program (the parent's command line, or none
+          // while the kernel swaps the program in): look again on the next poll.
+          if (cmdline === parent || cmdline === "") continue;
+          seen.push({ run: pid, pid: child, cmdline, environ: read(`/proc/${child}/environ`) });
           known.add(child);
         } catch {
           // gone already: the next one is caught
