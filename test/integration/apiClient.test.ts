@@ -200,6 +200,34 @@ describe("rate-limit headers", () => {
 });
 
 describe("429 and retries", () => {
+  it("documented defaults: 5 attempts, first wait 1 s ± 20 %, waits capped at 60 s", async () => {
+    // Only the random source is given (to read the jitter's bounds); every limit is the default.
+    const firstWait = async (random: number, retryAfter?: string) => {
+      const c = new ApiClient({
+        baseUrl: srv.url,
+        apiKey: KEY,
+        dispatcher: agent,
+        random: () => random,
+      });
+      const ctl = new AbortController();
+      const waits: RetryWait[] = [];
+      c.rateLimit.subscribe(() => {
+        const w = c.rateLimit.waiting;
+        if (w && !waits.includes(w)) {
+          waits.push(w);
+          ctl.abort();
+        }
+      });
+      srv.reply(json(429, {}, retryAfter ? { "retry-after": retryAfter } : {}));
+      expect(await caught(c.me(ctl.signal))).toBeInstanceOf(CancelledError);
+      expect(waits).toHaveLength(1);
+      return waits[0]!;
+    };
+    expect(await firstWait(0)).toMatchObject({ attempt: 2, maxAttempts: 5, delayMs: 800 });
+    expect((await firstWait(1)).delayMs).toBe(1200);
+    expect((await firstWait(0.5, "3600")).delayMs).toBe(60_000);
+  });
+
   it("waits Retry-After, then succeeds, publishing the wait as a countdown", async () => {
     const c = client();
     const ctl = new AbortController();

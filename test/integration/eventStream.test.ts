@@ -411,6 +411,35 @@ describe("event stream: watchdog", () => {
   });
 });
 
+describe("event stream: undici's body timeout", () => {
+  it("is off: a stream quiet for many of the dispatcher's body timeouts stays on one connection", async () => {
+    let speak: () => void = () => {};
+    const spoken = new Promise<void>((r) => {
+      speak = r;
+    });
+    const srv = await serve((_req, res) => {
+      sseHead(res);
+      res.write(progress(1));
+      void spoken.then(() => res.write(progress(2)));
+    });
+    // A dispatcher whose own body timeout would cut any response body quiet for 50 ms.
+    const strict = new Agent({ bodyTimeout: 50 });
+    cleanups.push(() => strict.destroy());
+    const w = watch(srv.url, {
+      config: { baseUrl: srv.url, apiKey: KEY, dispatcher: strict },
+      watchdog: { floorMs: 5000, initialMs: 10_000, ceilingMs: 10_000 },
+    });
+    await waitFor(() => w.events.length === 1, "the first event");
+    // Quiet for 2 s (not a wait for something: the quiet is the test). undici checks its
+    // timeouts on a 1 s tick, so a 50 ms body timeout would have cut the body by then.
+    await new Promise((r) => setTimeout(r, 2000));
+    speak();
+    await waitFor(() => w.events.length === 2, "the event after the quiet");
+    expect(reconnects(w)).toEqual([]);
+    expect(srv.seen).toHaveLength(1);
+  });
+});
+
 describe("event stream: stopping for good", () => {
   async function stopsWith(handler: Handler, requests = 1) {
     const srv = await serve(handler);
