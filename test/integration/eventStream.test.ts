@@ -862,7 +862,9 @@ describe("event stream against the reference service", () => {
     ref.faults.set({ stall: false });
     await waitFor(() => w.sub.heartbeatIntervalMs !== null, "two heartbeats");
     await waitFor(() => ref.connections() === 1, "the stalled connection to be gone");
-    expect(w.sub.watchdogMs).toBeLessThan(2000);
+    // The bound now follows the heartbeats: 3 × their interval, within the bounds given.
+    const interval = w.sub.heartbeatIntervalMs ?? 0;
+    expect(w.sub.watchdogMs).toBe(Math.min(2000, Math.max(100, 3 * interval)));
     const id = ref.emit(session, "prompt_progress", { type: "text", content: "after stall" });
     await waitFor(() => w.sub.lastEventId === id, "the event after the stall");
   });
