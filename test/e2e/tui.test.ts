@@ -349,7 +349,6 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     const live = (s: string) => /● live/.test(lineWith(s, titleRe(1, id)) ?? "");
     await ringing.waitFor("the pane live", live);
     await quiet.waitFor("the pane live", live);
-    expect(await ringing.format("#{window_bell_flag}")).toBe("0");
     server.setState(id, "paused");
     await ringing.waitForText(`⚠ 1 ${id}`);
     await quiet.waitForText(`⚠ 1 ${id}`);
