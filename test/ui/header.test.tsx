@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   type AppHarness,
   mountApp,
+  pressKey,
   startUiFixture,
   type UiFixture,
   waitForContent,
@@ -51,5 +52,20 @@ describe("header", () => {
     h = mountApp(fx, { columns: 120, rows: 24 });
     const frame = await waitForContent(h, "personal key @ usr_");
     expect(frame).not.toContain("org_");
+  });
+
+  it("shows a rate-limit wait as a countdown with the attempt, until the retry goes through", async () => {
+    fx = await startUiFixture();
+    const f = fx;
+    h = mountApp(f, { columns: 160, rows: 24 });
+    await waitForContent(h, /\d+\/1000 req left/);
+    // The next request is refused with Retry-After: 2; Ctrl-R reloads identity and sessions.
+    f.server.faults.set({ failStatus: 429, failCount: 1, failRetryAfter: "2" });
+    await pressKey(h, "ctrlR");
+    await waitForContent(h, /rate limited: retry in [12]s \(attempt 2\/2\)/);
+    expect(f.client.rateLimit.waiting).not.toBeNull();
+    await waitForContent(h, (fr) => !fr.includes("rate limited"), 10_000);
+    expect(f.client.rateLimit.waiting).toBeNull();
+    expect(h.frame()).toMatch(/\d+\/1000 req left/);
   });
 });
