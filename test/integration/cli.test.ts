@@ -33,7 +33,10 @@ describe("headless commands", () => {
         string,
         unknown
       >;
-      const me = (await api(server.url, "/api/v1/me", { key })).body as Record<string, unknown>;
+      const meAnswer = await api(server.url, "/api/v1/me", { key });
+      const me = meAnswer.body as Record<string, unknown>;
+      const limit = Number(meAnswer.headers.get("x-ratelimit-limit"));
+      const remaining = Number(meAnswer.headers.get("x-ratelimit-remaining"));
       const stored = verify.scopes as string[];
       const effective = verify.effective_scopes as string[];
       const r = await runCli(["whoami", "--json"], { env: env(name) });
@@ -52,13 +55,29 @@ describe("headless commands", () => {
         narrowed_scopes: stored.filter((sc) => !effective.includes(sc)),
         expires_at: verify.expires_at,
         principal_id: me.principal_id,
+        email: me.email ?? null,
+        org_name: me.org_name ?? null,
+        api_key_name: me.api_key_name ?? null,
         identity: me,
+        organization_header: null,
+        rate_limit: {
+          limit,
+          remaining: expect.any(Number),
+          resetSeconds: expect.any(Number),
+          observedAt: expect.any(Number),
+        },
         key_masked: `${key.slice(0, 4)}…${key.slice(-4)}`,
         key_source: "env",
         profile: "default",
         base_url: server.url,
       });
       if (name === "demoted") expect(who.narrowed_scopes).not.toEqual([]);
+      // The CLI's verify and me come after ours, inside the key's 60 s window: the figures it
+      // reports are the ones its last answer carried.
+      const rate = who.rate_limit as { remaining: number; resetSeconds: number };
+      expect([remaining - 1, remaining - 2], name).toContain(rate.remaining);
+      expect(rate.resetSeconds, name).toBeGreaterThanOrEqual(0);
+      expect(rate.resetSeconds, name).toBeLessThanOrEqual(61);
       // The expected values are real ones, not nulls that would match nulls.
       for (const field of ["key_id", "name", "user_id", "tenant_id", "principal_id"]) {
         expect(typeof who[field], `${name}: ${field}`).toBe("string");

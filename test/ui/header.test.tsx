@@ -58,7 +58,7 @@ describe("header", () => {
     fx = await startUiFixture();
     const f = fx;
     h = mountApp(f, { columns: 160, rows: 24 });
-    await waitForContent(h, /\d+\/1000 req left/);
+    await waitForContent(h, /\d+\/1000 left/);
     // The next request is refused with Retry-After: 2; Ctrl-R reloads identity and sessions.
     f.server.faults.set({ failStatus: 429, failCount: 1, failRetryAfter: "2" });
     await pressKey(h, "ctrlR");
@@ -66,6 +66,6 @@ describe("header", () => {
     expect(f.client.rateLimit.waiting).not.toBeNull();
     await waitForContent(h, (fr) => !fr.includes("rate limited"), 10_000);
     expect(f.client.rateLimit.waiting).toBeNull();
-    expect(h.frame()).toMatch(/\d+\/1000 req left/);
+    expect(h.frame()).toMatch(/\d+\/1000 left/);
   });
 });
