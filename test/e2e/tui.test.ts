@@ -333,8 +333,13 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
       const crash = `data:text/javascript,process.on("SIGUSR2", () => { throw new Error("E2E-CRASH"); });`;
       const pane = await launch(["open", id], { nodeArgs: ["--import", crash] });
       await pane.waitFor("the pane live", (s) => /● live/.test(lineWith(s, titleRe(1, id)) ?? ""));
+      // Crash while events pour in, so a frame is always about to be drawn: it must land on the
+      // alternate screen (or nowhere), never on the user's screen after it was given back.
+      const flood = server.flood([id], 2000, 4000);
+      await pane.waitForText("flood");
       process.kill(await appPid(pane), "SIGUSR2");
       const screen = await expectRestored(pane, 1);
+      await flood;
       expect(screen).toContain("Error: E2E-CRASH");
       await expectEcho(pane);
     },
