@@ -2,12 +2,18 @@
 # Runs a command with a Secret Service available, so the keychain suite talks to a real one.
 # Where a session bus already exists (a desktop) the command runs as it is; where none exists
 # but dbus-run-session and gnome-keyring are installed (CI, headless boxes), a private bus and
-# an unlocked throwaway keyring are started for the duration of the command.
+# an unlocked throwaway keyring are started for the duration of the command. The keyring's
+# files live in a temporary folder of their own (not ~/.local/share/keyrings), so runs side by
+# side on one machine never share, overwrite or reload each other's entries.
 if [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] || ! command -v dbus-run-session >/dev/null 2>&1 \
   || ! command -v gnome-keyring-daemon >/dev/null 2>&1; then
   exec "$@"
 fi
 exec dbus-run-session -- sh -c '
-  printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
-  exec "$@"
+  data=$(mktemp -d "${TMPDIR:-/tmp}/as-keyring-XXXXXX") || exit 1
+  printf pw | XDG_DATA_HOME="$data" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+  "$@"
+  rc=$?
+  rm -rf "$data"
+  exit $rc
 ' with-keyring "$@"

@@ -157,12 +157,55 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
     if (lastNl < t.length - 1) partialLine = t.slice(lastNl + 1);
   }
 
+  /**
+   * A complete item larger than the bound inside `t`: where it starts (0 when it began before
+   * `t`) and its size. The check after feeding sees only the unfinished item, so one that
+   * also ends inside the chunk (a socket read can be megabytes long) needs this look first.
+   * A chunk too short to hold that many bytes costs one comparison (UTF-8 takes at most 3
+   * bytes per UTF-16 unit).
+   */
+  function oversizedItemIn(t: string): { start: number; bytes: number } | null {
+    const max = opts.maxEventBytes;
+    if (pendingBytes + 3 * t.length <= max) return null;
+    let start = 0;
+    let carried = pendingBytes;
+    if (lastChar === "\n" && t.charCodeAt(0) === 10) {
+      // A blank line straddling the previous chunk and this one ends the pending item.
+      if (carried > max) return { start: 0, bytes: carried };
+      carried = 0;
+      start = 1;
+    }
+    for (let end = t.indexOf("\n\n", start); end !== -1; end = t.indexOf("\n\n", start)) {
+      const bytes = carried + Buffer.byteLength(t.slice(start, end + 1));
+      if (bytes > max) return { start: carried > 0 ? 0 : start, bytes };
+      carried = 0;
+      start = end + 2;
+    }
+    return null;
+  }
+
   function feed(text: string): OversizedEvent | null {
     const t = normalize(text);
     if (t === "") return null;
-    track(t);
-    feedLines(t);
-    if (pendingBytes <= opts.maxEventBytes) return null;
+    const whole = oversizedItemIn(t);
+    if (whole) {
+      // The items before it go on as usual; it is cut as if it were still unfinished.
+      if (whole.start > 0) {
+        const before = t.slice(0, whole.start);
+        track(before);
+        feedLines(before);
+        pendingHead = "";
+      }
+      const rest = t.slice(whole.start);
+      if (pendingHead.length < OVERSIZED_HEAD_CHARS) {
+        pendingHead += rest.slice(0, OVERSIZED_HEAD_CHARS - pendingHead.length);
+      }
+      pendingBytes = whole.bytes;
+    } else {
+      track(t);
+      feedLines(t);
+      if (pendingBytes <= opts.maxEventBytes) return null;
+    }
     const cut: OversizedEvent = {
       event: field("event") || undefined,
       id: field("id"),

@@ -18,6 +18,8 @@ interface Args {
   warmupMs: number;
   windowMs: number;
   keyEveryMs: number;
+  /** A press not shown after this long is a miss. */
+  keyMissMs: number;
 }
 
 delete process.env.CI;
@@ -45,7 +47,14 @@ let frames = 0;
 const latencies: number[] = [];
 /** Newest flood number each pane has shown so far. */
 const shownUpTo = new Map<string, number>();
-let focusWaiter: { before: string | null; pressedAt: number } | null = null;
+interface Press {
+  before: string | null;
+  pressedAt: number;
+}
+let focusWaiter: Press | null = null;
+let keyPresses = 0;
+/** Presses not shown within keyMissMs (shown late, or never). */
+let keyMisses = 0;
 const focusLatencies: number[] = [];
 
 /** Server time of flood line K of a session, read from its timeline while it is still there. */
@@ -63,7 +72,9 @@ function tsOf(sessionId: string, k: number): number | undefined {
 const assembler = new FrameAssembler((text, at) => {
   lastFrame = text;
   if (focusWaiter && focusSignature(text) !== focusWaiter.before) {
-    focusLatencies.push(at - focusWaiter.pressedAt);
+    const ms = at - focusWaiter.pressedAt;
+    if (ms <= args.keyMissMs) focusLatencies.push(ms);
+    else keyMisses++;
     focusWaiter = null;
   }
   if (!measuring) return;
@@ -104,8 +115,14 @@ const events0 = total();
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
 const keys = setInterval(() => {
-  // One key at a time: the next press waits until the last one has shown.
-  if (focusWaiter) return;
+  // One key at a time: the next press waits until the last one has shown, or until it has
+  // waited long enough to count as a press the screen never showed (a miss fails the row).
+  if (focusWaiter) {
+    if (performance.now() - focusWaiter.pressedAt < args.keyMissMs) return;
+    keyMisses++;
+    focusWaiter = null;
+  }
+  keyPresses++;
   focusWaiter = { before: focusSignature(lastFrame), pressedAt: performance.now() };
   ui.keyboard.write("\t");
 }, args.keyEveryMs);
@@ -115,6 +132,20 @@ measuring = false;
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const events = total() - events0;
+// A press still waiting at the end of the window gets the same bound to show.
+// (The key timer and the frame callback change focusWaiter; TypeScript cannot see that.)
+const pending = focusWaiter as Press | null;
+if (pending) {
+  await waitUntil(
+    () => focusWaiter !== pending || performance.now() - pending.pressedAt >= args.keyMissMs,
+    args.keyMissMs + 1000,
+    "the last key press",
+  );
+  if (focusWaiter === pending) {
+    keyMisses++;
+    focusWaiter = null;
+  }
+}
 tell({
   type: "result",
   eventsPerSecond: (events * 1000) / ms,
@@ -124,7 +155,9 @@ tell({
   p50LatencyMs: percentile(latencies, 50),
   p99LatencyMs: percentile(latencies, 99),
   maxLatencyMs: Math.max(...latencies),
-  keyPresses: focusLatencies.length,
+  keyPresses,
+  keyShown: focusLatencies.length,
+  keyMisses,
   keyP50Ms: percentile(focusLatencies, 50),
   keyP99Ms: percentile(focusLatencies, 99),
   inkRenderP50Ms: percentile(renderTimes, 50),

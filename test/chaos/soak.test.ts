@@ -67,8 +67,9 @@ describe("soak", () => {
     });
     cleanups.push(() => ref.close());
     const session = ref.sessionIds()[0] as string;
+    const emitted: string[] = [];
     for (let i = 1; i <= total; i++) {
-      ref.emit(session, "process_output", { stream: "stdout", text: `line ${i}\n` });
+      emitted.push(ref.emit(session, "process_output", { stream: "stdout", text: `line ${i}\n` }));
     }
 
     const agent = new Agent({ keepAliveTimeout: 1000 });
@@ -85,6 +86,24 @@ describe("soak", () => {
     store.getState().ensure(session);
     store.getState().pushMeta(session, { lastEventId: "0" });
     store.getState().flushNow();
+    // Every event the store takes in, in order: the scrollback keeps only the last CAPACITY
+    // entries (events and connection notices), so the new ones (by sequence number) are read
+    // at each flush; a flush that evicted one unread would show as a missing id below.
+    const received: string[] = [];
+    let lastSeq = -1;
+    const unsubscribe = store.subscribe((st) => {
+      const tl = st.sessions[session]?.timeline;
+      if (!tl) return;
+      let from = tl.size;
+      while (from > 0 && (tl.get(from - 1)?.seq ?? -1) > lastSeq) from--;
+      for (let i = from; i < tl.size; i++) {
+        const e = tl.get(i);
+        if (!e) continue;
+        lastSeq = e.seq;
+        if (e.kind !== "notice" && e.id !== null) received.push(e.id);
+      }
+    });
+    cleanups.push(unsubscribe);
     controller.openStream(session);
     const sub = () => controller.subscription(session);
     const reconnects = () => sub()?.stats.reconnects ?? 0;
@@ -99,6 +118,7 @@ describe("soak", () => {
     // Still the one live stream, every event in order, the scrollback within its bound.
     const slice = store.getState().sessions[session];
     expect(slice?.totalEvents).toBe(total);
+    expect(received).toEqual(emitted);
     expect(slice?.timeline.size).toBeLessThanOrEqual(CAPACITY);
     expect(ref.connections()).toBeLessThanOrEqual(1);
 

@@ -13,10 +13,17 @@ export interface SeenRequest {
   headers: IncomingHttpHeaders;
   body: string;
   socket: Socket;
-  at: number;
+  /** True once the response is closed (ended, or the connection went away). */
+  closed: boolean;
 }
 
-export type Responder = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+/** Answers one request; `n` is its index in `seen` (0 for the first request). */
+export type Responder = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: string,
+  n: number,
+) => void;
 
 /**
  * A loopback HTTP server answering from a queue of responders, for behaviour the reference
@@ -65,15 +72,19 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      seen.push({
+      const entry: SeenRequest = {
         method: req.method ?? "",
         url: req.url ?? "",
         headers: req.headers,
         body,
         socket: req.socket,
-        at: Date.now(),
+        closed: false,
+      };
+      seen.push(entry);
+      res.on("close", () => {
+        entry.closed = true;
       });
-      (queue.shift() ?? fb)(req, res, body);
+      (queue.shift() ?? fb)(req, res, body, seen.length - 1);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

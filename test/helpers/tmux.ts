@@ -2,6 +2,7 @@ import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { it } from "vitest";
 
 /**
  * A private tmux server (its own socket, no user config) for driving the built binary in a
@@ -12,6 +13,25 @@ import { join } from "node:path";
 export function tmuxVersion(): string | null {
   const r = spawnSync("tmux", ["-V"], { encoding: "utf8" });
   return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/**
+ * tmux's version for a suite that drives a real terminal, or null when tmux is missing: the
+ * suite is then skipped with a warning, unless AGENT_SESSIONS_REQUIRE_TMUX=1 (set by .ci/run),
+ * where the missing tmux is a failing test instead of a silent skip.
+ * (CI=true cannot be the signal: test/setup.ts deletes it for the UI tests.)
+ */
+export function tmuxForSuite(suite: string): string | null {
+  const version = tmuxVersion();
+  if (version) return version;
+  if (process.env.AGENT_SESSIONS_REQUIRE_TMUX === "1") {
+    it(`tmux is installed for the ${suite} (AGENT_SESSIONS_REQUIRE_TMUX=1)`, () => {
+      throw new Error(`tmux is not installed (tmux -V failed), so the ${suite} cannot run`);
+    });
+  } else {
+    console.warn(`${suite} skipped: tmux is not installed (CI installs it)`);
+  }
+  return null;
 }
 
 /** Single-quotes a word for sh. */

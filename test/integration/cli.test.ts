@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
+import { hang, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import { api } from "./serverTestUtils.js";
 
 let server: ReferenceServer;
 const cfg = tempConfigHome();
@@ -23,28 +25,89 @@ function env(keyName: string | null, extra: Record<string, string> = {}) {
 }
 
 describe("headless commands", () => {
-  it("whoami --json shows key metadata and identity together", async () => {
-    const r = await runCli(["whoami", "--json"], { env: env("owner") });
-    expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
-    const who = JSON.parse(r.stdout) as Record<string, unknown>;
-    for (const field of [
-      "key_id",
-      "name",
-      "user_id",
-      "organization_id",
-      "tenant_id",
-      "role",
-      "scopes",
-      "effective_scopes",
-      "expires_at",
-      "principal_id",
-    ]) {
-      expect(who).toHaveProperty(field);
+  it("whoami --json gives exactly what the service says about the key and the caller", async () => {
+    // The service's own answers, read without the client, are the expected values.
+    for (const name of ["owner", "demoted", "personal"]) {
+      const key = server.key(name);
+      const verify = (await api(server.url, "/api/cloud/auth/verify", { key })).body as Record<
+        string,
+        unknown
+      >;
+      const meAnswer = await api(server.url, "/api/v1/me", { key });
+      const me = meAnswer.body as Record<string, unknown>;
+      const limit = Number(meAnswer.headers.get("x-ratelimit-limit"));
+      const remaining = Number(meAnswer.headers.get("x-ratelimit-remaining"));
+      const stored = verify.scopes as string[];
+      const effective = verify.effective_scopes as string[];
+      const r = await runCli(["whoami", "--json"], { env: env(name) });
+      expect(r.stderr, name).toBe("");
+      expect(r.code, name).toBe(0);
+      const who = JSON.parse(r.stdout) as Record<string, unknown>;
+      expect(who, name).toEqual({
+        key_id: verify.key_id,
+        name: verify.name,
+        user_id: verify.user_id,
+        organization_id: verify.organization_id,
+        tenant_id: verify.tenant_id,
+        role: verify.role,
+        scopes: stored,
+        effective_scopes: effective,
+        narrowed_scopes: stored.filter((sc) => !effective.includes(sc)),
+        expires_at: verify.expires_at,
+        principal_id: me.principal_id,
+        email: me.email ?? null,
+        org_name: me.org_name ?? null,
+        api_key_name: me.api_key_name ?? null,
+        identity: me,
+        organization_header: null,
+        rate_limit: {
+          limit,
+          remaining: expect.any(Number),
+          resetSeconds: expect.any(Number),
+          observedAt: expect.any(Number),
+        },
+        key_masked: `${key.slice(0, 4)}…${key.slice(-4)}`,
+        key_source: "env",
+        profile: "default",
+        base_url: server.url,
+      });
+      if (name === "demoted") expect(who.narrowed_scopes).not.toEqual([]);
+      // The CLI's verify and me come after ours, inside the key's 60 s window: the figures it
+      // reports are the ones its last answer carried.
+      const rate = who.rate_limit as { remaining: number; resetSeconds: number };
+      expect([remaining - 1, remaining - 2], name).toContain(rate.remaining);
+      expect(rate.resetSeconds, name).toBeGreaterThanOrEqual(0);
+      expect(rate.resetSeconds, name).toBeLessThanOrEqual(61);
+      // The expected values are real ones, not nulls that would match nulls.
+      for (const field of ["key_id", "name", "user_id", "tenant_id", "principal_id"]) {
+        expect(typeof who[field], `${name}: ${field}`).toBe("string");
+      }
+      expect(r.stdout).not.toContain(key);
     }
-    expect(who.role).toBe("owner");
-    expect(who.key_source).toBe("env");
-    expect(r.stdout).not.toContain(server.key("owner"));
+  });
+
+  it("whoami --json says where the key came from, and which profile and base URL it belongs to", async () => {
+    const home = tempConfigHome();
+    try {
+      const key = server.key("member");
+      const login = await runCli(
+        ["login", "--profile", "ci", "--base-url", server.url, "--insecure-storage"],
+        { env: { XDG_CONFIG_HOME: home.dir }, input: `${key}\n` },
+      );
+      expect(login.code).toBe(0);
+      const r = await runCli(["--profile", "ci", "whoami", "--json"], {
+        env: { XDG_CONFIG_HOME: home.dir },
+      });
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        key_source: "insecure-file",
+        profile: "ci",
+        base_url: server.url,
+        role: "member",
+      });
+    } finally {
+      home.cleanup();
+    }
   });
 
   it("whoami marks the scopes a demotion took away, and masks the key", async () => {
@@ -254,6 +317,43 @@ describe("headless commands", () => {
     });
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/hint: .*base URL/);
+  });
+
+  describe("a service that accepts the request and never answers", () => {
+    let silent: ScriptedServer;
+    beforeAll(async () => {
+      silent = await startScriptedServer();
+      silent.fallback(hang);
+    });
+    afterAll(async () => {
+      await silent.close();
+    });
+    const silentEnv = (extra: Record<string, string> = {}) => ({
+      ...env("member"),
+      AGENT_SESSIONS_BASE_URL: silent.url,
+      AGENT_SESSIONS_MAX_ATTEMPTS: "1",
+      ...extra,
+    });
+
+    // The documented default, with no AGENT_SESSIONS_TIMEOUT_MS: 15 s per request.
+    it("times out after 15 s by default and exits 6", async () => {
+      const before = silent.seen.length;
+      const r = await runCli(["sessions"], { env: silentEnv(), timeoutMs: 40_000 });
+      expect(r.code).toBe(6);
+      expect(r.stderr).toMatch(
+        /^error: .*no complete answer from http:\/\/127\.0\.0\.1:\d+ within 15 s$/m,
+      );
+      expect(r.stderr).toMatch(/^hint: /m);
+      expect(silent.seen.length - before).toBe(1);
+    }, 45_000);
+
+    it("AGENT_SESSIONS_TIMEOUT_MS sets the per-request timeout", async () => {
+      const r = await runCli(["sessions"], {
+        env: silentEnv({ AGENT_SESSIONS_TIMEOUT_MS: "300" }),
+      });
+      expect(r.code).toBe(6);
+      expect(r.stderr).toMatch(/no complete answer from .* within 300 ms$/m);
+    });
   });
 
   it("usage errors exit 2; --version and --help exit 0; no key as an argument", async () => {

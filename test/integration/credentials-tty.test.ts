@@ -5,13 +5,14 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { CLI, tempConfigHome } from "../helpers/cli.js";
+import { tmuxForSuite } from "../helpers/tmux.js";
 
 /**
  * The hidden prompt in a real terminal (tmux): what is on the screen after typing a key is
  * what a shoulder-surfer or a screen recording would see.
  */
 
-const haveTmux = spawnSync("tmux", ["-V"]).status === 0;
+const haveTmux = tmuxForSuite("login prompt terminal suite") !== null;
 
 describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
   let server: ReferenceServer;

@@ -227,19 +227,19 @@ describe("identity, organization and rate limits", () => {
 
   it("--org and AGENT_SESSIONS_ORG go out as X-Organization-Id on every request and stream", async () => {
     const s = await scripted();
-    s.fallback((req: IncomingMessage, res: ServerResponse) => {
+    s.fallback((req: IncomingMessage, res: ServerResponse, body: string, n: number) => {
       // Routed by path: `watch` asks for no history (`?history=0`), which a server may ignore.
       if (new URL(req.url ?? "/", s.url).pathname.endsWith("/events")) {
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.end('event: prompt_progress\ndata: {"type":"text","content":"hi"}\n\n');
         return;
       }
-      if (req.url === "/api/cloud/auth/verify") return json(200, VERIFY)(req, res, "");
-      if (req.url === "/api/v1/me") return json(200, ME)(req, res, "");
+      if (req.url === "/api/cloud/auth/verify") return json(200, VERIFY)(req, res, body, n);
+      if (req.url === "/api/v1/me") return json(200, ME)(req, res, body, n);
       if (req.url?.includes("/git/")) {
-        return json(200, { operation: "push", success: true })(req, res, "");
+        return json(200, { operation: "push", success: true })(req, res, body, n);
       }
-      json(200, { sessions: [], total: 0, has_more: false })(req, res, "");
+      json(200, { sessions: [], total: 0, has_more: false })(req, res, body, n);
     });
     const flag = ["--org", "org_flag"];
     expect((await runCli([...flag, "whoami"], { env: scriptedEnv(s) })).code).toBe(0);

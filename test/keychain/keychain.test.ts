@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -83,6 +83,65 @@ function readInNewProcess(service: string, account: string): Promise<string | nu
       else resolve((JSON.parse(out) as { value: string | null }).value);
     });
   });
+}
+
+interface HelperSeen {
+  /** The CLI run (its pid) the process belonged to. */
+  run: number;
+  pid: number;
+  cmdline: string;
+  environ: string;
+}
+
+/**
+ * Records every child process of `pid` while it runs: its command line and its environment
+ * as the kernel holds them (what `ps e` or another user's tools would read). Polled, since a
+ * keychain helper lives a fraction of a second; stops when `pid` is gone.
+ */
+function watchChildren(pid: number, seen: HelperSeen[]): void {
+  const known = new Set<number>();
+  const read = (path: string) => readFileSync(path, "utf8").replaceAll("\0", " ");
+  let parent: string | null = null;
+  const poll = setInterval(() => {
+    try {
+      parent ??= read(`/proc/${pid}/cmdline`);
+    } catch {
+      clearInterval(poll);
+      return;
+    }
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      clearInterval(poll);
+      return;
+    }
+    for (const task of tasks) {
+      let children: number[] = [];
+      try {
+        children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8")
+          .trim()
+          .split(/\s+/)
+          .filter((c) => c !== "")
+          .map(Number);
+      } catch {
+        continue;
+      }
+      for (const child of children) {
+        if (known.has(child)) continue;
+        try {
+          const cmdline = read(`/proc/${child}/cmdline`);
+          // Forked but not yet running its own program (the parent's command line, or none
+          // while the kernel swaps the program in): look again on the next poll.
+          if (cmdline === parent || cmdline === "") continue;
+          seen.push({ run: pid, pid: child, cmdline, environ: read(`/proc/${child}/environ`) });
+          known.add(child);
+        } catch {
+          // gone already: the next one is caught
+        }
+      }
+    }
+  }, 1);
 }
 
 function fakeKey(label: string): string {
@@ -268,6 +327,44 @@ describe.skipIf(unavailable !== null)("OS keychain (real Secret Service)", () =>
       expect(gone.code).toBe(2);
       expect(gone.stderr).toContain(`no such profile ${second}`);
     });
+
+    it.runIf(process.platform === "linux")(
+      "the keychain helper carries the key in neither its command line nor its environment",
+      async () => {
+        const key = server.key("owner");
+        const name = `proc-${RUN}`;
+        const procAccount = keychainAccount(name, server.url);
+        created.push([KEYCHAIN_SERVICE, procAccount]);
+        // The key is in the CLI's own environment too: the helper must not inherit it.
+        const withKey = { ...cliEnv(), AGENT_SESSIONS_API_KEY: key };
+        const seen: HelperSeen[] = [];
+        const login = await runCli(["login", "--profile", name, "--base-url", server.url], {
+          env: withKey,
+          input: `${key}\n`,
+          onSpawn: (child) => watchChildren(child.pid as number, seen),
+        });
+        expect(login.code).toBe(0);
+        // Reading it back: the key comes out of the helper, still through a pipe.
+        const who = await runCli(["whoami", "--json", "--profile", name], {
+          env: cliEnv(),
+          onSpawn: (child) => watchChildren(child.pid as number, seen),
+        });
+        expect(who.code).toBe(0);
+        expect(JSON.parse(who.stdout)).toMatchObject({ key_source: "keychain" });
+
+        const helpers = seen.filter((h) => h.cmdline.includes("@napi-rs/keyring"));
+        // Login stores and reads back, whoami reads: every run started a helper, and the
+        // test saw at least one of each while it ran, so the checks below looked at them.
+        expect(new Set(helpers.map((h) => h.run)).size).toBe(2);
+        for (const h of helpers) {
+          expect(h.cmdline).not.toContain(key);
+          expect(h.environ).not.toContain(key);
+          expect(h.environ).not.toContain("AGENT_SESSIONS_API_KEY=");
+          // The helper still got what it needs to find the bus.
+          expect(h.environ).toContain("DBUS_SESSION_BUS_ADDRESS=");
+        }
+      },
+    );
 
     it("an invalid or expired key is refused with exit 3 and never reaches the keychain", async () => {
       const refused = `refused-${RUN}`;

@@ -156,9 +156,27 @@ describe("git actions", () => {
     await waitForContent(h, new RegExp(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] clone on ${id}… \\d+\\.\\ds`));
     await pressKey(h, "q");
     await waitForContent(h, "Quit while a git action runs?");
+    expect(h.exits()).toBe(0);
+    // n: the question goes, the action goes on, the app stays.
     await pressKey(h, "n");
-    await waitForContent(h, "clone on");
+    await waitForContent(h, (f) => f.includes("clone on") && !f.includes("Quit while"));
+    expect(h.exits()).toBe(0);
+    // y: the app exits, the action still running.
+    await pressKey(h, "q");
+    await waitForContent(h, "Quit while a git action runs?");
+    await pressKey(h, "y");
+    await waitForContent(h, () => h?.exits() === 1);
     release();
     await waitForContent(h, `✓ clone ${id}`, 15_000);
+    expect(h.exits()).toBe(1);
+  });
+
+  it("with no git action running, q quits at once without asking", async () => {
+    fx = await startUiFixture();
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, fx.ids[0] as string);
+    await pressKey(h, "q");
+    await waitForContent(h, () => h?.exits() === 1);
+    expect(h.frame()).not.toContain("Quit while");
   });
 });

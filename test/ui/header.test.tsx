@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   type AppHarness,
   mountApp,
+  pressKey,
   startUiFixture,
   type UiFixture,
   waitForContent,
@@ -70,5 +71,20 @@ describe("header", () => {
     expect(frame).not.toContain("rate limited");
     fx.client.rateLimit.endWait(wait);
     await waitForContent(h, (f: string) => !f.includes("connection reset"));
+  });
+
+  it("shows a rate-limit wait as a countdown with the attempt, until the retry goes through", async () => {
+    fx = await startUiFixture();
+    const f = fx;
+    h = mountApp(f, { columns: 160, rows: 24 });
+    await waitForContent(h, /\d+\/1000 left/);
+    // The next request is refused with Retry-After: 2; Ctrl-R reloads identity and sessions.
+    f.server.faults.set({ failStatus: 429, failCount: 1, failRetryAfter: "2" });
+    await pressKey(h, "ctrlR");
+    await waitForContent(h, /rate limited \(HTTP 429\): retry in [12]s \(attempt 2\/2\)/);
+    expect(f.client.rateLimit.waiting).not.toBeNull();
+    await waitForContent(h, (fr) => !fr.includes("rate limited"), 10_000);
+    expect(f.client.rateLimit.waiting).toBeNull();
+    expect(h.frame()).toMatch(/\d+\/1000 left/);
   });
 });

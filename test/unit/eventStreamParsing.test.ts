@@ -8,7 +8,7 @@ import {
   type OversizedEvent,
   type SseMessage,
 } from "../../src/client/sseReader.js";
-import { HeartbeatEstimator } from "../../src/client/watchdog.js";
+import { DEFAULT_WATCHDOG, HeartbeatEstimator } from "../../src/client/watchdog.js";
 import { decodeEvent } from "../../src/protocol/index.js";
 
 /** The sample stream, one entry per line, written with LF and turned into CR / CRLF below. */
@@ -243,6 +243,24 @@ describe("oversized items", () => {
     expect(r.messages).toHaveLength(200);
   });
 
+  it("an item that starts and ends inside one chunk is cut too; the items before it arrive", () => {
+    const small = (id: number) =>
+      `id: ${id}\nevent: prompt_progress\ndata: {"type":"text","content":"ok"}\n\n`;
+    const big = `id: 2\nevent: huge\ndata: ${"x".repeat(2000)}\n\n`;
+    // One read holding all three, and the same with the big item's start in the read before.
+    for (const chunks of [
+      [enc.encode(small(1) + big + small(3))],
+      [enc.encode(small(1) + big.slice(0, 30)), enc.encode(big.slice(30) + small(3))],
+    ]) {
+      const r = read(chunks, 1000);
+      expect(r.messages.map((m) => m.id)).toEqual(["1"]);
+      expect(r.cut?.id).toBe("2");
+      expect(r.cut?.event).toBe("huge");
+      expect(r.cut?.bytes).toBe(Buffer.byteLength(big) - 1);
+      expect(r.cut?.head.startsWith("id: 2\nevent: huge\ndata: xxx")).toBe(true);
+    }
+  });
+
   it("a flood of lines with no blank line is cut even when each line is short", () => {
     const chunks = Array.from({ length: 100 }, () => enc.encode("data: 0123456789\n"));
     const r = read(chunks, 500);
@@ -291,6 +309,21 @@ describe("watchdog bound", () => {
     slow.beat(0);
     slow.beat(10_000);
     expect(slow.boundMs).toBe(1000);
+  });
+
+  it("by default (as the README says): 45 s before any heartbeat, 3 × the interval, between 5 s and 120 s", () => {
+    const bound = (gapMs: number | null) => {
+      const h = new HeartbeatEstimator(DEFAULT_WATCHDOG);
+      if (gapMs !== null) {
+        h.beat(0);
+        h.beat(gapMs);
+      }
+      return h.boundMs;
+    };
+    expect(bound(null)).toBe(45_000);
+    expect(bound(10_000)).toBe(30_000);
+    expect(bound(1_000)).toBe(5_000);
+    expect(bound(60_000)).toBe(120_000);
   });
 
   it("does not count the gap across a reconnect as an interval", () => {

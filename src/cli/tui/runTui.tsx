@@ -60,6 +60,8 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
     />,
     { exitOnCtrlC: false, patchConsole: false, maxFps: 30 },
   );
+  // Also on an uncaught error, which skips `finish`: unmount before the screen is given back.
+  screen.beforeLeave(() => instance.unmount());
   const code = await done;
   process.off("SIGTERM", onSignal);
   process.off("SIGHUP", onSignal);

@@ -1,3 +1,5 @@
+import type { IdentityState } from "../../store/identityStore.js";
+import { lacksScope } from "./gitActions.js";
 import { helpLayout } from "./help.js";
 import {
   bodyRowsOf,
@@ -58,10 +60,10 @@ export interface Paging {
   maxOffset: number;
 }
 
-/** The help overlay in the body. */
-export function helpPaging(size: TerminalSize): Paging {
+/** The help overlay in the body, for a key with `identity`'s scopes (notes can add lines). */
+export function helpPaging(size: TerminalSize, identity: Pick<IdentityState, "keyInfo">): Paging {
   const body = bodyOf(size);
-  const g = helpLayout(body.width, body.rows).geometry;
+  const g = helpLayout(body.width, body.rows, lacksScope(identity)).geometry;
   return { page: g.rowsPerColumn, maxOffset: g.maxOffset };
 }
 

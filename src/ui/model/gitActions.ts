@@ -54,6 +54,11 @@ export function missingScope(
   return hasScope(info.effective_scopes, scope) ? null : scope;
 }
 
+/** Whether the key lacks a scope: what the help overlay greys out (and notes) by. */
+export function lacksScope(identity: Pick<IdentityState, "keyInfo">): (scope: string) => boolean {
+  return (scope) => missingScope(scope, identity) !== null;
+}
+
 /** What a form says above its fields: what it does to the session. */
 export function formIntro(
   form: FormKind,

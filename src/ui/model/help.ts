@@ -1,9 +1,11 @@
+import { displayWidth, wrapWords } from "../../text/wrap.js";
 import { commandsOf, GROUP_TITLES, KEY_GROUPS, keysLabel } from "./keymap.js";
 
 /** The `?` overlay's lines, generated from the keymap table, and how they fit the screen. */
 
 export interface HelpLine {
-  kind: "heading" | "key" | "blank";
+  /** "more": the rest of the description above it, under the same keys. */
+  kind: "heading" | "key" | "more" | "blank";
   keys: string;
   text: string;
   /** The scope a key's command needs and the key lacks. */
@@ -28,19 +30,60 @@ export function keysWidth(lines: readonly HelpLine[]): number {
   return Math.max(...lines.map((l) => (l.kind === "key" ? l.keys.length : 0))) + 2;
 }
 
+/** The note a key line without its scope carries after its description. */
+export function missingNote(scope: string): string {
+  return ` (disabled: needs ${scope})`;
+}
+
+/**
+ * A description wider than `textWidth` continues on "more" lines under its keys instead of
+ * being cut off. Every piece keeps `missing`; the note is drawn after the last one, which
+ * leaves room for it (or is a line of its own).
+ */
+export function wrapHelpLines(lines: readonly HelpLine[], textWidth: number): HelpLine[] {
+  const out: HelpLine[] = [];
+  for (const l of lines) {
+    if (l.kind !== "key") {
+      out.push(l);
+      continue;
+    }
+    const pieces = wrapWords(l.text, textWidth);
+    const note = l.missing ? displayWidth(missingNote(l.missing)) : 0;
+    const noteAlone = note > 0 && displayWidth(pieces.at(-1) ?? "") + note > textWidth;
+    if (noteAlone) pieces.push("");
+    pieces.forEach((text, i) => {
+      out.push({
+        kind: i === 0 ? "key" : "more",
+        keys: i === 0 ? l.keys : "",
+        text,
+        missing: l.missing,
+      });
+    });
+  }
+  return out;
+}
+
 /**
  * Lines laid into columns of `rows`: a heading never ends a column (it moves to the next
- * one with its keys) and no column starts with a blank line.
+ * one with its keys), a key's description is not split across columns, and no column
+ * starts with a blank line.
  */
 export function flowIntoColumns(lines: readonly HelpLine[], rows: number): HelpLine[] {
   const blank: HelpLine = { kind: "blank", keys: "", text: "", missing: null };
   const out: HelpLine[] = [];
-  for (const l of lines) {
+  lines.forEach((l, i) => {
     const row = out.length % rows;
-    if (l.kind === "blank" && row === 0) continue;
+    if (l.kind === "blank" && row === 0) return;
     if (l.kind === "heading" && rows > 2 && row === rows - 1) out.push(blank);
+    if (l.kind === "key") {
+      let size = 1;
+      while (lines[i + size]?.kind === "more") size++;
+      if (size > 1 && size <= rows && row + size > rows) {
+        for (let r = row; r < rows; r++) out.push(blank);
+      }
+    }
     out.push(l);
-  }
+  });
   return out;
 }
 
@@ -68,7 +111,7 @@ export function helpGeometry(width: number, height: number, lineCount: number): 
 }
 
 export interface HelpLayout {
-  /** Every line, flowed into columns (see flowIntoColumns). */
+  /** Every line, wrapped to its column and flowed into columns (see flowIntoColumns). */
   lines: HelpLine[];
   geometry: HelpGeometry;
   /** Width of the keys column. */
@@ -77,16 +120,28 @@ export interface HelpLayout {
 
 /**
  * The overlay laid out in a width × height box: the one computation the overlay draws and
- * its scrolling keys page by. `lacks` marks the commands the key may not use (it changes no
- * line count).
+ * its scrolling keys page by, so both count the same lines. `lacks` marks the commands the
+ * key may not use; their note can take a line of its own, so it changes the line count.
  */
 export function helpLayout(
   width: number,
   height: number,
-  lacks: (scope: string) => boolean = () => false,
+  lacks: (scope: string) => boolean,
 ): HelpLayout {
   const raw = helpLines(lacks);
-  const rough = helpGeometry(width, height, raw.length);
-  const lines = flowIntoColumns(raw, rough.rowsPerColumn);
-  return { lines, geometry: helpGeometry(width, height, lines.length), keysWidth: keysWidth(raw) };
+  const keyCol = keysWidth(raw);
+  let g = helpGeometry(width, height, raw.length);
+  let lines: HelpLine[] = raw;
+  // Wrapping adds lines, which may add a column, which narrows the columns: settle (columns
+  // only grow, and there are at most three).
+  for (let round = 0; round < 3; round++) {
+    // A line is drawn one cell narrower than its column (the gap between columns).
+    const wrapped = wrapHelpLines(raw, g.columnWidth - 1 - keyCol);
+    lines = flowIntoColumns(wrapped, g.rowsPerColumn);
+    const next = helpGeometry(width, height, lines.length);
+    const settled = next.columns === g.columns;
+    g = next;
+    if (settled) break;
+  }
+  return { lines, geometry: g, keysWidth: keyCol };
 }

@@ -10,7 +10,12 @@ export interface LiveUiResult {
   p50LatencyMs: number;
   p99LatencyMs: number;
   maxLatencyMs: number;
+  /** Tab presses made; each waits for the previous one to show (or to count as a miss). */
   keyPresses: number;
+  /** Presses whose focus change reached the screen (the latency samples). */
+  keyShown: number;
+  /** Presses the screen had not shown after `keyMissMs`. */
+  keyMisses: number;
   keyP50Ms: number;
   keyP99Ms: number;
   /** Ink's layout-and-write time per frame (React's reconciliation not included). */
@@ -30,6 +35,7 @@ export async function measureLiveUi(
   perSecondPerSession: number,
   warmupMs: number,
   windowMs: number,
+  keys: { everyMs: number; missMs: number },
 ): Promise<LiveUiResult> {
   const child = forkChild(
     "./liveUiChild.js",
@@ -41,7 +47,8 @@ export async function measureLiveUi(
       rows: 50,
       warmupMs,
       windowMs,
-      keyEveryMs: 400,
+      keyEveryMs: keys.everyMs,
+      keyMissMs: keys.missMs,
     },
     [],
     appEnv(),

@@ -4,14 +4,10 @@ import { CLI, median, REPO_ROOT, timeUntilOutput } from "../proc.js";
 import type { RemoteServer } from "../serverProcess.js";
 
 export interface StartupResult {
-  /** What was timed: the UI's first frame, or the interim whoami stand-in. */
-  what: "ui" | "whoami";
   medianMs: number;
   nodeMedianMs: number;
   ratio: number;
   runs: number;
-  /** Why the UI could not be timed (interim runs only). */
-  uiMissing?: string;
 }
 
 function env(srv: RemoteServer): NodeJS.ProcessEnv {
@@ -31,8 +27,8 @@ function env(srv: RemoteServer): NodeJS.ProcessEnv {
 /**
  * B8: spawn to the first frame that shows the identity and the session list, through a
  * pseudo-terminal (`script` from util-linux) of 200×50, median of `runs`, with the median of
- * `node -e 0` for the ratio. When the bare command shows no such frame (the UI entry is not
- * wired yet), the interim figure is `whoami` (spawn to its identity output), labelled as such.
+ * `node -e 0` for the ratio. Every run must show that frame: a run that does not throws, and
+ * the row reports the error instead of timing something else.
  */
 export async function measureStartup(
   srv: RemoteServer,
@@ -53,34 +49,18 @@ export async function measureStartup(
       },
       15_000,
     );
-  const whoamiOnce = () =>
-    timeUntilOutput(process.execPath, [CLI, "whoami"], e, (out) => out.includes(principal), 15_000);
   const node = () => timeUntilOutput(process.execPath, ["-e", "0"], e, "exit", 15_000);
 
-  let uiMissing: string | undefined;
-  // The first run doubles as the warm-up (page cache) and as the probe for the UI entry.
-  try {
-    await uiOnce();
-  } catch (err) {
-    uiMissing = (err instanceof Error ? err.message : String(err)).split("\n")[0];
-  }
-  const once = uiMissing === undefined ? uiOnce : whoamiOnce;
-  if (uiMissing !== undefined) await once();
+  // Warm-up (page cache), not counted.
+  await uiOnce();
   await node();
   const times: number[] = [];
   const nodeTimes: number[] = [];
   for (let i = 0; i < runs; i++) {
-    times.push(await once());
+    times.push(await uiOnce());
     nodeTimes.push(await node());
   }
   const m = median(times);
   const n = median(nodeTimes);
-  return {
-    what: uiMissing === undefined ? "ui" : "whoami",
-    medianMs: m,
-    nodeMedianMs: n,
-    ratio: m / n,
-    runs,
-    ...(uiMissing !== undefined ? { uiMissing } : {}),
-  };
+  return { medianMs: m, nodeMedianMs: n, ratio: m / n, runs };
 }

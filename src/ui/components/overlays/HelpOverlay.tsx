@@ -3,8 +3,8 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
-import { missingScope } from "../../model/gitActions.js";
-import { helpLayout } from "../../model/help.js";
+import { lacksScope } from "../../model/gitActions.js";
+import { helpLayout, missingNote } from "../../model/help.js";
 import { keyOf } from "../../model/keymap.js";
 import { OverlayFrame } from "./OverlayFrame.js";
 
@@ -24,7 +24,7 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
     lines,
     geometry: g,
     keysWidth: keyCol,
-  } = helpLayout(width, height, (scope) => missingScope(scope, { keyInfo }) !== null);
+  } = helpLayout(width, height, lacksScope({ keyInfo }));
   const from = Math.min(offset, g.maxOffset);
   const visible = lines.slice(from, from + g.columns * g.rowsPerColumn);
   const columns = Array.from({ length: g.columns }, (_, i) =>
@@ -58,8 +58,8 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
                       {l.keys.padEnd(keyCol)}
                     </Text>
                     <Text color={l.missing ? theme.c.muted : undefined}>{l.text}</Text>
-                    {l.missing ? (
-                      <Text color={theme.c.warn}>{` (disabled: needs ${l.missing})`}</Text>
+                    {l.missing && col[li + 1]?.kind !== "more" ? (
+                      <Text color={theme.c.warn}>{missingNote(l.missing)}</Text>
                     ) : null}
                   </Text>
                 )}

@@ -13,7 +13,7 @@ const close: Handler = (deps) => patch(deps, { overlay: null });
 
 function pagingOf(deps: UiDeps, o: OverlayState): Paging {
   const size = deps.ui.getState().size;
-  if (o.kind === "help") return helpPaging(size);
+  if (o.kind === "help") return helpPaging(size, deps.services.identity.getState());
   const record = sessionRecord(deps, o.sessionId);
   return detailPaging(size, record ? Object.keys(record).length : 0);
 }
