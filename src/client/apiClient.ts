@@ -7,7 +7,7 @@ import {
   type GitResult,
   GitResultSchema,
 } from "../protocol/git.js";
-import { PATHS } from "../protocol/index.js";
+import { PATHS, unsafeIdReason } from "../protocol/index.js";
 import {
   type ApiKeyInfo,
   ApiKeyInfoSchema,
@@ -19,6 +19,7 @@ import {
   SessionSchema,
 } from "../protocol/resources.js";
 import { REQUIRED_SCOPES } from "../protocol/scopes.js";
+import { keyRedactor, type Redactor } from "../text/redact.js";
 import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
 import {
   AgentSessionsError,
@@ -67,6 +68,14 @@ export interface SessionPagesParams extends Omit<ListSessionsParams, "cursor"> {
   /** Stop after this many pages whatever the server says. Default 1000. */
   maxPages?: number;
 }
+
+export const DEFAULT_MAX_PAGES = 1000;
+
+/** How a walk over every page ended. */
+export type PagingEnd =
+  | { complete: true; pages: number }
+  /** Stopped before the last page; the reason says why (a repeated cursor, the page cap). */
+  | { complete: false; pages: number; reason: string };
 
 export interface PullRequestParams {
   title: string;
@@ -129,6 +138,7 @@ export class ApiClient {
   readonly #random: () => number;
   readonly #signal: AbortSignal | undefined;
   readonly #maxBodyBytes: number;
+  readonly #redactor: Redactor;
 
   constructor(opts: ApiClientOptions) {
     let parsed: URL;
@@ -158,6 +168,7 @@ export class ApiClient {
     this.#signal = opts.signal;
     this.#maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
     this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
+    this.#redactor = keyRedactor(opts.apiKey);
   }
 
   get baseUrl(): string {
@@ -210,32 +221,44 @@ export class ApiClient {
 
   /**
    * Every page of GET /api/sessions until the server gives no next cursor. Stops early after
-   * maxPages, or when the server hands back a cursor it already gave (it would loop forever).
+   * maxPages, or when the server hands back a cursor it already gave (it would loop forever);
+   * the generator's return value says whether the listing was complete, so a caller can say
+   * so instead of presenting a cut list as whole.
    */
   async *sessionPages(
     p: SessionPagesParams = {},
     signal?: AbortSignal,
-  ): AsyncGenerator<SessionPage, void, undefined> {
-    const { maxPages = 1000, ...params } = p;
+  ): AsyncGenerator<SessionPage, PagingEnd, undefined> {
+    const { maxPages = DEFAULT_MAX_PAGES, ...params } = p;
     const seen = new Set<string>();
     let cursor: string | undefined;
-    for (let n = 0; n < maxPages; n++) {
+    for (let n = 1; ; n++) {
       const page = await this.listSessions({ ...params, cursor }, signal);
       yield page;
       const next = page.nextCursor;
-      if (next === null || seen.has(next)) return;
+      if (next === null) return { complete: true, pages: n };
+      if (seen.has(next)) {
+        return {
+          complete: false,
+          pages: n,
+          reason: "the service repeated a page cursor it had already given",
+        };
+      }
+      if (n >= maxPages) {
+        return { complete: false, pages: n, reason: `stopped at the limit of ${maxPages} pages` };
+      }
       seen.add(next);
       cursor = next;
     }
   }
 
   /** GET /api/sessions/{id}. */
-  getSession(id: string, signal?: AbortSignal): Promise<Session> {
+  async getSession(id: string, signal?: AbortSignal): Promise<Session> {
     return this.#call(
       {
         name: "getSession",
         method: "GET",
-        path: PATHS.session(id),
+        path: idPath(id, PATHS.session),
         parse: (json) => SessionSchema.parse(unwrapSession(json)),
         notFound: `Session ${id} was not found`,
       },
@@ -244,12 +267,12 @@ export class ApiClient {
   }
 
   /** POST /api/sessions/{id}/git/clone. */
-  gitClone(id: string, body: CloneRequest, signal?: AbortSignal): Promise<GitResult> {
+  async gitClone(id: string, body: CloneRequest, signal?: AbortSignal): Promise<GitResult> {
     return this.#call(
       {
         name: "gitClone",
         method: "POST",
-        path: PATHS.gitClone(id),
+        path: idPath(id, PATHS.gitClone),
         body,
         parse: (json) => GitResultSchema.parse(json),
         notFound: `Session ${id} was not found`,
@@ -259,12 +282,16 @@ export class ApiClient {
   }
 
   /** POST /api/sessions/{id}/git/operation. */
-  gitOperation(id: string, body: GitOperationRequest, signal?: AbortSignal): Promise<GitResult> {
+  async gitOperation(
+    id: string,
+    body: GitOperationRequest,
+    signal?: AbortSignal,
+  ): Promise<GitResult> {
     return this.#call(
       {
         name: "gitOperation",
         method: "POST",
-        path: PATHS.gitOperation(id),
+        path: idPath(id, PATHS.gitOperation),
         body,
         parse: (json) => GitResultSchema.parse(json),
         notFound: `Session ${id} was not found`,
@@ -370,7 +397,11 @@ export class ApiClient {
     signal: AbortSignal,
     backoff: { anchorMs: number | undefined },
   ): Promise<void> {
-    if (retryNo === 1 && retryAfterMs !== null) backoff.anchorMs = retryAfterMs;
+    // Retry-After: 0 (or a date in the past) must not turn the retries into a burst: the
+    // schedule never starts below the base delay.
+    if (retryNo === 1 && retryAfterMs !== null) {
+      backoff.anchorMs = Math.max(retryAfterMs, this.#baseMs);
+    }
     let delayMs = backoffDelay(
       retryNo,
       { baseMs: this.#baseMs, maxMs: this.#maxDelayMs, jitter: this.#jitter, random: this.#random },
@@ -385,6 +416,7 @@ export class ApiClient {
       delayMs,
       until: Date.now() + delayMs,
       reason,
+      requestedMs: retryAfterMs,
     };
     this.rateLimit.beginWait(wait);
     try {
@@ -549,10 +581,9 @@ export class ApiClient {
     }
   }
 
-  /** Belt and braces: a server that echoes the key back must not get it printed. */
+  /** Belt and braces: a server that echoes the key (or a piece of it) must not get it printed. */
   #redact(s: string): string {
-    const key = this.#conn.apiKey;
-    return key.length >= 4 ? s.split(key).join("[redacted]") : s;
+    return this.#redactor.redact(s);
   }
 }
 
@@ -571,6 +602,18 @@ async function readBody(
     chunks.push(chunk);
   }
   return { text: Buffer.concat(chunks).toString("utf8"), truncated: false };
+}
+
+/**
+ * The path for a session id, or a typed error before any request when the id could leave its
+ * path segment (`..`, `/`, `?`, …): the key is never sent to a path the id made up.
+ */
+function idPath(id: string, build: (id: string) => string): string {
+  const bad = unsafeIdReason(id);
+  if (bad !== null) {
+    throw new MalformedResponseError(`The session id "${id}" cannot be used in a request: ${bad}.`);
+  }
+  return build(id);
 }
 
 function tryJson(text: string): unknown {
