@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { GitResult } from "../protocol/git.js";
-import { sanitize } from "../text/sanitize.js";
+import { noRedaction, type RedactFn } from "../text/redact.js";
+import { sanitize, sanitizeLine } from "../text/sanitize.js";
 import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
 
 /**
@@ -57,8 +58,8 @@ const MAX_OUTPUT_CHARS = 64 * 1024;
 
 /** What a successful result means, in one line. */
 export function describeResult(kind: ActionKind, r: GitResult): string {
-  const branch = r.branch ? sanitize(r.branch) : null;
-  const commit = r.commit ? ` at ${sanitize(r.commit).slice(0, 12)}` : "";
+  const branch = r.branch ? sanitizeLine(r.branch) : null;
+  const commit = r.commit ? ` at ${sanitizeLine(r.commit).slice(0, 12)}` : "";
   if (!r.ok) return `${kind} did not succeed`;
   switch (kind) {
     case "clone":
@@ -70,13 +71,16 @@ export function describeResult(kind: ActionKind, r: GitResult): string {
     case "pr": {
       const pr = r.pull_request;
       if (!pr) return "opened a pull request";
-      return `opened pull request #${pr.number}: ${sanitize(pr.title)} (${sanitize(pr.head)} → ${sanitize(pr.base)})`;
+      return `opened pull request #${sanitizeLine(String(pr.number))}: ${sanitizeLine(pr.title)} (${sanitizeLine(pr.head)} → ${sanitizeLine(pr.base)})`;
     }
   }
 }
 
-export function createActionsStore(opts: { now?: () => number } = {}): ActionsStore {
+export function createActionsStore(
+  opts: { now?: () => number; redact?: RedactFn } = {},
+): ActionsStore {
   const now = opts.now ?? Date.now;
+  const redact = opts.redact ?? noRedaction;
   let controller: AbortController | null = null;
 
   return createStore<ActionsState>()((set, get) => {
@@ -119,13 +123,13 @@ export function createActionsStore(opts: { now?: () => number } = {}): ActionsSt
           const result = await fn(ctl.signal);
           const output =
             typeof result.output === "string" && result.output !== ""
-              ? sanitize(result.output.slice(0, MAX_OUTPUT_CHARS), { keepSgr: true })
+              ? redact(sanitize(result.output.slice(0, MAX_OUTPUT_CHARS), { keepSgr: true }))
               : null;
           return finish({
             kind,
             sessionId,
             ok: result.ok,
-            message: describeResult(kind, result),
+            message: redact(describeResult(kind, result)),
             output,
             result,
             error: null,
@@ -133,7 +137,7 @@ export function createActionsStore(opts: { now?: () => number } = {}): ActionsSt
             finishedAt: now(),
           });
         } catch (e) {
-          const error = toErrorInfo(e);
+          const error = toErrorInfo(e, redact);
           return finish({
             kind,
             sessionId,

@@ -1,6 +1,8 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { ApiClient } from "../client/apiClient.js";
+import { unsafeIdReason } from "../protocol/ids.js";
 import type { Session } from "../protocol/resources.js";
+import { noRedaction, type RedactFn } from "../text/redact.js";
 import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
 import { sanitizeRecord } from "./sanitizeRecord.js";
 
@@ -28,6 +30,12 @@ export interface SessionsState {
   readonly stateFilter: string | null;
   readonly sortKey: SessionSortKey;
   readonly sortDir: SortDirection;
+  /**
+   * Sessions whose id, as the server sent it, cannot go into a URL path (`..`, `/`, a control
+   * character; see protocol/ids.ts), by the id shown, with the reason. They are listed, but
+   * never opened or acted on.
+   */
+  readonly unsafeIds: Readonly<Record<string, string>>;
 
   /** Replace the list with the first page. */
   load(): Promise<void>;
@@ -49,6 +57,8 @@ export interface SessionsStoreOptions {
   /** Page size asked of the service. Default 100 (the interface's own example). */
   pageSize?: number;
   now?: () => number;
+  /** Hides the user's key in whatever the service sent (see src/text/redact.ts). */
+  redact?: RedactFn;
 }
 
 /** States in the order a user cares about them: live work first. */
@@ -60,6 +70,26 @@ export function createSessionsStore(
 ): SessionsStore {
   const pageSize = opts.pageSize ?? 100;
   const now = opts.now ?? Date.now;
+  const redact = opts.redact ?? noRedaction;
+
+  /** A page's records made safe to show, and the ids among them that must not be opened. */
+  function admit(
+    raw: readonly Session[],
+    known: Readonly<Record<string, string>>,
+  ): { items: Session[]; unsafeIds: Readonly<Record<string, string>> } {
+    let unsafeIds = known;
+    const items: Session[] = [];
+    for (const r of raw) {
+      const safe = sanitizeRecord(r, redact);
+      const bad = unsafeIdReason(r.session_id);
+      if (bad !== null) {
+        if (unsafeIds === known) unsafeIds = { ...known };
+        (unsafeIds as Record<string, string>)[safe.session_id] = bad;
+      }
+      items.push(safe);
+    }
+    return { items, unsafeIds };
+  }
   let generation = 0;
   let inflight: AbortController | null = null;
 
@@ -73,11 +103,10 @@ export function createSessionsStore(
       try {
         const page = await client.listSessions({ limit: pageSize }, ctl.signal);
         if (gen !== generation) return;
+        const admitted = admit(page.sessions, {});
         set({
-          items: dedupe(
-            [],
-            page.sessions.map((x) => sanitizeRecord(x)),
-          ),
+          items: dedupe([], admitted.items),
+          unsafeIds: admitted.unsafeIds,
           cursor: page.nextCursor,
           hasMore: page.nextCursor !== null,
           loading: false,
@@ -85,7 +114,7 @@ export function createSessionsStore(
         });
       } catch (e) {
         if (gen !== generation) return;
-        set({ loading: false, error: toErrorInfo(e) });
+        set({ loading: false, error: toErrorInfo(e, redact) });
       } finally {
         if (inflight === ctl) inflight = null;
       }
@@ -103,6 +132,7 @@ export function createSessionsStore(
       stateFilter: null,
       sortKey: "updated",
       sortDir: "desc",
+      unsafeIds: {},
 
       load: fetchFirst,
       refresh: fetchFirst,
@@ -117,11 +147,10 @@ export function createSessionsStore(
         try {
           const page = await client.listSessions({ limit: pageSize, cursor: s.cursor }, ctl.signal);
           if (gen !== generation) return;
+          const admitted = admit(page.sessions, get().unsafeIds);
           set({
-            items: dedupe(
-              get().items,
-              page.sessions.map((x) => sanitizeRecord(x)),
-            ),
+            items: dedupe(get().items, admitted.items),
+            unsafeIds: admitted.unsafeIds,
             cursor: page.nextCursor,
             hasMore: page.nextCursor !== null,
             loadingMore: false,
@@ -129,7 +158,7 @@ export function createSessionsStore(
           });
         } catch (e) {
           if (gen !== generation) return;
-          set({ loadingMore: false, error: toErrorInfo(e) });
+          set({ loadingMore: false, error: toErrorInfo(e, redact) });
         } finally {
           if (inflight === ctl) inflight = null;
         }
@@ -156,7 +185,7 @@ export function createSessionsStore(
         const current = items[i];
         if (current === undefined) return;
         const next = items.slice();
-        next[i] = { ...current, ...sanitizeRecord(patch), session_id: current.session_id };
+        next[i] = { ...current, ...sanitizeRecord(patch, redact), session_id: current.session_id };
         set({ items: next });
       },
     };

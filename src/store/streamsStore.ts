@@ -2,6 +2,7 @@ import { createStore, type StoreApi } from "zustand/vanilla";
 import type { StreamStatus } from "../client/eventStream.js";
 import { decodeEvent, type SessionEvent } from "../protocol/events.js";
 import { formatDuration } from "../text/format.js";
+import { noRedaction, type RedactFn } from "../text/redact.js";
 import { sanitize } from "../text/sanitize.js";
 import { ItemQueue } from "./itemQueue.js";
 import { RateMeter } from "./rateMeter.js";
@@ -137,6 +138,8 @@ export interface StreamsStoreOptions {
   /** Window of the event rate. Default 2000 ms. */
   rateWindowMs?: number;
   now?: () => number;
+  /** Hides the user's key in every timeline entry (see src/text/redact.ts). */
+  redact?: RedactFn;
 }
 
 export const DEFAULT_CAPACITY = 5000;
@@ -208,6 +211,7 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
   const maxEntryChars = opts.maxEntryChars ?? DEFAULT_MAX_ENTRY_CHARS;
   const rateWindowMs = opts.rateWindowMs ?? 2000;
   const now = opts.now ?? Date.now;
+  const redact = opts.redact ?? noRedaction;
 
   let timer: ReturnType<typeof setTimeout> | null = null;
   const internals = new Map<string, Internal>();
@@ -237,7 +241,7 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
     function newStream(sessionId: string, status: StreamStatus): SessionStream {
       internals.set(sessionId, {
         sessionId,
-        writer: newWriter(maxEntryChars),
+        writer: newWriter(maxEntryChars, redact),
         outageSince: null,
         queue: new ItemQueue<QueueItem>(),
       });
@@ -245,7 +249,7 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
         sessionId,
         version: 0,
         timeline: new TimelineBuffer(capacity, (kind, data, id, seq, at) =>
-          materializeItem(kind, data, id, seq, at, maxEntryChars),
+          materializeItem(kind, data, id, seq, at, maxEntryChars, redact),
         ),
         status,
         lastEventId: null,
@@ -330,7 +334,7 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
         case "stopped": {
           if (prev.state === "stopped") break;
           internal.outageSince = null;
-          const why = oneLine(status.error?.message ?? status.reason);
+          const why = redact(oneLine(status.error?.message ?? status.reason));
           appendNotice(d.timeline, internal.writer, `stream stopped: ${why}`, at);
           if (status.error !== null) {
             d.attention = { reason: "stopped", message: why, at };

@@ -1,4 +1,5 @@
 import type { Key } from "ink";
+import { unsafeIdReason } from "../protocol/ids.js";
 import { knownStates, type SessionSortKey, selectVisibleSessions } from "../store/sessionsStore.js";
 import { nextAttention } from "../store/streamsStore.js";
 import { sanitize } from "../text/sanitize.js";
@@ -117,9 +118,25 @@ export function createController(deps: ControllerDeps): Controller {
     return streams.getState().sessions[sessionId]?.timeline ?? null;
   }
 
+  /**
+   * Why this session must not be opened or acted on: its id, as the server sent it, could
+   * leave its URL path segment (protocol/ids.ts). Null when it is fine.
+   */
+  function refusedId(sessionId: string): string | null {
+    const bad = unsafeIdReason(sessionId) ?? sessions.getState().unsafeIds[sessionId] ?? null;
+    return bad === null
+      ? null
+      : `Session "${sessionId}" cannot be opened or acted on: its id ${bad}, so no request is made with it`;
+  }
+
   // ---- panes and focus
 
   function openPane(sessionId: string): void {
+    const refused = refusedId(sessionId);
+    if (refused !== null) {
+      message(refused, "error");
+      return;
+    }
     const s = get();
     const at = s.panes.indexOf(sessionId);
     if (at >= 0) {
@@ -311,7 +328,7 @@ export function createController(deps: ControllerDeps): Controller {
       message("Select a session first (list row or pane)");
       return;
     }
-    const reason = disabledReason(cmd, identity.getState());
+    const reason = disabledReason(cmd, identity.getState()) ?? refusedId(sessionId);
     if (reason) {
       message(reason, "error");
       return;
