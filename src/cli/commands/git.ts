@@ -3,7 +3,7 @@ import { InvalidArgumentError } from "commander";
 import { closeDefaultAgent } from "../../client/transport.js";
 import type { GitResult } from "../../protocol/git.js";
 import { isSessionId } from "../../protocol/resources.js";
-import { sanitize } from "../../text/sanitize.js";
+import { sanitize, sanitizeLine } from "../../text/sanitize.js";
 import { type CommandContext, commandContext } from "../context.js";
 import { fail, out, printJson } from "../output.js";
 
@@ -13,7 +13,7 @@ function sessionArg(id: string): string {
 }
 
 function summary(r: GitResult): string {
-  const s = (v: unknown) => (typeof v === "string" ? sanitize(v) : "");
+  const s = (v: unknown) => (typeof v === "string" ? sanitizeLine(v) : "");
   const where = `${s(r.session_id)}${r.branch ? ` on ${s(r.branch)}` : ""}`;
   const commit = r.commit ? ` at ${s(r.commit).slice(0, 12)}` : "";
   switch (r.operation) {

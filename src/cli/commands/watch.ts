@@ -7,9 +7,10 @@ import {
 } from "../../client/eventStream.js";
 import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/resources.js";
+import { toJsonText } from "../../text/json.js";
 import { type CommandContext, commandContext } from "../context.js";
 import { describeEvent, eventToJson } from "../eventFormat.js";
-import { err, fail, out } from "../output.js";
+import { err, fail, out, stdoutClosed } from "../output.js";
 import { parsePositiveInt } from "./sessions.js";
 
 export interface WatchOptions {
@@ -51,18 +52,18 @@ function statusLine(sessionId: string, s: StreamStatus, json: boolean): string {
     const base = { session_id: sessionId, status: s.state };
     switch (s.state) {
       case "connecting":
-        return JSON.stringify({ ...base, attempt: s.attempt });
+        return toJsonText({ ...base, attempt: s.attempt });
       case "live":
-        return JSON.stringify(base);
+        return toJsonText(base);
       case "reconnecting":
-        return JSON.stringify({
+        return toJsonText({
           ...base,
           attempt: s.attempt,
           delay_ms: s.delayMs,
           reason: s.reason,
         });
       case "stopped":
-        return JSON.stringify({ ...base, reason: s.reason, error: s.error?.code ?? null });
+        return toJsonText({ ...base, reason: s.reason, error: s.error?.code ?? null });
     }
   }
   switch (s.state) {
@@ -95,6 +96,9 @@ export async function watchSessions(
   const onSigint = () => finish(EXIT.ok);
   process.once("SIGINT", onSigint);
   process.once("SIGTERM", onSigint);
+  // `watch … | head -1`: the reader has gone, so there is nobody left to watch for.
+  stdoutClosed.addEventListener("abort", onSigint, { once: true });
+  if (stdoutClosed.aborted) finish(EXIT.ok);
 
   for (const sessionId of ids) {
     const sub = subscribeToSession({
@@ -106,7 +110,7 @@ export async function watchSessions(
       onEvent: (ev) => {
         if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) return;
         if (json) {
-          out(JSON.stringify(eventToJson(sessionId, ev)));
+          out(toJsonText(eventToJson(sessionId, ev)));
         } else {
           if (ev.kind === "heartbeat" && !opts.heartbeats) return;
           out(describeEvent(sessionId, ev, Date.now(), color));
@@ -129,6 +133,7 @@ export async function watchSessions(
   const code = await finished;
   process.off("SIGINT", onSigint);
   process.off("SIGTERM", onSigint);
+  stdoutClosed.removeEventListener("abort", onSigint);
   for (const s of subs) s.close();
   await Promise.allSettled(subs.map((s) => s.done));
   return code;

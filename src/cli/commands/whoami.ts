@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { formatExpiry, maskKey } from "../../text/format.js";
-import { sanitize } from "../../text/sanitize.js";
+import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { err, fail, out, printJson, table } from "../output.js";
 
@@ -39,7 +39,7 @@ export function registerWhoamiCommand(program: Command): void {
           });
           return;
         }
-        const s = (v: string | null | undefined) => sanitize(v ?? "");
+        const s = (v: string | null | undefined) => sanitizeLine(v ?? "");
         const owner = key.organization_id
           ? `${s(key.organization_id)} · role ${s(key.role ?? "unknown")}`
           : `personal key (tenant ${s(key.tenant_id)})`;

@@ -6,6 +6,7 @@ import { createSessionsStore } from "../../store/sessionsStore.js";
 import { StreamsController } from "../../store/streamsController.js";
 import { createStreamsStore } from "../../store/streamsStore.js";
 import { maskKey } from "../../text/format.js";
+import { keyRedactor } from "../../text/redact.js";
 import type { AppServices } from "../../ui/services.js";
 import type { Tuning } from "../context.js";
 
@@ -31,8 +32,11 @@ export function buildServices(
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
   });
-  const streams = createStreamsStore({ capacity: opts.scrollback ?? 5000 });
-  const sessions = createSessionsStore(client);
+  // Whatever the service sends, the key is hidden where it enters the stores (and again from
+  // every frame, see frameGuard.ts).
+  const { redact } = keyRedactor(conn.apiKey);
+  const streams = createStreamsStore({ capacity: opts.scrollback ?? 5000, redact });
+  const sessions = createSessionsStore(client, { redact });
   const controller = new StreamsController({
     config: { baseUrl: conn.baseUrl, apiKey: conn.apiKey },
     store: streams,
@@ -44,11 +48,11 @@ export function buildServices(
   const rateLimit = createRateLimitStore(client.rateLimit);
   const services: AppServices = {
     api: client,
-    identity: createIdentityStore(),
+    identity: createIdentityStore({ redact }),
     sessions,
     streams,
     streamControl: controller,
-    actions: createActionsStore(),
+    actions: createActionsStore({ redact }),
     rateLimit,
     maskedKey: maskKey(conn.apiKey),
   };
