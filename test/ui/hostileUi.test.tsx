@@ -200,3 +200,29 @@ describe("frames carry nothing that drives the terminal", () => {
     expect(h.rawFrame().replace(/\x1b\[[0-9;]*m/g, "")).not.toMatch(TERMINAL_HOSTILE);
   });
 });
+
+describe("valid data that is just big", () => {
+  it("a page of 150,000 sessions lists, scrolls and shows a record", async () => {
+    const count = 150_000;
+    const h = await mount(
+      {
+        sessions: (_q, res) => {
+          const parts: string[] = [];
+          for (let i = 0; i < count; i++) {
+            parts.push(
+              `{"id":"ses_${i}","state":"${i % 3 ? "active" : "paused"}","title":"t${i}"}`,
+            );
+          }
+          sendJson(res, 200, `{"sessions":[${parts.join(",")}],"has_more":false}`);
+        },
+      },
+      { columns: 120, rows: 30 },
+    );
+    await waitForContent(h, `${count} shown of ${count} loaded`, 30_000);
+    // The newest-first order puts ses_0 last (ties order by id).
+    await pressKey(h, "end");
+    await waitForContent(h, /▸ +ses_0 /, 10_000);
+    await pressKey(h, "i");
+    await waitForContent(h, "Session ses_0 — 4 fields", 10_000);
+  }, 60_000);
+});
