@@ -91,6 +91,8 @@ export function createSessionsStore(
     return { items, unsafeIds };
   }
   let generation = 0;
+  /** Cursors the service has given since the first page: one given again would loop forever. */
+  let seenCursors = new Set<string>();
   let inflight: AbortController | null = null;
 
   return createStore<SessionsState>()((set, get) => {
@@ -104,6 +106,7 @@ export function createSessionsStore(
         const page = await client.listSessions({ limit: pageSize }, ctl.signal);
         if (gen !== generation) return;
         const admitted = admit(page.sessions, {});
+        seenCursors = new Set(page.nextCursor === null ? [] : [page.nextCursor]);
         set({
           items: dedupe([], admitted.items),
           unsafeIds: admitted.unsafeIds,
@@ -148,13 +151,26 @@ export function createSessionsStore(
           const page = await client.listSessions({ limit: pageSize, cursor: s.cursor }, ctl.signal);
           if (gen !== generation) return;
           const admitted = admit(page.sessions, get().unsafeIds);
+          const next = page.nextCursor;
+          // A cursor given before would page in a circle: stop, and say the list is cut.
+          const repeated = next !== null && seenCursors.has(next);
+          if (next !== null) seenCursors.add(next);
+          const items = dedupe(get().items, admitted.items);
           set({
-            items: dedupe(get().items, admitted.items),
+            items,
             unsafeIds: admitted.unsafeIds,
-            cursor: page.nextCursor,
-            hasMore: page.nextCursor !== null,
+            cursor: repeated ? null : next,
+            hasMore: next !== null && !repeated,
             loadingMore: false,
             loadedAt: now(),
+            error: repeated
+              ? {
+                  message: `The list may be incomplete: the service repeated a page cursor after ${items.length} sessions`,
+                  hint: "Refresh (Ctrl-R) to start over from the first page.",
+                  code: "incomplete",
+                  requiredScope: null,
+                }
+              : null,
           });
         } catch (e) {
           if (gen !== generation) return;

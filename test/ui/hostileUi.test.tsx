@@ -226,3 +226,35 @@ describe("valid data that is just big", () => {
     await waitForContent(h, "Session ses_0 — 4 fields", 10_000);
   }, 60_000);
 });
+
+describe("a list that pages in a circle", () => {
+  it("stops at a repeated cursor and says the list may be incomplete", async () => {
+    const h = await mount(
+      {
+        sessions: (req, res) => {
+          const cursor = new URL(req.url ?? "", "http://x").searchParams.get("cursor") ?? "first";
+          const sessions = Array.from({ length: 4 }, (_, i) => ({
+            id: `ses_${cursor}${i}`,
+            state: "active",
+          }));
+          // first → a → b → a: the third page names a cursor the first one gave.
+          sendJson(res, 200, { sessions, next_cursor: cursor === "a" ? "b" : "a" });
+        },
+      },
+      { columns: 120, rows: 30 },
+    );
+    await waitForContent(h, "4 shown of 4 loaded · more below");
+    await pressKey(h, "end");
+    await waitForContent(h, "8 shown of 8 loaded · more below");
+    await pressKey(h, "end");
+    const cut = await waitForContent(
+      h,
+      "may be incomplete: the service repeated a page cursor after 12",
+    );
+    expect(cut).not.toContain("more below");
+    const asked = server?.requestsTo("/api/sessions").length;
+    await pressKey(h, "up");
+    await pressKey(h, "end");
+    expect(server?.requestsTo("/api/sessions").length).toBe(asked);
+  });
+});
