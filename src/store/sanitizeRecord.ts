@@ -40,7 +40,14 @@ function clean<T>(value: T, redact: RedactFn, depth: number): T {
     const ck = cleanString(k, redact);
     const cv = clean(v, redact, depth + 1);
     if (ck !== k || cv !== v) changed = true;
-    out[ck] = cv;
+    // A key named __proto__ (JSON.parse makes it an own field) stays a field: assigning it
+    // would set the copy's prototype and let the server slip in inherited fields.
+    Object.defineProperty(out, ck, {
+      value: cv,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return (changed ? out : value) as T;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { guardFrame } from "../../src/cli/tui/frameGuard.js";
 import { unsafeIdReason } from "../../src/protocol/ids.js";
 import { PATHS } from "../../src/protocol/index.js";
+import { sanitizeRecord } from "../../src/store/sanitizeRecord.js";
 import { limitDepth, TOO_DEEP, toJsonText } from "../../src/text/json.js";
 import { createRedactor, REDACTED } from "../../src/text/redact.js";
 import { cutText, foldLines, sanitize, sanitizeLine } from "../../src/text/sanitize.js";
@@ -178,5 +179,17 @@ describe("ids in URL paths", () => {
       const url = new URL(PATHS.events(id), "http://h");
       expect(url.pathname).toBe(`/api/cloud/sessions/${encodeURIComponent(id)}/events`);
     }
+  });
+});
+
+describe("records from the service", () => {
+  it("a __proto__ field stays a field and cannot lend the record inherited ones", () => {
+    const raw = JSON.parse(
+      '{"session_id":"ses_1","title":"a\\u001b[2Jb","__proto__":{"state":"forged"}}',
+    ) as Record<string, unknown>;
+    const clean = sanitizeRecord(raw);
+    expect(clean.title).toBe("ab");
+    expect(clean.state).toBeUndefined();
+    expect(Object.keys(clean)).toContain("__proto__");
   });
 });
