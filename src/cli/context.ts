@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import { ApiClient } from "../client/apiClient.js";
+import type { RateLimitTracker, RetryWait } from "../client/rateLimit.js";
 import { resolveCredentials } from "../credentials/resolve.js";
-import { err, registerSecret } from "./output.js";
+import { formatDuration } from "../text/format.js";
+import { err, registerSecret, stdoutClosed } from "./output.js";
 
 /** Options every networked command accepts (set on the root program). */
 export interface GlobalOptions {
@@ -68,10 +70,13 @@ export async function commandContext(cmd: Command): Promise<CommandContext> {
     baseUrl: creds.baseUrl,
     apiKey: creds.apiKey,
     ...(creds.organizationId !== null ? { organizationId: creds.organizationId } : {}),
+    // A reader that went away (`| head`) cancels whatever the command still had in flight.
+    signal: stdoutClosed,
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
   });
+  announceWaits(client.rateLimit);
   return {
     tuning,
     client,
@@ -81,4 +86,29 @@ export async function commandContext(cmd: Command): Promise<CommandContext> {
     profile: creds.profile,
     source: creds.source,
   };
+}
+
+/** "rate limited (HTTP 429): retrying in 60 s (attempt 2/5)", and what the server asked for. */
+export function describeWait(w: RetryWait): string {
+  const s = w.delayMs / 1000;
+  const secs = `${s < 10 ? Math.round(s * 10) / 10 : Math.round(s)} s`;
+  const asked =
+    w.requestedMs !== undefined && w.requestedMs !== null && w.requestedMs > w.delayMs + 999
+      ? `; the service asked for ${formatDuration(w.requestedMs)}, waiting at most ${secs}`
+      : "";
+  return `${w.reason}: retrying in ${secs} (attempt ${w.attempt}/${w.maxAttempts})${asked}`;
+}
+
+/**
+ * A headless command that waits says so on stderr, once per wait, as the UI shows its
+ * countdown: a script's user sees why nothing happens for a minute.
+ */
+export function announceWaits(tracker: RateLimitTracker): () => void {
+  const told = new WeakSet<RetryWait>();
+  return tracker.subscribe(() => {
+    const w = tracker.waiting;
+    if (w === null || told.has(w)) return;
+    told.add(w);
+    err(describeWait(w));
+  });
 }

@@ -9,6 +9,8 @@ export interface RetryWait {
   /** When the wait ends (ms since epoch): the countdown target. */
   until: number;
   reason: string;
+  /** The server's Retry-After, when it gave one: longer than delayMs when it was capped. */
+  requestedMs?: number | null;
 }
 
 /** Response headers as undici (plain record) or fetch (Headers) hand them over. */

@@ -4,7 +4,7 @@ import { resolveCredentials } from "../../credentials/resolve.js";
 import { isSessionId } from "../../protocol/resources.js";
 import { stripAnsi } from "../../text/sanitize.js";
 import { globalOptions, tuningFromEnv } from "../context.js";
-import { fail, out, registerSecret } from "../output.js";
+import { fail, out, registerSecret, secrets } from "../output.js";
 import { parsePositiveInt } from "./sessions.js";
 
 interface SnapshotOptions {
@@ -95,8 +95,11 @@ async function renderSnapshot(
       import("../tui/buildServices.js"),
       import("../tui/virtualTerminal.js"),
     ]);
+  const { guardStream } = await import("../tui/frameGuard.js");
   const handle = buildServices(conn, { tuning: tuningFromEnv() });
   const term = new VirtualTerminal(opts.width, opts.height);
+  // Frames pass the same guard as on a real terminal: no piece of the key survives a cut line.
+  const guarded = guardStream(term, secrets);
   const input = new SilentInput();
   const noColor = !opts.ansi || (process.env.NO_COLOR ?? "") !== "";
   const instance = render(
@@ -109,9 +112,9 @@ async function renderSnapshot(
       onExit: () => {},
     }),
     {
-      stdout: term as unknown as NodeJS.WriteStream,
+      stdout: guarded as unknown as NodeJS.WriteStream,
       stdin: input as unknown as NodeJS.ReadStream,
-      stderr: term as unknown as NodeJS.WriteStream,
+      stderr: guarded as unknown as NodeJS.WriteStream,
       debug: true,
       exitOnCtrlC: false,
       patchConsole: false,

@@ -10,9 +10,10 @@ import {
 import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/resources.js";
 import { sanitizeRecord } from "../../store/sanitizeRecord.js";
+import { toJsonText } from "../../text/json.js";
 import { type CommandContext, commandContext } from "../context.js";
 import { clock, describeEvent, eventToJson, gapText } from "../eventFormat.js";
-import { err, fail, out } from "../output.js";
+import { err, fail, out, stdoutClosed } from "../output.js";
 import { parsePositiveInt } from "./sessions.js";
 
 export interface WatchOptions {
@@ -54,18 +55,18 @@ function statusLine(sessionId: string, s: StreamStatus, json: boolean): string {
     const base = { session_id: sessionId, status: s.state };
     switch (s.state) {
       case "connecting":
-        return JSON.stringify({ ...base, attempt: s.attempt });
+        return toJsonText({ ...base, attempt: s.attempt });
       case "live":
-        return JSON.stringify(base);
+        return toJsonText(base);
       case "reconnecting":
-        return JSON.stringify({
+        return toJsonText({
           ...base,
           attempt: s.attempt,
           delay_ms: s.delayMs,
           reason: s.reason,
         });
       case "stopped":
-        return JSON.stringify({ ...base, reason: s.reason, error: s.error?.code ?? null });
+        return toJsonText({ ...base, reason: s.reason, error: s.error?.code ?? null });
     }
   }
   switch (s.state) {
@@ -90,7 +91,7 @@ function noticeLine(
     return json
       ? {
           stream: "out",
-          line: JSON.stringify({
+          line: toJsonText({
             session_id: sessionId,
             gap: true,
             from: new Date(n.from).toISOString(),
@@ -102,7 +103,7 @@ function noticeLine(
   return json
     ? {
         stream: "err",
-        line: JSON.stringify({ session_id: sessionId, duplicates_dropped: n.count }),
+        line: toJsonText({ session_id: sessionId, duplicates_dropped: n.count }),
       }
     : {
         stream: "err",
@@ -144,6 +145,9 @@ export async function watchSessions(
   const onSigint = () => finish(EXIT.ok);
   process.once("SIGINT", onSigint);
   process.once("SIGTERM", onSigint);
+  // `watch … | head -1`: the reader has gone, so there is nobody left to watch for.
+  stdoutClosed.addEventListener("abort", onSigint, { once: true });
+  if (stdoutClosed.aborted) finish(EXIT.ok);
 
   /** After a gap the state shown may be stale: the record is read again and printed. */
   const refresh = async (sessionId: string) => {
@@ -151,7 +155,7 @@ export async function watchSessions(
       const record = sanitizeRecord(await client.getSession(sessionId, stop.signal));
       if (stop.signal.aborted) return;
       if (json)
-        out(JSON.stringify({ session_id: sessionId, event: "session", id: null, data: record }));
+        out(toJsonText({ session_id: sessionId, event: "session", id: null, data: record }));
       else {
         const state = typeof record.state === "string" ? record.state : "unknown";
         out(`${clock(Date.now())} ${sessionId} state  now ${state} (read again after the gap)`);
@@ -179,7 +183,7 @@ export async function watchSessions(
       onEvent: (ev) => {
         if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) return;
         if (json) {
-          out(JSON.stringify(eventToJson(sessionId, ev)));
+          out(toJsonText(eventToJson(sessionId, ev)));
         } else {
           if (ev.kind === "heartbeat" && !opts.heartbeats) return;
           out(describeEvent(sessionId, ev, Date.now(), color));
@@ -209,6 +213,7 @@ export async function watchSessions(
   process.off("SIGINT", onSigint);
   process.off("SIGTERM", onSigint);
   stop.abort();
+  stdoutClosed.removeEventListener("abort", onSigint);
   for (const s of subs) s.close();
   await Promise.allSettled(subs.map((s) => s.done));
   return code;
