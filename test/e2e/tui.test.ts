@@ -346,8 +346,8 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
       timeoutMs: 15_000,
     });
     expect(screen).toMatch(/profile: demo · http:\/\/127\.0\.0\.1:\d+/);
-    expect(screen).toMatch(/[─═━] 1 ses_\w+ /);
-    expect(screen).toMatch(/[─═━] 2 ses_\w+ /);
+    expect(screen).toMatch(/[─═━] (?:⚠ )?1 ses_\w+ /);
+    expect(screen).toMatch(/[─═━] (?:⚠ )?2 ses_\w+ /);
     expect(screen).not.toContain(server.url);
     await pane.keys("q");
     await expectRestored(pane);

@@ -46,8 +46,8 @@ describe("agent-sessions snapshot", () => {
     expect(r.stdout).toMatch(/Sessions \d+\/\d+/);
     const rows = frame.filter((l) => /^│.{0,4}ses_\w+ [●⏸■✓✗◌○] /u.test(l));
     expect(rows.length).toBeGreaterThanOrEqual(3);
-    expect(r.stdout).toMatch(/[─═━] 1 ses_\w+ /);
-    expect(r.stdout).toMatch(/[─═━] 2 ses_\w+ /);
+    expect(r.stdout).toMatch(/[─═━] (?:⚠ )?1 ses_\w+ /);
+    expect(r.stdout).toMatch(/[─═━] (?:⚠ )?2 ses_\w+ /);
     // The footer's key hints close the frame.
     expect(frame.at(-1)).toMatch(/q quit/);
   });
