@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { ApiClient } from "../client/apiClient.js";
-import type { RetryWait } from "../client/rateLimit.js";
+import type { RateLimitTracker, RetryWait } from "../client/rateLimit.js";
 import { resolveCredentials } from "../credentials/resolve.js";
-import { err, registerSecret } from "./output.js";
+import { formatDuration } from "../text/format.js";
+import { err, registerSecret, stdoutClosed } from "./output.js";
 
 /** Options every networked command accepts (set on the root program). */
 export interface GlobalOptions {
@@ -50,22 +51,6 @@ export interface CommandContext {
   source: "env" | "keychain" | "insecure-file";
 }
 
-/**
- * Says on stderr why a request waits and for how long, so a retried failure is never a silent
- * pause ("retrying in 2.0 s (attempt 2/5): connection reset").
- */
-function reportRetries(client: ApiClient): void {
-  let last: RetryWait | null = null;
-  client.rateLimit.subscribe(() => {
-    const w = client.rateLimit.waiting;
-    if (w === null || w === last) return;
-    last = w;
-    err(
-      `${w.reason}: retrying in ${(w.delayMs / 1000).toFixed(1)} s (attempt ${w.attempt}/${w.maxAttempts})`,
-    );
-  });
-}
-
 /** The root program's options, whichever subcommand is running. */
 export function globalOptions(cmd: Command): GlobalOptions {
   let root: Command = cmd;
@@ -87,11 +72,13 @@ export async function commandContext(cmd: Command): Promise<CommandContext> {
     baseUrl: creds.baseUrl,
     apiKey: creds.apiKey,
     ...(creds.organizationId !== null ? { organizationId: creds.organizationId } : {}),
+    // A reader that went away (`| head`) cancels whatever the command still had in flight.
+    signal: stdoutClosed,
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
   });
-  reportRetries(client);
+  announceWaits(client.rateLimit);
   return {
     tuning,
     client,
@@ -101,4 +88,34 @@ export async function commandContext(cmd: Command): Promise<CommandContext> {
     profile: creds.profile,
     source: creds.source,
   };
+}
+
+/**
+ * Why a request waits, for how long, and what the server asked for: "rate limited (HTTP 429):
+ * retrying in 60 s (attempt 2/5)", "connection reset: retrying in 2.0 s (attempt 2/5)". The
+ * reason names the cause (see RetryCause), whichever it is: one line for every kind of wait.
+ */
+export function describeWait(w: RetryWait): string {
+  const s = w.delayMs / 1000;
+  const secs = `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+  const asked =
+    w.requestedMs !== undefined && w.requestedMs !== null && w.requestedMs > w.delayMs + 999
+      ? `; the service asked for ${formatDuration(w.requestedMs)}, waiting at most ${secs}`
+      : "";
+  return `${w.reason}: retrying in ${secs} (attempt ${w.attempt}/${w.maxAttempts})${asked}`;
+}
+
+/**
+ * A headless command that waits says so on stderr, once per wait, as the UI shows its
+ * countdown: a script's user sees why nothing happens for a minute, and why (a rate limit, a
+ * service error, a dropped connection), so a retried failure is never a silent pause.
+ */
+export function announceWaits(tracker: RateLimitTracker): () => void {
+  const told = new WeakSet<RetryWait>();
+  return tracker.subscribe(() => {
+    const w = tracker.waiting;
+    if (w === null || told.has(w)) return;
+    told.add(w);
+    err(describeWait(w));
+  });
 }

@@ -1,7 +1,8 @@
 import type { SessionEvent } from "../protocol/events.js";
 import { processOutputText } from "../protocol/events.js";
 import { formatTime, gapNotice } from "../text/format.js";
-import { sanitize } from "../text/sanitize.js";
+import { toJsonText } from "../text/json.js";
+import { sanitize, sanitizeLine } from "../text/sanitize.js";
 
 /** Tags shown for each kind, shared by `watch` and anything else printing events as lines. */
 export const KIND_TAGS: Record<SessionEvent["kind"], string> = {
@@ -30,19 +31,19 @@ export function eventText(ev: SessionEvent, keepSgr = false): string {
     case "prompt_progress":
       return sanitize(ev.data.content);
     case "file_changed":
-      return `${sanitize(ev.data.action)} ${sanitize(ev.data.path)}`;
+      return `${sanitizeLine(ev.data.action)} ${sanitizeLine(ev.data.path)}`;
     case "process_output": {
       const text = sanitize(processOutputText(ev.data), { keepSgr });
-      return ev.data.stream ? `[${sanitize(ev.data.stream)}] ${text}` : text;
+      return ev.data.stream ? `[${sanitizeLine(ev.data.stream)}] ${text}` : text;
     }
     case "state_changed":
-      return `${sanitize(ev.data.previous_state ?? "?")} → ${sanitize(ev.data.state)}`;
+      return `${sanitizeLine(ev.data.previous_state ?? "?")} → ${sanitizeLine(ev.data.state)}`;
     case "heartbeat":
-      return sanitize(ev.data.timestamp);
+      return sanitizeLine(ev.data.timestamp);
     case "unknown":
-      return `${sanitize(ev.event)} ${sanitize(JSON.stringify(ev.data) ?? "")}`;
+      return `${sanitizeLine(ev.event)} ${toJsonText(ev.data)}`;
     case "malformed":
-      return `${sanitize(ev.event)}: ${sanitize(ev.error)}: ${sanitize(ev.raw)}`;
+      return `${sanitizeLine(ev.event)}: ${sanitize(ev.error)}: ${sanitize(ev.raw)}`;
   }
 }
 

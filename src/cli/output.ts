@@ -1,4 +1,7 @@
 import { EXIT } from "../client/errors.js";
+import { toJsonText } from "../text/json.js";
+import { createRedactor } from "../text/redact.js";
+import { foldLines, sanitize } from "../text/sanitize.js";
 
 /** Anything shaped like our typed errors (client errors and credentials errors alike). */
 interface ActionableError {
@@ -15,41 +18,72 @@ function isActionable(e: unknown): e is ActionableError {
   );
 }
 
-const secrets = new Set<string>();
+/** The secrets of this process (the keys in use): never printed, whole or in pieces. */
+export const secrets = createRedactor();
 
 /**
  * Registers a secret that must never reach the terminal. Everything the CLI prints goes
  * through `redact`, so even a server that echoes the key back cannot make us print it.
  */
 export function registerSecret(secret: string): void {
-  if (secret.length >= 8) secrets.add(secret);
+  secrets.add(secret);
 }
 
 export function redact(text: string): string {
-  let out = text;
-  for (const s of secrets) {
-    if (out.includes(s)) out = out.split(s).join("[redacted key]");
-  }
-  return out;
+  return secrets.redact(text);
+}
+
+/**
+ * The last guard before a line reaches the terminal: server text is sanitized where it enters,
+ * and whatever still carries an escape sequence other than a colour, a C1 or bidi control, or
+ * a piece of the key, loses it here.
+ */
+function guard(text: string): string {
+  return redact(sanitize(text, { keepSgr: true }));
+}
+
+const closed = new AbortController();
+
+/**
+ * Aborted once stdout is closed by its reader (`| head`): commands stop their work, print
+ * nothing more, run their usual cleanup and exit 0.
+ */
+export const stdoutClosed: AbortSignal = closed.signal;
+
+/**
+ * Turns EPIPE on stdout into stdoutClosed instead of a crash with a stack trace, and ignores
+ * a closed stderr (`2>&1 | head`): nothing can be told to a reader that has gone.
+ */
+export function handleClosedOutput(): void {
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (!closed.signal.aborted) closed.abort();
+    if (e.code !== "EPIPE" && e.code !== "ERR_STREAM_DESTROYED") {
+      process.stderr.write(`error: cannot write to stdout (${sanitize(String(e.code))})\n`);
+    }
+  });
+  process.stderr.on("error", () => {});
 }
 
 export function out(line: string): void {
-  process.stdout.write(`${redact(line)}\n`);
+  if (closed.signal.aborted) return;
+  process.stdout.write(`${guard(line)}\n`);
 }
 
 export function err(line: string): void {
-  process.stderr.write(`${redact(line)}\n`);
+  process.stderr.write(`${guard(line)}\n`);
 }
 
 /** Prints an error as one or two lines (what happened; what to do) and returns its exit code. */
 export function reportError(e: unknown): number {
+  // The reader went away (`| head`): the command was cut short on purpose, quietly.
+  if (closed.signal.aborted) return EXIT.ok;
   if (isActionable(e)) {
-    err(`error: ${e.message}`);
-    if (e.hint) err(`hint: ${e.hint}`);
+    err(`error: ${foldLines(sanitize(e.message))}`);
+    if (e.hint) err(`hint: ${foldLines(sanitize(e.hint))}`);
     return e.exitCode;
   }
   const message = e instanceof Error ? e.message : String(e);
-  err(`error: ${message}`);
+  err(`error: ${foldLines(sanitize(message))}`);
   if (process.env.AGENT_SESSIONS_DEBUG && e instanceof Error && e.stack) err(e.stack);
   return EXIT.error;
 }
@@ -59,17 +93,41 @@ export function fail(e: unknown): void {
   process.exitCode = reportError(e);
 }
 
+/** One JSON value on one line; C1, bidi and line separators escaped, any depth (toJsonText). */
 export function printJson(value: unknown): void {
-  out(JSON.stringify(value));
+  out(toJsonText(value));
 }
 
-/** A plain left-aligned table; cells are already sanitized by the caller. */
-export function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) =>
+/** Column widths fitting the headers and these rows (a loop: rows may number in the 100,000s). */
+export function columnWidths(headers: string[], rows: readonly string[][]): number[] {
+  const widths = headers.map((h) => h.length);
+  for (const r of rows) {
+    for (let i = 0; i < widths.length; i++) {
+      const n = foldLines(r[i] ?? "").length;
+      if (n > (widths[i] ?? 0)) widths[i] = n;
+    }
+  }
+  return widths;
+}
+
+/**
+ * The lines of a plain left-aligned table. Cells are a single-line place: whatever newline or
+ * tab a cell still holds is folded, so no cell can print a row of its own.
+ */
+export function tableLines(widths: readonly number[], rows: readonly string[][]): string[] {
+  return rows.map((cells) =>
     cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .map((c, i) => {
+        const cell = foldLines(c);
+        return i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0);
+      })
       .join("  ")
-      .trimEnd();
-  return [line(headers), ...rows.map(line)].join("\n");
+      .trimEnd(),
+  );
+}
+
+/** A plain left-aligned table with a header row; cells are sanitized by the caller. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = columnWidths(headers, rows);
+  return tableLines(widths, [headers, ...rows]).join("\n");
 }

@@ -1,6 +1,6 @@
 import { styleText } from "node:util";
 import type { SessionEvent } from "../protocol/events.js";
-import { sanitize } from "../text/sanitize.js";
+import { foldLines, sanitize } from "../text/sanitize.js";
 import { clock, eventText, KIND_TAGS } from "./eventFormat.js";
 
 /**
@@ -47,11 +47,6 @@ interface PendingPrompt {
   timer: NodeJS.Timeout | null;
 }
 
-/** Newlines inside one event become a visible ⏎ so each event stays one line. */
-function oneLine(text: string): string {
-  return text.replace(/\n+$/, "").replace(/\n/g, " ⏎ ");
-}
-
 export class WatchPrinter {
   readonly #opts: WatchPrinterOptions;
   readonly #tagSessions: boolean;
@@ -71,7 +66,7 @@ export class WatchPrinter {
       return;
     }
     this.flush(sessionId);
-    const text = oneLine(eventText(ev, this.#opts.color));
+    const text = foldLines(eventText(ev, this.#opts.color));
     const reset = this.#opts.color && text.includes("\u001b[") ? "\u001b[0m" : "";
     this.#opts.write(`${this.#prefix(sessionId, ev.kind, at)}${text}${reset}`);
   }

@@ -2,7 +2,7 @@ import type { Dispatcher } from "undici";
 import { z } from "zod";
 import { errorMessage } from "../protocol/errors.js";
 import { type GitAction, type GitResult, gitRequest, readGitAnswer } from "../protocol/git.js";
-import { PATHS } from "../protocol/index.js";
+import { PATHS, unsafeIdReason } from "../protocol/index.js";
 import {
   type ApiKeyInfo,
   ApiKeyInfoSchema,
@@ -15,6 +15,7 @@ import {
   SessionSchema,
 } from "../protocol/resources.js";
 import { REQUIRED_SCOPES } from "../protocol/scopes.js";
+import { keyRedactor, type Redactor } from "../text/redact.js";
 import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
 import {
   AgentSessionsError,
@@ -78,6 +79,17 @@ export interface SessionPagesParams extends Omit<ListSessionsParams, "page"> {
   maxPages?: number;
 }
 
+export const DEFAULT_MAX_PAGES = 1000;
+
+/** How a walk over every page ended. */
+export type PagingEnd =
+  | { complete: true; pages: number }
+  /**
+   * Stopped before the last page; the reason says why (a repeated cursor, an offset that does
+   * not move, the same page again, more promised without a way to fetch it, the page cap).
+   */
+  | { complete: false; pages: number; reason: string };
+
 type CallName = keyof typeof REQUIRED_SCOPES;
 
 interface Call<T> {
@@ -139,6 +151,7 @@ export class ApiClient {
   readonly #random: () => number;
   readonly #signal: AbortSignal | undefined;
   readonly #maxBodyBytes: number;
+  readonly #redactor: Redactor;
 
   constructor(opts: ApiClientOptions) {
     let parsed: URL;
@@ -169,6 +182,7 @@ export class ApiClient {
     this.#signal = opts.signal;
     this.#maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
     this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
+    this.#redactor = keyRedactor(opts.apiKey);
   }
 
   get baseUrl(): string {
@@ -237,39 +251,66 @@ export class ApiClient {
   /**
    * Every page of GET /api/sessions until the server says there is no next one (cursor or
    * offset paging alike). Stops early after maxPages, when a cursor comes back that was given
-   * before, or when an offset does not move forward: either would loop forever.
+   * before, when an offset does not move forward, or when a page holds only the sessions of
+   * the page before (a server ignoring the offset): each would loop forever. The generator's
+   * return value says whether the listing was complete, so a caller can say so instead of
+   * presenting a cut list as whole. Only the current and the previous page's ids are held.
    */
   async *sessionPages(
     p: SessionPagesParams = {},
     signal?: AbortSignal,
-  ): AsyncGenerator<SessionPage, void, undefined> {
-    const { maxPages = 1000, ...params } = p;
+  ): AsyncGenerator<SessionPage, PagingEnd, undefined> {
+    const { maxPages = DEFAULT_MAX_PAGES, ...params } = p;
     const seen = new Set<string>();
     let page: PageToken | undefined;
     let offset = 0;
-    for (let n = 0; n < maxPages; n++) {
+    let previousIds: ReadonlySet<string> = new Set();
+    const cut = (pages: number, reason: string): PagingEnd => ({ complete: false, pages, reason });
+    for (let n = 1; ; n++) {
       const got = await this.listSessions({ ...params, ...(page ? { page } : {}) }, signal);
       yield got;
+      const ids = new Set<string>();
+      for (const s of got.sessions) ids.add(s.session_id);
+      let same = n > 1 && ids.size > 0;
+      for (const id of ids) {
+        if (!same) break;
+        same = previousIds.has(id);
+      }
+      if (same) return cut(n, "the service sent the same page again");
+      previousIds = ids;
       const next = got.next;
-      if (next === null) return;
+      if (next === null) {
+        return got.hasMore
+          ? cut(n, "the service says there are more sessions but gave no way to fetch them")
+          : { complete: true, pages: n };
+      }
       if ("cursor" in next) {
-        if (seen.has(next.cursor)) return;
+        if (seen.has(next.cursor)) {
+          return cut(n, "the service repeated a page cursor it had already given");
+        }
         seen.add(next.cursor);
       } else {
-        if (next.offset <= offset) return;
+        if (next.offset <= offset) return cut(n, "the service's next offset does not move forward");
+        if (got.total !== null && next.offset >= got.total) {
+          return cut(
+            n,
+            `the service says there are more sessions past its own total of ${got.total}`,
+          );
+        }
         offset = next.offset;
       }
+      if (n >= maxPages) return cut(n, `stopped at the limit of ${maxPages} pages`);
       page = next;
     }
   }
 
   /** GET /api/sessions/{id}. */
-  getSession(id: string, signal?: AbortSignal): Promise<Session> {
+  async getSession(id: string, signal?: AbortSignal): Promise<Session> {
     return this.#call(
       {
         name: "getSession",
         method: "GET",
-        path: PATHS.session(id),
+        path: idPath(id, PATHS.session),
         parse: (json) => SessionSchema.parse(unwrapSession(json)),
         notFound: `Session ${id} was not found`,
       },
@@ -282,8 +323,8 @@ export class ApiClient {
    * interface's path first; on 404 or 405 the documented path once. Any 2xx answer comes
    * back read by readGitAnswer: `ok` is false only when the body says so.
    */
-  git(id: string, action: GitAction, signal?: AbortSignal): Promise<GitResult> {
-    const req = gitRequest(id, action);
+  async git(id: string, action: GitAction, signal?: AbortSignal): Promise<GitResult> {
+    const req = gitRequest(checkedId(id), action);
     return this.#call(
       {
         name: action.kind === "clone" ? "gitClone" : "gitOperation",
@@ -418,7 +459,11 @@ export class ApiClient {
     signal: AbortSignal,
     backoff: { anchorMs: number | undefined },
   ): Promise<void> {
-    if (retryNo === 1 && retryAfterMs !== null) backoff.anchorMs = retryAfterMs;
+    // Retry-After: 0 (or a date in the past) must not turn the retries into a burst: the
+    // schedule never starts below the base delay.
+    if (retryNo === 1 && retryAfterMs !== null) {
+      backoff.anchorMs = Math.max(retryAfterMs, this.#baseMs);
+    }
     let delayMs = backoffDelay(
       retryNo,
       { baseMs: this.#baseMs, maxMs: this.#maxDelayMs, jitter: this.#jitter, random: this.#random },
@@ -434,6 +479,7 @@ export class ApiClient {
       until: Date.now() + delayMs,
       reason,
       cause,
+      requestedMs: retryAfterMs,
     };
     this.rateLimit.beginWait(wait);
     try {
@@ -505,7 +551,7 @@ export class ApiClient {
   }
 
   #errorFor<T>(call: Call<T>, label: string, res: RawResponse, attempts: number): Error {
-    const e = errorFromResponse({
+    return errorFromResponse({
       label,
       status: res.status,
       body: tryJson(res.text),
@@ -513,9 +559,8 @@ export class ApiClient {
       notFound: call.notFound,
       anyNon200IsInvalidKey: call.anyNon200IsInvalidKey,
       attempts,
+      redact: this.#redactor.redact,
     });
-    e.message = this.#redact(e.message);
-    return e;
   }
 
   async #send(
@@ -582,10 +627,9 @@ export class ApiClient {
     }
   }
 
-  /** Belt and braces: a server that echoes the key back must not get it printed. */
+  /** Belt and braces: a server that echoes the key (or a piece of it) must not get it printed. */
   #redact(s: string): string {
-    const key = this.#conn.apiKey;
-    return key.length >= 4 ? s.split(key).join("[redacted]") : s;
+    return this.#redactor.redact(s);
   }
 }
 
@@ -604,6 +648,23 @@ async function readBody(
     chunks.push(chunk);
   }
   return { text: Buffer.concat(chunks).toString("utf8"), truncated: false };
+}
+
+/**
+ * A session id checked before it enters a URL path: a typed error before any request when
+ * it could leave its path segment (`..`, `/`, `?`, …), so the key is never sent to a path the
+ * id made up. The rule is unsafeIdReason (src/protocol/ids.ts), the one the paths use.
+ */
+function checkedId(id: string): string {
+  const bad = unsafeIdReason(id);
+  if (bad !== null) {
+    throw new MalformedResponseError(`The session id "${id}" cannot be used in a request: ${bad}.`);
+  }
+  return id;
+}
+
+function idPath(id: string, build: (id: string) => string): string {
+  return build(checkedId(id));
 }
 
 function tryJson(text: string): unknown {

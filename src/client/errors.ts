@@ -3,6 +3,7 @@
  * (documented in the README) and a one-line hint saying what to do next. Messages never
  * contain the API key.
  */
+import { cutText, sanitizeLine } from "../text/sanitize.js";
 import { type NetworkFailure, networkFailureOfKind } from "./networkFailure.js";
 
 export const EXIT = {
@@ -13,10 +14,27 @@ export const EXIT = {
   missingScope: 4,
   rateLimited: 5,
   network: 6,
+  /** The output is incomplete: `sessions --all` stopped at a repeated cursor or its page cap. */
+  incomplete: 7,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** Longest error message kept: a server's detail is quoted, not a 32 MiB body. */
+export const MAX_ERROR_MESSAGE_CHARS = 2000;
+
+/**
+ * An error message is a single-line place, and it often quotes the server (a 403's detail, a
+ * content type, a stop reason): whatever shape of error is built, its text is sanitized and
+ * folded here, where it becomes an error.
+ */
+export function errorText(text: string): string {
+  return cutText(sanitizeLine(text), MAX_ERROR_MESSAGE_CHARS);
+}
+
 export abstract class AgentSessionsError extends Error {
+  constructor(message: string) {
+    super(errorText(message));
+  }
   abstract readonly code: string;
   abstract readonly exitCode: ExitCode;
   /** What the user can do next. */
@@ -42,18 +60,18 @@ export class MissingScopeError extends AgentSessionsError {
   readonly code = "missing_scope";
   readonly exitCode = EXIT.missingScope;
   readonly hint: string;
-  constructor(
-    message: string,
-    readonly requiredScope: string | null,
-    hint?: string,
-  ) {
+  /** The scope the call needs (sanitized: a server may name it). */
+  readonly requiredScope: string | null;
+  constructor(message: string, requiredScope: string | null, hint?: string) {
     super(message);
     this.name = "MissingScopeError";
-    this.hint =
+    this.requiredScope = requiredScope === null ? null : cutText(sanitizeLine(requiredScope), 200);
+    this.hint = errorText(
       hint ??
-      (requiredScope
-        ? `Use a key whose effective scopes include ${requiredScope} (see agent-sessions whoami).`
-        : "Use a key with the scope this call needs (see agent-sessions whoami).");
+        (this.requiredScope
+          ? `Use a key whose effective scopes include ${this.requiredScope} (see agent-sessions whoami).`
+          : "Use a key with the scope this call needs (see agent-sessions whoami)."),
+    );
   }
 }
 
@@ -129,9 +147,11 @@ export class HttpError extends AgentSessionsError {
   ) {
     super(message);
     this.name = "HttpError";
-    this.hint =
+    // A hint may name a field the server reported: the same one-line rule as the message.
+    this.hint = errorText(
       hint ??
-      (status >= 500 ? "The service failed; try again later." : "Check the request's arguments.");
+        (status >= 500 ? "The service failed; try again later." : "Check the request's arguments."),
+    );
   }
 }
 

@@ -10,9 +10,12 @@ import {
   errorMessage,
   PATHS,
   type SessionEvent,
+  unsafeIdReason,
   withHistoryParam,
 } from "../protocol/index.js";
-import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
+import { keyRedactor, type Redactor } from "../text/redact.js";
+import { cutText, sanitizeLine } from "../text/sanitize.js";
+import { DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
 import {
   type AgentSessionsError,
   MalformedResponseError,
@@ -21,8 +24,14 @@ import {
   RateLimitedError,
 } from "./errors.js";
 import { classifyNetworkError, describeFailure, networkFailureOfKind } from "./networkFailure.js";
+import { ReconnectPolicy } from "./reconnectPolicy.js";
 import { errorFromResponse } from "./responseError.js";
-import { createSseReader, nextLastEventId, type OversizedEvent } from "./sseReader.js";
+import {
+  createSseReader,
+  lastEventIdHeader,
+  nextLastEventId,
+  type OversizedEvent,
+} from "./sseReader.js";
 import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
 import { DEFAULT_WATCHDOG, HeartbeatEstimator, SilenceWatchdog } from "./watchdog.js";
 
@@ -73,9 +82,18 @@ export interface SubscribeOptions {
   onNotice?: (n: StreamNotice) => void;
   /** Most bytes one event may take before it is cut off (default 1 MiB). */
   maxEventBytes?: number;
-  /** First reconnect delay (default 1000); the server's `retry:` replaces it. */
+  /**
+   * First reconnect delay and the floor under every one (default 1000): the server's `retry:`
+   * may lengthen it, never shorten it (see reconnectPolicy.ts).
+   */
   backoffBaseMs?: number;
+  /** Cap of a reconnect delay, Retry-After included (default 60 s). */
   maxDelayMs?: number;
+  /**
+   * A connection open this long counts as useful even without new events (default 5000); a
+   * shorter one without new events is a failure and the backoff grows.
+   */
+  healthyConnectionMs?: number;
   /** Failed connections in a row before giving up (default Infinity). */
   maxAttempts?: number;
   watchdog?: { floorMs?: number; ceilingMs?: number; initialMs?: number };
@@ -135,8 +153,10 @@ type Outcome =
       reason: string;
       error: AgentSessionsError;
       retryAfterMs: number | null;
-      /** The connection delivered at least one event: the failure count starts over. */
+      /** The connection delivered new events: the failure count starts over. */
       delivered: boolean;
+      /** The server answered with an event stream (200) before this ended. */
+      live?: boolean;
     };
 
 /** Why we aborted a live connection ourselves. */
@@ -163,7 +183,8 @@ class EventStreamSubscription implements Subscription {
   private gapFrom: number | null = null;
   private readonly heartbeats: HeartbeatEstimator;
   private readonly now: () => number;
-  private baseDelayMs: number;
+  private readonly policy: ReconnectPolicy;
+  private readonly redactor: Redactor;
   private readonly headersTimeoutMs: number;
   private closed = false;
   /** Connections that got a 200 so far: only the first asks for history. */
@@ -181,7 +202,14 @@ class EventStreamSubscription implements Subscription {
   constructor(private readonly opts: SubscribeOptions) {
     this._lastEventId = opts.lastEventId ?? null;
     this.now = opts.now ?? Date.now;
-    this.baseDelayMs = opts.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS;
+    this.policy = new ReconnectPolicy({
+      baseMs: opts.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS,
+      maxMs: opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
+      ...(opts.healthyConnectionMs !== undefined ? { healthyMs: opts.healthyConnectionMs } : {}),
+      jitter: BACKOFF_JITTER,
+      ...(opts.random ? { random: opts.random } : {}),
+    });
+    this.redactor = keyRedactor(opts.config.apiKey);
     this.headersTimeoutMs = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
     this.heartbeats = new HeartbeatEstimator({
       floorMs: opts.watchdog?.floorMs ?? DEFAULT_WATCHDOG.floorMs,
@@ -245,8 +273,13 @@ class EventStreamSubscription implements Subscription {
   }
 
   private publish(s: StreamStatus): void {
-    this._status = s;
-    if (this.opts.onStatus) callSafely(this.opts.onStatus, s);
+    // A reason may quote the server (a detail, a content type): one line, no escapes, no key.
+    const status =
+      s.state === "reconnecting" || s.state === "stopped"
+        ? { ...s, reason: this.clean(s.reason) }
+        : s;
+    this._status = status;
+    if (this.opts.onStatus) callSafely(this.opts.onStatus, status);
   }
 
   private notice(n: StreamNotice): void {
@@ -303,23 +336,44 @@ class EventStreamSubscription implements Subscription {
     return false;
   }
 
+  /** Server text on its way into a reason or an error message. */
+  private clean(text: string): string {
+    return cutText(this.redactor.redact(sanitizeLine(text)), 1000);
+  }
+
+  /** The final status, published once: a later close() or a second stop says nothing more. */
   private finish(s: Extract<StreamStatus, { state: "stopped" }>): void {
+    if (this._status.state === "stopped") return;
+    this.closed = true;
     this.publish(s);
-    this.resolveDone(s);
+    this.resolveDone(this._status);
   }
 
   private async run(): Promise<void> {
-    // Failed connections in a row; a connection that delivered something resets it.
-    let failures = 0;
+    const bad = unsafeIdReason(this.opts.sessionId);
+    if (bad !== null) {
+      // Never let an id turn into another path (`..`, `/`, `?`): refused before any request.
+      const msg = `The session id "${this.opts.sessionId}" cannot be used in a request: ${bad}.`;
+      this.finish({ state: "stopped", reason: msg, error: new MalformedResponseError(msg) });
+      return;
+    }
     const maxAttempts = this.opts.maxAttempts ?? Number.POSITIVE_INFINITY;
     while (!this.closed) {
+      const startedAt = performance.now();
       const outcome = await this.connectOnce();
       if (this.closed) return;
       if (outcome.kind === "stop") {
         this.finish({ state: "stopped", reason: outcome.reason, error: outcome.error });
         return;
       }
-      failures = outcome.delivered ? 1 : failures + 1;
+      // Failed connections in a row; a useful one (new events, or open for a while) resets it.
+      const plan = this.policy.next({
+        live: outcome.live === true,
+        openMs: performance.now() - startedAt,
+        progress: outcome.delivered,
+        retryAfterMs: outcome.retryAfterMs,
+      });
+      const failures = plan.failures;
       if (failures >= maxAttempts) {
         const error =
           outcome.error instanceof RateLimitedError
@@ -332,23 +386,18 @@ class EventStreamSubscription implements Subscription {
         });
         return;
       }
-      const delayMs =
-        outcome.retryAfterMs !== null
-          ? Math.min(outcome.retryAfterMs, this.opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS)
-          : backoffDelay(failures, {
-              // A server's `retry: 0` is honoured once; after that the delay must still grow.
-              baseMs: failures > 1 ? Math.max(1, this.baseDelayMs) : this.baseDelayMs,
-              maxMs: this.opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
-              jitter: BACKOFF_JITTER,
-              random: this.opts.random,
-            });
+      const delayMs = plan.delayMs;
+      const capped =
+        plan.cappedFromMs !== null
+          ? ` (the server asked for ${formatSeconds(plan.cappedFromMs)}; waiting at most ${formatSeconds(delayMs)})`
+          : "";
       this._stats.reconnects++;
       this.publish({
         state: "reconnecting",
         attempt: failures,
         delayMs,
         retryAt: this.now() + delayMs,
-        reason: outcome.reason,
+        reason: `${outcome.reason}${capped}`,
       });
       // onStatus may have closed us.
       if (this.closed) return;
@@ -407,7 +456,8 @@ class EventStreamSubscription implements Subscription {
       accept: "text/event-stream",
       "cache-control": "no-cache",
     };
-    if (this._lastEventId !== null) headers["last-event-id"] = this._lastEventId;
+    const resumeFrom = lastEventIdHeader(this._lastEventId);
+    if (resumeFrom !== null) headers["last-event-id"] = resumeFrom;
     let res: Dispatcher.ResponseData;
     try {
       res = await request(resolveUrl(this.opts.config.baseUrl, path), {
@@ -429,9 +479,10 @@ class EventStreamSubscription implements Subscription {
     }
     const status = res.statusCode;
     if (status === 200) {
-      const type = headerValue(res.headers["content-type"]);
-      if (mediaType(type) !== "text/event-stream") {
+      const rawType = headerValue(res.headers["content-type"]);
+      if (mediaType(rawType) !== "text/event-stream") {
         discard(res.body);
+        const type = rawType === null ? null : this.clean(rawType);
         return {
           kind: "stop",
           reason: `the server answered ${type ? `"${type}"` : "without a content type"} instead of an event stream`,
@@ -454,12 +505,14 @@ class EventStreamSubscription implements Subscription {
     clearTimeout(bodyTimer);
     if (this.closed) return { kind: "stop", reason: "closed", error: null };
     if (status === 404) return "not_found";
-    const serverMessage = errorMessage(body);
+    const quoted = errorMessage(body);
+    const serverMessage = quoted === null ? null : this.clean(quoted);
     const error = errorFromResponse({
       label: `GET ${path}`,
       status,
       body: body ?? undefined,
       requiredScope: REQUIRED_SCOPE,
+      redact: this.redactor.redact,
     });
     if (status === 401) {
       const msg = serverMessage ?? "The API key is invalid or expired.";
@@ -489,13 +542,13 @@ class EventStreamSubscription implements Subscription {
     return { kind: "stop", reason: msg, error };
   }
 
-  private networkFailure(e: unknown, delivered: boolean): Outcome {
+  private networkFailure(e: unknown, delivered: boolean, live = false): Outcome {
     if (this.closed) return { kind: "stop", reason: "closed", error: null };
     const failure = classifyNetworkError(e, new URL(this.opts.config.baseUrl));
     const detail =
       failure.code === "UND_ERR_HEADERS_TIMEOUT"
         ? "no response headers in time"
-        : describeFailure(failure);
+        : this.clean(describeFailure(failure));
     const error = new NetworkError(`The event stream connection failed: ${detail}.`, failure);
     // A stream that never connected stops at once when trying again cannot help (a name that
     // does not resolve, a bad certificate, nothing listening on loopback). Once it has been
@@ -509,6 +562,7 @@ class EventStreamSubscription implements Subscription {
       error,
       retryAfterMs: null,
       delivered,
+      live,
     };
   }
 
@@ -547,7 +601,13 @@ class EventStreamSubscription implements Subscription {
   ): Promise<Outcome> {
     const maxEventBytes = this.opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     const onItem = this.opts.onItem;
-    let delivered = false;
+    // Whether the connection brought something new (see ReconnectPolicy): events that are not
+    // heartbeats, and, when they carry ids, a last event id that moved on. A server replaying
+    // the same items on every connection makes no progress.
+    let events = 0;
+    let idLess = false;
+    const resumedFrom = this._lastEventId;
+    const progress = () => events > 0 && (idLess || this._lastEventId !== resumedFrom);
     this.heartbeats.connectionStarted();
     const reader = createSseReader({
       maxEventBytes,
@@ -560,18 +620,23 @@ class EventStreamSubscription implements Subscription {
         }
         this._lastEventId = nextLastEventId(this._lastEventId, id);
         // By name: a heartbeat with a bad payload still shows the server is alive on schedule.
-        if (m.event === "heartbeat" && this.heartbeats.beat(performance.now())) {
-          this.watchdog?.reschedule();
+        if (m.event === "heartbeat") {
+          if (this.heartbeats.beat(performance.now())) this.watchdog?.reschedule();
+        } else {
+          events++;
+          if (m.id === undefined) idLess = true;
         }
-        delivered = true;
         if (onItem) {
           if (this.closed) return;
           this._stats.events++;
           callSafely4(onItem, m.event, m.data, m.id, this._lastActivityAt ?? this.now());
         } else this.deliver(decodeEvent(m.event, m.data, m.id));
       },
+      onId: (id) => {
+        this._lastEventId = nextLastEventId(this._lastEventId, id);
+      },
       onRetry: (ms) => {
-        this.baseDelayMs = ms;
+        this.policy.serverRetry(ms);
       },
       ...(this.opts.onComment
         ? {
@@ -617,10 +682,11 @@ class EventStreamSubscription implements Subscription {
             networkFailureOfKind("timed_out", "the stream went silent"),
           ),
           retryAfterMs: null,
-          delivered,
+          delivered: progress(),
+          live: true,
         };
       }
-      return this.networkFailure(e, delivered);
+      return this.networkFailure(e, progress(), true);
     } finally {
       watchdog.stop();
       if (this.watchdog === watchdog) this.watchdog = null;
@@ -647,7 +713,8 @@ class EventStreamSubscription implements Subscription {
           `An event larger than ${maxEventBytes} bytes was cut off.`,
         ),
         retryAfterMs: null,
-        delivered,
+        delivered: progress(),
+        live: true,
       };
     }
     return {
@@ -658,7 +725,8 @@ class EventStreamSubscription implements Subscription {
         networkFailureOfKind("reset", "the stream ended"),
       ),
       retryAfterMs: null,
-      delivered,
+      delivered: progress(),
+      live: true,
     };
   }
 

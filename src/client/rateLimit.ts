@@ -18,6 +18,8 @@ export interface RetryWait {
   /** What happened, in a few words: "rate limited (HTTP 429)", "connection reset". */
   reason: string;
   cause: RetryCause;
+  /** The server's Retry-After, when it gave one: longer than delayMs when it was capped. */
+  requestedMs?: number | null;
 }
 
 /** Response headers as undici (plain record) or fetch (Headers) hand them over. */

@@ -9,8 +9,9 @@ import {
 
 /**
  * The one place that turns an HTTP error answer (status and body) into a typed error, for
- * the API client and the event stream alike. Messages carry the server's words whole (the
- * output layers sanitize them); hints fit the cause, not only the status code.
+ * the API client and the event stream alike. Messages quote the server's words; the error
+ * constructors (errors.ts) sanitize, fold and cut every message, so no caller has to. Hints
+ * fit the cause, not only the status code.
  */
 
 export interface ErrorResponse {
@@ -27,9 +28,17 @@ export interface ErrorResponse {
   anyNon200IsInvalidKey?: boolean;
   /** Attempts made, for a 5xx that persisted. */
   attempts?: number;
+  /** Takes the caller's key out of the message: a server may echo the key (or a piece). */
+  redact?: (text: string) => string;
 }
 
 export function errorFromResponse(r: ErrorResponse): AgentSessionsError {
+  const e = typedError(r);
+  if (r.redact) e.message = r.redact(e.message);
+  return e;
+}
+
+function typedError(r: ErrorResponse): AgentSessionsError {
   const { status, label } = r;
   const msg = r.body === undefined ? null : errorMessage(r.body);
   if (r.anyNon200IsInvalidKey) {

@@ -26,6 +26,11 @@ export interface SseReaderOptions {
   /** Most bytes one item may take before it is cut off. */
   maxEventBytes: number;
   onMessage: (msg: SseMessage) => void;
+  /**
+   * An item with an `id:` but no data: eventsource-parser drops it, yet WHATWG sets the last
+   * event id from it all the same. Called in stream order relative to onMessage.
+   */
+  onId?: (id: string) => void;
   onRetry?: (ms: number) => void;
   onComment?: (text: string) => void;
 }
@@ -52,6 +57,25 @@ export function nextLastEventId(current: string | null, itemId: string | undefin
   return itemId === "" ? null : itemId;
 }
 
+/** Longest Last-Event-ID sent, in bytes: longer ones would fail the request on most servers. */
+export const MAX_LAST_EVENT_ID_BYTES = 4096;
+
+/**
+ * The Last-Event-ID header value for an id: its UTF-8 bytes, as the spec says, written one
+ * byte per character (undici sends header strings as Latin-1, and refuses characters beyond
+ * it, so "☃-1" as it is would fail every reconnect). Null when the id cannot be sent as a
+ * header (a control character other than tab, or too long): the stream then resumes without
+ * it rather than failing forever.
+ */
+export function lastEventIdHeader(id: string | null): string | null {
+  if (id === null || id === "") return null;
+  const bytes = Buffer.from(id, "utf8");
+  if (bytes.byteLength > MAX_LAST_EVENT_ID_BYTES) return null;
+  const value = bytes.toString("latin1");
+  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return null;
+  return value;
+}
+
 /**
  * Bytes → streaming UTF-8 decoding (characters split across chunks survive) → one line
  * ending → eventsource-parser, with a flat memory bound per item.
@@ -60,10 +84,17 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
   // fatal: false turns invalid UTF-8 into U+FFFD instead of killing the stream; the decoder
   // also drops a leading BOM, which the parser only recognises in its byte form.
   const decoder = new TextDecoder("utf-8");
+  const onMessage = opts.onMessage as (m: EventSourceMessage) => void;
+  const ids = opts.onId ? new DatalessIds(opts.onId) : null;
   const parser: EventSourceParser = createParser({
     // The parser's message already has the three fields, all of them always set: handing it
     // on as is saves an object per event.
-    onEvent: opts.onMessage as (m: EventSourceMessage) => void,
+    onEvent: ids
+      ? (m) => {
+          onMessage(m);
+          ids.dispatched();
+        }
+      : onMessage,
     onRetry: (ms) => opts.onRetry?.(ms),
     onComment: (c) => opts.onComment?.(c),
     // Unknown fields and bad `retry:` values are ignored, as WHATWG says.
@@ -148,11 +179,11 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
     let from = 0;
     if (partialLine !== "") {
       from = t.indexOf("\n") + 1;
-      parser.feed(partialLine + t.slice(0, from));
+      feedParser(partialLine + t.slice(0, from));
       partialLine = "";
     }
     if (lastNl + 1 > from) {
-      parser.feed(from === 0 && lastNl === t.length - 1 ? t : t.slice(from, lastNl + 1));
+      feedParser(from === 0 && lastNl === t.length - 1 ? t : t.slice(from, lastNl + 1));
     }
     if (lastNl < t.length - 1) partialLine = t.slice(lastNl + 1);
   }
@@ -182,6 +213,17 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
       start = end + 2;
     }
     return null;
+  }
+
+  /** Whole lines to the parser, data-less ids found on the side (see DatalessIds). */
+  function feedParser(lines: string): void {
+    if (ids === null) {
+      parser.feed(lines);
+      return;
+    }
+    ids.scan(lines);
+    parser.feed(lines);
+    ids.fed();
   }
 
   function feed(text: string): OversizedEvent | null {
@@ -214,6 +256,7 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
     };
     dead = true;
     parser.reset();
+    ids?.reset();
     partialLine = "";
     pendingHead = "";
     pendingBytes = 0;
@@ -246,4 +289,122 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
       parser.reset();
     },
   };
+}
+
+/**
+ * Finds items that carry an `id:` field but no data line, which eventsource-parser drops, and
+ * reports their ids in order with the parser's messages.
+ *
+ * Before the parser sees a run of whole lines, scan() walks its items (blank-line separated):
+ * an item with a data line is the parser's business and only counted; for one without, the
+ * id (its last `id:` field without a NUL, as the parser reads it) is queued behind the number
+ * of data items before it. While the parser dispatches, dispatched() releases the queued ids
+ * whose turn has come, so a data-less id lands between the right two messages. Cheap on the
+ * hot path: per item, one search for the blank line and one for a data line.
+ */
+class DatalessIds {
+  /** The open item (started in an earlier run): has it a data line yet, and its id. */
+  private hasData = false;
+  private id: string | undefined = undefined;
+  /** Data-less ids of this run: [data items before it, id]. */
+  private readonly queue: [number, string][] = [];
+  private dispatchedCount = 0;
+
+  constructor(private readonly onId: (id: string) => void) {}
+
+  scan(t: string): void {
+    this.dispatchedCount = 0;
+    const data = new FieldFinder(t, "data");
+    const idField = new FieldFinder(t, "id");
+    let dataItems = 0;
+    let i = 0;
+    for (;;) {
+      // The next empty line (t always starts at a line start, after a line end).
+      let blank: number;
+      if (t.charCodeAt(i) === 10) blank = i;
+      else {
+        const k = t.indexOf("\n\n", i === 0 ? 0 : i - 1);
+        blank = k === -1 ? -1 : k + 1;
+      }
+      const end = blank === -1 ? t.length : blank;
+      if (!this.hasData && data.next(i, end) !== -1) this.hasData = true;
+      if (!this.hasData) {
+        let p = idField.next(i, end);
+        while (p !== -1) {
+          const nl = t.indexOf("\n", p);
+          const lineEnd = nl === -1 || nl > end ? end : nl;
+          let v = p + 2 < lineEnd && t.charCodeAt(p + 2) === 58 ? p + 3 : p + 2;
+          if (v < lineEnd && t.charCodeAt(v) === 32) v++;
+          const value = t.slice(v, lineEnd);
+          if (!value.includes("\0")) this.id = value;
+          p = idField.next(lineEnd, end);
+        }
+      }
+      if (blank === -1) break;
+      if (this.hasData) dataItems++;
+      else if (this.id !== undefined) this.queue.push([dataItems, this.id]);
+      this.hasData = false;
+      this.id = undefined;
+      i = blank + 1;
+      if (i >= t.length) break;
+    }
+    // Ids before the run's first message are due before the parser sees it.
+    this.release();
+  }
+
+  /** The parser dispatched a message: release the ids queued behind it. */
+  dispatched(): void {
+    this.dispatchedCount++;
+    this.release();
+  }
+
+  /** The parser took the whole run: whatever is left is due now. */
+  fed(): void {
+    this.release(Number.POSITIVE_INFINITY);
+  }
+
+  reset(): void {
+    this.hasData = false;
+    this.id = undefined;
+    this.queue.length = 0;
+  }
+
+  private release(upTo = this.dispatchedCount): void {
+    while (this.queue.length > 0) {
+      const head = this.queue[0] as [number, string];
+      if (head[0] > upTo) return;
+      this.queue.shift();
+      this.onId(head[1]);
+    }
+  }
+}
+
+/**
+ * Lines that are the field `name` ("name:…" or "name" alone) in one run of whole lines,
+ * searched with the starting point only moving forward, so a run costs one pass per name
+ * however many items it holds.
+ */
+class FieldFinder {
+  /** The last raw match of `name` (maybe not at a line start); -1 when there is none left. */
+  private at = -2;
+
+  constructor(
+    private readonly t: string,
+    private readonly name: string,
+  ) {}
+
+  /** First such line starting in [from, end), or -1. `from` only grows between calls. */
+  next(from: number, end: number): number {
+    const { t, name } = this;
+    for (;;) {
+      if (this.at === -1) return -1;
+      if (this.at < from) this.at = t.indexOf(name, from);
+      const p = this.at;
+      if (p === -1 || p >= end) return -1;
+      const atLineStart = p === 0 || t.charCodeAt(p - 1) === 10;
+      const after = t.charCodeAt(p + name.length);
+      if (atLineStart && (after === 58 || after === 10)) return p;
+      this.at = t.indexOf(name, p + 1);
+    }
+  }
 }

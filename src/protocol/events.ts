@@ -113,5 +113,10 @@ export function decodeEvent(
 export function processOutputText(data: ProcessOutput): string {
   if (typeof data.text === "string") return data.text;
   if (typeof data.line === "string") return data.line;
-  return JSON.stringify(data);
+  try {
+    return JSON.stringify(data);
+  } catch {
+    // Nested deeper than JSON.stringify's recursion can go (JSON.parse took it): say so.
+    return "[output nested too deeply to show]";
+  }
 }

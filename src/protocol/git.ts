@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errorMessage } from "./errors.js";
+import { pathSegment } from "./ids.js";
 
 /**
  * Git actions in a session: the one type the CLI, the UI and the client share, the one
@@ -30,9 +31,8 @@ export interface GitRequest {
   body: Record<string, unknown>;
 }
 
-function seg(id: string): string {
-  return encodeURIComponent(id);
-}
+/** An id as its path segment; one that could leave the segment throws (see ids.ts). */
+const seg = pathSegment;
 
 /** Paths of the git endpoints: the interface's and the documented ones. */
 export const GIT_PATHS = {

@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { GitAction, GitActionKind, GitResult } from "../protocol/git.js";
-import { sanitize } from "../text/sanitize.js";
+import { noRedaction, type RedactFn } from "../text/redact.js";
+import { sanitize, sanitizeLine } from "../text/sanitize.js";
 import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
 
 /**
@@ -63,11 +64,11 @@ const ACTION_WORDS: Record<ActionKind, string> = {
 };
 
 /**
- * What a git answer means, in one line (sanitized): for the CLI's output and the UI's result
+ * What a git answer means, on one line (sanitized, newlines folded): for the CLI's output and the UI's result
  * line alike. Uses what the answer carries and falls back on what was asked.
  */
 export function describeResult(action: GitAction, r: GitResult): string {
-  const s = (v: string | null | undefined) => (v ? sanitize(v).replace(/\s+/g, " ") : null);
+  const s = (v: string | null | undefined) => (v ? sanitizeLine(v) : null);
   const word = ACTION_WORDS[action.kind];
   if (!r.ok) return `${word} failed: ${s(r.error) ?? "the service reported a failure"}`;
   if (r.accepted && r.sha === null && r.branch === null && r.prNumber === null) {
@@ -95,8 +96,11 @@ export function describeResult(action: GitAction, r: GitResult): string {
   }
 }
 
-export function createActionsStore(opts: { now?: () => number } = {}): ActionsStore {
+export function createActionsStore(
+  opts: { now?: () => number; redact?: RedactFn } = {},
+): ActionsStore {
   const now = opts.now ?? Date.now;
+  const redact = opts.redact ?? noRedaction;
   let controller: AbortController | null = null;
 
   return createStore<ActionsState>()((set, get) => {
@@ -140,13 +144,13 @@ export function createActionsStore(opts: { now?: () => number } = {}): ActionsSt
           const result = await fn(ctl.signal);
           const output =
             result.output !== null && result.output !== ""
-              ? sanitize(result.output.slice(0, MAX_OUTPUT_CHARS), { keepSgr: true })
+              ? redact(sanitize(result.output.slice(0, MAX_OUTPUT_CHARS), { keepSgr: true }))
               : null;
           return finish({
             kind,
             sessionId,
             ok: result.ok,
-            message: describeResult(action, result),
+            message: redact(describeResult(action, result)),
             output,
             result,
             error: null,
@@ -154,7 +158,7 @@ export function createActionsStore(opts: { now?: () => number } = {}): ActionsSt
             finishedAt: now(),
           });
         } catch (e) {
-          const error = toErrorInfo(e);
+          const error = toErrorInfo(e, redact);
           return finish({
             kind,
             sessionId,

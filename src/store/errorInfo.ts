@@ -1,10 +1,12 @@
 import { NetworkError } from "../client/errors.js";
 import type { NetworkFailureKind } from "../client/networkFailure.js";
-import { sanitize } from "../text/sanitize.js";
+import { noRedaction, type RedactFn } from "../text/redact.js";
+import { sanitizeLine } from "../text/sanitize.js";
 
 /**
  * An error as the stores keep it: plain data (no Error instance in state), its message
- * sanitized because it may quote the server verbatim (a 403's detail, for example).
+ * sanitized, on one line and without the key, because it may quote the server verbatim (a
+ * 403's detail, for example).
  */
 export interface ErrorInfo {
   message: string;
@@ -18,12 +20,12 @@ export interface ErrorInfo {
   network?: NetworkFailureKind;
 }
 
-export function toErrorInfo(e: unknown): ErrorInfo {
+export function toErrorInfo(e: unknown, redact: RedactFn = noRedaction): ErrorInfo {
   const o = (e !== null && typeof e === "object" ? e : {}) as Record<string, unknown>;
   const raw = e instanceof Error ? e.message : typeof e === "string" ? e : String(e);
-  const str = (v: unknown) => (typeof v === "string" && v !== "" ? sanitize(v) : null);
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? redact(sanitizeLine(v)) : null);
   return {
-    message: sanitize(raw) || "unknown error",
+    message: redact(sanitizeLine(raw)) || "unknown error",
     hint: str(o.hint),
     code: str(o.code),
     requiredScope: str(o.requiredScope),

@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { ApiClient } from "../client/apiClient.js";
 import type { ApiKeyInfo, Identity } from "../protocol/resources.js";
+import { noRedaction, type RedactFn } from "../text/redact.js";
 import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
 import { sanitizeRecord } from "./sanitizeRecord.js";
 
@@ -30,8 +31,11 @@ const NOTHING_KNOWN = {
   loadedAt: null,
 } as const;
 
-export function createIdentityStore(opts: { now?: () => number } = {}): IdentityStore {
+export function createIdentityStore(
+  opts: { now?: () => number; redact?: RedactFn } = {},
+): IdentityStore {
   const now = opts.now ?? Date.now;
+  const redact = opts.redact ?? noRedaction;
   // A newer load supersedes an older one still in flight.
   let generation = 0;
   return createStore<IdentityState>()((set) => ({
@@ -43,10 +47,10 @@ export function createIdentityStore(opts: { now?: () => number } = {}): Identity
       const [verified, me] = await Promise.allSettled([client.verify(), client.me()]);
       if (gen !== generation) return;
       set({
-        keyInfo: verified.status === "fulfilled" ? sanitizeRecord(verified.value) : null,
-        identity: me.status === "fulfilled" ? sanitizeRecord(me.value) : null,
-        error: verified.status === "rejected" ? toErrorInfo(verified.reason) : null,
-        identityError: me.status === "rejected" ? toErrorInfo(me.reason) : null,
+        keyInfo: verified.status === "fulfilled" ? sanitizeRecord(verified.value, redact) : null,
+        identity: me.status === "fulfilled" ? sanitizeRecord(me.value, redact) : null,
+        error: verified.status === "rejected" ? toErrorInfo(verified.reason, redact) : null,
+        identityError: me.status === "rejected" ? toErrorInfo(me.reason, redact) : null,
         loading: false,
         loadedAt: now(),
       });

@@ -1,7 +1,9 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { ApiClient } from "../client/apiClient.js";
+import { unsafeIdReason } from "../protocol/ids.js";
 import { type PageToken, type Session, sessionName } from "../protocol/resources.js";
 import { STATE_RANK } from "../protocol/states.js";
+import { noRedaction, type RedactFn } from "../text/redact.js";
 import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
 import { sanitizeRecord } from "./sanitizeRecord.js";
 
@@ -38,6 +40,12 @@ export interface SessionsState {
    * a record in the pages is updated there instead.
    */
   readonly records: Readonly<Record<string, Session>>;
+  /**
+   * Sessions whose id, as the server sent it, cannot go into a URL path (`..`, `/`, a control
+   * character; see protocol/ids.ts), by the id shown, with the reason. They are listed, but
+   * never opened or acted on.
+   */
+  readonly unsafeIds: Readonly<Record<string, string>>;
 
   /** Replace the list with the first page. */
   load(): Promise<void>;
@@ -66,6 +74,8 @@ export interface SessionsStoreOptions {
   /** Page size asked of the service. Default 100 (the interface's own example). */
   pageSize?: number;
   now?: () => number;
+  /** Hides the user's key in whatever the service sent (see src/text/redact.ts). */
+  redact?: RedactFn;
 }
 
 export function createSessionsStore(
@@ -74,7 +84,29 @@ export function createSessionsStore(
 ): SessionsStore {
   const pageSize = opts.pageSize ?? 100;
   const now = opts.now ?? Date.now;
+  const redact = opts.redact ?? noRedaction;
+
+  /** A page's records made safe to show, and the ids among them that must not be opened. */
+  function admit(
+    raw: readonly Session[],
+    known: Readonly<Record<string, string>>,
+  ): { items: Session[]; unsafeIds: Readonly<Record<string, string>> } {
+    let unsafeIds = known;
+    const items: Session[] = [];
+    for (const r of raw) {
+      const safe = sanitizeRecord(r, redact);
+      const bad = unsafeIdReason(r.session_id);
+      if (bad !== null) {
+        if (unsafeIds === known) unsafeIds = { ...known };
+        (unsafeIds as Record<string, string>)[safe.session_id] = bad;
+      }
+      items.push(safe);
+    }
+    return { items, unsafeIds };
+  }
   let generation = 0;
+  /** Cursors the service has given since the first page: one given again would loop forever. */
+  let seenCursors = new Set<string>();
   let inflight: AbortController | null = null;
 
   return createStore<SessionsState>()((set, get) => {
@@ -87,11 +119,13 @@ export function createSessionsStore(
       try {
         const page = await client.listSessions({ limit: pageSize }, ctl.signal);
         if (gen !== generation) return;
+        const admitted = admit(page.sessions, {});
+        seenCursors = new Set(
+          page.next !== null && "cursor" in page.next ? [page.next.cursor] : [],
+        );
         set({
-          items: dedupe(
-            [],
-            page.sessions.map((x) => sanitizeRecord(x)),
-          ),
+          items: dedupe([], admitted.items),
+          unsafeIds: admitted.unsafeIds,
           next: page.next,
           hasMore: page.next !== null,
           total: page.total,
@@ -100,7 +134,7 @@ export function createSessionsStore(
         });
       } catch (e) {
         if (gen !== generation) return;
-        set({ loading: false, error: toErrorInfo(e) });
+        set({ loading: false, error: toErrorInfo(e, redact) });
       } finally {
         if (inflight === ctl) inflight = null;
       }
@@ -120,6 +154,7 @@ export function createSessionsStore(
       sortKey: "updated",
       sortDir: "desc",
       records: {},
+      unsafeIds: {},
 
       load: fetchFirst,
       refresh: fetchFirst,
@@ -135,25 +170,39 @@ export function createSessionsStore(
         try {
           const page = await client.listSessions({ limit: pageSize, page: from }, ctl.signal);
           if (gen !== generation) return;
-          // An offset that does not move forward would load the same page for ever.
-          const stuck =
-            page.next !== null && "offset" in page.next && "offset" in from
-              ? page.next.offset <= from.offset
-              : false;
+          const admitted = admit(page.sessions, get().unsafeIds);
+          const next = page.next;
+          // A cursor given before, or an offset that does not move forward, would page in a
+          // circle: stop, and say the list is cut.
+          let stuck: string | null = null;
+          if (next !== null && "cursor" in next) {
+            if (seenCursors.has(next.cursor)) stuck = "the service repeated a page cursor";
+            seenCursors.add(next.cursor);
+          } else if (next !== null && "offset" in from && next.offset <= from.offset) {
+            stuck = "the service's next offset does not move forward";
+          }
+          const items = dedupe(get().items, admitted.items);
           set({
-            items: dedupe(
-              get().items,
-              page.sessions.map((x) => sanitizeRecord(x)),
-            ),
-            next: stuck ? null : page.next,
-            hasMore: !stuck && page.next !== null,
+            items,
+            unsafeIds: admitted.unsafeIds,
+            next: stuck ? null : next,
+            hasMore: stuck === null && next !== null,
             total: page.total ?? get().total,
             loadingMore: false,
             loadedAt: now(),
+            error:
+              stuck !== null
+                ? {
+                    message: `The list may be incomplete: ${stuck} after ${items.length} sessions`,
+                    hint: "Refresh (Ctrl-R) to start over from the first page.",
+                    code: "incomplete",
+                    requiredScope: null,
+                  }
+                : null,
           });
         } catch (e) {
           if (gen !== generation) return;
-          set({ loadingMore: false, error: toErrorInfo(e) });
+          set({ loadingMore: false, error: toErrorInfo(e, redact) });
         } finally {
           if (inflight === ctl) inflight = null;
         }
@@ -177,7 +226,7 @@ export function createSessionsStore(
       patchSession(sessionId, patch) {
         const extra = get().records[sessionId];
         if (extra) {
-          const next = { ...extra, ...sanitizeRecord(patch), session_id: sessionId };
+          const next = { ...extra, ...sanitizeRecord(patch, redact), session_id: sessionId };
           set({ records: { ...get().records, [sessionId]: next } });
         }
         const items = get().items;
@@ -185,7 +234,7 @@ export function createSessionsStore(
         const current = items[i];
         if (current === undefined) return;
         const next = items.slice();
-        next[i] = { ...current, ...sanitizeRecord(patch), session_id: current.session_id };
+        next[i] = { ...current, ...sanitizeRecord(patch, redact), session_id: current.session_id };
         set({ items: next });
       },
 
@@ -193,7 +242,7 @@ export function createSessionsStore(
         if (!client.getSession) return null;
         let fresh: Session;
         try {
-          fresh = sanitizeRecord(await client.getSession(sessionId));
+          fresh = sanitizeRecord(await client.getSession(sessionId), redact);
         } catch {
           return null;
         }

@@ -189,12 +189,17 @@ describe("chaos", () => {
         if (s.status.state !== "reconnecting") continue;
         const { delayMs, attempt, reason } = s.status;
         const retryAfter = /retry after ([\d.]+)s/.exec(reason);
+        // The backoff schedule is a floor under every wait, Retry-After or not (the reconnect
+        // floor): failures in a row never come back sooner than their backoff.
+        const plain = Math.min(BASE_MS * 2 ** (attempt - 1), MAX_DELAY_MS);
+        expect(delayMs).toBeGreaterThanOrEqual(Math.floor(plain * (1 - JITTER)));
         if (retryAfter) {
-          // Retry-After is honoured as given (both values are below the cap).
-          expect(delayMs).toBe(Number(retryAfter[1]) * 1000);
+          // Retry-After is honoured: never sooner than asked (both values are below the cap),
+          // and no later than the longer of it and the schedule's cap.
+          const asked = Number(retryAfter[1]) * 1000;
+          expect(delayMs).toBeGreaterThanOrEqual(asked);
+          expect(delayMs).toBeLessThanOrEqual(Math.max(asked, MAX_DELAY_MS));
         } else {
-          const plain = Math.min(BASE_MS * 2 ** (attempt - 1), MAX_DELAY_MS);
-          expect(delayMs).toBeGreaterThanOrEqual(Math.floor(plain * (1 - JITTER)));
           expect(delayMs).toBeLessThanOrEqual(MAX_DELAY_MS);
         }
         const next = w.statuses[i + 1];

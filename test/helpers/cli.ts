@@ -15,6 +15,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   input?: string;
   timeoutMs?: number;
+  /** Working folder of the child (default the test's own). */
+  cwd?: string;
   /** Called with the child once spawned (e.g. to send SIGINT). */
   onSpawn?: (child: import("node:child_process").ChildProcess) => void;
 }
@@ -40,7 +42,11 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
     else env[k] = v;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: "pipe" });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env,
+      stdio: "pipe",
+      ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => {

@@ -664,10 +664,11 @@ describe("event stream: retrying", () => {
     if (final.state !== "stopped") throw new Error("unreachable");
     expect(final.error).toBeInstanceOf(RateLimitedError);
     expect((final.error as RateLimitedError).attempts).toBe(2);
-    expect(reconnects(w2).map((s) => s.delayMs)).toEqual([0]);
+    // Retry-After: 0 is no reason to hurry: the reconnect floor (the base delay) still holds.
+    expect(reconnects(w2).map((s) => s.delayMs)).toEqual([10]);
   });
 
-  it("retry: 0 reconnects at once after a drop, but repeated failures still back off", async () => {
+  it("retry: 0 cannot go below the base delay, and repeated failures back off", async () => {
     const srv = await serve((_req, res, n) => {
       if (n === 0) {
         sseHead(res);
@@ -679,7 +680,7 @@ describe("event stream: retrying", () => {
     });
     const w = watch(srv.url);
     await waitFor(() => w.sub.lastEventId === "2", "event 2");
-    expect(reconnects(w).map((s) => s.delayMs)).toEqual([0, 2, 4, 8]);
+    expect(reconnects(w).map((s) => s.delayMs)).toEqual([10, 20, 40, 80]);
   });
 
   it("an error body that never ends does not hang the stream", async () => {

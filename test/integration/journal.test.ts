@@ -418,3 +418,49 @@ describe("journal: what it stores", () => {
     });
   });
 });
+
+describe("journal: a service that echoes the key", () => {
+  it("stores no piece of half the key or longer, whichever field carries it, and still spots repeats", async () => {
+    const key = "ask_Zq7Lm2Xv9Pw4Rt6Yb1Nc8Hd3";
+    registerSecret(key);
+    const half = Math.ceil(key.length / 2);
+    const scripted: ScriptedServer = await startScriptedServer();
+    cleanups.push(() => scripted.close());
+    const sse = (event: string, data: string, id?: string) =>
+      `${id === undefined ? "" : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`;
+    const history =
+      // The key in two prompt fragments, each exactly half of it.
+      sse("prompt_progress", JSON.stringify({ type: "text", content: key.slice(0, half) }), "1") +
+      sse(
+        "prompt_progress",
+        JSON.stringify({ type: "text", content: `${key.slice(half)}\n` }),
+        "2",
+      ) +
+      // In an id (with an escape), an event name, a field name, and data that is not JSON.
+      sse("process_output", JSON.stringify({ text: "ok\n" }), `run-${key}\u001b[2J`) +
+      sse(`x-${key}`, JSON.stringify({ n: 1 }), "4") +
+      sse("process_output", JSON.stringify({ [key]: "v", text: "field\n" }), "5") +
+      sse("process_output", `not json ${key}`, "6");
+    const stream: Parameters<typeof scripted.fallback>[0] = (_q, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`${history}: history-end\n\n`);
+    };
+    scripted.fallback(stream);
+    const root = tempDir();
+    const first = run(scripted.url, key, root);
+    await opened(first, "ses_k");
+    await first.quit();
+
+    const text = readFileSync(join(root, "svc", "ses_k.ndjson"), "utf8");
+    for (let i = 0; i + half <= key.length; i++) expect(text).not.toContain(key.slice(i, i + half));
+    expect(text).not.toContain("\\u001b[2J");
+    const lines = journalLines(root, "ses_k.ndjson");
+    expect(lines.map((l) => l.id)).toEqual(["1", "2", "run-[redacted key]", "4", "5", "6", null]);
+    expect(lines[3]?.event).toBe("x-[redacted key]");
+
+    // The next run's history repeats all six: the journal's cleaned ids still match them.
+    const second = run(scripted.url, key, root);
+    const t = await opened(second, "ses_k");
+    expect(t.at(-1)).toContain("6 repeats of the journal skipped");
+  });
+});

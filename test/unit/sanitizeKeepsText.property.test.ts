@@ -9,7 +9,10 @@ import { sanitize } from "../../src/text/sanitize.js";
 
 const printable = fc
   .string({ unit: "grapheme", maxLength: 12 })
-  .filter((s) => !/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(s));
+  // Bidi controls and line separators are not kept as they are (sanitize.ts shows or folds them).
+  .filter(
+    (s) => !/[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/.test(s),
+  );
 const params = fc.stringMatching(/^[0-9;?]{0,8}$/);
 const payload = fc.stringMatching(/^[ -~]{0,20}$/).map((s) => s.replace(/\x1b/g, ""));
 

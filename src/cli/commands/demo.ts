@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { closeDefaultAgent } from "../../client/transport.js";
-import { err, fail } from "../output.js";
+import { err, fail, registerSecret } from "../output.js";
 import { parsePositiveInt } from "./sessions.js";
 import { watchSessions } from "./watch.js";
 
@@ -50,6 +50,7 @@ export function registerDemoCommand(program: Command): void {
       const server = await startServer({ paceMs: opts.paceMs ?? 250, heartbeatMs: 2000 });
       try {
         const ids = server.sessionIds().slice(0, 3);
+        registerSecret(server.key("owner"));
         if (!opts.headless && process.stdout.isTTY && process.stdin.isTTY) {
           process.exitCode = await demoUi(server.url, server.key("owner"), ids);
           return;

@@ -7,8 +7,8 @@ import { checkKeyShape, plainHttpWarning, resolveTarget } from "../../credential
 import { saveCredentials } from "../../credentials/store.js";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { expiryStatus, maskKey } from "../../text/format.js";
-import { sanitize } from "../../text/sanitize.js";
-import { globalOptions, tuningFromEnv } from "../context.js";
+import { sanitizeLine } from "../../text/sanitize.js";
+import { announceWaits, globalOptions, tuningFromEnv } from "../context.js";
 import { readHiddenLine, readPipedInput } from "../hiddenInput.js";
 import { err, fail, out, registerSecret, table } from "../output.js";
 
@@ -90,6 +90,7 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
   });
+  announceWaits(client.rateLimit);
   const info = await client.verify();
   if (info.valid === false) {
     throw new InvalidKeyError("the service reports this key as not valid; nothing was stored", 200);
@@ -106,7 +107,7 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
       : {}),
   });
 
-  const s = (v: string | null | undefined) => sanitize(v ?? "");
+  const s = (v: string | null | undefined) => sanitizeLine(v ?? "");
   const narrowed = narrowedScopes(info.scopes, info.effective_scopes);
   const expiry = expiryStatus(info.expires_at);
   const organization = info.organization_id

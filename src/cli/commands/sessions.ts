@@ -1,10 +1,12 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { PAGE_LIMIT } from "../../client/apiClient.js";
+import { DEFAULT_MAX_PAGES, PAGE_LIMIT, type PagingEnd } from "../../client/apiClient.js";
+import { EXIT } from "../../client/errors.js";
 import { type Session, sessionName } from "../../protocol/resources.js";
-import { sanitize } from "../../text/sanitize.js";
+import { toJsonText } from "../../text/json.js";
+import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
-import { err, fail, out, printJson, table } from "../output.js";
+import { columnWidths, err, fail, out, stdoutClosed, tableLines } from "../output.js";
 
 export function parsePositiveInt(value: string): number {
   const n = Number(value);
@@ -59,9 +61,108 @@ const COLUMNS: { header: string; cell: (r: Session) => unknown }[] = [
   { header: "SANDBOX", cell: (r) => r.sandbox_url },
 ];
 
+type Column = (typeof COLUMNS)[number];
+
+/** A cell is a single-line place: a newline in a field is folded visibly (⏎), never a row. */
 function cellText(v: unknown): string {
-  // One line per row whatever the server put in a field.
-  return typeof v === "string" ? sanitize(v).replace(/\s+/g, " ").trim() : "";
+  return typeof v === "string" ? sanitizeLine(v).trim() : "";
+}
+
+/** What the service said about the whole listing, from its pages. */
+interface Listing {
+  total: number | null;
+  /** The service says there are more than were asked for (one page without --all). */
+  more: boolean;
+}
+
+/**
+ * Where the listing goes, page by page: nothing but the current page is held, so `--all` over
+ * any number of sessions needs the memory of one page. The table's columns are chosen and
+ * sized by the first page with sessions; the JSON array is written as it comes.
+ */
+interface Sink {
+  page(sessions: readonly Session[]): void;
+  /** After the last page; `end` says whether an `--all` walk was complete (null: one page). */
+  end(end: PagingEnd | null, listing: Listing): void;
+  readonly count: number;
+}
+
+function jsonSink(): Sink {
+  let count = 0;
+  return {
+    get count() {
+      return count;
+    },
+    page(sessions) {
+      // One line per record after the opening bracket: still one JSON array, written as it comes.
+      if (sessions.length === 0) return;
+      const lines: string[] = [];
+      for (const s of sessions) {
+        lines.push(`${count === 0 ? "[" : ","}${toJsonText(s)}`);
+        count++;
+      }
+      out(lines.join("\n"));
+    },
+    end(end) {
+      // A cut listing ends with a marker element, so a script reading only stdout still knows.
+      const marker =
+        end && !end.complete
+          ? toJsonText({ incomplete: true, reason: end.reason, pages: end.pages, listed: count })
+          : null;
+      if (count === 0) out(marker ? `[${marker}]` : "[]");
+      else out(marker ? `,${marker}]` : "]");
+    },
+  };
+}
+
+function tableSink(opts: SessionsOptions): Sink {
+  let cols: Column[] | null = null;
+  let widths: number[] = [];
+  let count = 0;
+  return {
+    get count() {
+      return count;
+    },
+    page(sessions) {
+      if (sessions.length === 0) return;
+      if (cols === null) {
+        const chosen = COLUMNS.filter((c) => sessions.some((r) => cellText(c.cell(r)) !== ""));
+        cols = chosen;
+        const rows = sessions.map((r) => chosen.map((c) => cellText(c.cell(r))));
+        const headers = chosen.map((c) => c.header);
+        widths = columnWidths(headers, rows);
+        out(tableLines(widths, [headers, ...rows]).join("\n"));
+      } else {
+        const shown = cols;
+        out(
+          tableLines(
+            widths,
+            sessions.map((r) => shown.map((c) => cellText(c.cell(r)))),
+          ).join("\n"),
+        );
+      }
+      count += sessions.length;
+    },
+    end(end, { total, more }) {
+      if (count === 0) {
+        const filtered = opts.state || opts.agent || opts.template || opts.visibility;
+        out(filtered ? "no sessions match the filters" : "no sessions");
+        return;
+      }
+      // Notes for the person, not part of the table a script reads.
+      if (total !== null && total > count) {
+        err(
+          end === null
+            ? `${total} sessions, ${count} listed (use --all, or --limit up to 100)`
+            : `${total} sessions, ${count} listed`,
+        );
+      } else if (more && end === null) {
+        err("(more sessions: use --all, or --limit up to 100)");
+      } else if (total !== null) {
+        err(`${total} session${total === 1 ? "" : "s"}`);
+      }
+    },
+  };
 }
 
 export function registerSessionsCommand(program: Command): void {
@@ -82,10 +183,14 @@ export function registerSessionsCommand(program: Command): void {
       "only sessions with this visibility (private, team)",
       parseFilterValue,
     )
-    .option("--all", "follow pagination to the last page")
+    .option(
+      "--all",
+      `follow pagination to the last page (at most ${DEFAULT_MAX_PAGES} pages; exit 7 when cut short)`,
+    )
     .action(async (opts: SessionsOptions, cmd: Command) => {
       try {
         const ctx = await commandContext(cmd);
+        const sink = opts.json ? jsonSink() : tableSink(opts);
         const params = {
           limit: opts.limit,
           state: opts.state,
@@ -93,49 +198,34 @@ export function registerSessionsCommand(program: Command): void {
           templateId: opts.template,
           visibility: opts.visibility,
         };
-        const sessions: Session[] = [];
-        let more = false;
-        let total: number | null = null;
-        if (opts.all) {
-          for await (const page of ctx.client.sessionPages(params)) {
-            sessions.push(...page.sessions);
-            total = page.total ?? total;
-            more = page.hasMore;
-          }
-          if (more) {
-            err(
-              `warning: the service says there are more sessions but gave no way to fetch them; ${sessions.length} listed`,
-            );
-          }
-        } else {
-          const page = await ctx.client.listSessions(params);
-          sessions.push(...page.sessions);
-          more = page.hasMore;
-          total = page.total;
-        }
-        if (opts.json) {
-          printJson(sessions);
+        if (!opts.all) {
+          const page = await ctx.client.listSessions(params, stdoutClosed);
+          sink.page(page.sessions);
+          sink.end(null, { total: page.total, more: page.hasMore });
           return;
         }
-        const filtered = opts.state || opts.agent || opts.template || opts.visibility;
-        if (sessions.length === 0) {
-          out(filtered ? "no sessions match the filters" : "no sessions");
-          return;
+        const pages = ctx.client.sessionPages(params, stdoutClosed);
+        const listing: Listing = { total: null, more: false };
+        let end: PagingEnd;
+        for (;;) {
+          const next = await pages.next();
+          if (next.done) {
+            end = next.value;
+            break;
+          }
+          sink.page(next.value.sessions);
+          listing.total = next.value.total ?? listing.total;
+          if (stdoutClosed.aborted) {
+            await pages.return({ complete: true, pages: 0 });
+            return;
+          }
         }
-        const cols = COLUMNS.filter((c) => sessions.some((r) => cellText(c.cell(r)) !== ""));
-        out(
-          table(
-            cols.map((c) => c.header),
-            sessions.map((r) => cols.map((c) => cellText(c.cell(r)))),
-          ),
-        );
-        // Notes for the person, not part of the table a script reads.
-        if (total !== null && total > sessions.length) {
-          err(`${total} sessions, ${sessions.length} listed (use --all, or --limit up to 100)`);
-        } else if (more && !opts.all) {
-          err("(more sessions: use --all, or --limit up to 100)");
-        } else if (total !== null) {
-          err(`${total} session${total === 1 ? "" : "s"}`);
+        sink.end(end, listing);
+        if (!end.complete) {
+          err(
+            `warning: the list is incomplete: ${end.reason} after ${end.pages} page${end.pages === 1 ? "" : "s"} (${sink.count} sessions listed)`,
+          );
+          process.exitCode = EXIT.incomplete;
         }
       } catch (e) {
         fail(e);

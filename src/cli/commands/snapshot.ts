@@ -4,7 +4,7 @@ import { resolveCredentials } from "../../credentials/resolve.js";
 import { isSessionId } from "../../protocol/resources.js";
 import { stripAnsi } from "../../text/sanitize.js";
 import { globalOptions, tuningFromEnv } from "../context.js";
-import { err, fail, out, registerSecret } from "../output.js";
+import { err, fail, out, registerSecret, secrets } from "../output.js";
 import { readRecording, replayTimeOf } from "../replayInput.js";
 import { parsePositiveInt } from "./sessions.js";
 
@@ -118,8 +118,11 @@ async function renderSnapshot(
       import("../tui/buildServices.js"),
       import("../tui/virtualTerminal.js"),
     ]);
+  const { guardStream } = await import("../tui/frameGuard.js");
   const handle = buildServices(conn, { tuning: tuningFromEnv() });
   const term = new VirtualTerminal(opts.width, opts.height);
+  // Frames pass the same guard as on a real terminal: no piece of the key survives a cut line.
+  const guarded = guardStream(term, secrets);
   const input = new SilentInput();
   const noColor = !opts.ansi || (process.env.NO_COLOR ?? "") !== "";
   const instance = render(
@@ -132,9 +135,9 @@ async function renderSnapshot(
       onExit: () => {},
     }),
     {
-      stdout: term as unknown as NodeJS.WriteStream,
+      stdout: guarded as unknown as NodeJS.WriteStream,
       stdin: input as unknown as NodeJS.ReadStream,
-      stderr: term as unknown as NodeJS.WriteStream,
+      stderr: guarded as unknown as NodeJS.WriteStream,
       debug: true,
       exitOnCtrlC: false,
       patchConsole: false,
@@ -164,8 +167,11 @@ async function renderReplaySnapshot(files: string[], opts: SnapshotOptions): Pro
       import("../tui/buildReplayServices.js"),
       import("../tui/virtualTerminal.js"),
     ]);
+  const { guardStream } = await import("../tui/frameGuard.js");
   const handle = buildReplayServices(recording, { at, playing: false });
   const term = new VirtualTerminal(opts.width, opts.height);
+  // A recording is untrusted text too: its frames pass the same guard.
+  const guarded = guardStream(term, secrets);
   const input = new SilentInput();
   const noColor = !opts.ansi || (process.env.NO_COLOR ?? "") !== "";
   const open = opts.open && opts.open.length > 0 ? opts.open : recording.sessions.slice(0, 6);
@@ -180,9 +186,9 @@ async function renderReplaySnapshot(files: string[], opts: SnapshotOptions): Pro
       now: handle.replay.now,
     }),
     {
-      stdout: term as unknown as NodeJS.WriteStream,
+      stdout: guarded as unknown as NodeJS.WriteStream,
       stdin: input as unknown as NodeJS.ReadStream,
-      stderr: term as unknown as NodeJS.WriteStream,
+      stderr: guarded as unknown as NodeJS.WriteStream,
       debug: true,
       exitOnCtrlC: false,
       patchConsole: false,

@@ -10,9 +10,10 @@ import {
 import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/resources.js";
 import { sanitizeRecord } from "../../store/sanitizeRecord.js";
+import { toJsonText } from "../../text/json.js";
 import { type CommandContext, commandContext } from "../context.js";
 import { eventToJson, gapText } from "../eventFormat.js";
-import { err, fail, out } from "../output.js";
+import { err, fail, out, stdoutClosed } from "../output.js";
 import { WatchPrinter } from "../watchPrinter.js";
 import { parsePositiveInt } from "./sessions.js";
 
@@ -55,18 +56,18 @@ function statusLine(sessionId: string, s: StreamStatus, json: boolean): string {
     const base = { session_id: sessionId, status: s.state };
     switch (s.state) {
       case "connecting":
-        return JSON.stringify({ ...base, attempt: s.attempt });
+        return toJsonText({ ...base, attempt: s.attempt });
       case "live":
-        return JSON.stringify(base);
+        return toJsonText(base);
       case "reconnecting":
-        return JSON.stringify({
+        return toJsonText({
           ...base,
           attempt: s.attempt,
           delay_ms: s.delayMs,
           reason: s.reason,
         });
       case "stopped":
-        return JSON.stringify({ ...base, reason: s.reason, error: s.error?.code ?? null });
+        return toJsonText({ ...base, reason: s.reason, error: s.error?.code ?? null });
     }
   }
   switch (s.state) {
@@ -94,7 +95,7 @@ function noticeLine(
     if (!json) return null;
     return {
       stream: "out",
-      line: JSON.stringify({
+      line: toJsonText({
         session_id: sessionId,
         gap: true,
         from: new Date(n.from).toISOString(),
@@ -105,7 +106,7 @@ function noticeLine(
   return json
     ? {
         stream: "err",
-        line: JSON.stringify({ session_id: sessionId, duplicates_dropped: n.count }),
+        line: toJsonText({ session_id: sessionId, duplicates_dropped: n.count }),
       }
     : {
         stream: "err",
@@ -153,6 +154,9 @@ export async function watchSessions(
   const onSigint = () => finish(EXIT.ok);
   process.once("SIGINT", onSigint);
   process.once("SIGTERM", onSigint);
+  // `watch … | head -1`: the reader has gone, so there is nobody left to watch for.
+  stdoutClosed.addEventListener("abort", onSigint, { once: true });
+  if (stdoutClosed.aborted) finish(EXIT.ok);
 
   /** After a gap the state shown may be stale: the record is read again and printed. */
   const refresh = async (sessionId: string) => {
@@ -160,7 +164,7 @@ export async function watchSessions(
       const record = sanitizeRecord(await client.getSession(sessionId, stop.signal));
       if (stop.signal.aborted) return;
       if (json)
-        out(JSON.stringify({ session_id: sessionId, event: "session", id: null, data: record }));
+        out(toJsonText({ session_id: sessionId, event: "session", id: null, data: record }));
       else {
         const state = typeof record.state === "string" ? record.state : "unknown";
         printer.note(sessionId, "state", `now ${state} (read again after the gap)`, Date.now());
@@ -190,7 +194,7 @@ export async function watchSessions(
       onEvent: (ev) => {
         if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) return;
         if (json) {
-          out(JSON.stringify(eventToJson(sessionId, ev, Date.now())));
+          out(toJsonText(eventToJson(sessionId, ev, Date.now())));
         } else {
           if (ev.kind === "heartbeat" && !opts.heartbeats) return;
           printer.event(sessionId, ev, Date.now());
@@ -223,6 +227,7 @@ export async function watchSessions(
   process.off("SIGINT", onSigint);
   process.off("SIGTERM", onSigint);
   stop.abort();
+  stdoutClosed.removeEventListener("abort", onSigint);
   for (const s of subs) s.close();
   await Promise.allSettled(subs.map((s) => s.done));
   return code;

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { formatExpiry, formatRateLimit, maskKey } from "../../text/format.js";
-import { sanitize } from "../../text/sanitize.js";
+import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { err, fail, out, printJson, table } from "../output.js";
 
@@ -44,7 +44,7 @@ export function registerWhoamiCommand(program: Command): void {
           });
           return;
         }
-        const s = (v: string | null | undefined) => sanitize(v ?? "").replace(/\s+/g, " ");
+        const s = (v: string | null | undefined) => sanitizeLine(v ?? "");
         const orgName = me.org_name ? ` "${s(me.org_name)}"` : "";
         const owner = key.organization_id
           ? `${s(key.organization_id)}${orgName} · role ${s(key.role ?? "unknown")}`

@@ -287,10 +287,14 @@ class FileJournalImpl implements FileJournal {
         let text = "";
         const to = Math.min(items.events.length, from + ENCODE_CHUNK);
         for (let i = from; i < to; i++) {
-          const event = items.events[i] as string;
+          // The name and the id are the server's too: cleaned like the data, so no piece of
+          // the key reaches the file whichever field carried it.
+          const event = this.clean(items.events[i] as string, false);
           const stored = storedData(event, items.datas[i] as string, this.clean);
+          const rawId = items.ids[i] as string | null;
+          const id = rawId === null ? null : this.clean(rawId, false);
           const at = items.ats[i] as number;
-          text += `${journalLine(sessionId, event, items.ids[i] as string | null, stored, at)}\n`;
+          text += `${journalLine(sessionId, event, id, stored, at)}\n`;
         }
         try {
           await this.append(sessionId, files, text);

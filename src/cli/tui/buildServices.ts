@@ -8,6 +8,7 @@ import { createSessionsStore } from "../../store/sessionsStore.js";
 import { StreamsController } from "../../store/streams/streamsController.js";
 import { createStreamsStore } from "../../store/streams/streamsStore.js";
 import { maskKey } from "../../text/format.js";
+import { keyRedactor } from "../../text/redact.js";
 import type { AppServices } from "../../ui/model/services.js";
 import type { Tuning } from "../context.js";
 import type { FileJournal } from "../journal/fileJournal.js";
@@ -58,11 +59,14 @@ export function buildServices(
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
   });
-  const streams = createStreamsStore({ capacity: scrollback });
-  const sessions = createSessionsStore(
-    client,
-    opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {},
-  );
+  // Whatever the service sends, the key is hidden where it enters the stores (and again from
+  // every frame, see frameGuard.ts).
+  const { redact } = keyRedactor(conn.apiKey);
+  const streams = createStreamsStore({ capacity: scrollback, redact });
+  const sessions = createSessionsStore(client, {
+    redact,
+    ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
+  });
   const subscribeOptions = {
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
     ...opts.streams,
@@ -79,11 +83,11 @@ export function buildServices(
   const rateLimit = createRateLimitStore(client.rateLimit);
   const services: AppServices = {
     api: client,
-    identity: createIdentityStore(),
+    identity: createIdentityStore({ redact }),
     sessions,
     streams,
     streamControl: controller,
-    actions: createActionsStore(),
+    actions: createActionsStore({ redact }),
     rateLimit,
     maskedKey: maskKey(conn.apiKey),
     ...(opts.journalStatus ? { journal: opts.journalStatus } : {}),

@@ -1,5 +1,7 @@
 import { render } from "ink";
 import { App, type AppServices } from "../../ui/index.js";
+import { secrets } from "../output.js";
+import { guardStream } from "./frameGuard.js";
 import { savePaneNdjson } from "./savePane.js";
 import { enterAlternateScreen } from "./terminal.js";
 
@@ -58,7 +60,13 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
       onExit={() => finish(0)}
       onSave={savePaneNdjson}
     />,
-    { exitOnCtrlC: false, patchConsole: false, maxFps: 30 },
+    {
+      // Every frame passes the guard: no piece of the key, no OSC/C1/bidi control.
+      stdout: guardStream(stdout, secrets),
+      exitOnCtrlC: false,
+      patchConsole: false,
+      maxFps: 30,
+    },
   );
   // Also on an uncaught error, which skips `finish`: unmount before the screen is given back.
   screen.beforeLeave(() => instance.unmount());

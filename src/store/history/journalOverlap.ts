@@ -43,9 +43,11 @@ export class JournalOverlap {
     const name = event ?? "message";
     if (name === "heartbeat") return false;
     let hit = false;
-    if (id !== undefined && id !== "") hit = this.ids.has(id);
+    // The journal stored the id and the name cleaned (see fileJournal.ts): compare them so.
+    if (id !== undefined && id !== "") hit = this.ids.has(this.clean(id, false));
     else if (this.contents.size > 0) {
-      const key = contentKey(name, storedData(name, data, this.clean));
+      const stored = this.clean(name, false);
+      const key = contentKey(stored, storedData(stored, data, this.clean));
       const n = this.contents.get(key) ?? 0;
       if (n > 0) {
         hit = true;

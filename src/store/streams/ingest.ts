@@ -2,6 +2,7 @@ import type { StreamNotice, StreamStatus } from "../../client/eventStream.js";
 import { decodeEvent, type SessionEvent } from "../../protocol/events.js";
 import { stateNeedsAttention } from "../../protocol/states.js";
 import { formatDuration, gapNotice } from "../../text/format.js";
+import { noRedaction, type RedactFn } from "../../text/redact.js";
 import { sanitize } from "../../text/sanitize.js";
 import type { MarkerKind, TimelineKind } from "./entry.js";
 import { ItemQueue } from "./itemQueue.js";
@@ -98,10 +99,14 @@ export interface Ingest {
   readonly queue: ItemQueue<QueueItem>;
 }
 
-export function newIngest(sessionId: string, maxEntryChars: number): Ingest {
+export function newIngest(
+  sessionId: string,
+  maxEntryChars: number,
+  redact: RedactFn = noRedaction,
+): Ingest {
   return {
     sessionId,
-    writer: newWriter(maxEntryChars),
+    writer: newWriter(maxEntryChars, redact),
     outageSince: null,
     gap: null,
     phase: "live",
@@ -273,7 +278,8 @@ export function applyStatus(d: Draft, ingest: Ingest, status: StreamStatus, at: 
     case "stopped": {
       if (prev.state === "stopped") break;
       ingest.outageSince = null;
-      const why = oneLine(status.error?.message ?? status.reason);
+      // The attention message is drawn outside the timeline: the key is hidden here too.
+      const why = ingest.writer.redact(oneLine(status.error?.message ?? status.reason));
       appendNotice(d.timeline, ingest.writer, `stream stopped: ${why}`, at);
       if (status.error !== null) {
         d.attention = { reason: "stopped", message: why, at };

@@ -1,4 +1,5 @@
 import type { StreamStatus } from "../../client/eventStream.js";
+import type { RedactFn } from "../../text/redact.js";
 import type { TimelineKind } from "./entry.js";
 import { RateMeter } from "./rateMeter.js";
 import { materializeItem } from "./timeline.js";
@@ -87,6 +88,8 @@ export interface NewStreamOptions {
   maxEntryChars: number;
   rateWindowMs: number;
   openedAt: number;
+  /** Hides the user's key in every entry decoded from the timeline (see redactEntry). */
+  redact?: RedactFn;
 }
 
 export function newSessionStream(
@@ -98,7 +101,7 @@ export function newSessionStream(
     sessionId,
     version: 0,
     timeline: new TimelineBuffer(o.capacity, (kind, data, id, seq, at) =>
-      materializeItem(kind, data, id, seq, at, o.maxEntryChars),
+      materializeItem(kind, data, id, seq, at, o.maxEntryChars, o.redact),
     ),
     status,
     lastEventId: null,

@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { StreamNotice, StreamStatus } from "../../client/eventStream.js";
 import type { SessionEvent } from "../../protocol/events.js";
+import { noRedaction, type RedactFn } from "../../text/redact.js";
 import type { MarkerKind } from "./entry.js";
 import {
   applyQueue,
@@ -109,6 +110,8 @@ export interface StreamsStoreOptions {
   /** Window of the event rate. Default 2000 ms. */
   rateWindowMs?: number;
   now?: () => number;
+  /** Hides the user's key in every timeline entry (see src/text/redact.ts). */
+  redact?: RedactFn;
 }
 
 export const DEFAULT_CAPACITY = 5000;
@@ -120,6 +123,7 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
   const maxEntryChars = opts.maxEntryChars ?? DEFAULT_MAX_ENTRY_CHARS;
   const rateWindowMs = opts.rateWindowMs ?? 2000;
   const now = opts.now ?? Date.now;
+  const redact = opts.redact ?? noRedaction;
 
   let timer: ReturnType<typeof setTimeout> | null = null;
   const ingests = new Map<string, Ingest>();
@@ -192,12 +196,13 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       ensure(sessionId, status = { state: "connecting", attempt: 0 }) {
         const state = get();
         if (state.sessions[sessionId]) return;
-        ingests.set(sessionId, newIngest(sessionId, maxEntryChars));
+        ingests.set(sessionId, newIngest(sessionId, maxEntryChars, redact));
         const stream = newSessionStream(sessionId, status, {
           capacity,
           maxEntryChars,
           rateWindowMs,
           openedAt: now(),
+          redact,
         });
         set({
           sessions: { ...state.sessions, [sessionId]: stream },

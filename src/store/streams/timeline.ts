@@ -1,5 +1,6 @@
 import { decodeEvent, processOutputText, type SessionEvent } from "../../protocol/events.js";
-import { isClean, sanitize } from "../../text/sanitize.js";
+import { noRedaction, type RedactFn } from "../../text/redact.js";
+import { foldLines, isClean, sanitize } from "../../text/sanitize.js";
 import type { MarkerKind, TimelineEntry, TimelineKind } from "./entry.js";
 import { LAZY_KINDS, type LazyKind, PROMPT, type TimelineBuffer } from "./timelineBuffer.js";
 
@@ -29,10 +30,37 @@ export interface TimelineWriter {
   /** seq of the prompt entry that further text fragments join, while it is the newest entry. */
   openPromptSeq: number | null;
   maxEntryChars: number;
+  /** Hides the user's key in every entry written (see redactEntry). */
+  redact: RedactFn;
 }
 
-export function newWriter(maxEntryChars = DEFAULT_MAX_ENTRY_CHARS): TimelineWriter {
-  return { nextSeq: 1, openPromptSeq: null, maxEntryChars };
+export function newWriter(
+  maxEntryChars = DEFAULT_MAX_ENTRY_CHARS,
+  redact: RedactFn = noRedaction,
+): TimelineWriter {
+  return { nextSeq: 1, openPromptSeq: null, maxEntryChars, redact };
+}
+
+/**
+ * The entry with the user's key (or any piece of it half its length or longer) hidden in every
+ * field a pane or a search shows. Done on whole entries, after prompt fragments are joined,
+ * so a key split across two fragments is still found.
+ */
+export function redactEntry(entry: TimelineEntry, redact: RedactFn): TimelineEntry {
+  if (redact === noRedaction) return entry;
+  const text = redact(entry.text);
+  const path = entry.path === undefined ? undefined : redact(entry.path);
+  const event = entry.event === undefined ? undefined : redact(entry.event);
+  const stream = entry.stream === undefined ? undefined : redact(entry.stream);
+  if (
+    text === entry.text &&
+    path === entry.path &&
+    event === entry.event &&
+    stream === entry.stream
+  ) {
+    return entry;
+  }
+  return { ...entry, text, path, event, stream };
 }
 
 const KEEP_SGR = { keepSgr: true } as const;
@@ -47,8 +75,9 @@ function cutAndSanitize(text: string, max: number, keepSgr: boolean): string {
   return `${sanitize(text.slice(0, end), { keepSgr })}${keepSgr ? "\x1b[0m" : ""}… [cut: ${more} more characters]`;
 }
 
+/** A single-line field (a path, an action, a state, a stream name): newlines folded. */
 function clean(v: unknown, max = 1024): string | undefined {
-  return typeof v === "string" ? cutAndSanitize(v, max, false) : undefined;
+  return typeof v === "string" ? foldLines(cutAndSanitize(v, max, false)) : undefined;
 }
 
 /** ts / timestamp of a payload as ms since epoch (numbers under 1e12 are taken as seconds). */
@@ -94,7 +123,7 @@ function base(
 }
 
 function push(buf: EntrySink, w: TimelineWriter, entry: TimelineEntry): void {
-  buf.push(entry);
+  buf.push(redactEntry(entry, w.redact));
   w.openPromptSeq = null;
 }
 
@@ -174,7 +203,7 @@ function appendPromptLine(
       rest = rest.slice(room);
     }
     if (open) {
-      const joined = open.text + piece;
+      const joined = w.redact(open.text + piece);
       buf.setLast({
         ...open,
         id: id ?? open.id,
@@ -332,14 +361,24 @@ export function materializeItem(
   seq: number,
   at: number,
   maxEntryChars: number,
+  redact: RedactFn = noRedaction,
 ): TimelineEntry {
   const ev = decodeEvent(kind, data, id ?? undefined);
   if (ev.kind === "prompt_progress" && ev.data.type === "text") {
     // Short, clean and without a newline (see appendItem): the text is the content as is.
     const content = ev.data.content;
-    return base(seq, "prompt", ev.id, at, content, { type: "text", content }, serverTime(ev.data));
+    const entry = base(
+      seq,
+      "prompt",
+      ev.id,
+      at,
+      content,
+      { type: "text", content },
+      serverTime(ev.data),
+    );
+    return redactEntry(entry, redact);
   }
-  return entryFor(seq, ev, at, maxEntryChars) as TimelineEntry;
+  return redactEntry(entryFor(seq, ev, at, maxEntryChars) as TimelineEntry, redact);
 }
 
 /** A line the client itself writes (connection lost, reconnected, stopped). */

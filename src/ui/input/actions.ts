@@ -1,3 +1,4 @@
+import { unsafeIdReason } from "../../protocol/ids.js";
 import type { Session } from "../../protocol/resources.js";
 import { selectRecord, selectVisibleSessions } from "../../store/sessionsStore.js";
 import { initialPaneView, type PaneView } from "../model/paneView.js";
@@ -43,8 +44,26 @@ export function updateView(deps: UiDeps, sessionId: string, fn: (v: PaneView) =>
   if (next !== current) patch(deps, { paneViews: { ...s.paneViews, [sessionId]: next } });
 }
 
+/**
+ * Why this session must not be opened or acted on: its id, as the server sent it, could leave
+ * its URL path segment (protocol/ids.ts; the sessions store remembers ids that sanitizing
+ * changed). Null when it is fine.
+ */
+export function refusedId(deps: UiDeps, sessionId: string): string | null {
+  const bad =
+    unsafeIdReason(sessionId) ?? deps.services.sessions.getState().unsafeIds[sessionId] ?? null;
+  return bad === null
+    ? null
+    : `Session "${sessionId}" cannot be opened or acted on: its id ${bad}, so no request is made with it`;
+}
+
 /** Open a session in a pane (or focus its pane), within the pane limit. */
 export function openPane(deps: UiDeps, sessionId: string): void {
+  const refused = refusedId(deps, sessionId);
+  if (refused !== null) {
+    message(deps, refused, "error");
+    return;
+  }
   const s = deps.ui.getState();
   const at = s.panes.indexOf(sessionId);
   if (at >= 0) {

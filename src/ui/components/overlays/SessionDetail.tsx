@@ -70,7 +70,9 @@ export const SessionDetail = memo(function SessionDetail({
   const theme = useTheme();
   const record = useStore(sessions, (s) => selectRecord(s, sessionId));
   const entries = record ? detailEntries(record) : [];
-  const keyWidth = Math.min(24, Math.max(4, ...entries.map(([k]) => k.length)));
+  // A loop, not a spread: a record may have more fields than a call has room for arguments.
+  let keyWidth = 4;
+  for (const [k] of entries) if (k.length > keyWidth) keyWidth = Math.min(24, k.length);
   const rows = detailRows(height);
   const shown = entries.slice(offset, offset + rows);
   return (

@@ -2,7 +2,14 @@ import { nextAttention } from "../../../store/streams/streamsStore.js";
 import { disabledReason, openForm } from "../../model/gitActions.js";
 import { type Command, commandById } from "../../model/keymap.js";
 import type { DialogState } from "../../model/uiStore.js";
-import { message, patch, selectedSessionId, sessionRecord, visibleSessions } from "../actions.js";
+import {
+  message,
+  patch,
+  refusedId,
+  selectedSessionId,
+  sessionRecord,
+  visibleSessions,
+} from "../actions.js";
 import type { UiDeps } from "../deps.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
@@ -46,7 +53,8 @@ function gitAction(cmd: Command): Handler {
       message(deps, "Select a session first (list row or pane)");
       return;
     }
-    const reason = disabledReason(cmd, deps.services.identity.getState());
+    const reason =
+      disabledReason(cmd, deps.services.identity.getState()) ?? refusedId(deps, sessionId);
     if (reason) {
       message(deps, reason, "error");
       return;

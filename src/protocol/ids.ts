@@ -1,0 +1,35 @@
+/**
+ * Ids that go into a URL path. A server's id is untrusted: `..` would walk the request up the
+ * path (`/api/cloud/sessions/../events` is `/api/cloud/events`, and the key goes with it), and
+ * `/`, `\`, `?`, `#` or `%` would change which resource or query is asked for. Such an id is
+ * refused before any request is made, in the CLI and the UI alike; every other id is
+ * percent-encoded as one path segment.
+ */
+
+/** Longest id used in a path; an id longer than this is not a session id. */
+export const MAX_PATH_ID_LENGTH = 256;
+
+/** Why this id cannot be used in a URL path, or null when it can. */
+export function unsafeIdReason(id: string): string | null {
+  if (id === "") return "it is empty";
+  if (/^\.+$/.test(id)) return "it is a dot path segment";
+  if (id.length > MAX_PATH_ID_LENGTH) return `it is longer than ${MAX_PATH_ID_LENGTH} characters`;
+  const bad = /[/\\?#%]/.exec(id);
+  if (bad) return `it contains "${bad[0]}"`;
+  if (/[\x00-\x20\x7f-\x9f]/.test(id)) return "it contains a control character or a space";
+  if (/[\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/.test(id)) {
+    return "it contains a bidirectional control or line separator";
+  }
+  return null;
+}
+
+export function isSafePathId(id: string): boolean {
+  return unsafeIdReason(id) === null;
+}
+
+/** One path segment for a validated id; throws a TypeError for an id that is not safe. */
+export function pathSegment(id: string): string {
+  const bad = unsafeIdReason(id);
+  if (bad !== null) throw new TypeError(`unsafe id in a URL path: ${bad}`);
+  return encodeURIComponent(id);
+}

@@ -1,0 +1,95 @@
+import { existsSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CLI, tempConfigHome } from "../helpers/cli.js";
+import {
+  HOSTILE_KEY,
+  type HostileServer,
+  leakedPiece,
+  sendJson,
+  sseHead,
+  sseItem,
+  startHostileServer,
+} from "../helpers/hostileServer.js";
+import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxVersion } from "../helpers/tmux.js";
+
+/**
+ * The built binary in a real terminal (tmux) against a service that echoes the user's key in
+ * a title and in agent output at every offset of a line, so the panes cut it everywhere: the
+ * screen tmux shows holds no piece of the key half its length or longer, at any width.
+ */
+
+const TMUX = tmuxVersion();
+
+describe.skipIf(!TMUX)("hostile service in a real terminal", () => {
+  const tmux = new TmuxServer();
+  const home = tempConfigHome();
+  let server: HostileServer;
+  const panes: TmuxPane[] = [];
+  let count = 0;
+
+  beforeAll(async () => {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    server = await startHostileServer({
+      sessions: (_q, res) =>
+        sendJson(res, 200, {
+          sessions: [
+            {
+              id: "ses_one",
+              state: "active",
+              title: `t ${HOSTILE_KEY}`,
+              updated_at: "2030-01-01T00:00:00Z",
+            },
+          ],
+        }),
+      events: (_q, res) => {
+        sseHead(res);
+        let out = "";
+        for (let pad = 0; pad < 16; pad++) {
+          out += sseItem(pad + 1, "process_output", {
+            text: `${"~".repeat(pad * 5)}${HOSTILE_KEY}${"=".repeat(20)}\n`,
+          });
+        }
+        out += sseItem(99, "process_output", { text: "END-OF-OUTPUT\n" });
+        res.write(out);
+      },
+    });
+    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
+  });
+
+  afterEach(async () => {
+    await Promise.all(panes.splice(0).map((p) => p.kill()));
+  });
+
+  afterAll(async () => {
+    await tmux.kill();
+    await server?.close();
+    home.cleanup();
+  });
+
+  for (const width of [70, 111, 160]) {
+    it(`shows no piece of the key at ${width} columns, also zoomed`, async () => {
+      const env = {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: home.dir,
+        LANG: "C.UTF-8",
+        XDG_CONFIG_HOME: home.dir,
+        AGENT_SESSIONS_BASE_URL: server.url,
+        AGENT_SESSIONS_API_KEY: HOSTILE_KEY,
+        AGENT_SESSIONS_BELL: "0",
+      };
+      const app = cleanEnvCommand(env, [process.execPath, CLI, "open", "ses_one"]);
+      const pane = await tmux.start(`h${++count}`, `${app}; exec sleep 600`, {
+        width,
+        height: 45,
+      });
+      panes.push(pane);
+      const screen = await pane.waitForText("END-OF-OUTPUT", { timeoutMs: 15_000 });
+      expect(leakedPiece(screen)).toBeNull();
+      await pane.keys("z");
+      const zoomed = await pane.waitFor("the zoomed pane", (s) => !s.includes("Sessions 1/1"));
+      expect(leakedPiece(zoomed)).toBeNull();
+      expect(zoomed).toContain("END-OF-OUTPUT");
+      await pane.keys("q");
+    });
+  }
+});
