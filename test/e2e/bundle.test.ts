@@ -1,7 +1,10 @@
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stripAnsi } from "../../src/text/sanitize.js";
 import { CLI, runCli, tempConfigHome } from "../helpers/cli.js";
+import { hang, startScriptedServer } from "../helpers/scriptedHttpServer.js";
 
 /**
  * The published binary (`npm run build` → dist/cli/main.js) is a minified bundle; with
@@ -48,5 +51,47 @@ describe("the bundled binary", () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(`port ${port} is already in use`);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("draws its first frame (header, list skeleton) before the service answers anything", async () => {
+    const server = await startScriptedServer();
+    server.fallback(hang);
+    // A pseudo-terminal (script from util-linux), as a user's terminal would be.
+    const child = spawn(
+      "script",
+      ["-qfec", `stty cols 120 rows 30; exec ${process.execPath} ${CLI}`, "/dev/null"],
+      {
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: cfg.dir,
+          XDG_CONFIG_HOME: cfg.dir,
+          TERM: "xterm-256color",
+          LANG: "C.UTF-8",
+          AGENT_SESSIONS_BASE_URL: server.url,
+          AGENT_SESSIONS_API_KEY: "as_live_0123456789abcdefghijklmnopqrstuv",
+        },
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    let screen = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      screen += d;
+    });
+    const shows = () => {
+      const text = stripAnsi(screen);
+      return text.includes("verifying key…") && text.includes("loading sessions…");
+    };
+    try {
+      for (let i = 0; i < 300 && !shows(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(stripAnsi(screen)).toContain("verifying key…");
+      expect(stripAnsi(screen)).toContain("loading sessions…");
+      // Nothing was answered: every request the UI sent is still open.
+      expect(server.seen.every((r) => !r.closed)).toBe(true);
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+      await server.close();
+    }
   });
 });
