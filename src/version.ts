@@ -12,6 +12,12 @@ function readVersion(): string {
   }
 }
 
-export const VERSION = readVersion();
+/** Set by the bundler (esbuild.config.mjs): the bundle does not sit beside package.json. */
+declare const AGENT_SESSIONS_BUNDLED_VERSION: string | undefined;
+
+export const VERSION =
+  typeof AGENT_SESSIONS_BUNDLED_VERSION === "string"
+    ? AGENT_SESSIONS_BUNDLED_VERSION
+    : readVersion();
 export const PRODUCT = "agent-sessions-tui";
 export const USER_AGENT = `${PRODUCT}/${VERSION} (node ${process.version})`;

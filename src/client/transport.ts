@@ -20,7 +20,9 @@ export function defaultAgent(): Agent {
     sharedAgent = new Agent({
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
-      connections: 128,
+      // Every open event stream holds a connection of its own (HTTP/1.1): the cap must stay
+      // above the number of streams a fleet opens, or the streams past it wait forever.
+      connections: 1024,
     });
   }
   return sharedAgent;

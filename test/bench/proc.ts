@@ -77,7 +77,8 @@ export function percentile(xs: readonly number[], p: number): number {
 /**
  * Spawns a command and resolves with the ms from spawn until `ready(stdout so far)` holds,
  * then kills it (SIGTERM, then SIGKILL) and waits for its exit. `ready: "exit"` times the
- * whole run of a command that must exit 0.
+ * whole run of a command that must exit 0. `seen`, if given, gets the output so far and its
+ * time at every write (to time earlier milestones of the same run).
  */
 export function timeUntilOutput(
   command: string,
@@ -85,6 +86,7 @@ export function timeUntilOutput(
   env: NodeJS.ProcessEnv,
   ready: ((stdout: string) => boolean) | "exit",
   timeoutMs: number,
+  seen?: (stdout: string, ms: number) => void,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
@@ -101,6 +103,7 @@ export function timeUntilOutput(
     child.stdout.on("data", (b: Buffer) => {
       if (at !== null || ready === "exit") return;
       out += b.toString("utf8");
+      seen?.(out, performance.now() - t0);
       if (ready(out)) {
         at = performance.now() - t0;
         child.kill("SIGTERM");

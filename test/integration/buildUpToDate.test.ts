@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 /**
- * `npm run demo` (and `npm test`) start with `npm run build`, which must not recompile when
- * dist/ is current: it is `tsc -b`, which compares the sources with the outputs. Checked
- * with `--dry`, so the test never rebuilds anything itself.
+ * `npm run demo` (and `npm test`) start with `npm run build`, which must not recompile nor
+ * re-bundle when dist/ is current: `tsc -b` compares the sources with the outputs, and the
+ * bundle step (esbuild.config.mjs) the inputs esbuild read last time with the bundle it
+ * wrote. Checked with `--dry`, so the test never rebuilds anything itself.
  */
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -28,19 +29,23 @@ function dryBuild(): Promise<string> {
 describe("npm run build", () => {
   it("does nothing when dist/ is newer than every source, and rebuilds after a source changes", async () => {
     // npm test builds first; a run of this file alone needs `npm run build` before.
-    expect(await dryBuild()).toMatch(/Project '.*tsconfig\.build\.json' is up to date/);
+    const current = await dryBuild();
+    expect(current).toMatch(/Project '.*tsconfig\.build\.json' is up to date/);
+    expect(current).toMatch(/Bundle 'dist\/cli\/main\.js' is up to date/);
 
     const source = join(ROOT, "src", "version.ts");
     const before = statSync(source);
     const later = new Date(Date.now() + 3_600_000);
     utimesSync(source, later, later);
     try {
-      expect(await dryBuild()).toMatch(
-        /A non-dry build would build project '.*tsconfig\.build\.json'/,
-      );
+      const stale = await dryBuild();
+      expect(stale).toMatch(/A non-dry build would build project '.*tsconfig\.build\.json'/);
+      expect(stale).toMatch(/A non-dry build would bundle 'dist\/cli\/main\.js'/);
     } finally {
       utimesSync(source, before.atime, before.mtime);
     }
-    expect(await dryBuild()).toMatch(/is up to date/);
+    const again = await dryBuild();
+    expect(again).toMatch(/Project '.*tsconfig\.build\.json' is up to date/);
+    expect(again).toMatch(/Bundle 'dist\/cli\/main\.js' is up to date/);
   });
 });

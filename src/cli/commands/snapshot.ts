@@ -113,7 +113,8 @@ async function renderSnapshot(
   const [{ render }, React, { App }, { buildServices }, { VirtualTerminal, SilentInput }] =
     await Promise.all([
       import("ink"),
-      import("react"),
+      // React is CommonJS: its exports are the default export, in Node and in the bundle.
+      import("react").then((m) => m.default),
       import("../../ui/index.js"),
       import("../tui/buildServices.js"),
       import("../tui/virtualTerminal.js"),
@@ -162,7 +163,8 @@ async function renderReplaySnapshot(files: string[], opts: SnapshotOptions): Pro
   const [{ render }, React, { App }, { buildReplayServices }, { VirtualTerminal, SilentInput }] =
     await Promise.all([
       import("ink"),
-      import("react"),
+      // React is CommonJS: its exports are the default export, in Node and in the bundle.
+      import("react").then((m) => m.default),
       import("../../ui/index.js"),
       import("../tui/buildReplayServices.js"),
       import("../tui/virtualTerminal.js"),

@@ -4,7 +4,10 @@ import { CLI, median, REPO_ROOT, timeUntilOutput } from "../proc.js";
 import type { RemoteServer } from "../serverProcess.js";
 
 export interface StartupResult {
+  /** Median ms to the first frame with the identity and the session list. */
   medianMs: number;
+  /** Median ms to the first frame of any kind (header, list skeleton). */
+  firstFrameMedianMs: number;
   nodeMedianMs: number;
   ratio: number;
   runs: number;
@@ -27,7 +30,8 @@ function env(srv: RemoteServer): NodeJS.ProcessEnv {
 /**
  * B8: spawn to the first frame that shows the identity and the session list, through a
  * pseudo-terminal (`script` from util-linux) of 200×50, median of `runs`, with the median of
- * `node -e 0` for the ratio. Every run must show that frame: a run that does not throws, and
+ * `node -e 0` for the ratio; and, in the same runs, to the first frame of any kind (the
+ * first visible character the binary writes). Every run must show that frame: a run that does not throws, and
  * the row reports the error instead of timing something else.
  */
 export async function measureStartup(
@@ -37,9 +41,12 @@ export async function measureStartup(
   runs: number,
 ): Promise<StartupResult> {
   const e = env(srv);
-  const uiOnce = () =>
+  let firstAt: number | null = null;
+  const firsts: number[] = [];
+  const uiOnce = async () => {
+    firstAt = null;
     // script -q: no banner; -f: flush each write; -e: the child's exit status; -c: command.
-    timeUntilOutput(
+    const ms = await timeUntilOutput(
       "script",
       ["-qfec", `stty cols 200 rows 50; exec ${process.execPath} ${CLI}`, "/dev/null"],
       e,
@@ -48,12 +55,19 @@ export async function measureStartup(
         return text.includes(principal) && text.includes(sessionId);
       },
       15_000,
+      (out, at) => {
+        if (firstAt === null && /\S/.test(stripAnsi(out))) firstAt = at;
+      },
     );
+    firsts.push(firstAt ?? ms);
+    return ms;
+  };
   const node = () => timeUntilOutput(process.execPath, ["-e", "0"], e, "exit", 15_000);
 
   // Warm-up (page cache), not counted.
   await uiOnce();
   await node();
+  firsts.length = 0;
   const times: number[] = [];
   const nodeTimes: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -62,5 +76,5 @@ export async function measureStartup(
   }
   const m = median(times);
   const n = median(nodeTimes);
-  return { medianMs: m, nodeMedianMs: n, ratio: m / n, runs };
+  return { medianMs: m, firstFrameMedianMs: median(firsts), nodeMedianMs: n, ratio: m / n, runs };
 }

@@ -1,0 +1,125 @@
+// `npm run build`: tsc emits the module tree under dist/ (tests import from it), then esbuild
+// replaces the entry, dist/cli/main.js, with one minified ESM bundle split at the dynamic
+// imports (dist/cli/chunks/): the headless commands never load Ink and React, the UI never
+// loads the reference service. Both steps are skipped when dist/ is current, and
+// `npm run build -- --dry` only says what would be done.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
+const OUT_DIR = join(ROOT, "dist", "cli");
+const ENTRY_OUT = join(OUT_DIR, "main.js");
+const CHUNKS = "chunks";
+const STAMP = join(ROOT, ".tmp", "bundle-stamp.json");
+const args = process.argv.slice(2);
+const dry = args.includes("--dry");
+
+const require = createRequire(import.meta.url);
+const tsc = spawnSync(
+  process.execPath,
+  [require.resolve("typescript/bin/tsc"), "-b", "tsconfig.build.json", ...args],
+  { cwd: ROOT, stdio: "inherit" },
+);
+if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+
+const mtime = (p) => {
+  try {
+    return statSync(p).mtimeMs;
+  } catch {
+    return null;
+  }
+};
+
+/** Why the bundle must be rebuilt, or null when every input is older than it. */
+function staleness() {
+  let stamp;
+  try {
+    stamp = JSON.parse(readFileSync(STAMP, "utf8"));
+  } catch {
+    return "no bundle yet";
+  }
+  for (const [file, when] of Object.entries(stamp.outputs)) {
+    // tsc rewrites dist/cli/main.js when src/cli/main.ts changes: the entry is then tsc's.
+    if (mtime(join(ROOT, file)) !== when) return `${file} changed`;
+  }
+  const inputs = [...stamp.inputs, "esbuild.config.mjs", "package.json", "package-lock.json"];
+  for (const file of inputs) {
+    const t = mtime(join(ROOT, file));
+    if (t === null || t > stamp.builtAt) return `${file} changed`;
+  }
+  return null;
+}
+
+const why = staleness();
+const shown = relative(ROOT, ENTRY_OUT);
+if (why === null) {
+  if (dry || args.includes("--verbose")) console.log(`Bundle '${shown}' is up to date`);
+  process.exit(0);
+}
+if (dry) {
+  console.log(`A non-dry build would bundle '${shown}' (${why})`);
+  process.exit(0);
+}
+
+const esbuild = await import("esbuild");
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+const builtAt = Date.now();
+rmSync(join(OUT_DIR, CHUNKS), { recursive: true, force: true });
+const result = await esbuild.build({
+  absWorkingDir: ROOT,
+  entryPoints: { main: "src/cli/main.ts" },
+  outdir: OUT_DIR,
+  chunkNames: `${CHUNKS}/[name]-[hash]`,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.19",
+  minify: true,
+  sourcemap: "linked",
+  // Stack traces name src/ files and lines; the sources themselves are not shipped.
+  sourcesContent: false,
+  metafile: true,
+  legalComments: "linked",
+  logLevel: "warning",
+  define: {
+    // React's production build, chosen at build time so the development build is left out.
+    "process.env.NODE_ENV": '"production"',
+    AGENT_SESSIONS_BUNDLED_VERSION: JSON.stringify(pkg.version),
+  },
+  // The keychain is a native addon, loaded by path in a child process (credentials/keychain).
+  external: ["@napi-rs/keyring"],
+  // CommonJS dependencies (React) call require() for Node's built-ins.
+  banner: {
+    js: 'import{createRequire as __asCreateRequire}from"node:module";const require=__asCreateRequire(import.meta.url);',
+  },
+  plugins: [
+    {
+      // Ink imports react-devtools-core only when DEV=true; the published binary has no
+      // devtools to talk to.
+      name: "stub-devtools",
+      setup(build) {
+        build.onResolve({ filter: /^react-devtools-core$/ }, () => ({
+          path: "react-devtools-core",
+          namespace: "stub",
+        }));
+        build.onLoad({ filter: /.*/, namespace: "stub" }, () => ({
+          contents: "export default { initialize() {}, connectToDevTools() {} };",
+          loader: "js",
+        }));
+      },
+    },
+  ],
+});
+
+const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith("stub:"));
+const outputs = {};
+for (const file of Object.keys(result.metafile.outputs)) outputs[file] = mtime(join(ROOT, file));
+mkdirSync(dirname(STAMP), { recursive: true });
+writeFileSync(STAMP, JSON.stringify({ builtAt, inputs, outputs }));
+// What each chunk holds (inspect with https://esbuild.github.io/analyze/).
+writeFileSync(join(ROOT, ".tmp", "bundle-meta.json"), JSON.stringify(result.metafile));
+if (args.includes("--verbose")) console.log(`Bundled '${shown}' (${why})`);

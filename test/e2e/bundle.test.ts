@@ -1,0 +1,97 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stripAnsi } from "../../src/text/sanitize.js";
+import { CLI, runCli, tempConfigHome } from "../helpers/cli.js";
+import { hang, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+
+/**
+ * The published binary (`npm run build` → dist/cli/main.js) is a minified bundle; with
+ * AGENT_SESSIONS_DEBUG its source map makes a stack trace name our source files and lines.
+ */
+describe("the bundled binary", () => {
+  let busy: Server;
+  let port = 0;
+  const cfg = tempConfigHome();
+
+  beforeAll(async () => {
+    busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, "127.0.0.1", () => r()));
+    port = (busy.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => busy.close(() => r()));
+    cfg.cleanup();
+  });
+
+  it("is one minified ESM entry that loads the rest on demand", () => {
+    const entry = readFileSync(CLI, "utf8");
+    expect(entry.startsWith("#!/usr/bin/env node\n")).toBe(true);
+    expect(entry).toMatch(/import\("\.\/chunks\/program-[\w-]+\.js"\)/);
+    expect(entry.split("\n").length).toBeLessThan(10);
+  });
+
+  it("with AGENT_SESSIONS_DEBUG, an error's stack trace names src/ files, and the key stays out", async () => {
+    const key = "as_live_0123456789abcdefghijklmnopqrstuv";
+    const r = await runCli(["serve", "--host", "127.0.0.1", "--port", String(port)], {
+      env: { AGENT_SESSIONS_DEBUG: "1", AGENT_SESSIONS_API_KEY: key, XDG_CONFIG_HOME: cfg.dir },
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`port ${port} is already in use`);
+    expect(r.stderr).toMatch(/src\/cli\/commands\/serve\.ts:\d+:\d+/);
+    expect(r.stderr).not.toMatch(/chunks\/[\w-]+\.js/);
+    expect(r.stderr).not.toContain(key);
+  });
+
+  it("without it, the error is one or two lines and no stack", async () => {
+    const r = await runCli(["serve", "--host", "127.0.0.1", "--port", String(port)], {
+      env: { XDG_CONFIG_HOME: cfg.dir },
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`port ${port} is already in use`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("draws its first frame (header, list skeleton) before the service answers anything", async () => {
+    const server = await startScriptedServer();
+    server.fallback(hang);
+    // A pseudo-terminal (script from util-linux), as a user's terminal would be.
+    const child = spawn(
+      "script",
+      ["-qfec", `stty cols 120 rows 30; exec ${process.execPath} ${CLI}`, "/dev/null"],
+      {
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: cfg.dir,
+          XDG_CONFIG_HOME: cfg.dir,
+          TERM: "xterm-256color",
+          LANG: "C.UTF-8",
+          AGENT_SESSIONS_BASE_URL: server.url,
+          AGENT_SESSIONS_API_KEY: "as_live_0123456789abcdefghijklmnopqrstuv",
+        },
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    let screen = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      screen += d;
+    });
+    const shows = () => {
+      const text = stripAnsi(screen);
+      return text.includes("verifying key…") && text.includes("loading sessions…");
+    };
+    try {
+      for (let i = 0; i < 300 && !shows(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(stripAnsi(screen)).toContain("verifying key…");
+      expect(stripAnsi(screen)).toContain("loading sessions…");
+      // Nothing was answered: every request the UI sent is still open.
+      expect(server.seen.every((r) => !r.closed)).toBe(true);
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+      await server.close();
+    }
+  });
+});
