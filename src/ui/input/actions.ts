@@ -28,6 +28,17 @@ export function selectedSessionId(deps: UiDeps): string | null {
   return visibleSessions(deps)[s.listCursor]?.session_id ?? null;
 }
 
+/**
+ * Change what the list shows (sort, filters) with the cursor staying on the session it was
+ * on; when that session is no longer shown, the cursor goes to the top.
+ */
+export function keepSelection(deps: UiDeps, change: () => void): void {
+  const before = visibleSessions(deps)[deps.ui.getState().listCursor]?.session_id ?? null;
+  change();
+  const at = before === null ? -1 : visibleSessions(deps).findIndex((x) => x.session_id === before);
+  patch(deps, { listCursor: Math.max(0, at) });
+}
+
 export function sessionRecord(deps: UiDeps, sessionId: string): Session | undefined {
   return deps.services.sessions.getState().items.find((x) => x.session_id === sessionId);
 }

@@ -67,6 +67,7 @@ export type CommandId =
   | "focusPane"
   | "nextAttention"
   | "refresh"
+  | "back"
   | "up"
   | "down"
   | "pageUp"
@@ -204,6 +205,14 @@ export const KEYMAP: readonly Command[] = [
     description: "reload identity and the session list",
     modes: SCREENS,
   },
+  {
+    id: "back",
+    keys: [named("escape")],
+    label: "clear",
+    description:
+      "clear what narrows the view, first one of: the pane's search, the list's filters (text and state); else leave zoom",
+    modes: SCREENS,
+  },
   // git actions, on the focused session (list row or pane)
   {
     id: "clone",
@@ -298,7 +307,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("/")],
     label: "filter",
     description:
-      "filter sessions by text (id and visible fields; state:, agent:, template:, visibility: match a field)",
+      "filter sessions by text (id and visible fields; state:, agent:, template:, visibility: match a field; Esc clears it)",
     modes: ["list"],
     footer: { rank: 2 },
   },
@@ -365,7 +374,7 @@ export const KEYMAP: readonly Command[] = [
     id: "search",
     keys: [k("/")],
     label: "search",
-    description: "search the pane (lands on the newest match)",
+    description: "search the pane (lands on the newest match; Esc clears the search)",
     modes: ["pane"],
     footer: { rank: 3 },
   },
