@@ -189,6 +189,10 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     // Typed text and Enter in one read are one input event for Ink: wait for the text first.
     await pane.waitForText(server.repositories[0] as string);
     await pane.keys("Enter");
+    // Replacing a workspace asks first.
+    const cloneConfirm = await pane.waitForText("Clone — confirm");
+    expect(cloneConfirm).toContain("This replaces the session's workspace");
+    await pane.keys("y");
     await pane.waitFor("the clone result", (s) =>
       new RegExp(`✓ clone ${id}: cloned \\S+ \\(branch \\w+\\)`).test(s),
     );
@@ -198,9 +202,13 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     expect(confirm).toContain(id);
     expect(confirm).toContain(server.repositories[0] as string);
     expect(confirm).toMatch(/\[y\] push/);
+    expect(confirm).toMatch(/⚠ \w+ is the repository's default branch/);
     await pane.keys("y");
+    // A fresh clone has nothing the remote lacks unless the agent changed files meanwhile.
     await pane.waitFor("the push result", (s) =>
-      new RegExp(`✓ push ${id}: pushed \\w+ at [0-9a-f]{7,}`).test(s),
+      new RegExp(
+        `✓ push ${id}: (?:pushed \\w+ at [0-9a-f]{7,}|nothing to push \\(Everything up-to-date\\))`,
+      ).test(s),
     );
     // The git process output also arrives on the session's own stream, in its pane.
     await pane.waitFor("git's output in the pane", (s) => /\$ git push/.test(s));

@@ -61,6 +61,7 @@ async function screen(size: TerminalSize = { columns: 160, rows: 30 }, open: str
     exit: () => {
       exits++;
     },
+    now: () => 0,
     save: null,
   };
   startScreen(deps, open);

@@ -7,8 +7,9 @@ import {
   screenLayout,
   type TerminalSize,
 } from "./layout.js";
+import { type LogLine, logLines } from "./messageLog.js";
 import type { Viewport } from "./paneView.js";
-import type { UiState } from "./uiStore.js";
+import type { LogEntry, UiState } from "./uiStore.js";
 
 /**
  * The screen geometry of a UI state, computed once here for the views that draw it and the
@@ -74,4 +75,27 @@ export function detailRows(height: number): number {
 export function detailPaging(size: TerminalSize, fields: number): Paging {
   const page = detailRows(bodyOf(size).rows);
   return { page, maxOffset: Math.max(0, fields - page) };
+}
+
+/** Text width inside an overlay `width` cells wide: its border and padding. */
+export function overlayInnerWidth(width: number): number {
+  return Math.max(8, width - 4);
+}
+
+/** The messages overlay in a `width` × `height` box: its lines and how they page. */
+export function messagesLayout(
+  entries: readonly LogEntry[],
+  width: number,
+  height: number,
+): Paging & { lines: LogLine[]; rows: number } {
+  const lines = logLines(entries, overlayInnerWidth(width));
+  const rows = detailRows(height);
+  return { lines, rows, page: rows, maxOffset: Math.max(0, lines.length - rows) };
+}
+
+/** The messages overlay in the body. */
+export function messagesPaging(size: TerminalSize, entries: readonly LogEntry[]): Paging {
+  const body = bodyOf(size);
+  const { page, maxOffset } = messagesLayout(entries, body.width, body.rows);
+  return { page, maxOffset };
 }

@@ -15,6 +15,7 @@ export type ModeKind =
   | "search"
   | "help"
   | "detail"
+  | "messages"
   | "pane"
   | "list"
   | "login";
@@ -28,6 +29,7 @@ export const MODE_KINDS: readonly ModeKind[] = [
   "search",
   "help",
   "detail",
+  "messages",
   "pane",
   "list",
   "login",
@@ -59,6 +61,7 @@ export interface KeySpec {
 
 export type CommandId =
   | "help"
+  | "messages"
   | "quit"
   | "forceQuit"
   | "focusNext"
@@ -122,7 +125,7 @@ export interface Command {
 
 /** The session list and the pane: the screens under any overlay or dialog. */
 const SCREENS: readonly ModeKind[] = ["list", "pane"];
-const OVERLAYS: readonly ModeKind[] = ["help", "detail"];
+const OVERLAYS: readonly ModeKind[] = ["help", "detail", "messages"];
 /** Where a text field has the cursor. */
 const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "login"];
 /** Where j/k and friends move something: the list, a pane, an overlay. */
@@ -142,8 +145,16 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("?")],
     label: "help",
     description: "show or hide this help",
-    modes: ["list", "pane", "help", "detail"],
+    modes: [...SCREENS, ...OVERLAYS],
     footer: { rank: 10 },
+  },
+  {
+    id: "messages",
+    keys: [k("m")],
+    label: "messages",
+    description: "show every message and error, whole, with its time (newest first)",
+    modes: [...SCREENS, "messages"],
+    footer: { rank: 10.5 },
   },
   {
     id: "quit",
@@ -209,8 +220,7 @@ export const KEYMAP: readonly Command[] = [
     id: "back",
     keys: [named("escape")],
     label: "clear",
-    description:
-      "clear what narrows the view, first one of: the pane's search, the list's filters (text and state); else leave zoom",
+    description: "clear the pane's search or the list's filters; with none, leave zoom",
     modes: SCREENS,
   },
   // git actions, on the focused session (list row or pane)

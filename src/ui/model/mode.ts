@@ -6,6 +6,7 @@ import {
   type FormDialogState,
   focusedPaneId,
   type HelpOverlayState,
+  type MessagesOverlayState,
   type SearchEditing,
   type UiState,
 } from "./uiStore.js";
@@ -29,6 +30,7 @@ export type MainMode =
   | { kind: "search"; editing: SearchEditing }
   | { kind: "help"; overlay: HelpOverlayState }
   | { kind: "detail"; overlay: DetailOverlayState }
+  | { kind: "messages"; overlay: MessagesOverlayState }
   | { kind: "pane"; sessionId: string }
   | { kind: "list" };
 
@@ -51,7 +53,11 @@ export function modeOf(s: UiState): MainMode {
   const e = s.editing;
   if (e) return e.kind === "filter" ? { kind: "filter" } : { kind: "search", editing: e };
   const o = s.overlay;
-  if (o) return o.kind === "help" ? { kind: "help", overlay: o } : { kind: "detail", overlay: o };
+  if (o) {
+    if (o.kind === "help") return { kind: "help", overlay: o };
+    if (o.kind === "detail") return { kind: "detail", overlay: o };
+    return { kind: "messages", overlay: o };
+  }
   const paneId = focusedPaneId(s);
   return paneId ? { kind: "pane", sessionId: paneId } : { kind: "list" };
 }

@@ -8,7 +8,7 @@ import type { TextField } from "../textField.js";
 import { CONFIRM, FORM, QUIT } from "./dialogs.js";
 import { FILTER, SEARCH } from "./editing.js";
 import { LIST } from "./list.js";
-import { DETAIL, HELP } from "./overlays.js";
+import { DETAIL, HELP, MESSAGES } from "./overlays.js";
 import { PANE } from "./pane.js";
 import { SCREEN } from "./screen.js";
 import type { Handler, ModeHandlers } from "./types.js";
@@ -34,6 +34,7 @@ export const HANDLERS: Table = {
   search: SEARCH,
   help: HELP,
   detail: DETAIL,
+  messages: MESSAGES,
   pane: { ...SCREEN, ...PANE },
   list: { ...SCREEN, ...LIST },
 };
