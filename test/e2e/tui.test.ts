@@ -361,6 +361,27 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await expectRestored(pane);
   });
 
+  it.runIf(process.platform === "linux")(
+    "with no key and no keychain, the login screen names the two ways out",
+    async () => {
+      const config = tempConfigHome();
+      try {
+        // env -i: no DBUS_SESSION_BUS_ADDRESS and no XDG_RUNTIME_DIR, so no Secret Service.
+        const pane = await launch([], {
+          env: { AGENT_SESSIONS_API_KEY: undefined, XDG_CONFIG_HOME: config.dir },
+        });
+        const screen = await pane.waitForText(["sign in", "No keychain here"]);
+        const text = screen.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
+        expect(text).toContain("Set AGENT_SESSIONS_API_KEY for this shell");
+        expect(text).toContain("agent-sessions login --insecure-storage");
+        await pane.keys("Escape");
+        await expectRestored(pane);
+      } finally {
+        config.cleanup();
+      }
+    },
+  );
+
   it.runIf(noKeychain !== null && keychainRequired)(
     "a real keychain is reachable for the login test (AGENT_SESSIONS_REQUIRE_KEYCHAIN=1)",
     () => {

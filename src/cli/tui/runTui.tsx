@@ -10,6 +10,8 @@ export interface RunTuiOptions {
   services: AppServices | null;
   initialSessions?: readonly string[];
   onLogin?: (key: string) => Promise<AppServices>;
+  /** No keychain to keep a key in: shown on the login screen with the ways out. */
+  keychainProblem?: { message: string; hint: string | null } | null;
   bell?: boolean;
   scrollback?: number;
   /** Called once when the UI ends, before the terminal is restored. */
@@ -52,6 +54,7 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
       }}
       initialSessions={opts.initialSessions ?? []}
       {...(opts.onLogin ? { onLogin: opts.onLogin } : {})}
+      keychainProblem={opts.keychainProblem ?? null}
       onExit={() => finish(0)}
       onSave={savePaneNdjson}
     />,
