@@ -279,6 +279,65 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await expectRestored(pane);
   });
 
+  it("chooses widths from the terminal: titles stay whole, a short terminal gets a compact header", async () => {
+    const [a, b] = [ids[0] as string, ids[1] as string];
+    const names = server.sessions().map((x) => x.name);
+    const pane = await launch(["open", a, b], { size: { width: 160, height: 40 } });
+    /** The rows of the session list: between its border and the row of a pane's title. */
+    const listRows = (s: string) =>
+      s
+        .split("\n")
+        .filter((l) => /^[│║][▸ ][ !][ \d] \S/.test(l))
+        .map((l) => l.slice(0, l.indexOf("│", 1) > 0 ? l.indexOf("│", 1) : undefined));
+    const wholeTitles = (s: string) => {
+      const rows = listRows(s).join("\n");
+      return names.every((n) => rows.includes(n));
+    };
+    for (const [w, h] of [
+      [160, 40],
+      [200, 50],
+    ] as const) {
+      await pane.resize(w, h);
+      const screen = await pane.waitFor(`every title whole at ${w}×${h}`, (s) => {
+        const first = s.split("\n")[0] ?? "";
+        return wholeTitles(s) && Array.from(first).length === w && titleRe(1, a).test(s);
+      });
+      // Tall enough for the full header box.
+      expect(screen.startsWith("╭")).toBe(true);
+    }
+
+    // 80×24: the titles are still there beside the panes, and the header is two plain lines.
+    await pane.resize(80, 24);
+    let screen = await pane.waitFor("the compact header at 80×24", (s) =>
+      s.startsWith(" agent-sessions"),
+    );
+    const rows = listRows(screen);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const [i, row] of rows.entries()) {
+      // Each row shows the start of its title (at least its first word).
+      expect(
+        names.some((n) => row.includes(n.split(" ")[0] as string)),
+        `row ${i}: ${row}`,
+      ).toBe(true);
+    }
+    expect(screen.split("\n")[1]).toMatch(/^ usr_\w+ \(owner/);
+    expect(screen.split("\n")[2]).toMatch(/^[┌╔]/);
+
+    // 100 columns, two panes side by side: each title keeps state and connection in sight.
+    await pane.resize(100, 30);
+    screen = await pane.waitFor("narrow pane titles", (s) => /═ 1 ● active · ● live/.test(s));
+    const title2 = lineWith(screen, /[─━] 2 /) ?? "";
+    expect(title2).toMatch(/2 [●⏸◌◆] \w+ · ● live/);
+
+    // The smallest terminal: the header is two lines, not five.
+    await pane.resize(60, 15);
+    screen = await pane.waitFor("60×15", (s) => s.startsWith(" agent-sessions"));
+    expect(screen.split("\n")[2]).toMatch(/^[┌╔]/);
+
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
   it("obeys every key of a run that arrives in one read (key repeat, a slow link)", async () => {
     const pane = await launch([]);
     const cursorRow = (s: string) => s.split("\n").findIndex((l) => /^[│║]▸/.test(l));

@@ -225,9 +225,14 @@ describe("sessions and panes", () => {
       h.resize(cols, rows);
       const f = await waitForContent(
         h,
-        (fr) => fr.split("\n")[0]?.length === cols && frameHeight(fr) === rows - 1,
+        (fr) =>
+          fr.split("\n").some((l) => l.length === cols) &&
+          fr.split("\n").every((l) => l.length <= cols) &&
+          frameHeight(fr) === rows - 1,
       );
-      expect(f).toContain(`1 ${a}`);
+      // Pane 1's title: its number and session (narrow titles put state and connection
+      // before the id).
+      expect(f).toMatch(new RegExp(`[─═━] 1 (?:${a}|● active · ● live · ${a.slice(0, 6)})`));
     }
     h.resize(50, 12);
     await waitForContent(h, "Terminal too small");
@@ -274,6 +279,8 @@ describe("keys that arrive in one read (typing fast, over SSH, pasting)", () => 
     await pressKey(h, "c");
     await waitForContent(h, `Clone a repository into ${id}`);
     await pressKey(h, "demo/app\r");
+    await waitForContent(h, "Clone — confirm");
+    await pressKey(h, "y");
     await waitForContent(h, new RegExp(`✓ clone ${id}: cloned demo/app \\(branch main\\)`), 15_000);
   });
 });

@@ -1,6 +1,8 @@
+import { displayWidth } from "../../text/wrap.js";
 import { helpLayout } from "./help.js";
 import {
   bodyRowsOf,
+  headerRows,
   listRows,
   paneBody,
   type ScreenLayout,
@@ -45,6 +47,45 @@ export function paneViewport(s: Arrangement, sessionId: string, noColor: boolean
   const cell = lay.cells.find((c) => c.index === idx) ?? lay.cells[0];
   const body = cell ? paneBody(cell) : { rows: 10, width: 40 };
   return { rows: body.rows, width: body.width, noColor };
+}
+
+/** The header at this size: the full box, or two plain lines below 30 rows. */
+export function headerOf(size: TerminalSize): { rows: number; compact: boolean } {
+  const rows = headerRows(size);
+  return { rows, compact: rows < 5 };
+}
+
+/**
+ * How a session list row uses its width (the list's inner width): "compact" shows the state
+ * glyph and the title (the id when there is none), so titles stay visible beside panes on a
+ * narrow terminal; "ids" adds the id and the state's word; "wide" adds agent and where.
+ */
+export type ListRowStyle = "compact" | "ids" | "wide";
+
+export function listRowStyle(inner: number): ListRowStyle {
+  if (inner >= 100) return "wide";
+  return inner >= 64 ? "ids" : "compact";
+}
+
+/** Room for a title in a box's top border `width` cells wide (corners, lines, spaces). */
+export function borderTitleRoom(width: number): number {
+  return Math.max(0, width - 5);
+}
+
+/**
+ * The first title (of candidates from most to least complete) that fits a border `width`
+ * wide; when none does, the last, which the border cuts. Pane titles give the full title,
+ * then one without heartbeat and rate, then one with state and connection before the id.
+ */
+export function fittingTitle<T extends { text: string }>(
+  candidates: readonly (readonly T[])[],
+  width: number,
+): readonly T[] {
+  const room = borderTitleRoom(width);
+  for (const c of candidates) {
+    if (c.reduce((n, seg) => n + displayWidth(seg.text), 0) <= room) return c;
+  }
+  return candidates[candidates.length - 1] ?? [];
 }
 
 /** Rows of sessions the list shows: one page for PgUp/PgDn. */

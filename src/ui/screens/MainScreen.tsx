@@ -113,7 +113,7 @@ export function MainScreen(props: MainScreenProps) {
   return (
     <UiContext.Provider value={ctx}>
       <Box flexDirection="column" width={layout.width} height={layout.height} overflow="hidden">
-        <Header profile={props.profile} baseUrl={props.baseUrl} width={layout.width} />
+        <Header profile={props.profile} baseUrl={props.baseUrl} size={size} />
         <Box flexDirection="row" width={layout.width} height={layout.bodyRows} overflow="hidden">
           {covered ? (
             <Body
