@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { keychainAccount, keychainDelete, keychainGet } from "../../src/credentials/keychain.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
@@ -349,6 +350,25 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await pane.waitFor("the cursor three rows down", (s) => cursorRow(s) === start + 3);
     await pane.type("kk");
     await pane.waitFor("the cursor one row below the top", (s) => cursorRow(s) === start + 1);
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
+  it("e saves the pane into the state directory, not the working directory, and says where", async () => {
+    const id = ids[1] as string;
+    const state = join(home.dir, "state");
+    const pane = await launch(["open", id], { env: { XDG_STATE_HOME: state } });
+    await pane.waitFor("the pane live", (s) => /● live/.test(lineWith(s, titleRe(1, id)) ?? ""));
+    server.emit(id, "process_output", { text: "E2E-EXPORT-line\n" });
+    await pane.waitForText("E2E-EXPORT-line");
+    const before = readdirSync(process.cwd()).filter((f) => f.endsWith(".ndjson"));
+    await pane.keys("e");
+    const screen = await pane.waitForText("Saved ");
+    const dir = join(state, "agent-sessions", "exports");
+    const path = screen.match(/to (\/\S+\.ndjson)/)?.[1] ?? "";
+    expect(path.startsWith(`${dir}/`)).toBe(true);
+    expect(readFileSync(path, "utf8")).toContain("E2E-EXPORT-line");
+    expect(readdirSync(process.cwd()).filter((f) => f.endsWith(".ndjson"))).toEqual(before);
     await pane.keys("q");
     await expectRestored(pane);
   });
