@@ -1,7 +1,8 @@
 import { render } from "ink";
 import { App, type AppServices } from "../../ui/index.js";
+import { DiffWriter } from "./diffWriter.js";
 import { savePaneNdjson } from "./savePane.js";
-import { enterAlternateScreen } from "./terminal.js";
+import { AsciiOutput, enterAlternateScreen, terminalCaps } from "./terminal.js";
 
 export interface RunTuiOptions {
   profile: string;
@@ -24,7 +25,15 @@ export interface RunTuiOptions {
  */
 export async function runTui(opts: RunTuiOptions): Promise<number> {
   const stdout = process.stdout;
-  const screen = enterAlternateScreen(stdout);
+  const caps = terminalCaps();
+  // On the alternate screen every position is known: only the cells that change are written.
+  // TERM=dumb keeps the normal screen and Ink's own writing (ASCII through the glyph table).
+  const screen = caps.altScreen ? enterAlternateScreen(stdout) : { restore() {} };
+  const output = caps.altScreen
+    ? new DiffWriter(stdout, { ascii: caps.ascii })
+    : caps.ascii
+      ? new AsciiOutput(stdout)
+      : null;
   let resolveDone: (code: number) => void = () => {};
   const done = new Promise<number>((resolve) => {
     resolveDone = resolve;
@@ -58,7 +67,12 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
       onExit={() => finish(0)}
       onSave={savePaneNdjson}
     />,
-    { exitOnCtrlC: false, patchConsole: false, maxFps: 30 },
+    {
+      ...(output ? { stdout: output as unknown as NodeJS.WriteStream } : {}),
+      exitOnCtrlC: false,
+      patchConsole: false,
+      maxFps: 30,
+    },
   );
   const code = await done;
   process.off("SIGTERM", onSignal);
@@ -66,6 +80,7 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
   process.off("SIGINT", onSignal);
   instance.unmount();
   instance.cleanup();
+  output?.dispose();
   try {
     await opts.cleanup();
   } finally {
