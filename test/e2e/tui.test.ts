@@ -425,6 +425,30 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await expectRestored(plain);
   });
 
+  it("TERM=dumb and a locale without UTF-8 get ASCII borders and glyphs; TERM=dumb keeps the normal screen", async () => {
+    const id = ids[0] as string;
+    const nonAscii = (screen: string) => screen.replace(/[\u0000-\u007f]/g, "");
+    const title = new RegExp(`[-=] 1 ${id} \\* \\w+ \\. \\* live`);
+
+    const c = await launch(["open", id], { env: { LANG: "C", LC_ALL: undefined } });
+    let screen = await c.waitFor("the pane in ASCII", (s) => title.test(s));
+    expect(nonAscii(screen)).toBe("");
+    // Focused pane: # corners and = lines; the header and list: + corners and - lines.
+    expect(screen).toMatch(/^\+-+\+/);
+    expect(screen).toMatch(/#= 1 ses_/);
+    expect(await c.format("#{alternate_on}")).toBe("1");
+    await c.keys("q");
+    await expectRestored(c);
+
+    const dumb = await launch(["open", id], { env: { TERM: "dumb" } });
+    screen = await dumb.waitFor("the pane in ASCII", (s) => title.test(s));
+    expect(nonAscii(screen)).toBe("");
+    expect(await dumb.format("#{alternate_on}")).toBe("0");
+    await dumb.keys("q");
+    const after = await dumb.waitForText("EXIT=");
+    expect(after).toMatch(/EXIT=0\b/);
+  });
+
   it("`demo` opens the UI against its own in-process service", async () => {
     const pane = await launch(["demo", "--pace-ms", "200"], {
       env: { AGENT_SESSIONS_BASE_URL: undefined, AGENT_SESSIONS_API_KEY: undefined },

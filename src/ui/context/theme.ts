@@ -179,7 +179,6 @@ export function asciiGlyph(ch: string, width: number): string {
 
 /** Text as an ASCII-only terminal gets it: escape sequences (ASCII) pass unchanged. */
 export function toAscii(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: only non-ASCII is replaced
   return text.replace(/[^\u0000-\u007f]/gu, (ch) =>
     asciiGlyph(ch, charWidth(ch.codePointAt(0) ?? 0)),
   );
