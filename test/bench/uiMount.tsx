@@ -60,7 +60,9 @@ export interface MountedUi {
 /**
  * The Ink app as the CLI runs it (the CLI's own service builder and render options, the
  * app loading identity and sessions itself), rendered on a virtual terminal, with `sessions`
- * opened in panes at start.
+ * opened in panes at start. The CLI puts its terminal writer between Ink and the terminal
+ * (`output: "cells"`); B4 and B5 read Ink's whole frames instead ("frames", the default),
+ * so their figures leave out the writer's own work.
  */
 export async function mountUi(opts: {
   url: string;

@@ -44,10 +44,12 @@ describe("agent-sessions snapshot", () => {
     expect(r.stdout).toContain('key "demo-owner"');
     // The session list with its rows, and the two demo sessions opened in panes.
     expect(r.stdout).toMatch(/Sessions \d+\/\d+/);
-    const rows = frame.filter((l) => /^│.{0,4}ses_\w+ [●⏸■✓✗◌○] /u.test(l));
+    // Beside panes on 100 columns a row is its state glyph and title (no id).
+    const rows = frame.filter((l) => /^│[▸ ][ !][ \d] (?:ses_\w+ )?[●⏸■✓✗◌○◍✕◆] \S/u.test(l));
     expect(rows.length).toBeGreaterThanOrEqual(3);
-    expect(r.stdout).toMatch(/[─═━] 1 ses_\w+ /);
-    expect(r.stdout).toMatch(/[─═━] 2 ses_\w+ /);
+    // Narrow pane titles keep state and connection before the id.
+    expect(r.stdout).toMatch(/[─═━] 1 (?:ses_\w+ |[●⏸◌◆] \w+ · ● live · ses_)/);
+    expect(r.stdout).toMatch(/[─═━] 2 (?:ses_\w+ |[●⏸◌◆] \w+ · ● live · ses_)/);
     // The footer's key hints close the frame.
     expect(frame.at(-1)).toMatch(/q quit/);
   });
