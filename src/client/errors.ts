@@ -78,10 +78,13 @@ export class MissingScopeError extends AgentSessionsError {
 export class NotFoundError extends AgentSessionsError {
   readonly code = "not_found";
   readonly exitCode = EXIT.error;
-  readonly hint = "Check the session id (agent-sessions sessions lists them) and the base URL.";
-  constructor(message: string) {
+  readonly hint: string;
+  /** `hint`: what to check when the server said what it did not find (else the session id). */
+  constructor(message: string, hint?: string) {
     super(message);
     this.name = "NotFoundError";
+    this.hint =
+      hint ?? "Check the session id (agent-sessions sessions lists them) and the base URL.";
   }
 }
 

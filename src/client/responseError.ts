@@ -69,7 +69,10 @@ function typedError(r: ErrorResponse): AgentSessionsError {
     return new MissingScopeError(forbiddenText(r.body, named, label, scope), scope);
   }
   if (status === 404) {
-    return new NotFoundError(msg ?? r.notFound ?? `${label}: not found (HTTP 404)`);
+    return new NotFoundError(
+      msg ?? r.notFound ?? `${label}: not found (HTTP 404)`,
+      notFoundHint(msg),
+    );
   }
   const field = describeErrorBody(r.body).field;
   return new HttpError(
@@ -94,6 +97,20 @@ function forbiddenText(
   if (d.code && !d.message.includes(d.code)) extra.push(d.code);
   if (named !== null && !d.message.includes(named)) extra.push(`requires ${named}`);
   return extra.length > 0 ? `${d.message} (${extra.join(", ")})` : d.message;
+}
+
+/**
+ * What to check after a 404 whose message names what was missing, when that is not the
+ * session (a repository to clone, a branch): undefined keeps the session-id hint.
+ */
+export function notFoundHint(message: string | null): string | undefined {
+  if (message === null) return undefined;
+  if (/\brepo(sitory)?\b/i.test(message)) {
+    return "Check the repository URL: the service does not know that repository (its message may list the ones it does).";
+  }
+  if (/\bbranch\b/i.test(message))
+    return "Check the branch name (agent-sessions sessions shows each session's).";
+  return undefined;
 }
 
 /** What to do next, from the status and what the server said. */

@@ -83,6 +83,9 @@ export function describeResult(action: GitAction, r: GitResult): string {
       return `cloned ${repo}${branch ? ` (branch ${branch})` : ""}${at}`;
     }
     case "push": {
+      // git says so when the remote already has every commit: nothing was pushed.
+      const same = /everything up[- ]to[- ]date/i.exec(r.output ?? "");
+      if (same) return `nothing to push (${same[0]})`;
       const branch = s(r.branch) ?? s(action.branch);
       return `pushed${branch ? ` ${branch}` : ""}${at}`;
     }

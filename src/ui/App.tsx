@@ -5,6 +5,7 @@ import { createTheme, ThemeContext } from "./context/theme.js";
 import { useKeyRouter } from "./hooks/useKeyInput.js";
 import { NowContext } from "./hooks/useNow.js";
 import { useTerminalSize } from "./hooks/useTerminalSize.js";
+import type { Problem } from "./model/login.js";
 import {
   type AppOptions,
   type AppServices,
@@ -34,6 +35,11 @@ export interface AppProps {
    * the error's message (it must not contain the key).
    */
   onLogin?: (key: string) => Promise<AppServices>;
+  /**
+   * Why the login screen cannot keep a key here (no OS keychain) and the ways out, as the
+   * credentials layer words them; shown before anything is pasted.
+   */
+  keychainProblem?: Problem | null;
   /** q (confirmed) and Ctrl-C. The caller unmounts, closes streams and restores the terminal. */
   onExit: () => void;
   /** Where the pane's `e` (save) writes; without it, saving says it is not available. */
@@ -95,6 +101,7 @@ export function App(props: AppProps) {
         size={size}
         onLogin={login}
         onExit={onExit}
+        keychainProblem={props.keychainProblem ?? null}
       />
     );
   }

@@ -5,6 +5,8 @@
  *
  *   --quick        about a minute: shorter windows, fewer repetitions (smoke run)
  *   --only B2,B3   run only these rows (B1 is added when B2 needs it)
+ *
+ * B12 (issue 14's terminal-bytes row) runs the UI through the CLI's terminal writer.
  *   --json [PATH]  machine-readable output
  *   --markdown     print the table as Markdown (for the README)
  *   --strict       exit 1 when a target is missed (a measure that errors always exits 1)
@@ -21,6 +23,7 @@ import { measureMemory } from "./measures/memory.js";
 import { type Capture, captureStream, parseCeiling, type Rate } from "./measures/parseCeiling.js";
 import { drainThroughEventSource } from "./measures/peerEventSource.js";
 import { measureStartup } from "./measures/startup.js";
+import { measureTerminalBytes } from "./measures/terminalBytes.js";
 import { median } from "./proc.js";
 import { markdownTable, num, type Row, textTable } from "./report.js";
 import { type RemoteServer, startServerProcess } from "./serverProcess.js";
@@ -89,6 +92,8 @@ function plan(quick: boolean) {
     fanoutMs: quick ? 5_000 : 30_000,
     idleFleetSessions: 200,
     idleFleetMs: quick ? 5_000 : 30_000,
+    bytesPerSecondPerSession: 10,
+    bytesMs: quick ? 5_000 : 20_000,
   };
 }
 
@@ -402,6 +407,34 @@ async function liveUiRows(p: ReturnType<typeof plan>): Promise<Row[]> {
   }
 }
 
+async function terminalBytesRow(p: ReturnType<typeof plan>): Promise<Row> {
+  const secs = p.bytesMs / 1000;
+  const measure = `terminal bytes: 4 live panes at ${p.bytesPerSecondPerSession} ev/s each, 200×50, ${secs} s: bytes written per second vs repainting every frame whole (Ink's own writes of the same frames)`;
+  const target = "≤ 0.25 × full-frame";
+  try {
+    const r = await withServer({ seed: 12, paceMs: 0, heartbeatMs: 1000, sessionCount: 4 }, (srv) =>
+      measureTerminalBytes(
+        srv,
+        srv.sessionIds.slice(0, 4),
+        p.bytesPerSecondPerSession,
+        2000,
+        p.bytesMs,
+        { columns: 200, rows: 50 },
+      ),
+    );
+    return {
+      id: "B12",
+      measure,
+      value: `${num(r.bytesPerSecond)} B/s vs ${num(r.fullFrameBytesPerSecond)} B/s full-frame = ${num(r.ratio, 3)} × (${num(r.framesPerSecond, 1)} frames/s); Ink's line-level incrementalRendering: ${num(r.inkLinesBytesPerSecond)} B/s = ${num(r.inkLinesRatio, 2)} ×`,
+      target,
+      pass: r.ratio <= 0.25 && r.eventsPerSecond > 0,
+      figures: { ...r },
+    };
+  } catch (e) {
+    return failed("B12", measure, target, e);
+  }
+}
+
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const p = plan(opts.quick);
@@ -439,6 +472,10 @@ async function main(): Promise<void> {
   if (want("B11")) {
     log(`B11: idle fleet for ${p.idleFleetMs / 1000} s`);
     rows.push(await idleFleetRow(p));
+  }
+  if (want("B12")) {
+    log(`B12: terminal bytes for ${p.bytesMs / 1000} s`);
+    rows.push(await terminalBytesRow(p));
   }
 
   const seconds = (performance.now() - t0) / 1000;

@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { performance } from "node:perf_hooks";
 import { render } from "ink";
 import { buildServices } from "../../src/cli/tui/buildServices.js";
+import { DiffWriter } from "../../src/cli/tui/diffWriter.js";
 import { App, type AppServices } from "../../src/ui/index.js";
 
 /** A terminal that is only memory: a fixed size, every write kept with the time it came. */
@@ -9,6 +10,8 @@ export class VirtualTerminal extends EventEmitter {
   readonly isTTY = true;
   writes: { at: number; data: string }[] = [];
   onWrite: ((data: string, at: number) => void) | null = null;
+  /** Bytes written to this terminal so far. */
+  bytes = 0;
   constructor(
     readonly columns: number,
     readonly rows: number,
@@ -17,6 +20,7 @@ export class VirtualTerminal extends EventEmitter {
   }
   write = (data: string): boolean => {
     const at = performance.now();
+    this.bytes += Buffer.byteLength(data);
     this.onWrite?.(data, at);
     return true;
   };
@@ -47,6 +51,8 @@ export class VirtualKeyboard extends EventEmitter {
 export interface MountedUi {
   services: AppServices;
   terminal: VirtualTerminal;
+  /** The terminal writer in front of `terminal`, when mounted with `output: "cells"`. */
+  writer: DiffWriter | null;
   keyboard: VirtualKeyboard;
   unmount(): Promise<void>;
 }
@@ -54,7 +60,9 @@ export interface MountedUi {
 /**
  * The Ink app as the CLI runs it (the CLI's own service builder and render options, the
  * app loading identity and sessions itself), rendered on a virtual terminal, with `sessions`
- * opened in panes at start.
+ * opened in panes at start. The CLI puts its terminal writer between Ink and the terminal
+ * (`output: "cells"`); B4 and B5 read Ink's whole frames instead ("frames", the default),
+ * so their figures leave out the writer's own work.
  */
 export async function mountUi(opts: {
   url: string;
@@ -64,9 +72,16 @@ export async function mountUi(opts: {
   rows: number;
   /** Ink's own time to lay out and write each frame (not React's reconciliation). */
   onRender?: (renderMs: number) => void;
+  /**
+   * How frames reach the terminal: "frames", Ink repainting every frame whole (B4 reads the
+   * frames); "cells", through the CLI's terminal writer (only changed cells); "lines", Ink's
+   * own incrementalRendering (only changed lines).
+   */
+  output?: "frames" | "cells" | "lines";
 }): Promise<MountedUi> {
   const handle = buildServices({ baseUrl: opts.url, apiKey: opts.key });
   const terminal = new VirtualTerminal(opts.columns, opts.rows);
+  const writer = opts.output === "cells" ? new DiffWriter(terminal) : null;
   const keyboard = new VirtualKeyboard();
   const instance = render(
     <App
@@ -78,13 +93,14 @@ export async function mountUi(opts: {
       onExit={() => {}}
     />,
     {
-      stdout: terminal as unknown as NodeJS.WriteStream,
+      stdout: (writer ?? terminal) as unknown as NodeJS.WriteStream,
       stdin: keyboard as unknown as NodeJS.ReadStream,
       stderr: new VirtualTerminal(opts.columns, opts.rows) as unknown as NodeJS.WriteStream,
       // As src/cli/tui/runTui.tsx renders it.
       exitOnCtrlC: false,
       patchConsole: false,
       maxFps: 30,
+      ...(opts.output === "lines" ? { incrementalRendering: true } : {}),
       ...(opts.onRender
         ? { onRender: (m: { renderTime: number }) => opts.onRender?.(m.renderTime) }
         : {}),
@@ -93,10 +109,12 @@ export async function mountUi(opts: {
   return {
     services: handle.services,
     terminal,
+    writer,
     keyboard,
     async unmount() {
       instance.unmount();
       instance.cleanup();
+      writer?.dispose();
       await handle.dispose();
     },
   };

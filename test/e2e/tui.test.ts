@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { keychainAccount, keychainDelete, keychainGet } from "../../src/credentials/keychain.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
@@ -205,6 +206,10 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     // Typed text and Enter in one read are one input event for Ink: wait for the text first.
     await pane.waitForText(server.repositories[0] as string);
     await pane.keys("Enter");
+    // Replacing a workspace asks first.
+    const cloneConfirm = await pane.waitForText("Clone — confirm");
+    expect(cloneConfirm).toContain("This replaces the session's workspace");
+    await pane.keys("y");
     await pane.waitFor("the clone result", (s) =>
       new RegExp(`✓ clone ${id}: cloned \\S+ \\(branch \\w+\\)`).test(s),
     );
@@ -214,9 +219,13 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     expect(confirm).toContain(id);
     expect(confirm).toContain(server.repositories[0] as string);
     expect(confirm).toMatch(/\[y\] push/);
+    expect(confirm).toMatch(/⚠ \w+ is the repository's default branch/);
     await pane.keys("y");
+    // A fresh clone has nothing the remote lacks unless the agent changed files meanwhile.
     await pane.waitFor("the push result", (s) =>
-      new RegExp(`✓ push ${id}: pushed \\w+ at [0-9a-f]{7,}`).test(s),
+      new RegExp(
+        `✓ push ${id}: (?:pushed \\w+ at [0-9a-f]{7,}|nothing to push \\(Everything up-to-date\\))`,
+      ).test(s),
     );
     // The git process output also arrives on the session's own stream, in its pane.
     await pane.waitFor("git's output in the pane", (s) => /\$ git push/.test(s));
@@ -287,6 +296,65 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await expectRestored(pane);
   });
 
+  it("chooses widths from the terminal: titles stay whole, a short terminal gets a compact header", async () => {
+    const [a, b] = [ids[0] as string, ids[1] as string];
+    const names = server.sessions().map((x) => x.name);
+    const pane = await launch(["open", a, b], { size: { width: 160, height: 40 } });
+    /** The rows of the session list: between its border and the row of a pane's title. */
+    const listRows = (s: string) =>
+      s
+        .split("\n")
+        .filter((l) => /^[│║][▸ ][ !][ \d] \S/.test(l))
+        .map((l) => l.slice(0, l.indexOf("│", 1) > 0 ? l.indexOf("│", 1) : undefined));
+    const wholeTitles = (s: string) => {
+      const rows = listRows(s).join("\n");
+      return names.every((n) => rows.includes(n));
+    };
+    for (const [w, h] of [
+      [160, 40],
+      [200, 50],
+    ] as const) {
+      await pane.resize(w, h);
+      const screen = await pane.waitFor(`every title whole at ${w}×${h}`, (s) => {
+        const first = s.split("\n")[0] ?? "";
+        return wholeTitles(s) && Array.from(first).length === w && titleRe(1, a).test(s);
+      });
+      // Tall enough for the full header box.
+      expect(screen.startsWith("╭")).toBe(true);
+    }
+
+    // 80×24: the titles are still there beside the panes, and the header is two plain lines.
+    await pane.resize(80, 24);
+    let screen = await pane.waitFor("the compact header at 80×24", (s) =>
+      s.startsWith(" agent-sessions"),
+    );
+    const rows = listRows(screen);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const [i, row] of rows.entries()) {
+      // Each row shows the start of its title (at least its first word).
+      expect(
+        names.some((n) => row.includes(n.split(" ")[0] as string)),
+        `row ${i}: ${row}`,
+      ).toBe(true);
+    }
+    expect(screen.split("\n")[1]).toMatch(/^ usr_\w+ \(owner/);
+    expect(screen.split("\n")[2]).toMatch(/^[┌╔]/);
+
+    // 100 columns, two panes side by side: each title keeps state and connection in sight.
+    await pane.resize(100, 30);
+    screen = await pane.waitFor("narrow pane titles", (s) => /═ 1 ● active · ● live/.test(s));
+    const title2 = lineWith(screen, /[─━] 2 /) ?? "";
+    expect(title2).toMatch(/2 [●⏸◌◆] \w+ · ● live/);
+
+    // The smallest terminal: the header is two lines, not five.
+    await pane.resize(60, 15);
+    screen = await pane.waitFor("60×15", (s) => s.startsWith(" agent-sessions"));
+    expect(screen.split("\n")[2]).toMatch(/^[┌╔]/);
+
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
   it("obeys every key of a run that arrives in one read (key repeat, a slow link)", async () => {
     const pane = await launch([]);
     const cursorRow = (s: string) => s.split("\n").findIndex((l) => /^[│║]▸/.test(l));
@@ -298,6 +366,25 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await pane.waitFor("the cursor three rows down", (s) => cursorRow(s) === start + 3);
     await pane.type("kk");
     await pane.waitFor("the cursor one row below the top", (s) => cursorRow(s) === start + 1);
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
+  it("e saves the pane into the state directory, not the working directory, and says where", async () => {
+    const id = ids[1] as string;
+    const state = join(home.dir, "state");
+    const pane = await launch(["open", id], { env: { XDG_STATE_HOME: state } });
+    await pane.waitFor("the pane live", (s) => /● live/.test(lineWith(s, titleRe(1, id)) ?? ""));
+    server.emit(id, "process_output", { text: "E2E-EXPORT-line\n" });
+    await pane.waitForText("E2E-EXPORT-line");
+    const before = readdirSync(process.cwd()).filter((f) => f.endsWith(".ndjson"));
+    await pane.keys("e");
+    const screen = await pane.waitForText("Saved ");
+    const dir = join(state, "agent-sessions", "exports");
+    const path = screen.match(/to (\/\S+\.ndjson)/)?.[1] ?? "";
+    expect(path.startsWith(`${dir}/`)).toBe(true);
+    expect(readFileSync(path, "utf8")).toContain("E2E-EXPORT-line");
+    expect(readdirSync(process.cwd()).filter((f) => f.endsWith(".ndjson"))).toEqual(before);
     await pane.keys("q");
     await expectRestored(pane);
   });
@@ -412,6 +499,30 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await expectRestored(plain);
   });
 
+  it("TERM=dumb and a locale without UTF-8 get ASCII borders and glyphs; TERM=dumb keeps the normal screen", async () => {
+    const id = ids[0] as string;
+    const nonAscii = (screen: string) => screen.replace(/[\u0000-\u007f]/g, "");
+    const title = new RegExp(`[-=] 1 ${id} \\* \\w+ \\. \\* live`);
+
+    const c = await launch(["open", id], { env: { LANG: "C", LC_ALL: undefined } });
+    let screen = await c.waitFor("the pane in ASCII", (s) => title.test(s));
+    expect(nonAscii(screen)).toBe("");
+    // Focused pane: # corners and = lines; the header and list: + corners and - lines.
+    expect(screen).toMatch(/^\+-+\+/);
+    expect(screen).toMatch(/#= 1 ses_/);
+    expect(await c.format("#{alternate_on}")).toBe("1");
+    await c.keys("q");
+    await expectRestored(c);
+
+    const dumb = await launch(["open", id], { env: { TERM: "dumb" } });
+    screen = await dumb.waitFor("the pane in ASCII", (s) => title.test(s));
+    expect(nonAscii(screen)).toBe("");
+    expect(await dumb.format("#{alternate_on}")).toBe("0");
+    await dumb.keys("q");
+    const after = await dumb.waitForText("EXIT=");
+    expect(after).toMatch(/EXIT=0\b/);
+  });
+
   it("`demo` opens the UI against its own in-process service", async () => {
     const pane = await launch(["demo", "--pace-ms", "200"], {
       env: { AGENT_SESSIONS_BASE_URL: undefined, AGENT_SESSIONS_API_KEY: undefined },
@@ -427,6 +538,27 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await pane.keys("q");
     await expectRestored(pane);
   });
+
+  it.runIf(process.platform === "linux")(
+    "with no key and no keychain, the login screen names the two ways out",
+    async () => {
+      const config = tempConfigHome();
+      try {
+        // env -i: no DBUS_SESSION_BUS_ADDRESS and no XDG_RUNTIME_DIR, so no Secret Service.
+        const pane = await launch([], {
+          env: { AGENT_SESSIONS_API_KEY: undefined, XDG_CONFIG_HOME: config.dir },
+        });
+        const screen = await pane.waitForText(["sign in", "No keychain here"]);
+        const text = screen.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
+        expect(text).toContain("Set AGENT_SESSIONS_API_KEY for this shell");
+        expect(text).toContain("agent-sessions login --insecure-storage");
+        await pane.keys("Escape");
+        await expectRestored(pane);
+      } finally {
+        config.cleanup();
+      }
+    },
+  );
 
   it.runIf(noKeychain !== null && keychainRequired)(
     "a real keychain is reachable for the login test (AGENT_SESSIONS_REQUIRE_KEYCHAIN=1)",

@@ -186,6 +186,7 @@ describe("sessions", () => {
     const err = (await caught(c.getSession("ses_nope"))) as NotFoundError;
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err.message).toContain("ses_nope");
+    expect(err.hint).toMatch(/Check the session id/);
   });
 });
 
@@ -215,6 +216,8 @@ describe("git", () => {
     )) as NotFoundError;
     expect(unknown).toBeInstanceOf(NotFoundError);
     expect(unknown.message).toContain("Unknown repository");
+    // The session was found; the repository was not: the hint says which to check.
+    expect(unknown.hint).toMatch(/^Check the repository URL/);
     const noRepo = (await caught(c.git(id, { kind: "push" }))) as HttpError;
     expect(noRepo).toBeInstanceOf(HttpError);
     expect(noRepo.status).toBe(409);

@@ -44,11 +44,13 @@ describe("agent-sessions snapshot", () => {
     expect(r.stdout).toContain('key "demo-owner"');
     // The session list with its rows, and the two demo sessions opened in panes.
     expect(r.stdout).toMatch(/Sessions \d+\/\d+/);
-    const rows = frame.filter((l) => /^│.{0,4}ses_\w+ [●⏸■✓✗◌○] /u.test(l));
+    // Beside panes on 100 columns a row is its state glyph and title (no id).
+    const rows = frame.filter((l) => /^│[▸ ][ !][ \d] (?:ses_\w+ )?[●⏸■✓✗◌○◍✕◆] \S/u.test(l));
     expect(rows.length).toBeGreaterThanOrEqual(3);
-    // A simulated session may pause first: its pane title then carries the attention mark.
-    expect(r.stdout).toMatch(/[─═━] (⚠ )?1 ses_\w+ /u);
-    expect(r.stdout).toMatch(/[─═━] (⚠ )?2 ses_\w+ /u);
+    // Narrow pane titles keep state and connection before the id; a simulated session may
+    // pause first: its pane title then starts with the attention mark.
+    expect(r.stdout).toMatch(/[─═━] (⚠ )?1 (?:ses_\w+ |[●⏸◌◆] \w+ · ● live · ses_)/u);
+    expect(r.stdout).toMatch(/[─═━] (⚠ )?2 (?:ses_\w+ |[●⏸◌◆] \w+ · ● live · ses_)/u);
     // The footer's key hints close the frame.
     expect(frame.at(-1)).toMatch(/q quit/);
   });

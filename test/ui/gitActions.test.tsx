@@ -7,6 +7,7 @@ import {
   startUiFixture,
   typeText,
   type UiFixture,
+  waitForAbsence,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -22,11 +23,19 @@ afterEach(async () => {
   fx = null;
 });
 
-async function cloneFromDialog(ui: AppHarness, id: string): Promise<void> {
+/** c, a repository, Enter, then the confirmation that the workspace will be replaced. */
+async function submitClone(ui: AppHarness, id: string, repo: string): Promise<void> {
   await pressKey(ui, "c");
   await waitForContent(ui, `Clone a repository into ${id}`);
-  await typeText(ui, "demo/app");
+  await typeText(ui, repo);
   await pressKey(ui, "enter");
+  const frame = await waitForContent(ui, "Clone — confirm");
+  expect(frame).toContain("This replaces the session's workspace");
+  await pressKey(ui, "y");
+}
+
+async function cloneFromDialog(ui: AppHarness, id: string): Promise<void> {
+  await submitClone(ui, id, "demo/app");
   await waitForContent(
     ui,
     new RegExp(`✓ clone ${id}: cloned demo/app \\(branch main\\) at [0-9a-f]+`),
@@ -35,6 +44,24 @@ async function cloneFromDialog(ui: AppHarness, id: string): Promise<void> {
 }
 
 describe("git actions", () => {
+  it("clone asks first: declining sends nothing and keeps the workspace", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, id);
+    await cloneFromDialog(h, id);
+    await pressKey(h, "c");
+    await typeText(h, "demo/docs");
+    await pressKey(h, "enter");
+    const frame = await waitForContent(h, "Clone — confirm");
+    // The record says what is there now: the dialog names what would be lost.
+    expect(frame).toContain("(now a clone of demo/app)");
+    expect(frame).toMatch(/\[y\] clone/);
+    await pressKey(h, "n");
+    await waitForContent(h, "clone cancelled: nothing was sent");
+    expect(fx.services.actions.getState().history.map((o) => o.kind)).toEqual(["clone"]);
+  });
+
   it("clone, then push: cancelling sends nothing, confirming pushes and shows the result", async () => {
     fx = await startUiFixture();
     const id = fx.ids[0] as string;
@@ -49,6 +76,8 @@ describe("git actions", () => {
     expect(frame).toMatch(/session\s+ses_\w+/);
     expect(frame).toMatch(/branch\s+main/);
     expect(frame).toContain("This changes the remote repository.");
+    // main is the default branch: the confirmation says so, louder.
+    expect(frame).toContain("⚠ main is the repository's default branch");
     await pressKey(h, "n");
     await waitForContent(h, "push cancelled: nothing was sent");
     expect(fx.services.actions.getState().history.map((o) => o.kind)).toEqual(["clone"]);
@@ -56,9 +85,16 @@ describe("git actions", () => {
     await pressKey(h, "p");
     await waitForContent(h, "Push — confirm");
     await pressKey(h, "y");
-    frame = await waitForContent(h, new RegExp(`✓ push ${id}: pushed main at [0-9a-f]+`), 15_000);
+    // The clone is what the remote has: git says so, and so does the result.
+    frame = await waitForContent(
+      h,
+      `✓ push ${id}: nothing to push (Everything up-to-date)`,
+      15_000,
+    );
+    expect(frame).not.toMatch(/pushed main/);
     const last = fx.services.actions.getState().last;
     expect(last?.result?.operation).toBe("push");
+    expect(last?.output).toContain("Everything up-to-date");
     await waitForContent(h, "git push");
   });
 
@@ -83,6 +119,7 @@ describe("git actions", () => {
     await pressKey(h, "p");
     frame = await waitForContent(h, "Push — confirm");
     expect(frame).toMatch(/branch\s+feature\/retry/);
+    expect(frame).not.toContain("default branch");
     await pressKey(h, "y");
     await waitForContent(h, `✓ push ${id}: pushed feature/retry`, 15_000);
 
@@ -106,11 +143,40 @@ describe("git actions", () => {
     const id = fx.ids[0] as string;
     h = mountApp(fx, { columns: 160, rows: 30 });
     await waitForContent(h, id);
-    await pressKey(h, "c");
-    await typeText(h, "nowhere/unknown");
-    await pressKey(h, "enter");
+    await submitClone(h, id, "nowhere/unknown");
     await waitForContent(h, `✗ clone ${id} failed: `);
     expect(h.frame()).toContain("Unknown repository");
+  });
+
+  it("never loses an error: the status line cuts it and says where it is whole (m)", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 80, rows: 24 });
+    await waitForContent(h, id);
+    // No workspace yet: the service refuses the push with a message and a hint.
+    await pressKey(h, "p");
+    await waitForContent(h, "Push — confirm");
+    await pressKey(h, "y");
+    let frame = await waitForContent(h, `✗ push ${id} failed: `, 15_000);
+    const last = fx.services.actions.getState().last;
+    const whole = `push ${id} failed: ${last?.message}${last?.error?.hint ? ` — ${last.error.hint}` : ""}`;
+    expect(whole.length).toBeGreaterThan(80);
+    const status = frame.split("\n").find((l) => l.includes(`✗ push ${id}`)) ?? "";
+    expect(status).toContain("… (m: whole message)");
+
+    await pressKey(h, "m");
+    frame = await waitForContent(h, "Messages — ");
+    // Every word of the error is on screen, in order, wrapped over as many lines as it needs.
+    const shown = frame
+      .split("\n")
+      .map((l) => l.replace(/^[│ ]+(?:\d{2}:\d{2}:\d{2})? *[✗✓·⚠]? */, "").replace(/ *│$/, ""))
+      .join(" ")
+      .replace(/\s+/g, " ");
+    expect(shown).toContain(whole.replace(/\s+/g, " "));
+    expect(frame).toMatch(/\d{2}:\d{2}:\d{2} ✗ push/);
+    // The notice the status line showed before is in the log too, older, below it.
+    await pressKey(h, "escape");
+    await waitForAbsence(h, "Messages — ");
   });
 
   it("still shows the server's 403 when the key lost a scope the UI thought it had", async () => {
@@ -124,9 +190,7 @@ describe("git actions", () => {
     });
     h = mountApp(fx, { columns: 160, rows: 30 });
     await waitForContent(h, id);
-    await pressKey(h, "c");
-    await typeText(h, "demo/app");
-    await pressKey(h, "enter");
+    await submitClone(h, id, "demo/app");
     const frame = await waitForContent(h, `✗ clone ${id} failed: `);
     expect(frame).toContain("sessions:write");
   });
@@ -150,9 +214,7 @@ describe("git actions", () => {
     };
     h = mountApp(fx, { columns: 160, rows: 30 }, { services: { ...fx.services, api } });
     await waitForContent(h, id);
-    await pressKey(h, "c");
-    await typeText(h, "demo/app");
-    await pressKey(h, "enter");
+    await submitClone(h, id, "demo/app");
     await waitForContent(h, new RegExp(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] clone on ${id}… \\d+\\.\\ds`));
     await pressKey(h, "q");
     await waitForContent(h, "Quit while a git action runs?");

@@ -32,7 +32,7 @@ describe("header", () => {
 
   it("shows the scopes a demotion narrowed away, and legacy names expanded", async () => {
     fx = await startUiFixture({ key: "demoted" });
-    h = mountApp(fx, { columns: 160, rows: 24 });
+    h = mountApp(fx, { columns: 160, rows: 30 });
     let frame = await waitForContent(h, "narrowed by role member");
     expect(frame).toContain("stored: +sessions:terminal +integrations:write");
     expect(frame).toMatch(
@@ -42,9 +42,27 @@ describe("header", () => {
     await fx.close();
 
     fx = await startUiFixture({ key: "legacy" });
-    h = mountApp(fx, { columns: 160, rows: 24 });
+    h = mountApp(fx, { columns: 160, rows: 30 });
     frame = await waitForContent(h, "legacy read, deploy expanded");
     expect(frame).toContain("sessions:write");
+  });
+
+  it("is two plain lines below 30 rows (the rows go to the sessions), the full box from 30", async () => {
+    fx = await startUiFixture();
+    h = mountApp(fx, { columns: 120, rows: 24 });
+    let frame = await waitForContent(h, "effective: sessions:read");
+    let lines = frame.split("\n");
+    expect(lines[0]).toMatch(/^ agent-sessions · profile: work/);
+    expect(lines[1]).toMatch(/^ usr_\w+ \(owner @ org_\w+\) · key "demo-owner"/);
+    expect(lines[1]).toContain("effective: sessions:read");
+    // The list starts on the third row.
+    expect(lines[2]).toMatch(/^[┌╔]/);
+    h.resize(120, 30);
+    frame = await waitForContent(h, (f) => f.startsWith("╭"));
+    lines = frame.split("\n");
+    expect(lines[1]).toMatch(/^│ agent-sessions · profile: work/);
+    expect(lines[3]).toMatch(/^│ effective: sessions:read/);
+    expect(lines[4]).toMatch(/^╰/);
   });
 
   it("a personal key shows no organization", async () => {

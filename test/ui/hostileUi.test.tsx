@@ -164,6 +164,12 @@ describe("ids that would leave their URL path", () => {
     expect(frame).toContain("dot path segment");
     await pressKey(h, "p");
     await waitForContent(h, "cannot be opened or acted on");
+    // A clone (a form, then a confirmation) is refused before its form opens.
+    await pressKey(h, "escape");
+    await waitForContent(h, (f) => !f.includes("cannot be opened"));
+    await pressKey(h, "c");
+    await waitForContent(h, "cannot be opened or acted on");
+    expect(h.frame()).not.toContain("Clone a repository");
     expect(server?.seen.filter((r) => r.path.includes("/events"))).toEqual([]);
     expect(server?.seen.filter((r) => r.path.includes("/git/"))).toEqual([]);
     expect(server?.requestsTo("/api/cloud/events")).toEqual([]);

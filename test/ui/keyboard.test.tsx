@@ -127,6 +127,45 @@ describe("sessions and panes", () => {
     expect(ids).toEqual([...ids].sort());
   });
 
+  it("keeps the selection on the same session when sorting, and Esc clears the filters", async () => {
+    fx = await startUiFixture();
+    h = mountApp(fx, { columns: 120, rows: 24 });
+    await waitForContent(h, "Sessions 4/4");
+    const selected = (fr: string) => fr.match(/▸[^s]*(ses_[a-z0-9]+)/)?.[1];
+    const rowOf = (fr: string) => fr.split("\n").findIndex((l) => l.includes("▸"));
+    const top = rowOf(h.frame());
+    await pressKey(h, "j");
+    await pressKey(h, "j");
+    let f = await waitForContent(h, (fr) => rowOf(fr) === top + 2);
+    const chosen = selected(f);
+    const rows = new Set<number>();
+    for (const sort of ["created ↓", "id ↑", "state", "name"]) {
+      await pressKey(h, "o");
+      f = await waitForContent(h, `sort: ${sort}`);
+      expect(selected(f)).toBe(chosen);
+      rows.add(rowOf(f));
+    }
+    // The sessions did move: some order put the chosen one on another row, and it followed.
+    expect(rows.size).toBeGreaterThan(1);
+    await pressKey(h, "o");
+    f = await waitForContent(h, "sort: updated");
+    expect(selected(f)).toBe(chosen);
+    expect(rowOf(f)).toBe(top + 2);
+
+    // A state filter that hides nothing of it keeps it too; Esc drops text and state filters.
+    await pressKey(h, "/");
+    await typeText(h, "demo/docs");
+    await pressKey(h, "enter");
+    await pressKey(h, "s");
+    f = await waitForContent(h, "state: active");
+    expect(f).not.toMatch(/Sessions 4\/4/);
+    await pressKey(h, "escape");
+    f = await waitForContent(h, "Filters cleared");
+    expect(f).toContain("Sessions 4/4");
+    expect(f).toContain("state: all");
+    expect(f).toContain("(/ filter)");
+  });
+
   it("loads the next page as the cursor nears the end of the list", async () => {
     fx = await startUiFixture({ server: { sessionCount: 9 }, pageSize: 3 });
     h = mountApp(fx, { columns: 120, rows: 30 });
@@ -186,9 +225,14 @@ describe("sessions and panes", () => {
       h.resize(cols, rows);
       const f = await waitForContent(
         h,
-        (fr) => fr.split("\n")[0]?.length === cols && frameHeight(fr) === rows - 1,
+        (fr) =>
+          fr.split("\n").some((l) => l.length === cols) &&
+          fr.split("\n").every((l) => l.length <= cols) &&
+          frameHeight(fr) === rows - 1,
       );
-      expect(f).toContain(`1 ${a}`);
+      // Pane 1's title: its number and session (narrow titles put state and connection
+      // before the id).
+      expect(f).toMatch(new RegExp(`[─═━] 1 (?:${a}|● active · ● live · ${a.slice(0, 6)})`));
     }
     h.resize(50, 12);
     await waitForContent(h, "Terminal too small");
@@ -235,6 +279,8 @@ describe("keys that arrive in one read (typing fast, over SSH, pasting)", () => 
     await pressKey(h, "c");
     await waitForContent(h, `Clone a repository into ${id}`);
     await pressKey(h, "demo/app\r");
+    await waitForContent(h, "Clone — confirm");
+    await pressKey(h, "y");
     await waitForContent(h, new RegExp(`✓ clone ${id}: cloned demo/app \\(branch main\\)`), 15_000);
   });
 });

@@ -1,5 +1,11 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
+import { KEYCHAIN_REMEDIES, KeychainUnavailableError } from "../../src/credentials/errors.js";
+import { assertKeychainReachable } from "../../src/credentials/keychain.js";
+import { saveCredentials } from "../../src/credentials/store.js";
 import { App } from "../../src/ui/App.js";
 import {
   pressKey,
@@ -97,6 +103,64 @@ describe("login", () => {
     expect(tried).toEqual([good]);
     expect(h.frame()).not.toContain(good);
   });
+
+  it.runIf(process.platform === "linux")(
+    "without a keychain, names the two ways out before a key is pasted and when storing fails",
+    async () => {
+      fx = await startUiFixture({ preload: false });
+      const services = fx.services;
+      const config = mkdtempSync(join(tmpdir(), "as-login-nokeychain-"));
+      // No session bus and no runtime dir: no Secret Service can be reached.
+      const env = { XDG_CONFIG_HOME: config, HOME: config };
+      let problem: KeychainUnavailableError | null = null;
+      try {
+        assertKeychainReachable(env);
+      } catch (e) {
+        if (e instanceof KeychainUnavailableError) problem = e;
+      }
+      expect(problem).not.toBeNull();
+      try {
+        h = renderUi(
+          <App
+            services={null}
+            profile="work"
+            baseUrl={fx.server.url}
+            onExit={() => {}}
+            keychainProblem={problem ? { message: problem.reason, hint: problem.hint } : null}
+            onLogin={async (key) => {
+              await saveCredentials({
+                profile: "work",
+                baseUrl: fx?.server.url ?? "",
+                apiKey: key,
+                env,
+              });
+              return services;
+            }}
+          />,
+          { columns: 120, rows: 34 },
+        );
+        const oneLine = (f: string) =>
+          f
+            .split("\n")
+            .map((l) => l.replace(/^[│ ]+|[│ ]+$/g, ""))
+            .join(" ");
+        let frame = oneLine(await waitForContent(h, "No keychain here"));
+        expect(frame).toContain("AGENT_SESSIONS_API_KEY");
+        expect(frame).toContain("agent-sessions login --insecure-storage");
+        expect(frame).toContain(KEYCHAIN_REMEDIES.replace(/\s+/g, " ").slice(0, 40));
+
+        await pressKey(h, fx.server.key("owner"));
+        await pressKey(h, "enter");
+        frame = oneLine(await waitForContent(h, "✗ the OS keychain is unavailable"));
+        // The failure says the ways out as well, in the credentials layer's words.
+        const after = frame.slice(frame.indexOf("✗ the OS keychain"));
+        expect(after).toContain("AGENT_SESSIONS_API_KEY");
+        expect(after).toContain("--insecure-storage");
+      } finally {
+        rmSync(config, { recursive: true, force: true });
+      }
+    },
+  );
 
   it("Esc on the login screen quits", async () => {
     let exits = 0;

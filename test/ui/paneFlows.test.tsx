@@ -47,18 +47,22 @@ describe("a pane", () => {
     const { fx: f, h: ui, id } = await paneWithLines(40);
     expect(ui.frame()).toContain("▼ follow");
     await pressKey(ui, "k");
-    await waitForContent(ui, "⏸ paused · 0 new · G resumes");
+    const statusLine = (fr: string) => fr.split("\n").find((l) => l.includes("follow off")) ?? "";
+    let status = statusLine(await waitForContent(ui, "follow off — G resumes · 0 new"));
+    // "paused" is a session state; the follow indicator never says it.
+    expect(status).not.toContain("paused");
     expect(ui.frame()).not.toContain("line 40");
     f.server.emit(id, "process_output", { text: "line 41\n" });
     f.server.emit(id, "process_output", { text: "line 42\n" });
-    await waitForContent(ui, "⏸ paused · 2 new");
+    status = statusLine(await waitForContent(ui, "follow off — G resumes · 2 new"));
+    expect(status).not.toContain("⏸");
     expect(ui.frame()).not.toContain("line 42");
     await pressKey(ui, "G");
     const frame = await waitForContent(ui, "▼ follow");
     expect(frame).toContain("line 42");
     // f toggles follow off and on again; End resumes too.
     await pressKey(ui, "f");
-    await waitForContent(ui, "⏸ paused");
+    await waitForContent(ui, "follow off");
     await pressKey(ui, "end");
     await waitForContent(ui, "▼ follow");
     // g goes to the very first line.
@@ -86,6 +90,29 @@ describe("a pane", () => {
     await typeText(ui, "zzz");
     await pressKey(ui, "enter");
     await waitForContent(ui, 'No match for "zzz"');
+  });
+
+  it("a search with no match keeps following; Esc clears a search, then leaves zoom", async () => {
+    const { fx: f, h: ui, id } = await paneWithLines(10);
+    await pressKey(ui, "z");
+    await pressKey(ui, "/");
+    await typeText(ui, "zzz");
+    await pressKey(ui, "enter");
+    let frame = await waitForContent(ui, "/zzz no match");
+    expect(frame).toContain("▼ follow");
+    f.server.emit(id, "process_output", { text: "line 11 after the search\n" });
+    frame = await waitForContent(ui, "line 11 after the search");
+    expect(frame).toContain("▼ follow");
+    expect(frame).not.toContain("follow off");
+
+    // Esc: first the search goes, the pane stays zoomed (no list beside it).
+    await pressKey(ui, "escape");
+    frame = await waitForContent(ui, "Search cleared");
+    expect(frame).not.toContain("/zzz");
+    expect(frame).not.toContain("Sessions");
+    // Then zoom goes.
+    await pressKey(ui, "escape");
+    await waitForContent(ui, "Sessions");
   });
 
   it("toggles kinds, wrapping and timestamps", async () => {

@@ -28,7 +28,7 @@ afterEach(async () => {
   handle = null;
 });
 
-function mount(saved: TimelineEntry[][] = []) {
+function mount(saved: TimelineEntry[][] = [], size = { columns: 140, rows: 36 }) {
   const recording = buildRecording([{ name: FIXTURE, text: readFileSync(FIXTURE, "utf8") }]);
   handle = buildReplayServices(recording, { playing: false });
   h = renderUi(
@@ -45,7 +45,7 @@ function mount(saved: TimelineEntry[][] = []) {
       }}
       now={handle.replay.now}
     />,
-    { columns: 140, rows: 36 },
+    size,
   );
   return h;
 }
@@ -120,7 +120,9 @@ describe("replay in the UI", () => {
 
   it("keeps every pane feature: search, kind filters, export; git actions stay off", async () => {
     const saved: TimelineEntry[][] = [];
-    const ui = mount(saved);
+    // Wide enough that a pane's status line keeps the search count after "follow off — G
+    // resumes · 0 new" (two panes beside the list).
+    const ui = mount(saved, { columns: 160, rows: 36 });
     await waitForContent(ui, "REPLAY ⏸ paused");
     await pressKey(ui, ":");
     await typeText(ui, "end");

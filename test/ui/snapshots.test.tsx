@@ -151,6 +151,33 @@ describe("UI snapshots", () => {
     expect(snap(ui)).toMatchSnapshot();
   });
 
+  it("clone confirmation says the workspace will be replaced", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    await fx.client.git(id, { kind: "clone", repoUrl: "demo/app" });
+    await fx.services.sessions.getState().refresh();
+    const ui = mount(fx, { columns: 100, rows: 24 });
+    await waitForContent(ui, id);
+    await pressKey(ui, "c");
+    await typeText(ui, "demo/docs");
+    await pressKey(ui, "enter");
+    await waitForContent(ui, "Clone — confirm");
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
+  it("messages log: every message whole, with its time", async () => {
+    fx = await startUiFixture();
+    const ui = mount(fx, { columns: 100, rows: 24 });
+    await waitForContent(ui, fx.ids[0] as string);
+    await pressKey(ui, "5");
+    await waitForContent(ui, "No pane 5");
+    await pressKey(ui, "a");
+    await waitForContent(ui, "No session needs attention");
+    await pressKey(ui, "m");
+    await waitForContent(ui, "Messages — 2 messages");
+    expect(snap(ui)).toMatchSnapshot();
+  });
+
   it("branch dialog", async () => {
     fx = await startUiFixture();
     const ui = mount(fx, { columns: 100, rows: 24 });

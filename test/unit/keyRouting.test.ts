@@ -66,6 +66,7 @@ async function screen(
     exit: () => {
       exits++;
     },
+    now: () => 0,
     save: null,
   };
   startScreen(deps, open);

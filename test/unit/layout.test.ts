@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { fittingTitle, listRowStyle } from "../../src/ui/model/geometry.js";
 import {
   FOOTER_ROWS,
   frameRows,
   gridShape,
-  HEADER_ROWS,
+  headerRows,
   isTooSmall,
+  listWidthFor,
   listWindowStart,
   paneBody,
   paneCells,
@@ -53,9 +55,28 @@ describe("screen layout", () => {
     for (const rows of [15, 24, 50]) {
       const lay = screenLayout({ columns: 100, rows }, { paneCount: 4, zoomedPane: null });
       expect(lay.height).toBe(frameRows({ columns: 100, rows }));
-      expect(HEADER_ROWS + lay.bodyRows + FOOTER_ROWS).toBeLessThan(rows);
+      expect(headerRows({ columns: 100, rows }) + lay.bodyRows + FOOTER_ROWS).toBeLessThan(rows);
       for (const c of lay.cells) expect(c.height).toBeLessThanOrEqual(lay.bodyRows);
     }
+  });
+
+  it("gives a short terminal a two-line header, and the rows to the body", () => {
+    expect(headerRows({ columns: 60, rows: 15 })).toBe(2);
+    expect(headerRows({ columns: 200, rows: 29 })).toBe(2);
+    expect(headerRows({ columns: 80, rows: 30 })).toBe(5);
+    const short = screenLayout({ columns: 80, rows: 24 }, { paneCount: 1, zoomedPane: null });
+    expect(short.bodyRows).toBe(24 - 1 - 2 - FOOTER_ROWS);
+  });
+
+  it("widens the list with the terminal, and the panes keep at least 48 columns", () => {
+    const widths = [80, 100, 120, 160, 200, 300].map((c) => listWidthFor(c, 2));
+    expect(widths).toEqual([...widths].sort((x, y) => x - y));
+    expect(listWidthFor(160, 2)).toBeGreaterThanOrEqual(48);
+    expect(listWidthFor(200, 2)).toBeGreaterThanOrEqual(60);
+    expect(listWidthFor(300, 2)).toBe(80);
+    for (const c of [80, 100, 160, 200]) expect(c - listWidthFor(c, 2)).toBeGreaterThanOrEqual(48);
+    // The narrowest terminal still has a list a title fits in.
+    expect(listWidthFor(60, 1)).toBe(24);
   });
 
   it("gives the zoomed pane the whole body and hides the list", () => {
@@ -105,5 +126,25 @@ describe("list window", () => {
         expect(start).toBeLessThanOrEqual(50 - rows);
       }
     }
+  });
+});
+
+describe("view geometry", () => {
+  it("lays list rows out by width: title first when narrow, ids, then agent and where", () => {
+    expect(listRowStyle(28)).toBe("compact");
+    expect(listRowStyle(63)).toBe("compact");
+    expect(listRowStyle(64)).toBe("ids");
+    expect(listRowStyle(100)).toBe("wide");
+  });
+
+  it("takes the first title that fits the border, else the last (cut by the border)", () => {
+    const full = [{ text: "1 ses_abcdefgh" }, { text: " ● active · ● live · ♥ 0s · 0 ev/s" }];
+    const short = [{ text: "1 ses_abcdefgh" }, { text: " ● active · ● live" }];
+    const stateFirst = [{ text: "1 " }, { text: "● active · ● live · " }, { text: "ses_abcdefgh" }];
+    const candidates = [full, short, stateFirst];
+    expect(fittingTitle(candidates, 60)).toBe(full);
+    expect(fittingTitle(candidates, 40)).toBe(short);
+    expect(fittingTitle(candidates, 30)).toBe(stateFirst);
+    expect(fittingTitle(candidates, 10)).toBe(stateFirst);
   });
 });

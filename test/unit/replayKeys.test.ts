@@ -27,9 +27,9 @@ afterEach(async () => {
   handle = null;
 });
 
-function keys(services: AppServices) {
+function keys(services: AppServices, now: () => number = () => 0) {
   const ui = createUiStore({ columns: 140, rows: 36 });
-  const deps: UiDeps = { ui, services, options: DEFAULT_OPTIONS, exit: () => {}, save: null };
+  const deps: UiDeps = { ui, services, options: DEFAULT_OPTIONS, exit: () => {}, now, save: null };
   const target = mainTarget(deps);
   return {
     ui,
@@ -42,7 +42,7 @@ function keys(services: AppServices) {
 function replaying() {
   const text = readFileSync(FIXTURE, "utf8");
   handle = buildReplayServices(buildRecording([{ name: FIXTURE, text }]), { playing: false });
-  return { replay: handle.replay, ...keys(handle.services) };
+  return { replay: handle.replay, ...keys(handle.services, handle.replay.now) };
 }
 
 describe("replay keys", () => {

@@ -3,7 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { savePaneNdjson } from "../../src/cli/tui/savePane.js";
+import { exportDir, savePaneNdjson } from "../../src/cli/tui/savePane.js";
 import type { TimelineEntry } from "../../src/store/streams/entry.js";
 
 const dirs: string[] = [];
@@ -71,5 +71,30 @@ describe("saving a pane", () => {
         data: { state: "paused", previous_state: "active" },
       },
     ]);
+  });
+});
+
+describe("where exports go", () => {
+  it("into the state directory, never the working directory, created on first use", async () => {
+    const home = await mkdtemp(join(tmpdir(), "as-export-home-"));
+    dirs.push(home);
+    const state = join(home, "state");
+    const env = { HOME: home, XDG_STATE_HOME: state };
+    expect(exportDir(env)).toBe(join(state, "agent-sessions", "exports"));
+    // Without XDG_STATE_HOME (or with a relative one, which XDG says to ignore): ~/.local/state.
+    expect(exportDir({ HOME: home })).toBe(
+      join(home, ".local", "state", "agent-sessions", "exports"),
+    );
+    expect(exportDir({ HOME: home, XDG_STATE_HOME: "rel" })).toBe(
+      join(home, ".local", "state", "agent-sessions", "exports"),
+    );
+    expect(exportDir({ HOME: home, AGENT_SESSIONS_EXPORT_DIR: join(home, "mine") })).toBe(
+      join(home, "mine"),
+    );
+
+    const path = await savePaneNdjson("ses_a1", entries, { env });
+    expect(path.startsWith(`${join(state, "agent-sessions", "exports")}/`)).toBe(true);
+    expect(path.startsWith(process.cwd())).toBe(false);
+    expect(readFileSync(path, "utf8").trim().split("\n")).toHaveLength(2);
   });
 });

@@ -3,7 +3,7 @@ import { InvalidKeyError, MissingScopeError } from "../../src/client/errors.js";
 import { RateLimitTracker } from "../../src/client/rateLimit.js";
 import { type GitResult, readGitAnswer } from "../../src/protocol/git.js";
 import type { ApiKeyInfo, Identity } from "../../src/protocol/resources.js";
-import { createActionsStore } from "../../src/store/actionsStore.js";
+import { createActionsStore, describeResult } from "../../src/store/actionsStore.js";
 import { createIdentityStore } from "../../src/store/identityStore.js";
 import { createRateLimitStore } from "../../src/store/rateLimitStore.js";
 
@@ -103,6 +103,32 @@ describe("actions store", () => {
     expect(store.getState().running).toBeNull();
     expect(store.getState().last).toBe(outcome);
     expect(store.getState().history).toHaveLength(1);
+  });
+
+  it("says nothing was pushed when git said the remote is up to date, however the answer carries it", () => {
+    const asOutput = readGitAnswer(200, {
+      operation: "push",
+      success: true,
+      result: { branch: "main", sha: "abc1234def", output: "$ git push\nEverything up-to-date" },
+    });
+    expect(describeResult({ kind: "push" }, asOutput)).toBe(
+      "nothing to push (Everything up-to-date)",
+    );
+    // A server that answers with git's text as the result itself.
+    const asResult = readGitAnswer(200, {
+      operation: "push",
+      success: true,
+      result: "Everything up-to-date\n",
+    });
+    expect(describeResult({ kind: "push" }, asResult)).toBe(
+      "nothing to push (Everything up-to-date)",
+    );
+    // Output that pushed something keeps saying what was pushed.
+    const real = readGitAnswer(200, {
+      operation: "push",
+      result: { branch: "fix", sha: "abc1234def", output: " * [new branch] fix -> fix" },
+    });
+    expect(describeResult({ kind: "push" }, real)).toBe("pushed fix at abc1234def");
   });
 
   it("shows the server's 403 message verbatim", async () => {

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { ApiClient } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
-import { NoCredentialsError } from "../../credentials/errors.js";
+import { KeychainUnavailableError, NoCredentialsError } from "../../credentials/errors.js";
+import { assertKeychainReachable } from "../../credentials/keychain.js";
 import { resolveCredentials, resolveTarget } from "../../credentials/resolve.js";
 import { saveCredentials } from "../../credentials/store.js";
 import { isSessionId } from "../../protocol/resources.js";
@@ -41,6 +42,7 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
     const tuning = tuningFromEnv();
     const handles: { dispose(): Promise<void> }[] = [];
     let services = null;
+    let keychainProblem: { message: string; hint: string | null } | null = null;
     try {
       const creds = await resolveCredentials({
         profile: g.profile,
@@ -53,6 +55,13 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
       services = h.services;
     } catch (e) {
       if (!(e instanceof NoCredentialsError)) throw e;
+      // The login screen will be shown: say at once when it cannot keep a key here.
+      try {
+        assertKeychainReachable();
+      } catch (k) {
+        if (!(k instanceof KeychainUnavailableError)) throw k;
+        keychainProblem = { message: k.reason, hint: k.hint };
+      }
     }
     const onLogin = async (key: string) => {
       registerSecret(key);
@@ -77,6 +86,7 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
       services,
       initialSessions,
       onLogin,
+      keychainProblem,
       bell: process.env.AGENT_SESSIONS_BELL !== "0",
       cleanup: async () => {
         await Promise.all(handles.map((h) => h.dispose()));

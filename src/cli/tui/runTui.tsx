@@ -1,9 +1,13 @@
 import { render } from "ink";
 import { App, type AppServices } from "../../ui/index.js";
 import { secrets } from "../output.js";
-import { guardStream } from "./frameGuard.js";
 import { savePaneNdjson } from "./savePane.js";
-import { enterAlternateScreen } from "./terminal.js";
+import {
+  enterAlternateScreen,
+  stayOnNormalScreen,
+  terminalCaps,
+  terminalOutput,
+} from "./terminal.js";
 
 export interface RunTuiOptions {
   profile: string;
@@ -12,6 +16,8 @@ export interface RunTuiOptions {
   services: AppServices | null;
   initialSessions?: readonly string[];
   onLogin?: (key: string) => Promise<AppServices>;
+  /** No keychain to keep a key in: shown on the login screen with the ways out. */
+  keychainProblem?: { message: string; hint: string | null } | null;
   bell?: boolean;
   scrollback?: number;
   /** Called once when the UI ends, before the terminal is restored. */
@@ -26,7 +32,12 @@ export interface RunTuiOptions {
  */
 export async function runTui(opts: RunTuiOptions): Promise<number> {
   const stdout = process.stdout;
-  const screen = enterAlternateScreen(stdout);
+  const caps = terminalCaps();
+  // On the alternate screen every position is known: only the cells that change are written.
+  // TERM=dumb keeps the normal screen and Ink's own writing (ASCII through the glyph table).
+  const screen = caps.altScreen ? enterAlternateScreen(stdout) : stayOnNormalScreen(stdout);
+  // Every frame passes the frame guard before the writer compares it (see terminalOutput).
+  const output = terminalOutput(stdout, caps, secrets);
   let resolveDone: (code: number) => void = () => {};
   const done = new Promise<number>((resolve) => {
     resolveDone = resolve;
@@ -57,25 +68,30 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
       initialSessions={opts.initialSessions ?? []}
       {...(opts.now ? { now: opts.now } : {})}
       {...(opts.onLogin ? { onLogin: opts.onLogin } : {})}
+      keychainProblem={opts.keychainProblem ?? null}
       onExit={() => finish(0)}
       onSave={savePaneNdjson}
     />,
     {
-      // Every frame passes the guard: no piece of the key, no OSC/C1/bidi control.
-      stdout: guardStream(stdout, secrets),
+      stdout: output.stream as unknown as NodeJS.WriteStream,
       exitOnCtrlC: false,
       patchConsole: false,
       maxFps: 30,
     },
   );
-  // Also on an uncaught error, which skips `finish`: unmount before the screen is given back.
-  screen.beforeLeave(() => instance.unmount());
+  // Also on an uncaught error, which skips `finish`: unmount before the screen is given back,
+  // and send the last frame the diff writer holds while the alternate screen still shows.
+  screen.beforeLeave(() => {
+    instance.unmount();
+    output.dispose();
+  });
   const code = await done;
   process.off("SIGTERM", onSignal);
   process.off("SIGHUP", onSignal);
   process.off("SIGINT", onSignal);
   instance.unmount();
   instance.cleanup();
+  output.dispose();
   try {
     await opts.cleanup();
   } finally {

@@ -1,11 +1,37 @@
+import { EventEmitter } from "node:events";
+import type { Redactor } from "../../text/redact.js";
+import { toAscii } from "../../ui/context/theme.js";
+import { DiffWriter, type TerminalStream } from "./diffWriter.js";
+import { guardStream } from "./frameGuard.js";
+
 /**
- * The alternate screen and the cleanup that restores the terminal. Cleanup runs once,
- * whichever way the process leaves: q, Ctrl-C, SIGTERM/SIGHUP, an uncaught error or exit.
+ * What the terminal can do, the alternate screen, and the cleanup that restores the
+ * terminal. Cleanup runs once, whichever way the process leaves: q, Ctrl-C, SIGTERM/SIGHUP,
+ * an uncaught error or exit.
  */
 
 const ENTER_ALT = "\u001b[?1049h\u001b[H";
 const LEAVE_ALT = "\u001b[?1049l";
 const SHOW_CURSOR = "\u001b[?25h";
+
+export interface TerminalCaps {
+  /** Only ASCII can be shown: TERM=dumb, or a locale (LC_ALL, LC_CTYPE, LANG) without UTF-8. */
+  ascii: boolean;
+  /** The alternate screen (and with it, writing only the cells that changed); not on TERM=dumb. */
+  altScreen: boolean;
+}
+
+/**
+ * The locale in force for characters is the first of LC_ALL, LC_CTYPE and LANG that is set;
+ * one that names no UTF-8 (C, POSIX, en_US.ISO-8859-1) shows ASCII only. With none set the
+ * terminal is taken to be UTF-8, as nearly every terminal is today.
+ */
+export function terminalCaps(env: NodeJS.ProcessEnv = process.env): TerminalCaps {
+  const dumb = env.TERM === "dumb";
+  const locale = [env.LC_ALL, env.LC_CTYPE, env.LANG].find((v) => v !== undefined && v !== "");
+  const utf8 = locale === undefined || /utf-?8/i.test(locale);
+  return { ascii: dumb || !utf8, altScreen: !dumb };
+}
 
 export interface TerminalSession {
   /**
@@ -21,6 +47,18 @@ export interface TerminalSession {
 
 export function enterAlternateScreen(stdout: NodeJS.WriteStream): TerminalSession {
   stdout.write(ENTER_ALT);
+  return session(() => stdout.write(`${SHOW_CURSOR}${LEAVE_ALT}`));
+}
+
+/**
+ * The UI on the normal screen (TERM=dumb, no alternate screen): the same teardown, however
+ * the process leaves, with only the cursor to give back.
+ */
+export function stayOnNormalScreen(stdout: NodeJS.WriteStream): TerminalSession {
+  return session(() => stdout.write(SHOW_CURSOR));
+}
+
+function session(leave: () => void): TerminalSession {
   const before: (() => void)[] = [];
   let restored = false;
   const restore = () => {
@@ -31,11 +69,70 @@ export function enterAlternateScreen(stdout: NodeJS.WriteStream): TerminalSessio
       try {
         fn();
       } catch {
-        // Leaving the alternate screen matters more than a failed teardown.
+        // Giving the screen back matters more than a failed teardown.
       }
     }
-    stdout.write(`${SHOW_CURSOR}${LEAVE_ALT}`);
+    leave();
   };
   process.on("exit", restore);
   return { beforeLeave: (fn) => before.push(fn), restore };
+}
+
+/** Ink's stdout on an ASCII-only terminal without the alternate screen: text through the glyph table. */
+export class AsciiOutput extends EventEmitter {
+  readonly isTTY = true;
+  private readonly onResize = () => this.emit("resize");
+
+  constructor(private readonly out: TerminalStream) {
+    super();
+    out.on("resize", this.onResize);
+  }
+
+  get columns(): number {
+    return this.out.columns || 80;
+  }
+
+  get rows(): number {
+    return this.out.rows || 24;
+  }
+
+  write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+    const data = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+    this.out.write(toAscii(data));
+    rest.find((x): x is () => void => typeof x === "function")?.();
+    return true;
+  };
+
+  dispose(): void {
+    this.out.off("resize", this.onResize);
+  }
+}
+
+export interface TerminalOutput {
+  /** What Ink writes its frames to. */
+  stream: TerminalStream;
+  /** Sends what is held back and stops writing (before the screen is given back). */
+  dispose(): void;
+}
+
+/**
+ * Ink's stdout on this terminal. Every frame first passes the frame guard (no piece of a key,
+ * no OSC/C1/bidi control) and only then reaches the diff writer (alternate screen) or the
+ * ASCII table (TERM=dumb on an ASCII locale): the writer compares guarded frames, so the cells
+ * it sends are guarded too, however a change cuts a key.
+ */
+export function terminalOutput(
+  stdout: TerminalStream,
+  caps: TerminalCaps,
+  secrets: Pick<Redactor, "mask">,
+): TerminalOutput {
+  const writer = caps.altScreen
+    ? new DiffWriter(stdout, { ascii: caps.ascii })
+    : caps.ascii
+      ? new AsciiOutput(stdout)
+      : null;
+  return {
+    stream: guardStream(writer ?? stdout, secrets),
+    dispose: () => writer?.dispose(),
+  };
 }

@@ -1,4 +1,5 @@
 import { createContext, useContext } from "react";
+import { charWidth } from "../../text/wrap.js";
 
 /**
  * Semantic colours. With NO_COLOR every colour is undefined and the components fall back to
@@ -88,4 +89,97 @@ export function stateBadge(state: string | null | undefined): {
     default:
       return { glyph: "◆", text: state, color: "accent" };
   }
+}
+
+/**
+ * The one glyph table for terminals that cannot show Unicode (TERM=dumb, or a locale
+ * without UTF-8): each glyph the UI draws, Ink's borders and its "…" included, and the
+ * ASCII it is drawn with there. Every replacement is as wide as its glyph, so layouts hold.
+ * The terminal writer (src/cli/tui) applies it to everything written, server text included:
+ * a character the table does not know becomes "?" (two for a wide one).
+ */
+export const ASCII_GLYPHS: Readonly<Record<string, string>> = {
+  // Box drawing: Ink's round and single borders, the focused (double) and attention (bold)
+  // ones told apart by their corners.
+  "─": "-",
+  "│": "|",
+  "┌": "+",
+  "┐": "+",
+  "└": "+",
+  "┘": "+",
+  "╭": "+",
+  "╮": "+",
+  "╰": "+",
+  "╯": "+",
+  "═": "=",
+  "║": "|",
+  "╔": "#",
+  "╗": "#",
+  "╚": "#",
+  "╝": "#",
+  "━": "=",
+  "┃": "!",
+  "┏": "*",
+  "┓": "*",
+  "┗": "*",
+  "┛": "*",
+  // Badges, connection and marks.
+  "●": "*",
+  "◌": "o",
+  "○": "o",
+  "◍": "~",
+  "◆": "+",
+  "⏸": "=",
+  "✕": "x",
+  "✗": "x",
+  "✓": "v",
+  "⚠": "!",
+  "↻": "@",
+  "■": "#",
+  "♥": "h",
+  "▸": ">",
+  "▶": ">",
+  "▼": "v",
+  "⏎": "<",
+  "•": "*",
+  "∞": "~",
+  // Punctuation.
+  "·": ".",
+  "…": "~",
+  "—": "-",
+  "–": "-",
+  "→": ">",
+  "←": "<",
+  "↑": "^",
+  "↓": "v",
+  "×": "x",
+  "‘": "'",
+  "’": "'",
+  "“": '"',
+  "”": '"',
+  // The spinner turns as |/-\ does.
+  "⠋": "|",
+  "⠙": "/",
+  "⠹": "-",
+  "⠸": "\\",
+  "⠼": "|",
+  "⠴": "/",
+  "⠦": "-",
+  "⠧": "\\",
+  "⠇": "|",
+  "⠏": "/",
+};
+
+/** One character as an ASCII-only terminal gets it (see ASCII_GLYPHS); `width` is its cells. */
+export function asciiGlyph(ch: string, width: number): string {
+  const cp = ch.codePointAt(0) ?? 0;
+  if (cp < 0x80) return ch;
+  return ASCII_GLYPHS[ch] ?? (width <= 0 ? "" : "?".repeat(width));
+}
+
+/** Text as an ASCII-only terminal gets it: escape sequences (ASCII) pass unchanged. */
+export function toAscii(text: string): string {
+  return text.replace(/[^\u0000-\u007f]/gu, (ch) =>
+    asciiGlyph(ch, charWidth(ch.codePointAt(0) ?? 0)),
+  );
 }

@@ -1,8 +1,15 @@
 import { unsafeIdReason } from "../../protocol/ids.js";
 import type { Session } from "../../protocol/resources.js";
 import { selectRecord, selectVisibleSessions } from "../../store/sessionsStore.js";
+import { appendLog, feedLogFromServices } from "../model/messageLog.js";
 import { initialPaneView, type PaneView } from "../model/paneView.js";
-import { focusedPaneId, type MessageLevel, paneViewOf, type UiState } from "../model/uiStore.js";
+import {
+  focusedPaneId,
+  type LogEntry,
+  type MessageLevel,
+  paneViewOf,
+  type UiState,
+} from "../model/uiStore.js";
 import type { UiDeps } from "./deps.js";
 
 /**
@@ -13,8 +20,21 @@ export function patch(deps: UiDeps, p: Partial<UiState>): void {
   deps.ui.setState(p);
 }
 
+/** A message for the status line; the messages log keeps it too. */
 export function message(deps: UiDeps, text: string, level: MessageLevel = "info"): void {
-  patch(deps, { message: { text, level } });
+  patch(deps, {
+    message: { text, level },
+    ...appendLog(deps.ui.getState(), logEntry(deps, level, text)),
+  });
+}
+
+/** A message for the log alone (what the services report, shown where it happened). */
+export function logMessage(deps: UiDeps, level: MessageLevel, text: string): void {
+  patch(deps, appendLog(deps.ui.getState(), logEntry(deps, level, text)));
+}
+
+function logEntry(deps: UiDeps, level: MessageLevel, text: string): LogEntry {
+  return { at: deps.now(), level, text };
 }
 
 /** The list as shown: filtered and sorted. */
@@ -27,6 +47,17 @@ export function selectedSessionId(deps: UiDeps): string | null {
   const s = deps.ui.getState();
   if (s.focus > 0) return focusedPaneId(s);
   return visibleSessions(deps)[s.listCursor]?.session_id ?? null;
+}
+
+/**
+ * Change what the list shows (sort, filters) with the cursor staying on the session it was
+ * on; when that session is no longer shown, the cursor goes to the top.
+ */
+export function keepSelection(deps: UiDeps, change: () => void): void {
+  const before = visibleSessions(deps)[deps.ui.getState().listCursor]?.session_id ?? null;
+  change();
+  const at = before === null ? -1 : visibleSessions(deps).findIndex((x) => x.session_id === before);
+  patch(deps, { listCursor: Math.max(0, at) });
 }
 
 export function sessionRecord(deps: UiDeps, sessionId: string): Session | undefined {
@@ -97,8 +128,14 @@ export function closePane(deps: UiDeps, sessionId: string): void {
   patch(deps, { panes, paneViews, focus, zoomed: s.zoomed && panes.length > 0 && focus > 0 });
 }
 
-/** Load identity and sessions if nobody has yet, and open the initial panes. */
-export function startScreen(deps: UiDeps, initialSessions: readonly string[]): void {
+/**
+ * Load identity and sessions if nobody has yet, open the initial panes, and feed the
+ * messages log from the services. Returns what stops the feed.
+ */
+export function startScreen(deps: UiDeps, initialSessions: readonly string[]): () => void {
+  const stopFeed = feedLogFromServices(deps.services, (level, text) =>
+    logMessage(deps, level, text),
+  );
   const { identity, sessions, api } = deps.services;
   const id = identity.getState();
   if (id.loadedAt === null && !id.loading) void id.load(api);
@@ -108,4 +145,5 @@ export function startScreen(deps: UiDeps, initialSessions: readonly string[]): v
     openPane(deps, sessionId);
   }
   if (deps.ui.getState().panes.length > 0) patch(deps, { focus: 1 });
+  return stopFeed;
 }

@@ -8,6 +8,8 @@ export interface UiDeps {
   readonly options: AppOptions;
   /** q (confirmed) and Ctrl-C: the caller unmounts and restores the terminal. */
   readonly exit: () => void;
+  /** The UI's clock (fixed in snapshot tests): when a message was said. */
+  readonly now: () => number;
   /** Where a pane's `e` writes; null where saving is not available. */
   readonly save: SaveEntries | null;
 }

@@ -1,16 +1,19 @@
 import type { IdentityState } from "../../store/identityStore.js";
+import { displayWidth } from "../../text/wrap.js";
 import { lacksScope } from "./gitActions.js";
 import { helpLayout } from "./help.js";
 import {
   bodyRowsOf,
+  headerRows,
   listRows,
   paneBody,
   type ScreenLayout,
   screenLayout,
   type TerminalSize,
 } from "./layout.js";
+import { type LogLine, logLines } from "./messageLog.js";
 import type { Viewport } from "./paneView.js";
-import type { UiState } from "./uiStore.js";
+import type { LogEntry, UiState } from "./uiStore.js";
 
 /**
  * The screen geometry of a UI state, computed once here for the views that draw it and the
@@ -48,6 +51,45 @@ export function paneViewport(s: Arrangement, sessionId: string, noColor: boolean
   return { rows: body.rows, width: body.width, noColor };
 }
 
+/** The header at this size: the full box, or two plain lines below 30 rows. */
+export function headerOf(size: TerminalSize): { rows: number; compact: boolean } {
+  const rows = headerRows(size);
+  return { rows, compact: rows < 5 };
+}
+
+/**
+ * How a session list row uses its width (the list's inner width): "compact" shows the state
+ * glyph and the title (the id when there is none), so titles stay visible beside panes on a
+ * narrow terminal; "ids" adds the id and the state's word; "wide" adds agent and where.
+ */
+export type ListRowStyle = "compact" | "ids" | "wide";
+
+export function listRowStyle(inner: number): ListRowStyle {
+  if (inner >= 100) return "wide";
+  return inner >= 64 ? "ids" : "compact";
+}
+
+/** Room for a title in a box's top border `width` cells wide (corners, lines, spaces). */
+export function borderTitleRoom(width: number): number {
+  return Math.max(0, width - 5);
+}
+
+/**
+ * The first title (of candidates from most to least complete) that fits a border `width`
+ * wide; when none does, the last, which the border cuts. Pane titles give the full title,
+ * then one without heartbeat and rate, then one with state and connection before the id.
+ */
+export function fittingTitle<T extends { text: string }>(
+  candidates: readonly (readonly T[])[],
+  width: number,
+): readonly T[] {
+  const room = borderTitleRoom(width);
+  for (const c of candidates) {
+    if (c.reduce((n, seg) => n + displayWidth(seg.text), 0) <= room) return c;
+  }
+  return candidates[candidates.length - 1] ?? [];
+}
+
 /** Rows of sessions the list shows: one page for PgUp/PgDn. */
 export function listPage(size: TerminalSize): number {
   return listRows(bodyOf(size).rows);
@@ -76,4 +118,27 @@ export function detailRows(height: number): number {
 export function detailPaging(size: TerminalSize, fields: number): Paging {
   const page = detailRows(bodyOf(size).rows);
   return { page, maxOffset: Math.max(0, fields - page) };
+}
+
+/** Text width inside an overlay `width` cells wide: its border and padding. */
+export function overlayInnerWidth(width: number): number {
+  return Math.max(8, width - 4);
+}
+
+/** The messages overlay in a `width` × `height` box: its lines and how they page. */
+export function messagesLayout(
+  entries: readonly LogEntry[],
+  width: number,
+  height: number,
+): Paging & { lines: LogLine[]; rows: number } {
+  const lines = logLines(entries, overlayInnerWidth(width));
+  const rows = detailRows(height);
+  return { lines, rows, page: rows, maxOffset: Math.max(0, lines.length - rows) };
+}
+
+/** The messages overlay in the body. */
+export function messagesPaging(size: TerminalSize, entries: readonly LogEntry[]): Paging {
+  const body = bodyOf(size);
+  const { page, maxOffset } = messagesLayout(entries, body.width, body.rows);
+  return { page, maxOffset };
 }

@@ -1,6 +1,7 @@
 import type { GitAction } from "../../protocol/git.js";
 import type { Session } from "../../protocol/resources.js";
 import { hasScope, narrowedScopes } from "../../protocol/scopes.js";
+import type { ActionOutcome } from "../../store/actionsStore.js";
 import type { IdentityState } from "../../store/identityStore.js";
 import type { AppServices } from "./services.js";
 import type { FormDialogState, FormKind, PendingAction } from "./uiStore.js";
@@ -71,8 +72,8 @@ export function formIntro(
       return {
         title: `Clone a repository into ${sessionId}`,
         lines: [
-          "The service clones it into the session's workspace (replacing any earlier clone).",
-          "Git's output also appears in the session's pane.",
+          "The service clones it into the session's workspace, replacing what is there.",
+          "You confirm before anything runs; git's output also appears in the session's pane.",
         ],
       };
     case "branch":
@@ -107,14 +108,11 @@ export function openForm(form: FormKind, sessionId: string): FormDialogState {
   };
 }
 
-/** A form's values checked: the next step (run now, or confirm first), or an error to show. */
+/** A form's values checked: the confirmation that comes next, or an error to show. */
 export function submitForm(
   d: FormDialogState,
   session: Session | undefined,
-):
-  | { ok: false; error: string }
-  | { ok: true; run: { kind: "clone"; repoUrl: string; branch: string | null } }
-  | { ok: true; confirm: PendingAction } {
+): { ok: false; error: string } | { ok: true; confirm: PendingAction } {
   const fields = FORM_FIELDS[d.form];
   const values = d.values.map((v) => v.trim());
   for (let i = 0; i < fields.length; i++) {
@@ -125,7 +123,7 @@ export function submitForm(
     case "clone":
       return {
         ok: true,
-        run: { kind: "clone", repoUrl: values[0] ?? "", branch: values[1] || null },
+        confirm: { kind: "clone", repoUrl: values[0] ?? "", branch: values[1] || null },
       };
     case "branch":
       return {
@@ -145,32 +143,106 @@ export function submitForm(
   }
 }
 
+/** Branch names a repository's default branch has when the record does not say. */
+const USUAL_DEFAULT_BRANCHES = ["main", "master"];
+
+/**
+ * Whether `branch` is the repository's default branch: the one the record names
+ * (`default_branch`, as code hosts call it) or, when it names none, main or master.
+ */
+export function isDefaultBranch(branch: string | null, session: Session | undefined): boolean {
+  if (!branch) return false;
+  const named = (session as Record<string, unknown> | undefined)?.default_branch;
+  if (typeof named === "string" && named !== "") return branch === named;
+  return USUAL_DEFAULT_BRANCHES.includes(branch);
+}
+
+/** The branch a push goes to: the one asked for, else the session's current one (if known). */
+export function pushTarget(
+  a: Extract<PendingAction, { kind: "push" }>,
+  session: Session | undefined,
+): string | null {
+  return a.branch ?? session?.branch ?? null;
+}
+
+export interface PendingDescription {
+  lines: string[];
+  /** Said apart and louder: the action replaces work or writes where others build. */
+  warning: string | null;
+}
+
 /** What a confirmed action will do, in words, for the confirmation dialog. */
-export function describePending(a: PendingAction, session: Session | undefined): string[] {
+export function describePending(
+  a: PendingAction,
+  session: Session | undefined,
+): PendingDescription {
   const repo = session?.repo ?? "the session's repository";
   switch (a.kind) {
-    case "push":
-      return [
-        `Commits any uncommitted changes in the session's workspace, then pushes ${a.branch ? `branch ${a.branch}` : "the current branch"} to ${repo}.`,
-        "This changes the remote repository.",
-      ];
+    case "clone":
+      return {
+        lines: [
+          `Clones ${a.repoUrl}${a.branch ? ` (branch ${a.branch})` : ""} into the session's workspace.`,
+        ],
+        warning: `This replaces the session's workspace${session?.repo ? ` (now a clone of ${session.repo})` : ""}: files and uncommitted changes in it are lost.`,
+      };
+    case "push": {
+      const target = pushTarget(a, session);
+      return {
+        lines: [
+          `Commits any uncommitted changes in the session's workspace, then pushes ${target ? `branch ${target}` : "the current branch"} to ${repo}.`,
+          "This changes the remote repository.",
+        ],
+        warning: isDefaultBranch(target, session)
+          ? `${target} is the repository's default branch: this pushes straight to it, with no pull request or review.`
+          : null,
+      };
+    }
     case "branch":
-      return [
-        `Creates branch ${a.name} from ${a.from ?? "the current branch"} in the session's workspace and switches to it.`,
-        "The remote is not touched until you push.",
-      ];
+      return {
+        lines: [
+          `Creates branch ${a.name} from ${a.from ?? "the current branch"} in the session's workspace and switches to it.`,
+          "The remote is not touched until you push.",
+        ],
+        warning: null,
+      };
     case "pr":
-      return [
-        `Opens a pull request in ${repo}: ${a.head ?? "the current branch"} → ${a.base}, titled "${a.title}".`,
-        "The head branch must already be pushed.",
-      ];
+      return {
+        lines: [
+          `Opens a pull request in ${repo}: ${a.head ?? "the current branch"} → ${a.base}, titled "${a.title}".`,
+          "The head branch must already be pushed.",
+        ],
+        warning: null,
+      };
   }
 }
 
-/** The one GitAction a confirmed dialog (or a clone form) stands for. */
-export function toGitAction(
-  action: PendingAction | { kind: "clone"; repoUrl: string; branch: string | null },
-): GitAction {
+const ACTION_NAMES: Record<ActionOutcome["kind"], string> = {
+  clone: "clone",
+  push: "push",
+  branch: "branch",
+  pr: "pull request",
+};
+
+/** How a git action is named on screen. */
+export function actionName(kind: ActionOutcome["kind"]): string {
+  return ACTION_NAMES[kind] ?? kind;
+}
+
+/**
+ * How a git action ended, in one whole text: the result, or the error with the scope it
+ * needed and what to do next. The status line shows it (cut to its width), the messages log
+ * keeps it whole.
+ */
+export function outcomeText(o: ActionOutcome): string {
+  const name = actionName(o.kind);
+  if (o.ok) return `${name} ${o.sessionId}: ${o.message}`;
+  const scope = o.error?.requiredScope ? ` (needs ${o.error.requiredScope})` : "";
+  const hint = o.error?.hint ? ` — ${o.error.hint}` : "";
+  return `${name} ${o.sessionId} failed: ${o.message}${scope}${hint}`;
+}
+
+/** The one GitAction a confirmed dialog stands for. */
+export function toGitAction(action: PendingAction): GitAction {
   const opt = (v: string | null) => v ?? undefined;
   switch (action.kind) {
     case "clone":
@@ -184,11 +256,11 @@ export function toGitAction(
   }
 }
 
-/** Run a confirmed action or a clone; the actions store records progress and the outcome. */
+/** Run a confirmed action; the actions store records progress and the outcome. */
 export async function runGitAction(
   services: AppServices,
   sessionId: string,
-  pending: PendingAction | { kind: "clone"; repoUrl: string; branch: string | null },
+  pending: PendingAction,
 ): Promise<{ busy: string | null }> {
   const { api, actions, sessions } = services;
   const action = toGitAction(pending);

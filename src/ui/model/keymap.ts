@@ -16,6 +16,7 @@ export type ModeKind =
   | "jump"
   | "help"
   | "detail"
+  | "messages"
   | "pane"
   | "list"
   | "login";
@@ -30,6 +31,7 @@ export const MODE_KINDS: readonly ModeKind[] = [
   "jump",
   "help",
   "detail",
+  "messages",
   "pane",
   "list",
   "login",
@@ -61,6 +63,7 @@ export interface KeySpec {
 
 export type CommandId =
   | "help"
+  | "messages"
   | "quit"
   | "forceQuit"
   | "focusNext"
@@ -69,6 +72,7 @@ export type CommandId =
   | "focusPane"
   | "nextAttention"
   | "refresh"
+  | "back"
   | "up"
   | "down"
   | "pageUp"
@@ -134,7 +138,7 @@ export interface Command {
 
 /** The session list and the pane: the screens under any overlay or dialog. */
 const SCREENS: readonly ModeKind[] = ["list", "pane"];
-const OVERLAYS: readonly ModeKind[] = ["help", "detail"];
+const OVERLAYS: readonly ModeKind[] = ["help", "detail", "messages"];
 /** Where a text field has the cursor. */
 const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "jump", "login"];
 /** Where j/k and friends move something: the list, a pane, an overlay. */
@@ -154,8 +158,16 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("?")],
     label: "help",
     description: "show or hide this help",
-    modes: ["list", "pane", "help", "detail"],
+    modes: [...SCREENS, ...OVERLAYS],
     footer: { rank: 10 },
+  },
+  {
+    id: "messages",
+    keys: [k("m")],
+    label: "messages",
+    description: "show every message and error, whole, with its time (newest first)",
+    modes: [...SCREENS, "messages"],
+    footer: { rank: 10.5 },
   },
   {
     id: "quit",
@@ -215,6 +227,13 @@ export const KEYMAP: readonly Command[] = [
     keys: [ctrl("r")],
     label: "refresh",
     description: "reload identity and the session list",
+    modes: SCREENS,
+  },
+  {
+    id: "back",
+    keys: [named("escape")],
+    label: "clear",
+    description: "clear the pane's search or the list's filters; with none, leave zoom",
     modes: SCREENS,
   },
   // git actions, on the focused session (list row or pane)
@@ -311,7 +330,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("/")],
     label: "filter",
     description:
-      "filter sessions by text (id and visible fields; state:, agent:, template:, visibility: match a field)",
+      "filter sessions by text (id and visible fields; state:, agent:, template:, visibility: match a field; Esc clears it)",
     modes: ["list"],
     footer: { rank: 2 },
   },
@@ -378,7 +397,7 @@ export const KEYMAP: readonly Command[] = [
     id: "search",
     keys: [k("/")],
     label: "search",
-    description: "search the pane (lands on the newest match)",
+    description: "search the pane (lands on the newest match; Esc clears the search)",
     modes: ["pane"],
     footer: { rank: 3 },
   },

@@ -11,8 +11,12 @@ export interface TerminalSize {
 
 export const MIN_COLUMNS = 60;
 export const MIN_ROWS = 15;
-/** Bordered box with three lines. */
+/** The full header: a bordered box with three lines. */
 export const HEADER_ROWS = 5;
+/** The compact header of a short terminal: two lines, no border. */
+export const COMPACT_HEADER_ROWS = 2;
+/** Below this many rows the header is compact: the rows go to the sessions and panes. */
+export const COMPACT_HEADER_BELOW = 30;
 /** Status line and key hints. */
 export const FOOTER_ROWS = 2;
 /** A pane's top border (which carries its title), bottom border and status line. */
@@ -133,16 +137,36 @@ export interface LayoutInput {
   focusedPane?: number | null;
 }
 
-/** Width of the list beside the panes: a third at most, enough for id, badge and some title. */
+/** Rows of the header at this size: the full box, or two lines on a short terminal. */
+export function headerRows(size: TerminalSize): number {
+  return size.rows < COMPACT_HEADER_BELOW ? COMPACT_HEADER_ROWS : HEADER_ROWS;
+}
+
+/** The list beside the panes: its share of the terminal, and what the panes keep at least. */
+const LIST_SHARE = 0.3;
+const LIST_MIN_COLUMNS = 30;
+const LIST_MAX_COLUMNS = 80;
+const GRID_MIN_COLUMNS = 48;
+/** The narrowest list, on the narrowest terminal (the panes then get less than 48). */
+const LIST_FLOOR_COLUMNS = 24;
+
+/**
+ * Width of the list beside the panes: it grows with the terminal (about a third of it, up to
+ * 80 columns) so titles stay readable on a wide one, and the panes keep at least 48.
+ */
 export function listWidthFor(columns: number, paneCount: number): number {
   if (paneCount === 0) return columns;
-  const want = Math.round(columns * 0.28);
-  return Math.max(24, Math.min(44, want, columns - 36));
+  const want = Math.round(columns * LIST_SHARE);
+  const least = Math.min(
+    LIST_MIN_COLUMNS,
+    Math.max(LIST_FLOOR_COLUMNS, columns - GRID_MIN_COLUMNS),
+  );
+  return Math.max(least, Math.min(LIST_MAX_COLUMNS, want, columns - GRID_MIN_COLUMNS));
 }
 
 /** Rows between the header and the footer: the list and panes, or an overlay or dialog. */
 export function bodyRowsOf(size: TerminalSize): number {
-  return Math.max(1, frameRows(size) - HEADER_ROWS - FOOTER_ROWS);
+  return Math.max(1, frameRows(size) - headerRows(size) - FOOTER_ROWS);
 }
 
 export function screenLayout(size: TerminalSize, input: LayoutInput): ScreenLayout {

@@ -7,6 +7,7 @@ import {
   focusedPaneId,
   type HelpOverlayState,
   type JumpEditing,
+  type MessagesOverlayState,
   type SearchEditing,
   type UiState,
 } from "./uiStore.js";
@@ -32,6 +33,7 @@ export type MainMode =
   | { kind: "jump"; editing: JumpEditing }
   | { kind: "help"; overlay: HelpOverlayState }
   | { kind: "detail"; overlay: DetailOverlayState }
+  | { kind: "messages"; overlay: MessagesOverlayState }
   | { kind: "pane"; sessionId: string }
   | { kind: "list" };
 
@@ -57,7 +59,11 @@ export function modeOf(s: UiState): MainMode {
     return e.kind === "search" ? { kind: "search", editing: e } : { kind: "jump", editing: e };
   }
   const o = s.overlay;
-  if (o) return o.kind === "help" ? { kind: "help", overlay: o } : { kind: "detail", overlay: o };
+  if (o) {
+    if (o.kind === "help") return { kind: "help", overlay: o };
+    if (o.kind === "detail") return { kind: "detail", overlay: o };
+    return { kind: "messages", overlay: o };
+  }
   const paneId = focusedPaneId(s);
   return paneId ? { kind: "pane", sessionId: paneId } : { kind: "list" };
 }

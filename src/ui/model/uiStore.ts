@@ -19,8 +19,9 @@ export interface FormDialogState {
   error: string | null;
 }
 
-/** A remote-changing action waiting for "y". */
+/** A remote-changing (or workspace-replacing) action waiting for "y". */
 export type PendingAction =
+  | { kind: "clone"; repoUrl: string; branch: string | null }
   | { kind: "push"; branch: string | null }
   | { kind: "branch"; name: string; from: string | null }
   | { kind: "pr"; title: string; base: string; head: string | null };
@@ -48,7 +49,13 @@ export interface DetailOverlayState {
   offset: number;
 }
 
-export type OverlayState = HelpOverlayState | DetailOverlayState;
+/** The messages log: every message and error of this run, newest first. */
+export interface MessagesOverlayState {
+  kind: "messages";
+  offset: number;
+}
+
+export type OverlayState = HelpOverlayState | DetailOverlayState | MessagesOverlayState;
 
 export interface SearchEditing {
   kind: "search";
@@ -71,6 +78,14 @@ export interface Message {
   level: MessageLevel;
 }
 
+/** A message as the messages log keeps it: whole, with when it was said. */
+export interface LogEntry extends Message {
+  at: number;
+}
+
+/** Entries the messages log keeps; older ones are dropped and counted. */
+export const LOG_LIMIT = 500;
+
 export interface UiState {
   readonly size: TerminalSize;
   /** Session ids shown in panes, in grid order. */
@@ -85,6 +100,10 @@ export interface UiState {
   readonly editing: Editing | null;
   readonly paneViews: Readonly<Record<string, PaneView>>;
   readonly message: Message | null;
+  /** Every message and error of this run, oldest first, at most LOG_LIMIT. */
+  readonly log: readonly LogEntry[];
+  /** Entries dropped from the front of the log. */
+  readonly logDropped: number;
 }
 
 export type UiStore = StoreApi<UiState>;
@@ -101,6 +120,8 @@ export function createUiStore(size: TerminalSize): UiStore {
     editing: null,
     paneViews: {},
     message: null,
+    log: [],
+    logDropped: 0,
   }));
 }
 

@@ -8,7 +8,7 @@ import { useKeyTarget } from "../hooks/useKeyInput.js";
 import { loginTarget } from "../input/handlers/login.js";
 import { commandById, keysLabel } from "../model/keymap.js";
 import { isTooSmall, type TerminalSize } from "../model/layout.js";
-import { createLoginStore } from "../model/login.js";
+import { createLoginStore, type Problem } from "../model/login.js";
 import { TooSmall } from "./TooSmall.js";
 
 /**
@@ -24,9 +24,18 @@ export interface LoginScreenProps {
   /** Verify and store the key; rejects with a message to show when it cannot. */
   onLogin: (key: string) => Promise<void>;
   onExit: () => void;
+  /** No keychain to keep the key in: why, and the ways out. */
+  keychainProblem?: Problem | null;
 }
 
-export function LoginScreen({ profile, baseUrl, size, onLogin, onExit }: LoginScreenProps) {
+export function LoginScreen({
+  profile,
+  baseUrl,
+  size,
+  onLogin,
+  onExit,
+  keychainProblem = null,
+}: LoginScreenProps) {
   const theme = useTheme();
   const [login] = useState(() => createLoginStore(size));
   const target = useMemo(
@@ -62,6 +71,15 @@ export function LoginScreen({ profile, baseUrl, size, onLogin, onExit }: LoginSc
           No API key is stored for this profile. Paste one and press Enter: it is verified with the
           service, then kept in the OS keychain. It is never shown.
         </Text>
+        {keychainProblem ? (
+          <>
+            <Text> </Text>
+            <Text wrap="wrap" color={theme.c.warn}>
+              {`⚠ No keychain here: ${keychainProblem.message}`}
+            </Text>
+            {keychainProblem.hint ? <Text wrap="wrap">{keychainProblem.hint}</Text> : null}
+          </>
+        ) : null}
         <Text> </Text>
         <Box>
           <Text bold>API key </Text>
@@ -72,9 +90,12 @@ export function LoginScreen({ profile, baseUrl, size, onLogin, onExit }: LoginSc
         {phase.kind === "verifying" ? (
           <Text color={theme.c.accent}>verifying with the service…</Text>
         ) : phase.kind === "failed" ? (
-          <Text color={theme.c.error} wrap="wrap">
-            ✗ {phase.message}
-          </Text>
+          <Box flexDirection="column">
+            <Text color={theme.c.error} wrap="wrap">
+              ✗ {phase.message}
+            </Text>
+            {phase.hint ? <Text wrap="wrap">{phase.hint}</Text> : null}
+          </Box>
         ) : (
           <Text color={theme.c.muted}>
             {`${keysLabel(commandById("submit"))} verifies · ${keysLabel(commandById("cancel"))} or ${keysLabel(commandById("forceQuit"))} quits`}

@@ -1,5 +1,5 @@
 import { Box } from "ink";
-import { useEffect, useLayoutEffect, useMemo, useState } from "react";
+import { useContext, useEffect, useLayoutEffect, useMemo, useState } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { Footer } from "../components/chrome/Footer.js";
@@ -9,11 +9,13 @@ import { ConfirmDialog } from "../components/dialogs/ConfirmDialog.js";
 import { FormDialog } from "../components/dialogs/FormDialog.js";
 import { SessionList } from "../components/list/SessionList.js";
 import { HelpOverlay } from "../components/overlays/HelpOverlay.js";
+import { MessagesOverlay } from "../components/overlays/MessagesOverlay.js";
 import { SessionDetail } from "../components/overlays/SessionDetail.js";
 import { PaneGrid } from "../components/pane/PaneGrid.js";
 import { UiContext, type UiContextValue } from "../context/uiContext.js";
 import { useBell } from "../hooks/useBell.js";
 import { useKeyTarget } from "../hooks/useKeyInput.js";
+import { NowContext } from "../hooks/useNow.js";
 import { startScreen } from "../input/actions.js";
 import type { UiDeps } from "../input/deps.js";
 import { mainTarget } from "../input/handlers/index.js";
@@ -53,6 +55,8 @@ function Body({
   }
   if (overlay?.kind === "help")
     return <HelpOverlay width={width} height={height} offset={overlay.offset} />;
+  if (overlay?.kind === "messages")
+    return <MessagesOverlay width={width} height={height} offset={overlay.offset} />;
   if (overlay?.kind === "detail") {
     return (
       <SessionDetail
@@ -68,11 +72,13 @@ function Body({
 
 export function MainScreen(props: MainScreenProps) {
   const { services, size, options } = props;
+  const now = useContext(NowContext);
   const [deps] = useState<UiDeps>(() => ({
     ui: createUiStore(size),
     services,
     options,
     exit: props.onExit,
+    now,
     save: props.save,
   }));
   const { ui } = deps;
@@ -84,9 +90,7 @@ export function MainScreen(props: MainScreenProps) {
   }, [ui, size]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: opens the initial panes once
-  useEffect(() => {
-    startScreen(deps, props.initialSessions);
-  }, [deps]);
+  useEffect(() => startScreen(deps, props.initialSessions), [deps]);
 
   useBell(services.streams, options.bell);
 
@@ -109,7 +113,7 @@ export function MainScreen(props: MainScreenProps) {
   return (
     <UiContext.Provider value={ctx}>
       <Box flexDirection="column" width={layout.width} height={layout.height} overflow="hidden">
-        <Header profile={props.profile} baseUrl={props.baseUrl} width={layout.width} />
+        <Header profile={props.profile} baseUrl={props.baseUrl} size={size} />
         <Box flexDirection="row" width={layout.width} height={layout.bodyRows} overflow="hidden">
           {covered ? (
             <Body

@@ -1,6 +1,7 @@
 import { Text } from "ink";
 import { charWidth, displayWidth } from "../../../text/wrap.js";
 import { type ColorName, useTheme } from "../../context/theme.js";
+import { borderTitleRoom } from "../../model/geometry.js";
 
 /**
  * A box's top border with a title in it ("┌─ title ─────┐"), drawn by hand because Ink has
@@ -62,9 +63,10 @@ export function BorderTitle({
 }) {
   const theme = useTheme();
   const c = CORNERS[kind];
-  const fitted = fitSegments(segments, Math.max(0, width - 5));
+  const room = borderTitleRoom(width);
+  const fitted = fitSegments(segments, room);
   const used = fitted.reduce((n, s) => n + displayWidth(s.text), 0);
-  const fill = Math.max(0, used > 0 ? width - 5 - used : width - 3);
+  const fill = Math.max(0, used > 0 ? room - used : width - 3);
   return (
     <Text wrap="truncate-end">
       <Text color={color}>{`${c.left}${c.line}${used > 0 ? " " : c.line}`}</Text>

@@ -12,7 +12,8 @@ import { expiryStatus, formatCountdown, formatRateLimit } from "../../../text/fo
 import { useServices } from "../../context/servicesContext.js";
 import { type ColorName, useTheme } from "../../context/theme.js";
 import { useTicked } from "../../hooks/useNow.js";
-import { HEADER_ROWS } from "../../model/layout.js";
+import { headerOf } from "../../model/geometry.js";
+import type { TerminalSize } from "../../model/layout.js";
 import { JournalNote } from "./JournalNote.js";
 
 /**
@@ -24,7 +25,8 @@ import { JournalNote } from "./JournalNote.js";
 export interface HeaderProps {
   profile: string;
   baseUrl: string;
-  width: number;
+  /** The terminal: the header is its full box, or two plain lines on a short one. */
+  size: TerminalSize;
 }
 
 function connectionText(c: ConnectionSummary, now: number): { text: string; color: ColorName } {
@@ -56,7 +58,9 @@ const Sep = () => {
   );
 };
 
-export const Header = memo(function Header({ profile, baseUrl, width }: HeaderProps) {
+export const Header = memo(function Header({ profile, baseUrl, size }: HeaderProps) {
+  const width = size.columns;
+  const { rows, compact } = headerOf(size);
   const { identity, rateLimit, streams, maskedKey } = useServices();
   const theme = useTheme();
   const id = useStore(
@@ -111,93 +115,110 @@ export const Header = memo(function Header({ profile, baseUrl, width }: HeaderPr
   const narrowed = k ? narrowedScopes(k.scopes, k.effective_scopes) : [];
   const legacy = k ? k.scopes.filter(isLegacyScope) : [];
 
+  const first = (
+    <Text wrap="truncate-end">
+      <Text bold color={theme.c.accent}>
+        agent-sessions
+      </Text>
+      <Sep />
+      <Text>profile: {profile}</Text>
+      <Sep />
+      <Text>{baseUrl}</Text>
+      <Sep />
+      <Text color={theme.c[c.color]}>{c.text}</Text>
+      <Sep />
+      <Text color={wait ? theme.c.warn : undefined}>{timed.remaining}</Text>
+      {wait ? (
+        <Text color={theme.c.warn}>
+          {` · ${wait.reason}: retry in ${timed.waitIn} (attempt ${wait.attempt}/${wait.maxAttempts})`}
+        </Text>
+      ) : null}
+      <JournalNote />
+    </Text>
+  );
+  const who = (
+    <>
+      <Text bold>{principal}</Text>
+      <Text>
+        {" "}
+        ({role} @ {tenant}
+        {orgName && !compact ? ` "${orgName}"` : ""})
+      </Text>
+      <Sep />
+      <Text>
+        key "{keyName}" {maskedKey}
+      </Text>
+      <Sep />
+      <Text color={expiryColor ? theme.c[expiryColor] : undefined} bold={expiryColor !== undefined}>
+        {expiryColor ? "⚠ " : ""}
+        {expiry?.text}
+      </Text>
+      {email && !compact ? (
+        <>
+          <Sep />
+          <Text>{email}</Text>
+        </>
+      ) : null}
+      {id.identityError ? (
+        <Text color={theme.c.warn}> · identity lookup failed: {id.identityError.message}</Text>
+      ) : null}
+    </>
+  );
+  const scopes = k ? (
+    <>
+      <Text color={theme.c.muted}>effective: </Text>
+      <Text>{k.effective_scopes.length > 0 ? k.effective_scopes.join(" ") : "(none)"}</Text>
+      {narrowed.length > 0 ? (
+        <Text color={theme.c.warn}>
+          {`   (stored: +${narrowed.join(" +")} — narrowed by role ${k.role ?? "?"})`}
+        </Text>
+      ) : null}
+      {legacy.length > 0 ? (
+        <Text color={theme.c.muted}>{`   (legacy ${legacy.join(", ")} expanded)`}</Text>
+      ) : null}
+    </>
+  ) : null;
+  const second = id.error ? (
+    <Text wrap="truncate-end" color={theme.c.error}>
+      ✗ key check failed: {id.error.message}
+      {id.error.hint ? ` — ${id.error.hint}` : ""}
+    </Text>
+  ) : !k ? (
+    <Text wrap="truncate-end" color={theme.c.muted}>
+      {id.loading ? "verifying key…" : "key not verified yet"} · key {maskedKey}
+    </Text>
+  ) : compact ? (
+    // Two lines only: who you are and the scopes share the second.
+    <Text wrap="truncate-end">
+      {who}
+      <Sep />
+      {scopes}
+    </Text>
+  ) : (
+    <Text wrap="truncate-end">{who}</Text>
+  );
+
+  if (compact) {
+    return (
+      <Box width={width} height={rows} flexDirection="column" paddingX={1} flexShrink={0}>
+        {first}
+        {second}
+      </Box>
+    );
+  }
   return (
     <Box
       width={width}
-      height={HEADER_ROWS}
+      height={rows}
       flexDirection="column"
       borderStyle="round"
       borderColor={theme.c.muted}
       paddingX={1}
       flexShrink={0}
     >
-      <Text wrap="truncate-end">
-        <Text bold color={theme.c.accent}>
-          agent-sessions
-        </Text>
-        <Sep />
-        <Text>profile: {profile}</Text>
-        <Sep />
-        <Text>{baseUrl}</Text>
-        <Sep />
-        <Text color={theme.c[c.color]}>{c.text}</Text>
-        <Sep />
-        <Text color={wait ? theme.c.warn : undefined}>{timed.remaining}</Text>
-        {wait ? (
-          <Text color={theme.c.warn}>
-            {` · ${wait.reason}: retry in ${timed.waitIn} (attempt ${wait.attempt}/${wait.maxAttempts})`}
-          </Text>
-        ) : null}
-        <JournalNote />
-      </Text>
-      {id.error ? (
-        <Text wrap="truncate-end" color={theme.c.error}>
-          ✗ key check failed: {id.error.message}
-          {id.error.hint ? ` — ${id.error.hint}` : ""}
-        </Text>
-      ) : !k ? (
-        <Text wrap="truncate-end" color={theme.c.muted}>
-          {id.loading ? "verifying key…" : "key not verified yet"} · key {maskedKey}
-        </Text>
-      ) : (
-        <Text wrap="truncate-end">
-          <Text bold>{principal}</Text>
-          <Text>
-            {" "}
-            ({role} @ {tenant}
-            {orgName ? ` "${orgName}"` : ""})
-          </Text>
-          <Sep />
-          <Text>
-            key "{keyName}" {maskedKey}
-          </Text>
-          <Sep />
-          <Text
-            color={expiryColor ? theme.c[expiryColor] : undefined}
-            bold={expiryColor !== undefined}
-          >
-            {expiryColor ? "⚠ " : ""}
-            {expiry?.text}
-          </Text>
-          {email ? (
-            <>
-              <Sep />
-              <Text>{email}</Text>
-            </>
-          ) : null}
-          {id.identityError ? (
-            <Text color={theme.c.warn}> · identity lookup failed: {id.identityError.message}</Text>
-          ) : null}
-        </Text>
-      )}
-      <Text wrap="truncate-end">
-        {k ? (
-          <>
-            <Text color={theme.c.muted}>effective: </Text>
-            <Text>{k.effective_scopes.length > 0 ? k.effective_scopes.join(" ") : "(none)"}</Text>
-            {narrowed.length > 0 ? (
-              <Text color={theme.c.warn}>
-                {`   (stored: +${narrowed.join(" +")} — narrowed by role ${k.role ?? "?"})`}
-              </Text>
-            ) : null}
-            {legacy.length > 0 ? (
-              <Text color={theme.c.muted}>{`   (legacy ${legacy.join(", ")} expanded)`}</Text>
-            ) : null}
-          </>
-        ) : (
-          " "
-        )}
-      </Text>
+      {first}
+      {second}
+      <Text wrap="truncate-end">{scopes ?? " "}</Text>
     </Box>
   );
 });

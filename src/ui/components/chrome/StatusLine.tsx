@@ -2,15 +2,19 @@ import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { formatElapsed } from "../../../text/format.js";
+import { charWidth, displayWidth } from "../../../text/wrap.js";
 import { useServices } from "../../context/servicesContext.js";
 import { type ColorName, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { useNow } from "../../hooks/useNow.js";
+import { actionName, outcomeText } from "../../model/gitActions.js";
+import { keyOf } from "../../model/keymap.js";
 import { ReplayBar } from "./ReplayBar.js";
 
 /**
  * One line above the key hints: the running git action (spinner, elapsed time), else the
- * latest message, else how the last action ended (the server's error verbatim).
+ * latest message, else how the last action ended (the server's error verbatim). A text too
+ * long for the line is cut, and the cut says which key shows it whole (the messages log).
  */
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -20,12 +24,22 @@ const LEVEL_COLORS: Record<string, ColorName> = {
   warn: "warn",
   error: "error",
 };
-const ACTION_NAMES: Record<string, string> = {
-  clone: "clone",
-  push: "push",
-  branch: "branch",
-  pr: "pull request",
-};
+
+/** `text` cut to `width` cells; when cut, it ends by saying where the whole text is. */
+export function fitStatus(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  const tail = `… (${keyOf("messages")}: whole message)`;
+  const room = Math.max(0, width - displayWidth(tail));
+  let out = "";
+  let col = 0;
+  for (const ch of text) {
+    const w = charWidth(ch.codePointAt(0) ?? 0);
+    if (col + w > room) break;
+    out += ch;
+    col += w;
+  }
+  return `${out.trimEnd()}${tail}`;
+}
 
 export const StatusLine = memo(function StatusLine({ width }: { width: number }) {
   const { actions, replay } = useServices();
@@ -40,33 +54,27 @@ export const StatusLine = memo(function StatusLine({ width }: { width: number })
     return <ReplayBar replay={replay} width={width} />;
   }
 
-  let content: React.ReactNode = " ";
+  let line: { text: string; color: ColorName } | null = null;
   if (running) {
     const elapsed = Math.max(0, now - running.startedAt);
     const frame = SPINNER[Math.floor(elapsed / 100) % SPINNER.length];
-    content = (
-      <Text color={theme.c.accent}>
-        {`${frame} ${ACTION_NAMES[running.kind] ?? running.kind} on ${running.sessionId}… ${formatElapsed(elapsed)}`}
-      </Text>
-    );
+    line = {
+      text: `${frame} ${actionName(running.kind)} on ${running.sessionId}… ${formatElapsed(elapsed)}`,
+      color: "accent",
+    };
   } else if (message) {
-    content = <Text color={theme.c[LEVEL_COLORS[message.level] ?? "muted"]}>{message.text}</Text>;
+    line = { text: message.text, color: LEVEL_COLORS[message.level] ?? "muted" };
   } else if (last) {
-    const name = ACTION_NAMES[last.kind] ?? last.kind;
     const took = formatElapsed(last.finishedAt - last.startedAt);
-    content = last.ok ? (
-      <Text color={theme.c.ok}>{`✓ ${name} ${last.sessionId}: ${last.message} (${took})`}</Text>
-    ) : (
-      <Text color={theme.c.error}>
-        {`✗ ${name} ${last.sessionId} failed: ${last.message}`}
-        {last.error?.requiredScope ? ` (needs ${last.error.requiredScope})` : ""}
-        {last.error?.hint ? ` — ${last.error.hint}` : ""}
-      </Text>
-    );
+    line = last.ok
+      ? { text: `✓ ${outcomeText(last)} (${took})`, color: "ok" }
+      : { text: `✗ ${outcomeText(last)}`, color: "error" };
   }
   return (
     <Box width={width} height={1}>
-      <Text wrap="truncate-end">{content}</Text>
+      <Text wrap="truncate-end">
+        {line ? <Text color={theme.c[line.color]}>{fitStatus(line.text, width)}</Text> : " "}
+      </Text>
     </Box>
   );
 });

@@ -6,18 +6,21 @@ import { formatElapsed } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useNow } from "../../hooks/useNow.js";
-import { describePending } from "../../model/gitActions.js";
+import { describePending, pushTarget } from "../../model/gitActions.js";
 import { keyOf } from "../../model/keymap.js";
 import type { ConfirmDialogState, QuitDialogState } from "../../model/uiStore.js";
 import { DialogFrame } from "./DialogFrame.js";
 
-/** "Are you sure?" for push, branch and pull request (and for quitting mid-action). */
+/** "Are you sure?" for clone, push, branch and pull request (and for quitting mid-action). */
 
 const TITLES = {
+  clone: "Clone",
   push: "Push",
   branch: "Create branch",
   pr: "Open pull request",
 } as const;
+
+const YES = { clone: "clone", push: "push", branch: "create it", pr: "open it" } as const;
 
 export function ConfirmDialog({
   dialog,
@@ -53,7 +56,14 @@ export function ConfirmDialog({
   }
   const a = dialog.action;
   const branch =
-    a.kind === "push" ? (a.branch ?? record?.branch ?? null) : a.kind === "pr" ? a.head : a.from;
+    a.kind === "push"
+      ? pushTarget(a, record)
+      : a.kind === "pr"
+        ? a.head
+        : a.kind === "clone"
+          ? a.branch
+          : a.from;
+  const about = describePending(a, record);
   const title = record ? (sessionName(record) ?? "") : "";
   return (
     <DialogFrame title={`${TITLES[a.kind]} — confirm`} width={width} height={height} tone="warn">
@@ -68,21 +78,23 @@ export function ConfirmDialog({
       </Text>
       <Text wrap="truncate-end">
         <Text color={theme.c.muted}>{"branch      "}</Text>
-        <Text bold>{branch ?? "(current branch)"}</Text>
+        <Text bold>{branch ?? (a.kind === "clone" ? "(default branch)" : "(current branch)")}</Text>
         {a.kind === "branch" ? <Text>{` → new branch ${a.name}`}</Text> : null}
         {a.kind === "pr" ? <Text>{` → ${a.base}`}</Text> : null}
       </Text>
       <Text> </Text>
-      {describePending(a, record).map((l) => (
+      {about.lines.map((l) => (
         <Text key={l} wrap="wrap">
           {l}
         </Text>
       ))}
+      {about.warning ? (
+        <Text wrap="wrap" bold color={theme.c.warn}>
+          {`⚠ ${about.warning}`}
+        </Text>
+      ) : null}
       <Text> </Text>
-      <Keys
-        yes={a.kind === "pr" ? "open it" : a.kind === "push" ? "push" : "create it"}
-        no="cancel"
-      />
+      <Keys yes={YES[a.kind]} no="cancel" />
     </DialogFrame>
   );
 }

@@ -8,12 +8,14 @@ import { selectAttentionIds } from "../../../store/streams/streamsStore.js";
 import { useServices } from "../../context/servicesContext.js";
 import { stateBadge, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
+import { type ListRowStyle, listRowStyle } from "../../model/geometry.js";
 import { listRows, listWindowStart } from "../../model/layout.js";
 import { TextInput } from "../chrome/TextInput.js";
 
 /**
  * The sessions: badges, name, agent and where (repo, visibility, sandbox) as the width
- * allows, filter, state filter, sort, paging as you scroll.
+ * allows (the title before the id when it is narrow: model/geometry.ts listRowStyle),
+ * filter, state filter, sort, paging as you scroll.
  */
 
 export interface SessionListProps {
@@ -39,7 +41,7 @@ const Row = memo(function Row({
   selected,
   attention,
   pane,
-  wide,
+  style,
   width,
   listFocused,
 }: {
@@ -47,13 +49,15 @@ const Row = memo(function Row({
   selected: boolean;
   attention: boolean;
   pane: number;
-  wide: boolean;
+  style: ListRowStyle;
   width: number;
   listFocused: boolean;
 }) {
   const theme = useTheme();
   const badge = stateBadge(str(session.state));
   const title = sessionName(session) ?? "";
+  const wide = style === "wide";
+  const compact = style === "compact";
   const agent = str(session.agent);
   const where = [
     [str(session.repo), str(session.branch)].filter(Boolean).join(" @ "),
@@ -70,12 +74,21 @@ const Row = memo(function Row({
           {attention ? "!" : " "}
         </Text>
         <Text color={theme.c.muted}>{pane > 0 ? String(pane) : " "}</Text>
-        <Text> {session.session_id} </Text>
-        <Text color={theme.c[badge.color]}>
-          {badge.glyph} {badge.text.padEnd(wide ? 10 : 6)}
-        </Text>
-        {wide && agent ? <Text color={theme.c.accent}>{` ${agent.padEnd(11)}`}</Text> : null}
-        <Text> {title}</Text>
+        {compact ? (
+          <>
+            <Text color={theme.c[badge.color]}>{` ${badge.glyph}`}</Text>
+            <Text> {title || session.session_id}</Text>
+          </>
+        ) : (
+          <>
+            <Text> {session.session_id} </Text>
+            <Text color={theme.c[badge.color]}>
+              {badge.glyph} {badge.text.padEnd(wide ? 10 : 6)}
+            </Text>
+            {wide && agent ? <Text color={theme.c.accent}>{` ${agent.padEnd(11)}`}</Text> : null}
+            <Text> {title}</Text>
+          </>
+        )}
         {wide && where ? <Text color={theme.c.muted}>{`  ${where}`}</Text> : null}
       </Text>
     </Box>
@@ -113,7 +126,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
   const attention = useStore(streams, useShallow(selectAttentionIds));
   const inner = Math.max(4, width - 2);
   const rows = listRows(height);
-  const wide = inner >= 60;
+  const style = listRowStyle(inner);
   const at = Math.min(cursor, Math.max(0, visible.length - 1));
   const start = listWindowStart(at, visible.length, rows);
   const shown = visible.slice(start, start + rows);
@@ -178,7 +191,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
               selected={start + i === at}
               attention={attention.includes(s.session_id)}
               pane={panes.indexOf(s.session_id) + 1}
-              wide={wide}
+              style={style}
               width={inner}
               listFocused={focused}
             />

@@ -5,7 +5,10 @@ import { keyOf } from "../../model/keymap.js";
 import type { MatchStats, PaneView } from "../../model/paneView.js";
 import { TextInput } from "../chrome/TextInput.js";
 
-/** A pane's bottom line: follow or paused with "N new", search, hidden kinds, view toggles. */
+/**
+ * A pane's bottom line: following, or "follow off" with "N new" (never "paused", which is a
+ * session state), search, hidden kinds, view toggles.
+ */
 
 export interface PaneStatusProps {
   view: PaneView;
@@ -43,7 +46,7 @@ export const PaneStatus = memo(function PaneStatus({
   if (view.follow) parts.push({ text: "▼ follow", color: theme.c.muted });
   else
     parts.push({
-      text: `⏸ paused · ${newCount} new · ${keyOf("bottom")} resumes`,
+      text: `follow off — ${keyOf("bottom")} resumes · ${newCount} new`,
       color: newCount > 0 ? theme.c.warn : theme.c.muted,
       bold: newCount > 0,
     });

@@ -7,6 +7,7 @@ import { formatCountdown, formatDuration, formatRate } from "../../../text/forma
 import { useServices } from "../../context/servicesContext.js";
 import { type ColorName, stateBadge, useTheme } from "../../context/theme.js";
 import { useTicked } from "../../hooks/useNow.js";
+import { fittingTitle } from "../../model/geometry.js";
 import { type BorderKind, BorderTitle, type Segment } from "../chrome/BorderTitle.js";
 
 /**
@@ -124,30 +125,44 @@ export const PaneTitle = memo(function PaneTitle({
   });
   const badge = stateBadge(s.sessionState ?? recordState);
 
-  const segments: Segment[] = [];
-  if (s.attention) {
-    segments.push({ text: "⚠", color: "error", bold: true, inverse: true });
-    segments.push({ text: " " });
-  }
-  segments.push({
+  const alert: Segment[] = s.attention
+    ? [{ text: "⚠", color: "error", bold: true, inverse: true }, { text: " " }]
+    : [];
+  const head: Segment = {
     text: `${number} ${sessionId}`,
     bold: true,
     color: focused ? "focus" : undefined,
     inverse: focused && theme.noColor,
-  });
-  if (note) segments.push({ text: ` [${note}]`, color: "warn" });
-  segments.push({ text: ` ${badge.glyph} ${badge.text}`, color: badge.color });
-  segments.push({ text: " · ", color: "muted" });
-  segments.push({ text: s.conn ?? "○ closed", color: s.conn ? s.connColor : "muted" });
-  if (!s.stopped) {
-    segments.push({ text: " · ", color: "muted" });
-    segments.push({
-      text: s.heartbeat,
-      color: s.stale ? "warn" : undefined,
-      bold: s.stale,
-    });
-    segments.push({ text: " · ", color: "muted" });
-    segments.push({ text: s.rate });
-  }
+  };
+  const noted: Segment[] = note ? [{ text: ` [${note}]`, color: "warn" }] : [];
+  const sep: Segment = { text: " · ", color: "muted" };
+  const state: Segment = { text: `${badge.glyph} ${badge.text}`, color: badge.color };
+  const conn: Segment = { text: s.conn ?? "○ closed", color: s.conn ? s.connColor : "muted" };
+  const live: Segment[] = s.stopped
+    ? []
+    : [
+        sep,
+        { text: s.heartbeat, color: s.stale ? "warn" : undefined, bold: s.stale },
+        sep,
+        { text: s.rate },
+      ];
+  // Narrow panes keep what matters most in sight: the session's state and the connection.
+  const segments = fittingTitle(
+    [
+      [...alert, head, ...noted, { ...state, text: ` ${state.text}` }, sep, conn, ...live],
+      [...alert, head, ...noted, { ...state, text: ` ${state.text}` }, sep, conn],
+      [
+        ...alert,
+        { ...head, text: `${number} ` },
+        state,
+        sep,
+        conn,
+        sep,
+        { ...head, text: sessionId },
+        ...noted,
+      ],
+    ],
+    width,
+  );
   return <BorderTitle segments={segments} width={width} kind={border} color={borderColor} />;
 });

@@ -8,12 +8,8 @@ import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 const close: Handler = (deps) => patch(deps, { dialog: null });
 
-/** Run a confirmed git action (or a clone); a busy refusal is said in the status line. */
-function startAction(
-  deps: UiDeps,
-  sessionId: string,
-  action: PendingAction | { kind: "clone"; repoUrl: string; branch: string | null },
-): void {
+/** Run a confirmed git action; a busy refusal is said in the status line. */
+function startAction(deps: UiDeps, sessionId: string, action: PendingAction): void {
   patch(deps, { dialog: null, message: null });
   void runGitAction(deps.services, sessionId, action).then(({ busy }) => {
     if (busy) message(deps, busy, "warn");
@@ -27,7 +23,6 @@ export const FORM: ModeHandlers<"form"> = {
   submit: (deps, { dialog: d }) => {
     const r = submitForm(d, sessionRecord(deps, d.sessionId));
     if (!r.ok) patch(deps, { dialog: { ...d, error: r.error } });
-    else if ("run" in r) startAction(deps, d.sessionId, r.run);
     else patch(deps, { dialog: { kind: "confirm", sessionId: d.sessionId, action: r.confirm } });
   },
 };

@@ -8,7 +8,7 @@ import type { TextField } from "../textField.js";
 import { CONFIRM, FORM, QUIT } from "./dialogs.js";
 import { FILTER, SEARCH } from "./editing.js";
 import { LIST } from "./list.js";
-import { DETAIL, HELP } from "./overlays.js";
+import { DETAIL, HELP, MESSAGES } from "./overlays.js";
 import { PANE } from "./pane.js";
 import { JUMP, REPLAY } from "./replay.js";
 import { SCREEN } from "./screen.js";
@@ -36,6 +36,7 @@ export const HANDLERS: Table = {
   jump: JUMP,
   help: HELP,
   detail: DETAIL,
+  messages: MESSAGES,
   pane: { ...SCREEN, ...REPLAY, ...PANE },
   list: { ...SCREEN, ...REPLAY, ...LIST },
 };

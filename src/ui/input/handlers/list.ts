@@ -1,6 +1,13 @@
 import { knownStates, type SessionSortKey } from "../../../store/sessionsStore.js";
 import { listPage } from "../../model/geometry.js";
-import { openPane, patch, selectedSessionId, visibleSessions } from "../actions.js";
+import {
+  keepSelection,
+  message,
+  openPane,
+  patch,
+  selectedSessionId,
+  visibleSessions,
+} from "../actions.js";
 import type { UiDeps } from "../deps.js";
 import type { ModeHandlers } from "./types.js";
 
@@ -25,15 +32,24 @@ function cycleStateFilter(deps: UiDeps): void {
   // Only states some loaded session is in: a filter that can match nothing is no help.
   const cycle: (string | null)[] = [null, ...knownStates(st.items)];
   const at = cycle.indexOf(st.stateFilter);
-  st.setStateFilter(cycle[(at + 1) % cycle.length] ?? null);
-  patch(deps, { listCursor: 0 });
+  keepSelection(deps, () => st.setStateFilter(cycle[(at + 1) % cycle.length] ?? null));
 }
 
 function cycleSort(deps: UiDeps): void {
   const st = deps.services.sessions.getState();
   const at = SORT_CYCLE.indexOf(st.sortKey);
-  st.setSort(SORT_CYCLE[(at + 1) % SORT_CYCLE.length] ?? "updated");
-  patch(deps, { listCursor: 0 });
+  keepSelection(deps, () => st.setSort(SORT_CYCLE[(at + 1) % SORT_CYCLE.length] ?? "updated"));
+}
+
+/** Esc on the list: drop the text filter and the state filter, keeping the selection. */
+function clearFilters(deps: UiDeps): void {
+  const st = deps.services.sessions.getState();
+  if (!st.filterText && st.stateFilter === null) return;
+  keepSelection(deps, () => {
+    st.setFilterText("");
+    st.setStateFilter(null);
+  });
+  message(deps, "Filters cleared");
 }
 
 /** The list's own commands (the ones it shares with a pane are screen.ts). */
@@ -51,6 +67,7 @@ export const LIST: ModeHandlers<"list"> = {
   filter: (deps) => patch(deps, { editing: { kind: "filter" } }),
   stateFilter: cycleStateFilter,
   sort: cycleSort,
+  back: clearFilters,
   detail: (deps) => {
     const id = selectedSessionId(deps);
     if (id) patch(deps, { overlay: { kind: "detail", sessionId: id, offset: 0 } });

@@ -1,6 +1,6 @@
 import { sanitize } from "../../../text/sanitize.js";
 import { isTooSmall } from "../../model/layout.js";
-import type { LoginStore } from "../../model/login.js";
+import { type LoginStore, problemOf } from "../../model/login.js";
 import type { KeyTarget } from "../route.js";
 
 /** The login screen's keys: type or paste the key, Enter verifies it, Esc or Ctrl-C quits. */
@@ -24,13 +24,17 @@ export function submitLogin(deps: LoginDeps): void {
   login.setState({ phase: { kind: "verifying" } });
   deps.onLogin(key).then(
     () => login.setState({ phase: { kind: "typing" } }),
-    (e: unknown) =>
+    (e: unknown) => {
+      // The caller's error says what to do next in its hint (no keychain: the two ways out).
+      const p = problemOf(e);
       login.setState({
         phase: {
           kind: "failed",
-          message: sanitize(e instanceof Error ? e.message : String(e)) || "the key was refused",
+          message: sanitize(p.message) || "the key was refused",
+          hint: p.hint ? sanitize(p.hint) : null,
         },
-      }),
+      });
+    },
   );
 }
 

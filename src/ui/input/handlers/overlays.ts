@@ -1,4 +1,4 @@
-import { detailPaging, helpPaging, type Paging } from "../../model/geometry.js";
+import { detailPaging, helpPaging, messagesPaging, type Paging } from "../../model/geometry.js";
 import type { CommandId } from "../../model/keymap.js";
 import type { OverlayState } from "../../model/uiStore.js";
 import { patch, sessionRecord } from "../actions.js";
@@ -7,13 +7,14 @@ import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /** The help and detail overlays: scrolled by the movement keys, closed by their own keys. */
 
-type OverlayMode = ModeOf<"help"> | ModeOf<"detail">;
+type OverlayMode = ModeOf<"help"> | ModeOf<"detail"> | ModeOf<"messages">;
 
 const close: Handler = (deps) => patch(deps, { overlay: null });
 
 function pagingOf(deps: UiDeps, o: OverlayState): Paging {
   const size = deps.ui.getState().size;
   if (o.kind === "help") return helpPaging(size, deps.services.identity.getState());
+  if (o.kind === "messages") return messagesPaging(size, deps.ui.getState().log);
   const record = sessionRecord(deps, o.sessionId);
   return detailPaging(size, record ? Object.keys(record).length : 0);
 }
@@ -40,6 +41,14 @@ export const HELP: ModeHandlers<"help"> = { ...SCROLLING, help: close, quit: clo
 export const DETAIL: ModeHandlers<"detail"> = {
   ...SCROLLING,
   detail: close,
+  help: close,
+  quit: close,
+  cancel: close,
+};
+
+export const MESSAGES: ModeHandlers<"messages"> = {
+  ...SCROLLING,
+  messages: close,
   help: close,
   quit: close,
   cancel: close,

@@ -7,6 +7,7 @@ import {
   scrollBy,
   scrollToTop,
   searchStep,
+  setQuery,
   toggleFollow,
   toggleKind,
   toggleTimestamps,
@@ -80,9 +81,20 @@ async function saveTimeline(deps: UiDeps, sessionId: string): Promise<void> {
   }
 }
 
+/** Esc in a pane: clear its search; with none, leave zoom. */
+const back: Handler<PaneMode> = (deps, { sessionId }) => {
+  const s = deps.ui.getState();
+  const buf = timelineOf(deps, sessionId);
+  if (paneViewOf(s, sessionId).query && buf) {
+    updateView(deps, sessionId, (v) => setQuery(v, buf, "").view);
+    message(deps, "Search cleared");
+  } else if (s.zoomed) patch(deps, { zoomed: false });
+};
+
 /** The pane's own commands (the ones it shares with the list are screen.ts). */
 export const PANE: ModeHandlers<"pane"> = {
   zoom: (deps) => patch(deps, { zoomed: !deps.ui.getState().zoomed }),
+  back,
   closePane: (deps, { sessionId }) => closePane(deps, sessionId),
   wrap: (deps, { sessionId }) => updateView(deps, sessionId, toggleWrap),
   timestamps: (deps, { sessionId }) => updateView(deps, sessionId, toggleTimestamps),

@@ -84,6 +84,7 @@ function gitAction(cmd: Command): Handler {
 /** Handlers for the list and pane modes alike. */
 export const SCREEN: ModeHandlers<"list" | "pane"> = {
   help: (deps) => patch(deps, { overlay: { kind: "help", offset: 0 } }),
+  messages: (deps) => patch(deps, { overlay: { kind: "messages", offset: 0 } }),
   quit: (deps) => {
     if (deps.services.actions.getState().running) patch(deps, { dialog: { kind: "quit" } });
     else deps.exit();

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type AppHarness,
+  fixedNow,
+  mountApp,
+  pressKey,
+  startUiFixture,
+  type UiFixture,
+  waitForAbsence,
+  waitForContent,
+} from "../helpers/ui.js";
+
+/** The messages log (m): notices and the services' errors, whole, with their time. */
+
+let fx: UiFixture | null = null;
+let h: AppHarness | null = null;
+
+afterEach(async () => {
+  h?.unmount();
+  h = null;
+  await fx?.close();
+  fx = null;
+});
+
+describe("messages log", () => {
+  it("keeps the notices of the status line and the session list's load errors, newest first", async () => {
+    fx = await startUiFixture();
+    h = mountApp(fx, { columns: 100, rows: 30 }, { now: fixedNow });
+    await waitForContent(h, "Sessions 4/4");
+    await pressKey(h, "5");
+    await waitForContent(h, "No pane 5");
+    fx.server.faults.set({
+      statusFor: { path: /\/sessions$/, status: 503, count: 1_000 },
+    });
+    await pressKey(h, "\u0012");
+    await waitForContent(h, /✗ .*503|✗ .*unavailable/i, 15_000);
+
+    await pressKey(h, "m");
+    const frame = await waitForContent(h, "Messages — ");
+    const rows = frame.split("\n");
+    const notice = rows.findIndex((l) => l.includes("12:00:00 · No pane 5"));
+    const failure = rows.findIndex((l) => /12:00:00 ✗ Loading the session list failed: /.test(l));
+    expect(notice).toBeGreaterThan(0);
+    expect(failure).toBeGreaterThan(0);
+    expect(failure).toBeLessThan(notice);
+    expect(frame).toContain("Refreshing identity and sessions");
+    // m (or Esc) closes it; the footer of the screen comes back.
+    await pressKey(h, "m");
+    await waitForAbsence(h, "Messages — ");
+  });
+});
