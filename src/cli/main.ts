@@ -9,7 +9,7 @@ import module from "node:module";
 // Node 20 loading the maps costs about a third of the start-up time.
 if (process.env.AGENT_SESSIONS_DEBUG) process.setSourceMapsEnabled(true);
 // React (loaded lazily with the UI) must run its production build: the development build
-// costs about a quarter of the frame rate (see the Performance section of the README). The
+// costs about a quarter of the frame rate (see docs/performance.md). The
 // bundle has this fixed at build time; the unbundled tree reads it here (through an alias,
 // which the bundler's constant leaves alone).
 const env = process.env;

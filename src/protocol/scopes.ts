@@ -4,7 +4,7 @@
  *
  * The interface lists the scopes and says legacy names are "expanded" and that effective
  * scopes are limited by the owner's role ceiling; the exact expansion and ceilings are not
- * shown, so these tables are this project's documented choice (see README).
+ * shown, so these tables are this project's documented choice (see docs/reference-service.md).
  */
 
 export const MODERN_SCOPES = [

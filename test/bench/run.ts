@@ -8,7 +8,7 @@
  *
  * B12 (issue 14's terminal-bytes row) runs the UI through the CLI's terminal writer.
  *   --json [PATH]  machine-readable output
- *   --markdown     print the table as Markdown (for the README)
+ *   --markdown     print the table as Markdown (for docs/performance.md)
  *   --strict       exit 1 when a target is missed (a measure that errors always exits 1)
  *   --no-ui        B6 and B7 without the Ink app (store and streams only)
  */

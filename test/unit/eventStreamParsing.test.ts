@@ -311,7 +311,7 @@ describe("watchdog bound", () => {
     expect(slow.boundMs).toBe(1000);
   });
 
-  it("by default (as the README says): 45 s before any heartbeat, 3 × the interval, between 5 s and 120 s", () => {
+  it("by default (as docs/protocol.md says): 45 s before any heartbeat, 3 × the interval, between 5 s and 120 s", () => {
     const bound = (gapMs: number | null) => {
       const h = new HeartbeatEstimator(DEFAULT_WATCHDOG);
       if (gapMs !== null) {
