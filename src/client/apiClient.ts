@@ -26,6 +26,7 @@ import {
   RateLimitedError,
 } from "./errors.js";
 import { type HeaderSource, headerValue, RateLimitTracker, type RetryWait } from "./rateLimit.js";
+import { type RequestBudget, sharedBudget } from "./requestBudget.js";
 import { errorFromResponse } from "./responseError.js";
 import { cancellableDelay, linkSignals } from "./signals.js";
 import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
@@ -44,6 +45,8 @@ export interface ApiClientOptions extends ConnectionConfig {
   /** Jitter source in [0, 1); injectable for tests. */
   random?: () => number;
   rateLimit?: RateLimitTracker;
+  /** The key's request budget; default the process's shared one for this key and service. */
+  budget?: RequestBudget;
   /** Cancels every request and retry wait of this client. */
   signal?: AbortSignal;
   /** Largest response body read. Default 32 MiB. */
@@ -122,6 +125,8 @@ const MAX_REDIRECTS = 3;
  */
 export class ApiClient {
   readonly rateLimit: RateLimitTracker;
+  /** Every attempt of every call draws from it (see requestBudget.ts). */
+  readonly budget: RequestBudget;
   readonly #conn: ConnectionConfig;
   readonly #dispatcher: Dispatcher;
   readonly #timeoutMs: number;
@@ -162,6 +167,7 @@ export class ApiClient {
     this.#signal = opts.signal;
     this.#maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
     this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
+    this.budget = opts.budget ?? sharedBudget(opts.baseUrl, opts.apiKey);
   }
 
   get baseUrl(): string {
@@ -318,6 +324,10 @@ export class ApiClient {
     for (;;) {
       let res: RawResponse;
       try {
+        // Paced by the key's budget, but never held longer than a retry could wait.
+        await this.budget.acquire("request", signal, this.#maxDelayMs).catch(() => {
+          throw new CancelledError(`cancelled: ${label}`);
+        });
         res = await this.#send(call.method, url, payload, signal, label);
       } catch (e) {
         if (e instanceof NetworkError && idempotent && attempt < this.#maxAttempts) {
@@ -330,6 +340,7 @@ export class ApiClient {
       }
       this.rateLimit.update(res.headers);
       const { status } = res;
+      this.budget.observe(res.headers, status === 429);
 
       if (status >= 300 && status < 400 && status !== 304) {
         redirects += 1;
@@ -339,6 +350,8 @@ export class ApiClient {
 
       if (status === 429) {
         const retryAfterMs = parseRetryAfter(headerValue(res.headers, "retry-after"));
+        // Everything of this key slows down, not only this call.
+        this.budget.penalize(retryAfterMs);
         if (attempt >= this.#maxAttempts) {
           const msg = errorMessage(tryJson(res.text));
           throw new RateLimitedError(

@@ -14,7 +14,9 @@ import {
   NotFoundError,
   RateLimitedError,
 } from "./errors.js";
+import { type RequestBudget, sharedBudget } from "./requestBudget.js";
 import { errorFromResponse } from "./responseError.js";
+import { linkSignals } from "./signals.js";
 import { createSseReader, nextLastEventId, type OversizedEvent } from "./sseReader.js";
 import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
 import { DEFAULT_WATCHDOG, HeartbeatEstimator, SilenceWatchdog } from "./watchdog.js";
@@ -23,7 +25,15 @@ export type StreamStatus =
   /** attempt: 0 for the first connection, then the number of the retry. */
   | { state: "connecting"; attempt: number }
   | { state: "live"; since: number }
-  | { state: "reconnecting"; attempt: number; delayMs: number; retryAt: number; reason: string }
+  | {
+      state: "reconnecting";
+      attempt: number;
+      delayMs: number;
+      retryAt: number;
+      reason: string;
+      /** The connection went silent past the watchdog's bound (not a network error). */
+      silent?: boolean;
+    }
   /** Final. error is null when the stream ended without a fault (closed, or 204). */
   | { state: "stopped"; reason: string; error: AgentSessionsError | null };
 
@@ -70,6 +80,11 @@ export interface SubscribeOptions {
   random?: () => number;
   /** Wall clock for the published timestamps (since, retryAt, lastActivityAt). */
   now?: () => number;
+  /**
+   * The key's request budget: every connection attempt waits for a token (status stays
+   * "connecting" meanwhile). Default the process's shared one for this key and service.
+   */
+  budget?: RequestBudget;
 }
 
 export interface Subscription {
@@ -82,7 +97,7 @@ export interface Subscription {
   /** Current silence bound of the watchdog. */
   readonly watchdogMs: number;
   readonly stats: { events: number; reconnects: number; bytes: number; duplicates: number };
-  /** Skip a pending backoff wait. */
+  /** Skip a pending backoff wait (and the request budget's pacing, once). */
   reconnectNow(): void;
   /** Cancel everything: no timer or socket is left behind. */
   close(): void;
@@ -123,6 +138,8 @@ type Outcome =
       retryAfterMs: number | null;
       /** The connection delivered at least one event: the failure count starts over. */
       delivered: boolean;
+      /** Cut by the silence watchdog. */
+      silent?: boolean;
     };
 
 /** Why we aborted a live connection ourselves. */
@@ -156,6 +173,10 @@ class EventStreamSubscription implements Subscription {
   private watchdog: SilenceWatchdog | null = null;
   private backoffTimer: NodeJS.Timeout | null = null;
   private wakeBackoff: (() => void) | null = null;
+  /** The budget wait of the next connection, which reconnectNow() cuts short. */
+  private budgetWait: AbortController | null = null;
+  /** reconnectNow() asked: the next connection goes without waiting for the budget. */
+  private forceNext = false;
   private resolveDone!: (s: StreamStatus) => void;
   readonly done: Promise<StreamStatus>;
 
@@ -210,6 +231,8 @@ class EventStreamSubscription implements Subscription {
   }
 
   reconnectNow(): void {
+    this.forceNext = true;
+    this.budgetWait?.abort();
     this.wakeBackoff?.();
   }
 
@@ -330,6 +353,7 @@ class EventStreamSubscription implements Subscription {
         delayMs,
         retryAt: this.now() + delayMs,
         reason: outcome.reason,
+        ...(outcome.silent ? { silent: true } : {}),
       });
       // onStatus may have closed us.
       if (this.closed) return;
@@ -386,6 +410,29 @@ class EventStreamSubscription implements Subscription {
       "cache-control": "no-cache",
     };
     if (this._lastEventId !== null) headers["last-event-id"] = this._lastEventId;
+    const budget =
+      this.opts.budget ?? sharedBudget(this.opts.config.baseUrl, this.opts.config.apiKey);
+    // Openings are paced by the key's budget; close() aborts the wait, reconnectNow() ends it.
+    // Bounded: a second pass goes without waiting.
+    for (let pass = 0; pass < 2; pass++) {
+      const force = this.forceNext;
+      this.forceNext = false;
+      const wait = new AbortController();
+      this.budgetWait = wait;
+      const linked = linkSignals(ac.signal, wait.signal);
+      try {
+        await budget.acquire("stream", linked.signal, force ? 0 : undefined);
+        break;
+      } catch {
+        if (this.closed || ac.signal.aborted)
+          return { kind: "stop", reason: "closed", error: null };
+        this.forceNext = true;
+      } finally {
+        linked.dispose();
+        this.budgetWait = null;
+      }
+    }
+    if (this.closed) return { kind: "stop", reason: "closed", error: null };
     let res: Dispatcher.ResponseData;
     try {
       res = await request(resolveUrl(this.opts.config.baseUrl, path), {
@@ -406,6 +453,7 @@ class EventStreamSubscription implements Subscription {
       return { kind: "stop", reason: "closed", error: null };
     }
     const status = res.statusCode;
+    budget.observe(res.headers, status === 429);
     if (status === 200) {
       const type = headerValue(res.headers["content-type"]);
       if (mediaType(type) !== "text/event-stream") {
@@ -447,6 +495,7 @@ class EventStreamSubscription implements Subscription {
     }
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(headerValue(res.headers["retry-after"]), this.now());
+      budget.penalize(retryAfterMs);
       const msg = serverMessage ?? "Too many requests";
       return {
         kind: "retry",
@@ -578,6 +627,7 @@ class EventStreamSubscription implements Subscription {
           error: new NetworkError(`The event stream went silent: ${reason}.`, true),
           retryAfterMs: null,
           delivered,
+          silent: true,
         };
       }
       return this.networkFailure(e, delivered);
