@@ -176,8 +176,13 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
   }
   const workspaces = new GitWorkspaces(git, dataDir, repos, store, childRandom(opts.seed, 3));
   streams = new EventStreams(() => store, faults, heartbeatMs, opts.maxQueuedBytes);
-  const simulator = new Simulator(store, faults, childRandom(opts.seed, 4), paceMs, (id, action) =>
-    workspaces.touchFile(id, action),
+  const simulator = new Simulator(
+    store,
+    faults,
+    childRandom(opts.seed, 4),
+    paceMs,
+    (id, action) => workspaces.touchFile(id, action),
+    childRandom(opts.seed, 5),
   );
 
   const ctx = { keys, limiter, faults, store, streams, git: workspaces, log: opts.log };

@@ -14,6 +14,7 @@ interface SnapshotOptions {
   open?: string[];
   demo?: boolean;
   ansi?: boolean;
+  fleet?: boolean;
 }
 
 function collect(value: string, prev: string[] = []): string[] {
@@ -39,6 +40,7 @@ export function registerSnapshotCommand(program: Command): void {
     .option("--open <session_id>", "open this session in a pane (repeatable)", collect)
     .option("--demo", "render against an in-process reference service with an owner key")
     .option("--ansi", "keep colours and styles in the output")
+    .option("--fleet", "render the fleet view (every session in one table)")
     .action(async (opts: SnapshotOptions, cmd: Command) => {
       for (const id of opts.open ?? []) {
         if (!isSessionId(id)) {
@@ -104,7 +106,7 @@ async function renderSnapshot(
       services: handle.services,
       profile: conn.profile,
       baseUrl: conn.baseUrl,
-      options: { bell: false, noColor },
+      options: { bell: false, noColor, startInFleet: opts.fleet === true },
       initialSessions: open,
       onExit: () => {},
     }),

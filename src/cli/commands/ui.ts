@@ -5,7 +5,8 @@ import { NoCredentialsError } from "../../credentials/errors.js";
 import { resolveCredentials, resolveTarget } from "../../credentials/resolve.js";
 import { saveCredentials } from "../../credentials/store.js";
 import { isSessionId } from "../../protocol/resources.js";
-import { globalOptions, tuningFromEnv } from "../context.js";
+import { notifyPolicyFromEnv } from "../../ui/model/notifier.js";
+import { globalOptions, tuningFromEnv, uiTuningFromEnv } from "../context.js";
 import { err, fail, registerSecret } from "../output.js";
 
 function requireTerminal(): boolean {
@@ -21,9 +22,15 @@ function requireTerminal(): boolean {
  * Opens the UI for the selected profile. With no key yet it shows the login screen, which
  * verifies the pasted key and stores it in the keychain through the credentials module.
  */
-async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
+async function startUi(
+  cmd: Command,
+  initialSessions: string[],
+  opts: { fleet?: boolean } = {},
+): Promise<void> {
   if (!requireTerminal()) return;
   const g = globalOptions(cmd);
+  const { policy: notify, warning } = notifyPolicyFromEnv(process.env);
+  if (warning) err(`warning: ${warning}`);
   try {
     const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl, org: g.org });
     // Lazy: Ink, React and the stores load only when a terminal session starts.
@@ -32,6 +39,12 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
       import("../tui/runTui.js"),
     ]);
     const tuning = tuningFromEnv();
+    const ui = uiTuningFromEnv();
+    const build = {
+      tuning,
+      ...(ui.fleetStreams !== undefined ? { fleetStreams: ui.fleetStreams } : {}),
+      ...(ui.refreshMs !== undefined ? { refreshMs: ui.refreshMs } : {}),
+    };
     const handles: { dispose(): Promise<void> }[] = [];
     let services = null;
     try {
@@ -41,7 +54,7 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
         org: g.org,
       });
       registerSecret(creds.apiKey);
-      const h = buildServices(creds, { tuning });
+      const h = buildServices(creds, build);
       handles.push(h);
       services = h.services;
     } catch (e) {
@@ -57,10 +70,7 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
       });
       await client.verify();
       await saveCredentials({ profile: target.profile, baseUrl: target.baseUrl, apiKey: key });
-      const h = buildServices(
-        { baseUrl: target.baseUrl, apiKey: key, organizationId: org },
-        { tuning },
-      );
+      const h = buildServices({ baseUrl: target.baseUrl, apiKey: key, organizationId: org }, build);
       handles.push(h);
       return h.services;
     };
@@ -70,7 +80,8 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
       services,
       initialSessions,
       onLogin,
-      bell: process.env.AGENT_SESSIONS_BELL !== "0",
+      notify,
+      fleet: opts.fleet ?? false,
       cleanup: async () => {
         await Promise.all(handles.map((h) => h.dispose()));
         const { closeDefaultAgent } = await import("../../client/transport.js");
@@ -99,6 +110,14 @@ export function registerUiCommands(program: Command): void {
   program.action(async (_opts: unknown, cmd: Command) => {
     await startUi(cmd, []);
   });
+  program
+    .command("fleet")
+    .description(
+      "open the terminal UI on the fleet view: every session in one table with live columns",
+    )
+    .action(async (_opts: unknown, cmd: Command) => {
+      await startUi(cmd, [], { fleet: true });
+    });
   program
     .command("open")
     .description("open the terminal UI with these sessions already in panes (up to 6)")

@@ -1,5 +1,6 @@
 import { render } from "ink";
 import { App, type AppServices } from "../../ui/index.js";
+import { DEFAULT_NOTIFY, type NotifyPolicy } from "../../ui/model/notifier.js";
 import { savePaneNdjson } from "./savePane.js";
 import { enterAlternateScreen } from "./terminal.js";
 
@@ -10,7 +11,10 @@ export interface RunTuiOptions {
   services: AppServices | null;
   initialSessions?: readonly string[];
   onLogin?: (key: string) => Promise<AppServices>;
-  bell?: boolean;
+  /** Bell and desktop notifications (AGENT_SESSIONS_NOTIFY, AGENT_SESSIONS_BELL). */
+  notify?: NotifyPolicy;
+  /** Open on the fleet view. */
+  fleet?: boolean;
   scrollback?: number;
   /** Called once when the UI ends, before the terminal is restored. */
   cleanup: () => Promise<void>;
@@ -39,13 +43,17 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
   process.on("SIGINT", onSignal);
 
   const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "";
+  const notify = opts.notify ?? DEFAULT_NOTIFY;
   const instance = render(
     <App
       services={opts.services}
       profile={opts.profile}
       baseUrl={opts.baseUrl}
       options={{
-        bell: opts.bell ?? true,
+        bell: notify.bell,
+        osc: notify.osc ? notify.oscKind : "off",
+        tmux: notify.tmux,
+        startInFleet: opts.fleet ?? false,
         scrollback: opts.scrollback ?? 5000,
         maxPanes: 6,
         noColor,

@@ -1,7 +1,15 @@
 import type { Session } from "../../protocol/resources.js";
 import { selectVisibleSessions } from "../../store/sessionsStore.js";
-import { initialPaneView, type PaneView } from "../model/paneView.js";
-import { focusedPaneId, type MessageLevel, paneViewOf, type UiState } from "../model/uiStore.js";
+import type { TimelineEntry } from "../../store/streams/entry.js";
+import { mergedTimelineOf } from "../../store/streams/mergedTimeline.js";
+import { type EntrySource, initialPaneView, type PaneView } from "../model/paneView.js";
+import {
+  focusedPaneId,
+  MERGED_ID,
+  type MessageLevel,
+  paneViewOf,
+  type UiState,
+} from "../model/uiStore.js";
 import type { UiDeps } from "./deps.js";
 
 /**
@@ -21,9 +29,13 @@ export function visibleSessions(deps: UiDeps): Session[] {
   return selectVisibleSessions(deps.services.sessions.getState());
 }
 
-/** The session a git action or the detail view is about: the focused pane's, else the list row's. */
+/**
+ * The session a git action or the detail view is about: the fleet's row in the fleet view,
+ * else the focused pane's, else the list row's.
+ */
 export function selectedSessionId(deps: UiDeps): string | null {
   const s = deps.ui.getState();
+  if (s.view === "fleet") return visibleSessions(deps)[s.fleetCursor]?.session_id ?? null;
   if (s.focus > 0) return focusedPaneId(s);
   return visibleSessions(deps)[s.listCursor]?.session_id ?? null;
 }
@@ -32,7 +44,14 @@ export function sessionRecord(deps: UiDeps, sessionId: string): Session | undefi
   return deps.services.sessions.getState().items.find((x) => x.session_id === sessionId);
 }
 
-export function timelineOf(deps: UiDeps, sessionId: string) {
+/** What a pane's keys scroll, search and save. */
+export interface Scrollback extends EntrySource {
+  toArray(): TimelineEntry[];
+}
+
+/** A session's scrollback, or the merged timeline's (MERGED_ID). */
+export function timelineOf(deps: UiDeps, sessionId: string): Scrollback | null {
+  if (sessionId === MERGED_ID) return mergedTimelineOf(deps.services.streams);
   return deps.services.streams.getState().sessions[sessionId]?.timeline ?? null;
 }
 
@@ -48,7 +67,7 @@ export function openPane(deps: UiDeps, sessionId: string): void {
   const s = deps.ui.getState();
   const at = s.panes.indexOf(sessionId);
   if (at >= 0) {
-    patch(deps, { focus: at + 1 });
+    patch(deps, { focus: at + 1, view: "main" });
     return;
   }
   const max = deps.options.maxPanes;
@@ -61,6 +80,35 @@ export function openPane(deps: UiDeps, sessionId: string): void {
     paneViews: { ...s.paneViews, [sessionId]: initialPaneView() },
   });
   deps.services.streamControl.openStream(sessionId);
+}
+
+/**
+ * Show a session the user asked to see (an attention item): its pane when it has one, else
+ * its row, in the fleet when the fleet is on show, else in the list. Marks it seen.
+ */
+export function goToSession(deps: UiDeps, sessionId: string): void {
+  deps.services.attention.getState().acknowledge(sessionId);
+  deps.services.streams.getState().acknowledge(sessionId);
+  const s = deps.ui.getState();
+  const row = visibleSessions(deps).findIndex((x) => x.session_id === sessionId);
+  if (s.view === "fleet" && row >= 0) {
+    patch(deps, { fleetCursor: row });
+    return;
+  }
+  const pane = s.panes.indexOf(sessionId);
+  if (pane >= 0) {
+    patch(deps, { view: "main", focus: pane + 1 });
+    return;
+  }
+  if (row >= 0) {
+    patch(deps, { view: "main", focus: 0, zoomed: false, listCursor: row });
+    return;
+  }
+  // Not in the list as filtered (or not loaded): its pane shows it.
+  patch(deps, { view: "main" });
+  openPane(deps, sessionId);
+  const at = deps.ui.getState().panes.indexOf(sessionId);
+  if (at >= 0) patch(deps, { focus: at + 1, zoomed: false });
 }
 
 export function closePane(deps: UiDeps, sessionId: string): void {

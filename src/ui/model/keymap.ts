@@ -15,6 +15,9 @@ export type ModeKind =
   | "search"
   | "help"
   | "detail"
+  | "attention"
+  | "fleet"
+  | "merged"
   | "pane"
   | "list"
   | "login";
@@ -28,6 +31,9 @@ export const MODE_KINDS: readonly ModeKind[] = [
   "search",
   "help",
   "detail",
+  "attention",
+  "fleet",
+  "merged",
   "pane",
   "list",
   "login",
@@ -66,6 +72,9 @@ export type CommandId =
   | "focusList"
   | "focusPane"
   | "nextAttention"
+  | "attentionQueue"
+  | "fleet"
+  | "merged"
   | "refresh"
   | "up"
   | "down"
@@ -121,11 +130,17 @@ export interface Command {
 
 /** The session list and the pane: the screens under any overlay or dialog. */
 const SCREENS: readonly ModeKind[] = ["list", "pane"];
-const OVERLAYS: readonly ModeKind[] = ["help", "detail"];
+/** The whole-body views over them: the fleet table and the merged timeline. */
+const VIEWS: readonly ModeKind[] = ["fleet", "merged"];
+const OVERLAYS: readonly ModeKind[] = ["help", "detail", "attention"];
 /** Where a text field has the cursor. */
 const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "login"];
-/** Where j/k and friends move something: the list, a pane, an overlay. */
-const SCROLLING: readonly ModeKind[] = [...SCREENS, ...OVERLAYS];
+/** Where j/k and friends move something: the list, a pane, a view, an overlay. */
+const SCROLLING: readonly ModeKind[] = [...SCREENS, ...VIEWS, ...OVERLAYS];
+/** Where the selected session is a row of a table: the list and the fleet. */
+const ROWS: readonly ModeKind[] = ["list", "fleet"];
+/** Where a timeline is on screen: a pane and the merged timeline. */
+const TIMELINES: readonly ModeKind[] = ["pane", "merged"];
 
 const k = (char: string): KeySpec => ({ char });
 const named = (name: NamedKey, mods: Omit<KeySpec, "name" | "char"> = {}): KeySpec => ({
@@ -141,7 +156,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("?")],
     label: "help",
     description: "show or hide this help",
-    modes: ["list", "pane", "help", "detail"],
+    modes: [...SCREENS, ...VIEWS, "help", "detail"],
     footer: { rank: 10 },
   },
   {
@@ -149,8 +164,8 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("q")],
     label: "quit",
     description: "quit (asks first while a git action runs)",
-    modes: [...SCREENS, ...OVERLAYS, "tooSmall"],
-    footer: { rank: 11, in: SCREENS },
+    modes: [...SCREENS, ...VIEWS, ...OVERLAYS, "tooSmall"],
+    footer: { rank: 11, in: [...SCREENS, ...VIEWS] },
   },
   {
     id: "forceQuit",
@@ -193,16 +208,41 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("a")],
     label: "attention",
     description:
-      "jump to the next session that needs attention (paused, error, destroyed, or its stream stopped)",
-    modes: SCREENS,
+      "jump to the next session that needs you, newest first (paused, error, destroyed, its stream stopped or silent), from the list or its stream",
+    modes: [...SCREENS, ...VIEWS],
     footer: { rank: 13 },
+  },
+  {
+    id: "attentionQueue",
+    keys: [k("A")],
+    label: "queue",
+    description:
+      "show the attention queue: every session that needs you, newest first, why and since when (Enter jumps to one)",
+    modes: [...SCREENS, ...VIEWS, "attention"],
+  },
+  {
+    id: "fleet",
+    keys: [k("v")],
+    label: "fleet",
+    description:
+      "fleet view: every session in one table with live columns (v again or Esc goes back)",
+    modes: [...SCREENS, ...VIEWS],
+    footer: { rank: 18, in: SCREENS },
+  },
+  {
+    id: "merged",
+    keys: [k("T")],
+    label: "merged",
+    description:
+      "merged timeline: the events of every streamed session in time order, tagged by session (T again or Esc goes back)",
+    modes: [...SCREENS, ...VIEWS],
   },
   {
     id: "refresh",
     keys: [ctrl("r")],
     label: "refresh",
-    description: "reload identity and the session list",
-    modes: SCREENS,
+    description: "reload identity and the session list (it also refreshes by itself)",
+    modes: [...SCREENS, ...VIEWS],
   },
   // git actions, on the focused session (list row or pane)
   {
@@ -210,8 +250,8 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("c")],
     label: "clone",
     description: "clone a repository into the focused session",
-    modes: SCREENS,
-    footer: { rank: 14 },
+    modes: [...SCREENS, "fleet"],
+    footer: { rank: 14, in: [...SCREENS, "fleet"] },
     scope: "sessions:write",
   },
   {
@@ -219,8 +259,8 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("p")],
     label: "push",
     description: "push the focused session's branch (asks first)",
-    modes: SCREENS,
-    footer: { rank: 15 },
+    modes: [...SCREENS, "fleet"],
+    footer: { rank: 15, in: [...SCREENS, "fleet"] },
     scope: "sessions:write",
   },
   {
@@ -228,8 +268,8 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("b")],
     label: "branch",
     description: "create a branch in the focused session (asks first)",
-    modes: SCREENS,
-    footer: { rank: 16 },
+    modes: [...SCREENS, "fleet"],
+    footer: { rank: 16, in: [...SCREENS, "fleet"] },
     scope: "sessions:write",
   },
   {
@@ -237,8 +277,8 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("r")],
     label: "PR",
     description: "open a pull request from the focused session (asks first)",
-    modes: SCREENS,
-    footer: { rank: 17 },
+    modes: [...SCREENS, "fleet"],
+    footer: { rank: 17, in: [...SCREENS, "fleet"] },
     scope: "sessions:write",
   },
   // movement, shared by list and pane
@@ -289,8 +329,9 @@ export const KEYMAP: readonly Command[] = [
     id: "open",
     keys: [named("return")],
     label: "open",
-    description: "open the selected session in a pane",
-    modes: ["list"],
+    description:
+      "open the selected session in a pane (in the list, the fleet view and the attention queue)",
+    modes: [...ROWS, "attention"],
     footer: { rank: 1 },
   },
   {
@@ -299,7 +340,7 @@ export const KEYMAP: readonly Command[] = [
     label: "filter",
     description:
       "filter sessions by text (id and visible fields; state:, agent:, template:, visibility: match a field)",
-    modes: ["list"],
+    modes: ROWS,
     footer: { rank: 2 },
   },
   {
@@ -307,21 +348,21 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("s")],
     label: "state",
     description: "cycle the state filter (all, then each state a loaded session is in)",
-    modes: ["list"],
+    modes: ROWS,
   },
   {
     id: "sort",
     keys: [k("o")],
     label: "sort",
     description: "cycle the sort order",
-    modes: ["list"],
+    modes: ROWS,
   },
   {
     id: "detail",
     keys: [k("i")],
     label: "detail",
     description: "show every field of the selected session",
-    modes: ["list", "detail"],
+    modes: [...ROWS, "detail"],
   },
   // pane
   {
@@ -344,7 +385,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("f")],
     label: "follow",
     description: "toggle follow mode (auto-scroll)",
-    modes: ["pane"],
+    modes: TIMELINES,
     footer: { rank: 2 },
   },
   {
@@ -352,21 +393,21 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("w")],
     label: "wrap",
     description: "toggle line wrapping",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "timestamps",
     keys: [k("t")],
     label: "time",
     description: "toggle timestamps",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "search",
     keys: [k("/")],
     label: "search",
     description: "search the pane (lands on the newest match)",
-    modes: ["pane"],
+    modes: TIMELINES,
     footer: { rank: 3 },
   },
   {
@@ -374,49 +415,49 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("n")],
     label: "next",
     description: "next search match (older, further up)",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "searchPrev",
     keys: [k("N")],
     label: "prev",
     description: "previous search match (newer, further down)",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "toggleKindPrompt",
     keys: [k("P")],
     label: "prompt",
     description: "show or hide prompt progress",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "toggleKindOutput",
     keys: [k("O")],
     label: "output",
     description: "show or hide process output",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "toggleKindFiles",
     keys: [k("F")],
     label: "files",
     description: "show or hide file changes",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "toggleKindState",
     keys: [k("S")],
     label: "state",
     description: "show or hide state changes",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "save",
     keys: [k("e")],
     label: "export",
     description: "save the pane's events to a file (NDJSON)",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   // dialogs
   {
@@ -431,8 +472,8 @@ export const KEYMAP: readonly Command[] = [
     id: "cancel",
     keys: [named("escape")],
     label: "cancel",
-    description: "close the dialog",
-    modes: [...TEXT_FIELDS, "confirm", "quit", ...OVERLAYS],
+    description: "close the dialog, overlay or view (the fleet, the merged timeline)",
+    modes: [...TEXT_FIELDS, "confirm", "quit", ...OVERLAYS, ...VIEWS],
     footer: { rank: 20 },
   },
   {

@@ -1,6 +1,7 @@
 import type { ModeKind } from "./keymap.js";
 import { isTooSmall } from "./layout.js";
 import {
+  type AttentionOverlayState,
   type ConfirmDialogState,
   type DetailOverlayState,
   type FormDialogState,
@@ -29,6 +30,11 @@ export type MainMode =
   | { kind: "search"; editing: SearchEditing }
   | { kind: "help"; overlay: HelpOverlayState }
   | { kind: "detail"; overlay: DetailOverlayState }
+  | { kind: "attention"; overlay: AttentionOverlayState }
+  /** The fleet table over the whole body. */
+  | { kind: "fleet" }
+  /** The merged timeline over the whole body. */
+  | { kind: "merged" }
   | { kind: "pane"; sessionId: string }
   | { kind: "list" };
 
@@ -38,7 +44,7 @@ export type Mode = MainMode | { kind: "login" };
 /**
  * The mode of the signed-in screen. What is on top wins: a too-small terminal, then a dialog
  * (a form's focused field included), then a text field being typed in, then an overlay, then
- * the focused pane or the list.
+ * a whole-body view (the fleet, the merged timeline), then the focused pane or the list.
  */
 export function modeOf(s: UiState): MainMode {
   if (isTooSmall(s.size)) return { kind: "tooSmall" };
@@ -51,7 +57,13 @@ export function modeOf(s: UiState): MainMode {
   const e = s.editing;
   if (e) return e.kind === "filter" ? { kind: "filter" } : { kind: "search", editing: e };
   const o = s.overlay;
-  if (o) return o.kind === "help" ? { kind: "help", overlay: o } : { kind: "detail", overlay: o };
+  if (o) {
+    if (o.kind === "help") return { kind: "help", overlay: o };
+    if (o.kind === "attention") return { kind: "attention", overlay: o };
+    return { kind: "detail", overlay: o };
+  }
+  if (s.view === "fleet") return { kind: "fleet" };
+  if (s.view === "merged") return { kind: "merged" };
   const paneId = focusedPaneId(s);
   return paneId ? { kind: "pane", sessionId: paneId } : { kind: "list" };
 }

@@ -48,7 +48,19 @@ export interface DetailOverlayState {
   offset: number;
 }
 
-export type OverlayState = HelpOverlayState | DetailOverlayState;
+/** The attention queue: `cursor` is the selected item (newest first). */
+export interface AttentionOverlayState {
+  kind: "attention";
+  cursor: number;
+}
+
+export type OverlayState = HelpOverlayState | DetailOverlayState | AttentionOverlayState;
+
+/** What the body shows: the list and panes, the fleet table, or the merged timeline. */
+export type BodyView = "main" | "fleet" | "merged";
+
+/** The merged timeline's view state lives with the panes' under this key. */
+export const MERGED_ID = "merged:";
 
 export interface SearchEditing {
   kind: "search";
@@ -79,6 +91,10 @@ export interface UiState {
   readonly editing: Editing | null;
   readonly paneViews: Readonly<Record<string, PaneView>>;
   readonly message: Message | null;
+  /** The list and panes, or a whole-body view over them. */
+  readonly view: BodyView;
+  /** Index into the fleet's visible (filtered, sorted) sessions. */
+  readonly fleetCursor: number;
 }
 
 export type UiStore = StoreApi<UiState>;
@@ -95,6 +111,8 @@ export function createUiStore(size: TerminalSize): UiStore {
     editing: null,
     paneViews: {},
     message: null,
+    view: "main",
+    fleetCursor: 0,
   }));
 }
 

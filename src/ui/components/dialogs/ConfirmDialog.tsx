@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import { useStore } from "zustand";
 import { sessionName } from "../../../protocol/resources.js";
+import { overlapLines } from "../../../store/fleet/overlaps.js";
 import { formatElapsed } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
@@ -27,13 +28,14 @@ export function ConfirmDialog({
   width: number;
   height: number;
 }) {
-  const { sessions, actions } = useServices();
+  const { sessions, actions, overlaps } = useServices();
   const theme = useTheme();
   const sessionId = dialog.kind === "confirm" ? dialog.sessionId : null;
   const record = useStore(sessions, (s) =>
     sessionId ? s.items.find((x) => x.session_id === sessionId) : undefined,
   );
   const running = useStore(actions, (s) => s.running);
+  const overlap = useStore(overlaps, (s) => (sessionId ? s.bySession.get(sessionId) : undefined));
   const now = useNow(1000, dialog.kind === "quit");
 
   if (dialog.kind === "quit") {
@@ -79,6 +81,19 @@ export function ConfirmDialog({
           {l}
         </Text>
       ))}
+      {a.kind !== "branch" && overlap && overlap.length > 0 ? (
+        <>
+          <Text> </Text>
+          <Text bold color={theme.c.warn}>
+            ⇄ Other sessions on this repository changed the same files:
+          </Text>
+          {overlapLines(overlap).map((l) => (
+            <Text key={l} wrap="truncate-end" color={theme.c.warn}>
+              {`  ${l}`}
+            </Text>
+          ))}
+        </>
+      ) : null}
       <Text> </Text>
       <Keys
         yes={a.kind === "pr" ? "open it" : a.kind === "push" ? "push" : "create it"}

@@ -3,17 +3,22 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { type Session, sessionName } from "../../../protocol/resources.js";
+import { selectMarkedIds } from "../../../store/attention/attentionStore.js";
+import { overlapSummary } from "../../../store/fleet/overlaps.js";
 import { selectVisibleSessions } from "../../../store/sessionsStore.js";
-import { selectAttentionIds } from "../../../store/streams/streamsStore.js";
+import { formatAge } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { stateBadge, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
+import { useTicked } from "../../hooks/useNow.js";
 import { listRows, listWindowStart } from "../../model/layout.js";
 import { TextInput } from "../chrome/TextInput.js";
 
 /**
  * The sessions: badges, name, agent and where (repo, visibility, sandbox) as the width
- * allows, filter, state filter, sort, paging as you scroll.
+ * allows, filter, state filter, sort, paging as you scroll. It refreshes by itself and says
+ * how fresh it is; a row is marked when its session needs attention, and says when another
+ * session changed the same files.
  */
 
 export interface SessionListProps {
@@ -42,6 +47,7 @@ const Row = memo(function Row({
   wide,
   width,
   listFocused,
+  overlap,
 }: {
   session: Session;
   selected: boolean;
@@ -50,6 +56,8 @@ const Row = memo(function Row({
   wide: boolean;
   width: number;
   listFocused: boolean;
+  /** "also changed by ses_b (src/x.ts)", or null. */
+  overlap: string | null;
 }) {
   const theme = useTheme();
   const badge = stateBadge(str(session.state));
@@ -75,6 +83,7 @@ const Row = memo(function Row({
           {badge.glyph} {badge.text.padEnd(wide ? 10 : 6)}
         </Text>
         {wide && agent ? <Text color={theme.c.accent}>{` ${agent.padEnd(11)}`}</Text> : null}
+        {overlap ? <Text color={theme.c.warn}>{` ⇄ ${overlap} ·`}</Text> : null}
         <Text> {title}</Text>
         {wide && where ? <Text color={theme.c.muted}>{`  ${where}`}</Text> : null}
       </Text>
@@ -83,7 +92,7 @@ const Row = memo(function Row({
 });
 
 export const SessionList = memo(function SessionList({ width, height, focused }: SessionListProps) {
-  const { sessions, streams } = useServices();
+  const { sessions, attention: attentionStore, overlaps } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   const visible = useStore(sessions, selectVisibleSessions);
@@ -110,7 +119,15 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
       panes: s.panes,
     })),
   );
-  const attention = useStore(streams, useShallow(selectAttentionIds));
+  const attention = useStore(attentionStore, selectMarkedIds);
+  const overlapOf = useStore(overlaps, (s) => s.bySession);
+  // How fresh the list is, on the shared tick.
+  const freshness = useTicked((now) => {
+    const st = sessions.getState();
+    if (st.refreshError) return `refresh failed: ${st.refreshError.message}`;
+    if (st.loadedAt === null) return "";
+    return `updated ${formatAge(now - st.loadedAt)}`;
+  }, sessions.subscribe);
   const inner = Math.max(4, width - 2);
   const rows = listRows(height);
   const wide = inner >= 60;
@@ -126,11 +143,12 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
       : meta.loadingMore
         ? { text: "loading more…", color: theme.c.muted }
         : {
-            text:
+            text: `${
               meta.serverTotal !== null && meta.serverTotal !== meta.total
                 ? `${meta.serverTotal} sessions, ${meta.total} loaded · ${visible.length} shown${meta.hasMore ? " · more below" : ""}`
-                : `${visible.length} shown of ${meta.total} loaded${meta.hasMore ? " · more below" : ""}`,
-            color: theme.c.muted,
+                : `${visible.length} shown of ${meta.total} loaded${meta.hasMore ? " · more below" : ""}`
+            }${freshness ? ` · ${freshness}` : ""}`,
+            color: freshness.startsWith("refresh failed") ? theme.c.warn : theme.c.muted,
           };
 
   return (
@@ -176,7 +194,8 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
               key={s.session_id}
               session={s}
               selected={start + i === at}
-              attention={attention.includes(s.session_id)}
+              attention={attention.has(s.session_id)}
+              overlap={overlapSummary(overlapOf.get(s.session_id))}
               pane={panes.indexOf(s.session_id) + 1}
               wide={wide}
               width={inner}

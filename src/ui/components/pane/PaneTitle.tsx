@@ -1,6 +1,7 @@
 import { memo } from "react";
 import { useStore } from "zustand";
 import { shallow } from "zustand/shallow";
+import { unseenItemOf } from "../../../store/attention/attentionStore.js";
 import type { SessionStream } from "../../../store/streams/sessionStream.js";
 import { formatCountdown, formatDuration, formatRate } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
@@ -55,7 +56,6 @@ export interface PaneTitleProps {
 
 /** Everything the title shows that comes from the stream and the clock: primitives only. */
 interface TitleFacts {
-  attention: boolean;
   sessionState: string | null;
   /** null: no stream in the store. */
   conn: string | null;
@@ -70,7 +70,6 @@ interface TitleFacts {
 function titleFacts(x: SessionStream | undefined, now: number): TitleFacts {
   if (!x) {
     return {
-      attention: false,
       sessionState: null,
       conn: null,
       connColor: "muted",
@@ -88,7 +87,6 @@ function titleFacts(x: SessionStream | undefined, now: number): TitleFacts {
     x.watchdogMs !== null &&
     age >= x.watchdogMs * STALE_SHARE;
   return {
-    attention: x.attention !== null,
     sessionState: x.sessionState,
     conn: conn.text,
     connColor: conn.color,
@@ -108,7 +106,7 @@ export const PaneTitle = memo(function PaneTitle({
   borderColor,
   note = null,
 }: PaneTitleProps) {
-  const { streams, sessions } = useServices();
+  const { streams, sessions, attention } = useServices();
   const theme = useTheme();
   // Derived on the shared tick and on store changes, compared field by field: a heartbeat
   // that leaves "♥ 0s" as it was re-renders nothing.
@@ -122,9 +120,11 @@ export const PaneTitle = memo(function PaneTitle({
     return typeof v === "string" ? v : null;
   });
   const badge = stateBadge(s.sessionState ?? recordState);
+  // The attention queue decides (the list's view of the session as well as its stream's).
+  const needsYou = useStore(attention, (st) => unseenItemOf(st, sessionId) !== null);
 
   const segments: Segment[] = [];
-  if (s.attention) {
+  if (needsYou) {
     segments.push({ text: "⚠", color: "error", bold: true, inverse: true });
     segments.push({ text: " " });
   }
