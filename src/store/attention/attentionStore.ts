@@ -204,7 +204,9 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
       const state = str(r.state);
       if (known.get(rec.session_id) === state && known.has(rec.session_id)) continue;
       const since = quiet ? (recordTime(r) ?? t) : t;
-      observeState(b, rec.session_id, state, "list", since, quiet);
+      // A streamed session's record is patched from its stream as events arrive.
+      const source = opts.streams?.getState().sessions[rec.session_id] ? "stream" : "list";
+      observeState(b, rec.session_id, state, source, since, quiet);
     }
     apply(b);
   }
