@@ -212,6 +212,10 @@ export interface FixtureOptions {
   pageSize?: number;
   /** Reconnect backoff of the streams (small so reconnect tests are quick). */
   backoffBaseMs?: number;
+  /** Most streams the fleet view keeps open. */
+  fleetStreams?: number;
+  /** The live list's cadence. */
+  refreshMs?: number;
 }
 
 export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixture> {
@@ -229,6 +233,8 @@ export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixtu
       tuning: { maxAttempts: 2, backoffBaseMs: 20 },
       pageSize: opts.pageSize ?? 100,
       streams: { backoffBaseMs: opts.backoffBaseMs ?? 50, maxDelayMs: 2000 },
+      ...(opts.fleetStreams !== undefined ? { fleetStreams: opts.fleetStreams } : {}),
+      ...(opts.refreshMs !== undefined ? { refreshMs: opts.refreshMs } : {}),
     },
   );
   const { services, client } = handle;

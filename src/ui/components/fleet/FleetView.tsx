@@ -54,7 +54,7 @@ interface Columns {
 
 /** Column widths for an inner width: what does not fit goes, the step and name share the rest. */
 export function fleetColumns(inner: number): Columns {
-  const fixed = { mark: 2, stream: 2, state: 12, id: 13, last: 10, spark: 11, files: 6 };
+  const fixed = { mark: 3, stream: 2, state: 12, id: 13, last: 10, spark: 11, files: 6 };
   const agent = inner >= 110 ? 13 : 0;
   const base =
     fixed.mark + fixed.stream + fixed.state + fixed.id + fixed.last + fixed.spark + fixed.files;
@@ -104,6 +104,7 @@ const Row = memo(function Row({
   return (
     <Box width={width} height={1}>
       <Text wrap="truncate-end" inverse={selected && focused} bold={selected}>
+        <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
         <Text color={theme.c.error} bold>
           {row.attention ? "!" : " "}
         </Text>
@@ -128,7 +129,7 @@ function Headings({ cols, width, theme }: { cols: Columns; width: number; theme:
   return (
     <Box width={width} height={1}>
       <Text wrap="truncate-end" color={theme.c.muted} bold>
-        {`    ${cut("state", 12)}${cut("session", cols.id)}${cut("name", cols.name)}${cols.agent > 0 ? cut("agent", cols.agent) : ""}${cut("activity", cols.last)}${cut("ev/min 10m", cols.spark)}${cut("files", cols.files)}${cols.step > 0 ? cut("current step", cols.step) : ""}`}
+        {`     ${cut("state", 12)}${cut("session", cols.id)}${cut("name", cols.name)}${cols.agent > 0 ? cut("agent", cols.agent) : ""}${cut("activity", cols.last)}${cut("ev/min 10m", cols.spark)}${cut("files", cols.files)}${cols.step > 0 ? cut("current step", cols.step) : ""}`}
       </Text>
     </Box>
   );

@@ -4,7 +4,7 @@ import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { type Session, sessionName } from "../../../protocol/resources.js";
 import { selectMarkedIds } from "../../../store/attention/attentionStore.js";
-import { overlapSummary } from "../../../store/fleet/overlaps.js";
+import { type Overlap, overlapSummary } from "../../../store/fleet/overlaps.js";
 import { selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAge } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
@@ -56,8 +56,8 @@ const Row = memo(function Row({
   wide: boolean;
   width: number;
   listFocused: boolean;
-  /** "also changed by ses_b (src/x.ts)", or null. */
-  overlap: string | null;
+  /** Paths another session on the repository changed too, if any. */
+  overlap: readonly Overlap[] | undefined;
 }) {
   const theme = useTheme();
   const badge = stateBadge(str(session.state));
@@ -83,7 +83,14 @@ const Row = memo(function Row({
           {badge.glyph} {badge.text.padEnd(wide ? 10 : 6)}
         </Text>
         {wide && agent ? <Text color={theme.c.accent}>{` ${agent.padEnd(11)}`}</Text> : null}
-        {overlap ? <Text color={theme.c.warn}>{` ⇄ ${overlap} ·`}</Text> : null}
+        {overlap && overlap.length > 0 ? (
+          <Text color={theme.c.warn}>
+            {/* Beside panes the row is narrow: who, before the name; wide, the whole story. */}
+            {wide
+              ? ` ⇄ ${overlapSummary(overlap)} ·`
+              : ` ⇄ ${[...new Set(overlap.flatMap((o) => o.others))].join(",")}`}
+          </Text>
+        ) : null}
         <Text> {title}</Text>
         {wide && where ? <Text color={theme.c.muted}>{`  ${where}`}</Text> : null}
       </Text>
@@ -195,7 +202,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
               session={s}
               selected={start + i === at}
               attention={attention.has(s.session_id)}
-              overlap={overlapSummary(overlapOf.get(s.session_id))}
+              overlap={overlapOf.get(s.session_id)}
               pane={panes.indexOf(s.session_id) + 1}
               wide={wide}
               width={inner}
