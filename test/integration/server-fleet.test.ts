@@ -33,3 +33,27 @@ describe("reference service: burst limit", () => {
     expect((await api(s.url, "/api/sessions", { key: s.key("owner") })).status).toBe(200);
   });
 });
+
+describe("reference service: a fleet's life", () => {
+  it("sessions now and then fail (and are retried), get destroyed, and new ones take their place", async () => {
+    const s = await start({ paceMs: 5, sessionCount: 6, seed: 3, heartbeatMs: 1000 });
+    const seen = new Set<string>();
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      for (const r of s.sessions()) seen.add(r.state);
+      const all = ["error", "destroyed", "creating"].every((x) => seen.has(x));
+      if (all && s.sessions().length > 6) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect([...seen]).toEqual(expect.arrayContaining(["error", "destroyed", "creating"]));
+    const records = s.sessions();
+    expect(records.length).toBeGreaterThan(6);
+    // The newest first, as the list endpoint says: the replacement heads the list.
+    const newest = records[0];
+    expect(Date.parse(newest?.created_at ?? "")).toBeGreaterThan(
+      Date.parse(records[1]?.created_at ?? ""),
+    );
+    // Sessions share the two repositories, so the same paths come up in several of them.
+    expect(new Set(records.map((r) => r.repo)).size).toBe(2);
+  });
+});

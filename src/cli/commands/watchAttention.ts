@@ -120,8 +120,12 @@ export async function watchAttention(
   );
   for (const id of ids) controller.openStream(id);
   live.start();
+  // The list's timers do not hold the process (they never should in the UI): this does, until
+  // Ctrl-C or --max-events.
+  const keepAlive = setInterval(() => {}, 1 << 30);
 
   const code = await finished;
+  clearInterval(keepAlive);
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
   live.stop();
