@@ -64,6 +64,8 @@ export async function mountUi(opts: {
   rows: number;
   /** Ink's own time to lay out and write each frame (not React's reconciliation). */
   onRender?: (renderMs: number) => void;
+  /** Open on the fleet view (`agent-sessions fleet`). */
+  fleet?: boolean;
 }): Promise<MountedUi> {
   const handle = buildServices({ baseUrl: opts.url, apiKey: opts.key });
   const terminal = new VirtualTerminal(opts.columns, opts.rows);
@@ -74,7 +76,13 @@ export async function mountUi(opts: {
       profile="bench"
       baseUrl={opts.url}
       initialSessions={opts.sessions}
-      options={{ bell: false, scrollback: 5000, maxPanes: 6, noColor: false }}
+      options={{
+        bell: false,
+        scrollback: 5000,
+        maxPanes: 6,
+        noColor: false,
+        startInFleet: opts.fleet ?? false,
+      }}
       onExit={() => {}}
     />,
     {

@@ -28,9 +28,16 @@ class Activity {
   readonly minutes = new Float64Array(SPARK_MINUTES).fill(-1);
   readonly counts = new Uint32Array(SPARK_MINUTES);
   lastEventAt: number | null = null;
+  /** Prompt items not read yet, as they came. */
   prompts: string[] = [];
+  /** The tail of the prompt text read so far, and the step it makes (read once each). */
+  text = "";
+  step: string | null = null;
   readonly files = new Map<string, ChangedFile>();
 }
+
+/** Prompt text kept for the current step: enough for a sentence or two. */
+const STEP_TEXT = 600;
 
 /** A step this short has just begun: the sentence before it is shown with it. */
 const SHORT_STEP = 24;
@@ -103,7 +110,11 @@ export class ActivityTracker {
     a.counts[slot] = (a.counts[slot] as number) + 1;
     if (event === "prompt_progress") {
       a.prompts.push(data);
-      if (a.prompts.length > PROMPT_ITEMS * 2) a.prompts = a.prompts.slice(-PROMPT_ITEMS);
+      // Unread for long: only the newest can matter for the step.
+      if (a.prompts.length > PROMPT_ITEMS * 2) {
+        a.prompts = a.prompts.slice(-PROMPT_ITEMS);
+        a.text = "";
+      }
     } else if (event === "file_changed") this.#file(a, data, at);
   }
 
@@ -145,12 +156,16 @@ export class ActivityTracker {
     return this.#sessions.get(sessionId)?.lastEventAt ?? null;
   }
 
-  /** The newest line of prompt text, one line, sanitized; null when none came. */
+  /**
+   * The sentence being written: from the newest line of prompt text, one line, sanitized;
+   * null when none came. Each prompt item is read once, when the step is next asked for.
+   */
   currentStep(sessionId: string): string | null {
     const a = this.#sessions.get(sessionId);
-    if (!a || a.prompts.length === 0) return null;
-    let text = "";
-    for (const raw of a.prompts.slice(-PROMPT_ITEMS)) {
+    if (!a) return null;
+    if (a.prompts.length === 0) return a.step;
+    let text = a.text;
+    for (const raw of a.prompts) {
       try {
         const o = JSON.parse(raw) as { content?: unknown };
         if (typeof o.content === "string") text += o.content;
@@ -158,14 +173,21 @@ export class ActivityTracker {
         // a malformed fragment adds nothing to the step
       }
     }
-    const lines = sanitize(text)
+    a.prompts = [];
+    a.text = text.length > STEP_TEXT ? text.slice(-STEP_TEXT) : text;
+    const lines = sanitize(a.text)
       .split("\n")
       .map((l) => l.trim());
+    let step: string | null = null;
     for (let i = lines.length - 1; i >= 0; i--) {
       const l = lines[i];
-      if (l) return lastSentence(l.replace(/\s+/g, " "));
+      if (l) {
+        step = lastSentence(l.replace(/\s+/g, " "));
+        break;
+      }
     }
-    return null;
+    a.step = step;
+    return step;
   }
 
   /** The paths the session changed (newest last), with their last action. */

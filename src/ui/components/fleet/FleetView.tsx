@@ -7,6 +7,7 @@ import { formatAge } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { stateBadge, type Theme, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
+import { throttled } from "../../hooks/throttle.js";
 import { useTicked } from "../../hooks/useNow.js";
 import { type FleetRow, fleetRows } from "../../model/fleetRows.js";
 import { FLEET_CHROME_ROWS } from "../../model/geometry.js";
@@ -34,6 +35,9 @@ const SORT_LABELS: Record<string, string> = {
   state: "state",
   title: "name",
 };
+
+/** Most often the rows take in what the streams brought. */
+const ROW_REFRESH_MS = 100;
 
 const STREAM_GLYPHS: Record<string, string> = {
   live: "●",
@@ -167,11 +171,17 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   const shown = visible.slice(start, start + rows);
   const cols = fleetColumns(inner);
 
-  // The rows' live values, on the shared tick and whenever a store they read changes.
+  // The rows' live values, on the shared tick and when a store they read changes: at most
+  // ten times a second for the streams (fifty busy ones change every frame), at once for
+  // attention and overlaps.
   const prev = useRef<readonly FleetRow[]>([]);
   const subscribe = useCallback(
     (fn: () => void) => {
-      const offs = [streams.subscribe(fn), attention.subscribe(fn), overlaps.subscribe(fn)];
+      const offs = [
+        throttled(streams.subscribe, ROW_REFRESH_MS)(fn),
+        attention.subscribe(fn),
+        overlaps.subscribe(fn),
+      ];
       return () => {
         for (const off of offs) off();
       };
@@ -200,7 +210,11 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
     },
     useCallback(
       (fn: () => void) => {
-        const offs = [sessions.subscribe(fn), streams.subscribe(fn), budget.subscribe(fn)];
+        const offs = [
+          sessions.subscribe(fn),
+          throttled(streams.subscribe, ROW_REFRESH_MS)(fn),
+          throttled(budget.subscribe, ROW_REFRESH_MS)(fn),
+        ];
         return () => {
           for (const off of offs) off();
         };
