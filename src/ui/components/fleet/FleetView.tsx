@@ -213,7 +213,7 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
         const offs = [
           sessions.subscribe(fn),
           throttled(streams.subscribe, ROW_REFRESH_MS)(fn),
-          throttled(budget.subscribe, ROW_REFRESH_MS)(fn),
+          throttled((f) => budget.subscribe(f), ROW_REFRESH_MS)(fn),
         ];
         return () => {
           for (const off of offs) off();
