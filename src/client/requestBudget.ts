@@ -109,7 +109,6 @@ export class RequestBudget {
   readonly #queue: Waiter[] = [];
   #timer: unknown = null;
   #timerAt = Number.POSITIVE_INFINITY;
-  #state: BudgetState | null = null;
   readonly #listeners = new Set<() => void>();
 
   constructor(opts: RequestBudgetOptions = {}) {
@@ -125,22 +124,22 @@ export class RequestBudget {
     return Math.min(2, Math.floor(this.#figures.burst / 10));
   }
 
+  /** As of now (tokens refill as time passes, so this is read afresh each time). */
   get state(): BudgetState {
-    if (this.#state === null) {
-      this.#refill(this.#clock.now());
-      const now = this.#clock.now();
-      this.#state = {
-        figures: this.#figures,
-        available: Math.max(0, Math.floor(this.#tokens)),
-        waitingRequests: this.#queue.filter((w) => w.use === "request").length,
-        waitingStreams: this.#queue.filter((w) => w.use === "stream").length,
-        heldUntil: this.#heldUntil > now ? this.#heldUntil : null,
-        pace: this.#pace,
-        granted: this.#granted,
-        limited: this.#limited,
-      };
-    }
-    return this.#state;
+    const now = this.#clock.now();
+    this.#refill(now);
+    let requests = 0;
+    for (const w of this.#queue) if (w.use === "request") requests++;
+    return {
+      figures: this.#figures,
+      available: Math.max(0, Math.floor(this.#tokens)),
+      waitingRequests: requests,
+      waitingStreams: this.#queue.length - requests,
+      heldUntil: this.#heldUntil > now ? this.#heldUntil : null,
+      pace: this.#pace,
+      granted: this.#granted,
+      limited: this.#limited,
+    };
   }
 
   subscribe(fn: () => void): () => void {
@@ -335,7 +334,6 @@ export class RequestBudget {
   }
 
   #changed(): void {
-    this.#state = null;
     for (const fn of [...this.#listeners]) fn();
   }
 }
