@@ -11,12 +11,13 @@ const ANY_CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
 const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
 
 /**
- * Text safe inside an OSC string: sanitized, then every control character (BEL, ESC and ST
- * would end the string early) and bidi control removed, whitespace folded to single spaces,
+ * Text safe inside an OSC string: bidi controls removed, sanitized, every control character (BEL, ESC and ST
+ * would end the string early) removed, whitespace folded to single spaces,
  * cut at `max` characters.
  */
 export function oscText(text: string, max = 200): string {
-  const flat = sanitize(text)
+  // Bidi controls go before sanitize, which would otherwise show them as visible "<U+202E>".
+  const flat = sanitize(text.replace(BIDI, ""))
     .replace(ANY_CONTROL, " ")
     .replace(BIDI, "")
     .replace(/\s+/g, " ")
