@@ -68,6 +68,10 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
         bell: notify.bell,
         osc: notify.osc ? notify.oscKind : "off",
         tmux: notify.tmux,
+        // Straight to the terminal: the frame guard and the diff writer keep OSC out of frames.
+        notifyOut: (data: string) => {
+          stdout.write(data);
+        },
         startInFleet: opts.fleet ?? false,
         scrollback: opts.scrollback ?? 5000,
         maxPanes: 6,

@@ -118,6 +118,7 @@ export const ASCII_GLYPHS: Readonly<Record<string, string>> = {
   "╚": "#",
   "╝": "#",
   "━": "=",
+  "┄": "-",
   "┃": "!",
   "┏": "*",
   "┓": "*",
@@ -143,6 +144,17 @@ export const ASCII_GLYPHS: Readonly<Record<string, string>> = {
   "⏎": "<",
   "•": "*",
   "∞": "~",
+  // The overlap mark (two sessions changed the same files).
+  "⇄": "&",
+  // The fleet's sparkline, low to high.
+  "▁": "_",
+  "▂": ".",
+  "▃": "-",
+  "▄": "-",
+  "▅": "=",
+  "▆": "=",
+  "▇": "#",
+  "█": "#",
   // Punctuation.
   "·": ".",
   "…": "~",

@@ -6,15 +6,17 @@ import type { SessionsStore } from "../../store/sessionsStore.js";
 import { Notifier, type NotifyPolicy } from "../model/notifier.js";
 
 /**
- * Tell the user (through Ink's stdout) when sessions start needing them: the bell and/or a
+ * Tell the user (through `out`, else Ink's stdout) when sessions start needing them: the bell and/or a
  * desktop notification, at most one per session per transition, coalesced (model/notifier.ts).
  */
 export function useNotifier(
   attention: AttentionStore,
   sessions: SessionsStore,
   policy: NotifyPolicy,
+  out?: (data: string) => void,
 ): void {
-  const { write } = useStdout();
+  const { write: inkWrite } = useStdout();
+  const write = out ?? inkWrite;
   const { bell, osc, oscKind, tmux } = policy;
   useEffect(() => {
     const n = new Notifier({

@@ -86,6 +86,11 @@ export interface AppOptions {
   osc: "off" | "9" | "777";
   /** Inside tmux: wrap notifications in its passthrough. */
   tmux: boolean;
+  /**
+   * Where the bell and notifications are written: the terminal itself, past the frame guard
+   * and the diff writer (which keep OSC out of frames). Default Ink's stdout.
+   */
+  notifyOut?: (data: string) => void;
   /** Open on the fleet view (`agent-sessions fleet`). */
   startInFleet: boolean;
   /** Entries kept per pane; informational here (the streams store owns the buffers). */

@@ -111,12 +111,17 @@ export function MainScreen(props: MainScreenProps) {
     };
   }, [deps, services]);
 
-  useNotifier(services.attention, services.sessions, {
-    bell: options.bell,
-    osc: options.osc !== "off",
-    oscKind: options.osc === "777" ? "777" : "9",
-    tmux: options.tmux,
-  });
+  useNotifier(
+    services.attention,
+    services.sessions,
+    {
+      bell: options.bell,
+      osc: options.osc !== "off",
+      oscKind: options.osc === "777" ? "777" : "9",
+      tmux: options.tmux,
+    },
+    options.notifyOut,
+  );
 
   const s = useStore(
     ui,
