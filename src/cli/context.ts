@@ -32,6 +32,23 @@ function envNumber(name: string): number | undefined {
   return n;
 }
 
+/** The UI's own settings from the environment (documented in the README). */
+export interface UiTuning {
+  /** Most streams the fleet view keeps open (AGENT_SESSIONS_FLEET_STREAMS). */
+  fleetStreams?: number;
+  /** The live list's normal cadence in ms (AGENT_SESSIONS_REFRESH_MS). */
+  refreshMs?: number;
+}
+
+export function uiTuningFromEnv(): UiTuning {
+  const refresh = envNumber("AGENT_SESSIONS_REFRESH_MS");
+  return {
+    fleetStreams: envNumber("AGENT_SESSIONS_FLEET_STREAMS"),
+    // Below a second a list refresh would be most of what the budget allows.
+    refreshMs: refresh === undefined ? undefined : Math.max(1000, refresh),
+  };
+}
+
 export function tuningFromEnv(): Tuning {
   return {
     backoffBaseMs: envNumber("AGENT_SESSIONS_RETRY_BASE_MS"),

@@ -34,6 +34,7 @@ import {
   type RetryCause,
   type RetryWait,
 } from "./rateLimit.js";
+import { type RequestBudget, sharedBudget } from "./requestBudget.js";
 import { errorFromResponse } from "./responseError.js";
 import { cancellableDelay, linkSignals } from "./signals.js";
 import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
@@ -52,6 +53,8 @@ export interface ApiClientOptions extends ConnectionConfig {
   /** Jitter source in [0, 1); injectable for tests. */
   random?: () => number;
   rateLimit?: RateLimitTracker;
+  /** The key's request budget; default the process's shared one for this key and service. */
+  budget?: RequestBudget;
   /** Cancels every request and retry wait of this client. */
   signal?: AbortSignal;
   /** Largest response body read. Default 32 MiB. */
@@ -141,6 +144,8 @@ const MAX_REDIRECTS = 3;
  */
 export class ApiClient {
   readonly rateLimit: RateLimitTracker;
+  /** Every attempt of every call draws from it (see requestBudget.ts). */
+  readonly budget: RequestBudget;
   readonly #conn: ConnectionConfig;
   readonly #dispatcher: Dispatcher;
   readonly #timeoutMs: number;
@@ -183,6 +188,7 @@ export class ApiClient {
     this.#maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
     this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
     this.#redactor = keyRedactor(opts.apiKey);
+    this.budget = opts.budget ?? sharedBudget(opts.baseUrl, opts.apiKey);
   }
 
   get baseUrl(): string {
@@ -366,6 +372,10 @@ export class ApiClient {
     for (;;) {
       let res: RawResponse;
       try {
+        // Paced by the key's budget, but never held longer than a retry could wait.
+        await this.budget.acquire("request", signal, this.#maxDelayMs).catch(() => {
+          throw new CancelledError(`cancelled: ${label}`);
+        });
         res = await this.#send(call.method, url, payload, signal, label);
       } catch (e) {
         // Only what can succeed on a second try is tried again: not a name that does not
@@ -385,6 +395,7 @@ export class ApiClient {
       }
       this.rateLimit.update(res.headers);
       const { status } = res;
+      this.budget.observe(res.headers, status === 429);
 
       if (status >= 300 && status < 400 && status !== 304) {
         redirects += 1;
@@ -394,6 +405,8 @@ export class ApiClient {
 
       if (status === 429) {
         const retryAfterMs = parseRetryAfter(headerValue(res.headers, "retry-after"));
+        // Everything of this key slows down, not only this call.
+        this.budget.penalize(retryAfterMs);
         if (attempt >= this.#maxAttempts) {
           const msg = errorMessage(tryJson(res.text));
           throw new RateLimitedError(

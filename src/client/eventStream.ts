@@ -25,7 +25,9 @@ import {
 } from "./errors.js";
 import { classifyNetworkError, describeFailure, networkFailureOfKind } from "./networkFailure.js";
 import { ReconnectPolicy } from "./reconnectPolicy.js";
+import { type RequestBudget, sharedBudget } from "./requestBudget.js";
 import { errorFromResponse } from "./responseError.js";
+import { linkSignals } from "./signals.js";
 import {
   createSseReader,
   lastEventIdHeader,
@@ -39,7 +41,15 @@ export type StreamStatus =
   /** attempt: 0 for the first connection, then the number of the retry. */
   | { state: "connecting"; attempt: number }
   | { state: "live"; since: number }
-  | { state: "reconnecting"; attempt: number; delayMs: number; retryAt: number; reason: string }
+  | {
+      state: "reconnecting";
+      attempt: number;
+      delayMs: number;
+      retryAt: number;
+      reason: string;
+      /** The connection went silent past the watchdog's bound (not a network error). */
+      silent?: boolean;
+    }
   /** Final. error is null when the stream ended without a fault (closed, or 204). */
   | { state: "stopped"; reason: string; error: AgentSessionsError | null };
 
@@ -102,6 +112,11 @@ export interface SubscribeOptions {
   random?: () => number;
   /** Wall clock for the published timestamps (since, retryAt, lastActivityAt). */
   now?: () => number;
+  /**
+   * The key's request budget: every connection attempt waits for a token (status stays
+   * "connecting" meanwhile). Default the process's shared one for this key and service.
+   */
+  budget?: RequestBudget;
 }
 
 export interface Subscription {
@@ -114,7 +129,7 @@ export interface Subscription {
   /** Current silence bound of the watchdog. */
   readonly watchdogMs: number;
   readonly stats: { events: number; reconnects: number; bytes: number; duplicates: number };
-  /** Skip a pending backoff wait. */
+  /** Skip a pending backoff wait (and the request budget's pacing, once). */
   reconnectNow(): void;
   /** Cancel everything: no timer or socket is left behind. */
   close(): void;
@@ -157,6 +172,8 @@ type Outcome =
       delivered: boolean;
       /** The server answered with an event stream (200) before this ended. */
       live?: boolean;
+      /** Cut by the silence watchdog. */
+      silent?: boolean;
     };
 
 /** Why we aborted a live connection ourselves. */
@@ -196,6 +213,10 @@ class EventStreamSubscription implements Subscription {
   private watchdog: SilenceWatchdog | null = null;
   private backoffTimer: NodeJS.Timeout | null = null;
   private wakeBackoff: (() => void) | null = null;
+  /** The budget wait of the next connection, which reconnectNow() cuts short. */
+  private budgetWait: AbortController | null = null;
+  /** reconnectNow() asked: the next connection goes without waiting for the budget. */
+  private forceNext = false;
   private resolveDone!: (s: StreamStatus) => void;
   readonly done: Promise<StreamStatus>;
 
@@ -257,6 +278,8 @@ class EventStreamSubscription implements Subscription {
   }
 
   reconnectNow(): void {
+    this.forceNext = true;
+    this.budgetWait?.abort();
     this.wakeBackoff?.();
   }
 
@@ -398,6 +421,7 @@ class EventStreamSubscription implements Subscription {
         delayMs,
         retryAt: this.now() + delayMs,
         reason: `${outcome.reason}${capped}`,
+        ...(outcome.silent ? { silent: true } : {}),
       });
       // onStatus may have closed us.
       if (this.closed) return;
@@ -458,6 +482,29 @@ class EventStreamSubscription implements Subscription {
     };
     const resumeFrom = lastEventIdHeader(this._lastEventId);
     if (resumeFrom !== null) headers["last-event-id"] = resumeFrom;
+    const budget =
+      this.opts.budget ?? sharedBudget(this.opts.config.baseUrl, this.opts.config.apiKey);
+    // Openings are paced by the key's budget; close() aborts the wait, reconnectNow() ends it.
+    // Bounded: a second pass goes without waiting.
+    for (let pass = 0; pass < 2; pass++) {
+      const force = this.forceNext;
+      this.forceNext = false;
+      const wait = new AbortController();
+      this.budgetWait = wait;
+      const linked = linkSignals(ac.signal, wait.signal);
+      try {
+        await budget.acquire("stream", linked.signal, force ? 0 : undefined);
+        break;
+      } catch {
+        if (this.closed || ac.signal.aborted)
+          return { kind: "stop", reason: "closed", error: null };
+        this.forceNext = true;
+      } finally {
+        linked.dispose();
+        this.budgetWait = null;
+      }
+    }
+    if (this.closed) return { kind: "stop", reason: "closed", error: null };
     let res: Dispatcher.ResponseData;
     try {
       res = await request(resolveUrl(this.opts.config.baseUrl, path), {
@@ -478,6 +525,7 @@ class EventStreamSubscription implements Subscription {
       return { kind: "stop", reason: "closed", error: null };
     }
     const status = res.statusCode;
+    budget.observe(res.headers, status === 429);
     if (status === 200) {
       const rawType = headerValue(res.headers["content-type"]);
       if (mediaType(rawType) !== "text/event-stream") {
@@ -523,6 +571,7 @@ class EventStreamSubscription implements Subscription {
     }
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(headerValue(res.headers["retry-after"]), this.now());
+      budget.penalize(retryAfterMs);
       const msg = serverMessage ?? "Too many requests";
       return {
         kind: "retry",
@@ -684,6 +733,7 @@ class EventStreamSubscription implements Subscription {
           retryAfterMs: null,
           delivered: progress(),
           live: true,
+          silent: true,
         };
       }
       return this.networkFailure(e, progress(), true);

@@ -55,6 +55,36 @@ function nonNegativeNumber(v: string | undefined): number | null {
  */
 const EPOCH_SECONDS_THRESHOLD = 1_000_000_000;
 
+/** What one response says about the limits; see readRateLimitHeaders. */
+export interface RateLimitHeaders {
+  remaining: number | null;
+  limit: number | null;
+  /** Seconds until capacity frees, as a delay (an epoch value is converted). */
+  resetSeconds: number | null;
+  /** Most requests at once, when the server names it (X-RateLimit-Burst, not documented). */
+  burst: number | null;
+}
+
+/**
+ * X-RateLimit-Remaining/-Limit/-Reset (and -Burst, which some gateways send) of one response,
+ * or null when it carries none of them. The one reading of these headers: the tracker shows
+ * them, the request budget paces by them.
+ */
+export function readRateLimitHeaders(
+  headers: HeaderSource,
+  now: number = Date.now(),
+): RateLimitHeaders | null {
+  const remaining = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.remaining));
+  const limit = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.limit));
+  let reset = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.reset));
+  const burst = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.burst));
+  if (remaining === null && limit === null && reset === null && burst === null) return null;
+  if (reset !== null && reset >= EPOCH_SECONDS_THRESHOLD) {
+    reset = Math.max(0, Math.ceil(reset - now / 1000));
+  }
+  return { remaining, limit, resetSeconds: reset, burst };
+}
+
 /**
  * Rate-limit figures and retry waits, published to whoever shows them (the UI's status bar,
  * the headless commands' stderr). Both values are replaced, never mutated, so a subscriber
@@ -94,15 +124,12 @@ export class RateLimitTracker {
    * stale numbers from an older response are never mixed in.
    */
   update(headers: HeaderSource): void {
-    const remaining = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.remaining));
-    const limit = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.limit));
-    let reset = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.reset));
-    if (remaining === null && limit === null && reset === null) return;
     const now = this.#now();
-    if (reset !== null && reset >= EPOCH_SECONDS_THRESHOLD) {
-      reset = Math.max(0, Math.ceil(reset - now / 1000));
-    }
-    this.#info = { remaining, limit, resetSeconds: reset, observedAt: now };
+    const figures = readRateLimitHeaders(headers, now);
+    if (figures === null) return;
+    const { remaining, limit, resetSeconds } = figures;
+    if (remaining === null && limit === null && resetSeconds === null) return;
+    this.#info = { remaining, limit, resetSeconds, observedAt: now };
     this.#emit();
   }
 

@@ -3,6 +3,8 @@ export const RATE_LIMIT_HEADERS = {
   remaining: "x-ratelimit-remaining",
   limit: "x-ratelimit-limit",
   reset: "x-ratelimit-reset",
+  /** Not in the interface or the documentation; read when a server sends it. */
+  burst: "x-ratelimit-burst",
   retryAfter: "retry-after",
 } as const;
 

@@ -37,8 +37,12 @@ export interface ServerOptions {
   sessionCount?: number;
   /** Deterministic simulator, keys and ids (tests, snapshots). */
   seed?: number;
-  /** Default {limit: 600, windowMs: 60000}; false = no limit and no rate-limit headers. */
-  rateLimit?: { limit: number; windowMs: number } | false;
+  /**
+   * Default {limit: 600, windowMs: 60000}; false = no limit and no rate-limit headers. With
+   * `burst`, at most that many requests at once as well (a token bucket refilled at limit per
+   * window), as the real service documents it: {limit: 100, windowMs: 60000, burst: 20}.
+   */
+  rateLimit?: { limit: number; windowMs: number; burst?: number } | false;
   /** Events kept per session for Last-Event-ID replay, default 10000. */
   historyLimit?: number;
   /**
@@ -135,7 +139,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
   if (!(Number.isInteger(historyOnOpen) && historyOnOpen >= 0)) {
     throw new RangeError("historyOnOpen must be a non-negative integer");
   }
-  const rateLimit = opts.rateLimit === undefined ? DEFAULTS.rateLimit : opts.rateLimit;
+  const rateLimit: ServerOptions["rateLimit"] =
+    opts.rateLimit === undefined ? DEFAULTS.rateLimit : opts.rateLimit;
   if (!(heartbeatMs >= 1)) throw new RangeError("heartbeatMs must be >= 1");
   if (!(paceMs >= 0)) throw new RangeError("paceMs must be >= 0");
   if (opts.maxQueuedBytes !== undefined && !(opts.maxQueuedBytes >= 1)) {
@@ -152,7 +157,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
   const now = Date.now();
   const faults = new Faults(opts.faults);
   const keys = new KeyRing(childRandom(opts.seed, 1), now);
-  const limiter = rateLimit ? new RateLimiter(rateLimit.limit, rateLimit.windowMs) : null;
+  const limiter = rateLimit
+    ? new RateLimiter(rateLimit.limit, rateLimit.windowMs, rateLimit.burst ?? null)
+    : null;
 
   let streams: EventStreams | null = null;
   const store = new SessionTable(
@@ -179,8 +186,13 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
   }
   const workspaces = new GitWorkspaces(git, dataDir, repos, store, childRandom(opts.seed, 3));
   streams = new EventStreams(() => store, faults, heartbeatMs, opts.maxQueuedBytes);
-  const simulator = new Simulator(store, faults, childRandom(opts.seed, 4), paceMs, (id, action) =>
-    workspaces.touchFile(id, action),
+  const simulator = new Simulator(
+    store,
+    faults,
+    childRandom(opts.seed, 4),
+    paceMs,
+    (id, action) => workspaces.touchFile(id, action),
+    childRandom(opts.seed, 5),
   );
 
   const ctx = {

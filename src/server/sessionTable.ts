@@ -104,46 +104,58 @@ export class SessionTable {
   /** Newest first: the order of the list endpoint. */
   readonly order: SimSession[] = [];
   private readonly byId = new Map<string, SimSession>();
+  /** Sessions made so far (names, agents and repositories cycle with it). */
+  private made = 0;
 
   constructor(
-    rand: Random,
+    private readonly rand: Random,
     count: number,
     now: number,
-    historyLimit: number,
+    private readonly historyLimit: number,
     private readonly deliver: (sessionId: string, events: StoredEvent[]) => void,
-    owner: SessionOwner = { userId: "usr_demo", organizationId: null },
+    private readonly owner: SessionOwner = { userId: "usr_demo", organizationId: null },
   ) {
     for (let i = 0; i < count; i++) {
-      const id = `ses_${rand.base62(8).toLowerCase()}`;
-      if (this.byId.has(id)) {
-        i--;
-        continue;
-      }
-      const created = new Date(now - (i + 1) * 7 * 60_000).toISOString();
-      const s: SimSession = {
-        record: {
-          id,
-          name: TITLES[i % TITLES.length] as string,
-          state: initialState(i),
-          agent: AGENTS[i % AGENTS.length] as string,
-          template_id: TEMPLATES[i % TEMPLATES.length] ?? null,
-          sandbox_url: `https://${id.replace("_", "-")}.sandbox.invalid`,
-          visibility: i % 2 === 0 ? "team" : "private",
-          user_id: owner.userId,
-          organization_id: owner.organizationId,
-          created_at: created,
-          updated_at: created,
-          repo: REPOS[i % REPOS.length] as string,
-          branch: null,
-          event_count: 0,
-          cloned: false,
-        },
-        history: new EventHistory(historyLimit),
-        lastId: 0,
-      };
+      const s = this.make(initialState(i), now - (i + 1) * 7 * 60_000);
       this.order.push(s);
-      this.byId.set(id, s);
     }
+  }
+
+  private make(state: SessionState, createdAt: number): SimSession {
+    let id = `ses_${this.rand.base62(8).toLowerCase()}`;
+    while (this.byId.has(id)) id = `ses_${this.rand.base62(8).toLowerCase()}`;
+    const i = this.made++;
+    const created = new Date(createdAt).toISOString();
+    const s: SimSession = {
+      record: {
+        id,
+        name: TITLES[i % TITLES.length] as string,
+        state,
+        agent: AGENTS[i % AGENTS.length] as string,
+        template_id: TEMPLATES[i % TEMPLATES.length] ?? null,
+        sandbox_url: `https://${id.replace("_", "-")}.sandbox.invalid`,
+        visibility: i % 2 === 0 ? "team" : "private",
+        user_id: this.owner.userId,
+        organization_id: this.owner.organizationId,
+        created_at: created,
+        updated_at: created,
+        repo: REPOS[i % REPOS.length] as string,
+        branch: null,
+        event_count: 0,
+        cloned: false,
+      },
+      history: new EventHistory(this.historyLimit),
+      lastId: 0,
+    };
+    this.byId.set(id, s);
+    return s;
+  }
+
+  /** A new session, newest in the list, starting in `creating` (the simulator replaces a destroyed one). */
+  spawn(now = Date.now()): SimSession {
+    const s = this.make("creating", now);
+    this.order.unshift(s);
+    return s;
   }
 
   get(id: string): SimSession | undefined {

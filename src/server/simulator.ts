@@ -1,6 +1,6 @@
 import type { Faults } from "./faults.js";
 import type { Random } from "./random.js";
-import type { NewEvent, SessionTable } from "./sessionTable.js";
+import type { NewEvent, SessionState, SessionTable } from "./sessionTable.js";
 import {
   type FileAction,
   nextEpisode,
@@ -18,11 +18,25 @@ interface SimState {
   queue: PlannedEvent[];
   /** When the next event is due (active sessions). */
   nextAt: number;
-  /** When a simulator-initiated pause ends; null when the simulator did not pause it. */
+  /**
+   * When a simulator-made state ends (a pause, an error, creating, destroying); null when the
+   * simulator did not put the session in it.
+   */
   resumeAt: number | null;
 }
 
 const PAUSE_CHANCE = 0.08;
+/** Now and then, between two episodes, a session fails (and is retried a while later)... */
+const ERROR_CHANCE = 0.01;
+/** ...or is destroyed, and a new session takes its place in the list. */
+const DESTROY_CHANCE = 0.004;
+/** States the simulator moves out of by itself when it put a session there: to what. */
+const NEXT_STATE: Readonly<Record<string, SessionState>> = {
+  paused: "active",
+  error: "active",
+  creating: "active",
+  destroying: "destroyed",
+};
 
 /**
  * Drives every simulated session from ONE timer: each session has its next due time
@@ -41,6 +55,8 @@ export class Simulator {
     private readonly rand: Random,
     private readonly paceMs: number,
     private readonly touchFile: TouchFile,
+    /** Draws for errors and destroys, apart from the content's (seeded runs keep their content). */
+    private readonly fate: Random = rand,
   ) {}
 
   start(): void {
@@ -90,7 +106,9 @@ export class Simulator {
       const st = this.states.get(s.record.id);
       if (!st) continue;
       if (s.record.state === "active") due = Math.min(due, st.nextAt);
-      else if (st.resumeAt !== null) due = Math.min(due, st.resumeAt);
+      else if (st.resumeAt !== null && NEXT_STATE[s.record.state]) {
+        due = Math.min(due, st.resumeAt);
+      }
     }
     if (due === Number.POSITIVE_INFINITY) return;
     if (this.timer && due >= this.timerAt) return;
@@ -103,15 +121,17 @@ export class Simulator {
     this.timer = null;
     this.timerAt = Number.POSITIVE_INFINITY;
     const now = Date.now();
-    for (const s of this.store.order) {
+    for (const s of [...this.store.order]) {
       const id = s.record.id;
       const st = this.states.get(id);
       if (!st) continue;
-      if (s.record.state === "paused") {
+      const next = NEXT_STATE[s.record.state];
+      if (s.record.state !== "active" && next) {
         if (st.resumeAt !== null && st.resumeAt <= now) {
-          st.resumeAt = null;
+          // destroying goes on to destroyed, which nothing leaves.
+          st.resumeAt = next === "active" ? null : now + this.pauseLength() / 2;
           st.nextAt = now + this.gap();
-          this.store.setState(id, "active", now);
+          this.store.setState(id, next, now);
         }
         continue;
       }
@@ -124,12 +144,34 @@ export class Simulator {
           this.store.setState(id, "paused", now);
           continue;
         }
+        const fate = this.fate.next();
+        if (fate < ERROR_CHANCE) {
+          st.resumeAt = now + 2 * this.pauseLength();
+          this.store.setState(id, "error", now);
+          continue;
+        }
+        if (fate < ERROR_CHANCE + DESTROY_CHANCE) {
+          st.resumeAt = now + this.pauseLength() / 2;
+          this.store.setState(id, "destroying", now);
+          this.replace(now);
+          continue;
+        }
         st.queue = nextEpisode(this.rand);
       }
       const planned = st.queue.shift();
       if (planned) this.store.append(id, this.realise(id, planned, now), now);
     }
     this.schedule();
+  }
+
+  /** A session was destroyed: a new one starts (creating, then active). */
+  private replace(now: number): void {
+    const s = this.store.spawn(now);
+    this.states.set(s.record.id, {
+      queue: [],
+      nextAt: now + this.gap(),
+      resumeAt: now + this.pauseLength() / 2,
+    });
   }
 
   /** Turn a planned event into what goes on the wire, applying the content faults. */

@@ -29,7 +29,12 @@ export interface SessionsState {
   /** A further page in flight. */
   readonly loadingMore: boolean;
   readonly error: ErrorInfo | null;
+  /** When the list was last read whole (a load, or a live refresh of every loaded page). */
   readonly loadedAt: number | null;
+  /** A live refresh in flight (the list stays as it is meanwhile). */
+  readonly refreshing: boolean;
+  /** The last live refresh failed: the list shown is as of loadedAt. */
+  readonly refreshError: ErrorInfo | null;
   readonly filterText: string;
   /** Only sessions in this state; null for all. */
   readonly stateFilter: string | null;
@@ -53,6 +58,14 @@ export interface SessionsState {
   loadMore(): Promise<void>;
   /** Reload from the first page, keeping the view settings. */
   refresh(): Promise<void>;
+  /**
+   * Read every loaded page again without clearing the list (the live refresh): records are
+   * replaced where they changed (an unchanged record keeps its identity), sessions gone from
+   * the service go, new ones come in, the view settings stay. Fields a stream patched after
+   * the refresh began are kept over the pages. Resolves to false when it did not run or was
+   * superseded (a load, a page loaded meanwhile). Never throws: a failure is refreshError.
+   */
+  refreshLive(): Promise<boolean>;
   setFilterText(text: string): void;
   setStateFilter(state: string | null): void;
   /** Sort by key; choosing the current key again flips the direction. */
@@ -108,10 +121,16 @@ export function createSessionsStore(
   /** Cursors the service has given since the first page: one given again would loop forever. */
   let seenCursors = new Set<string>();
   let inflight: AbortController | null = null;
+  /** Bumped whenever a page is appended, so a live refresh started before knows. */
+  let appended = 0;
+  let live: AbortController | null = null;
+  /** What a stream patched into a record, and when (a live refresh keeps what is newer). */
+  const patched = new Map<string, { at: number; patch: Partial<Session> }>();
 
   return createStore<SessionsState>()((set, get) => {
     async function fetchFirst(): Promise<void> {
       inflight?.abort();
+      live?.abort();
       const ctl = new AbortController();
       inflight = ctl;
       const gen = ++generation;
@@ -131,6 +150,7 @@ export function createSessionsStore(
           total: page.total,
           loading: false,
           loadedAt: now(),
+          refreshError: null,
         });
       } catch (e) {
         if (gen !== generation) return;
@@ -149,6 +169,8 @@ export function createSessionsStore(
       loadingMore: false,
       error: null,
       loadedAt: null,
+      refreshing: false,
+      refreshError: null,
       filterText: "",
       stateFilter: null,
       sortKey: "updated",
@@ -158,6 +180,78 @@ export function createSessionsStore(
 
       load: fetchFirst,
       refresh: fetchFirst,
+
+      async refreshLive() {
+        const s = get();
+        if (s.loading || s.refreshing) return false;
+        if (s.loadedAt === null) {
+          await fetchFirst();
+          return get().error === null;
+        }
+        const ctl = new AbortController();
+        live = ctl;
+        const gen = generation;
+        const pagesBefore = appended;
+        const started = now();
+        // As many records as are loaded now (at least a page), page after page.
+        const want = Math.max(1, s.items.length);
+        set({ refreshing: true });
+        try {
+          const got: Session[] = [];
+          let next: PageToken | null = null;
+          let total: number | null = null;
+          let page: PageToken | undefined;
+          let offset = 0;
+          const seen = new Set<string>();
+          for (let n = 0; n < MAX_REFRESH_PAGES; n++) {
+            const p = await client.listSessions(
+              { limit: pageSize, ...(page ? { page } : {}) },
+              ctl.signal,
+            );
+            for (const x of p.sessions) got.push(sanitizeRecord(x));
+            total = p.total;
+            next = p.next;
+            if (next === null || got.length >= want) break;
+            // The same guards as paging by hand: a cursor seen before, an offset standing still.
+            if ("cursor" in next) {
+              if (seen.has(next.cursor)) break;
+              seen.add(next.cursor);
+            } else {
+              if (next.offset <= offset) break;
+              offset = next.offset;
+            }
+            page = next;
+          }
+          if (gen !== generation || pagesBefore !== appended) {
+            set({ refreshing: false });
+            return false;
+          }
+          const previous = new Map(get().items.map((x) => [x.session_id, x]));
+          const items = dedupe([], got).map((fresh) => {
+            const p = patched.get(fresh.session_id);
+            const merged = p && p.at >= started ? { ...fresh, ...p.patch } : fresh;
+            const old = previous.get(fresh.session_id);
+            return old !== undefined && sameRecord(old, merged) ? old : merged;
+          });
+          patched.clear();
+          set({
+            items,
+            next,
+            hasMore: next !== null,
+            total: total ?? get().total,
+            loadedAt: now(),
+            refreshing: false,
+            refreshError: null,
+          });
+          return true;
+        } catch (e) {
+          if (gen !== generation) return false;
+          set({ refreshing: false, refreshError: toErrorInfo(e) });
+          return false;
+        } finally {
+          if (live === ctl) live = null;
+        }
+      },
 
       async loadMore() {
         const s = get();
@@ -182,6 +276,7 @@ export function createSessionsStore(
             stuck = "the service's next offset does not move forward";
           }
           const items = dedupe(get().items, admitted.items);
+          appended++;
           set({
             items,
             unsafeIds: admitted.unsafeIds,
@@ -234,7 +329,10 @@ export function createSessionsStore(
         const current = items[i];
         if (current === undefined) return;
         const next = items.slice();
-        next[i] = { ...current, ...sanitizeRecord(patch, redact), session_id: current.session_id };
+        const clean = sanitizeRecord(patch, redact);
+        next[i] = { ...current, ...clean, session_id: current.session_id };
+        const before = patched.get(sessionId)?.patch;
+        patched.set(sessionId, { at: now(), patch: { ...before, ...clean } });
         set({ items: next });
       },
 
@@ -261,6 +359,25 @@ export function createSessionsStore(
       },
     };
   });
+}
+
+/** Most pages one live refresh reads (100 sessions each by default). */
+const MAX_REFRESH_PAGES = 50;
+
+/** Same fields, same values (nested values compared as JSON): the record did not change. */
+function sameRecord(a: Session, b: Session): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  for (const k of ka) {
+    const x = ra[k];
+    const y = rb[k];
+    if (x === y) continue;
+    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
+    if (JSON.stringify(x) !== JSON.stringify(y)) return false;
+  }
+  return true;
 }
 
 function defaultDir(key: SessionSortKey): SortDirection {

@@ -209,3 +209,25 @@ export function formatTimeSpan(from: number, to: number): string {
   if (hm(a) === hm(b)) return `${formatTime(from)} to ${formatTime(to)}`;
   return `${hm(a)} to ${hm(b)}`;
 }
+
+/** How long ago something happened: "just now" under a second, else "4s ago", "2m 5s ago". */
+export function formatAge(ms: number): string {
+  if (!Number.isFinite(ms) || ms < SECOND) return "just now";
+  return `${formatDuration(ms)} ago`;
+}
+
+const SPARK = "▁▂▃▄▅▆▇█";
+
+/**
+ * A sparkline of counts, one character each: "·" for none, else a block scaled to the
+ * largest count (so a quiet session's busiest minute still shows as a full block).
+ */
+export function sparkline(counts: readonly number[]): string {
+  const max = Math.max(0, ...counts);
+  let out = "";
+  for (const n of counts) {
+    if (n <= 0 || max <= 0) out += "·";
+    else out += SPARK[Math.min(SPARK.length - 1, Math.ceil((n / max) * SPARK.length) - 1)];
+  }
+  return out;
+}

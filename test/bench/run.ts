@@ -17,6 +17,7 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { drainThroughStore } from "./measures/clientIngest.js";
 import { measureFanout } from "./measures/fanout.js";
+import { measureFleet } from "./measures/fleet.js";
 import { measureIdle } from "./measures/idle.js";
 import { measureLiveUi } from "./measures/liveUi.js";
 import { measureMemory } from "./measures/memory.js";
@@ -94,6 +95,10 @@ function plan(quick: boolean) {
     idleFleetMs: quick ? 5_000 : 30_000,
     bytesPerSecondPerSession: 10,
     bytesMs: quick ? 5_000 : 20_000,
+    fleetSessions: 500,
+    fleetStreams: 50,
+    fleetPerSecond: 20,
+    fleetMs: quick ? 6_000 : 20_000,
   };
 }
 
@@ -343,6 +348,43 @@ async function fanoutRow(p: ReturnType<typeof plan>): Promise<Row> {
   }
 }
 
+async function fleetRow(p: ReturnType<typeof plan>): Promise<Row> {
+  const secs = p.fleetMs / 1000;
+  const measure = `fleet: ${p.fleetSessions} sessions listed, the fleet view (Ink app, 200 columns) with ${p.fleetStreams} live streams at ${p.fleetPerSecond} ev/s each, ${secs} s`;
+  const target =
+    "CPU ≤ 30 % of one core, ≥ 10 fps while events change the view, key→frame p99 ≤ 100 ms, RSS ≤ 250 MB";
+  try {
+    const r = await withServer(
+      { seed: 10, paceMs: 0, heartbeatMs: 5000, sessionCount: p.fleetSessions },
+      (srv) =>
+        measureFleet(srv, {
+          sessions: p.fleetSessions,
+          streams: p.fleetStreams,
+          perSecondPerSession: p.fleetPerSecond,
+          warmupMs: 2000,
+          windowMs: p.fleetMs,
+        }),
+    );
+    return {
+      id: "B10",
+      measure,
+      value: `CPU ${num(r.cpuPct, 1)} % of one core; ${num(r.fps, 1)} fps; key→frame p99 ${num(r.keyP99Ms)} ms (p50 ${num(r.keyP50Ms)}; ${r.keyPresses} presses); RSS ${mb(r.rssMb)}; ${r.listed} listed, ${r.liveStreams} live`,
+      target,
+      pass:
+        r.cpuPct <= 30 &&
+        r.fps >= 10 &&
+        r.keyPresses > 0 &&
+        r.keyP99Ms <= 100 &&
+        r.rssMb <= 250 &&
+        r.listed >= p.fleetSessions &&
+        r.liveStreams >= p.fleetStreams,
+      figures: { ...r },
+    };
+  } catch (e) {
+    return failed("B10", measure, target, e);
+  }
+}
+
 async function liveUiRows(p: ReturnType<typeof plan>): Promise<Row[]> {
   // Every press that shows frees the next slot, so nearly every slot of the window gets one;
   // fewer samples than this would make the p99 a figure of a handful of presses.
@@ -476,6 +518,10 @@ async function main(): Promise<void> {
   if (want("B12")) {
     log(`B12: terminal bytes for ${p.bytesMs / 1000} s`);
     rows.push(await terminalBytesRow(p));
+  }
+  if (want("B10")) {
+    log(`B10: fleet for ${p.fleetMs / 1000} s`);
+    rows.push(await fleetRow(p));
   }
 
   const seconds = (performance.now() - t0) / 1000;

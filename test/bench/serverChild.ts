@@ -10,7 +10,14 @@ let server: ReferenceServer | null = null;
 async function handle(req: ServerRequest): Promise<unknown> {
   switch (req.cmd) {
     case "start": {
-      const opts: ServerOptions = { ...(req.args as ServerOptions), rateLimit: false };
+      // A limit the service announces and no benchmark reaches: the client's request budget
+      // learns it (a service that announced none would be paced at the documented 100 a
+      // minute). A row may ask for another (a budget row: the documented limit).
+      const args = req.args as ServerOptions;
+      const opts: ServerOptions = {
+        ...args,
+        rateLimit: args.rateLimit ?? { limit: 1_000_000, windowMs: 60_000 },
+      };
       server = await startServer(opts);
       return { url: server.url, ownerKey: server.key("owner"), sessionIds: server.sessionIds() };
     }

@@ -29,9 +29,7 @@ export interface RemoteServer {
   close(): Promise<void>;
 }
 
-export async function startServerProcess(
-  opts: Omit<ServerOptions, "rateLimit" | "log">,
-): Promise<RemoteServer> {
+export async function startServerProcess(opts: Omit<ServerOptions, "log">): Promise<RemoteServer> {
   const child: ChildProcess = fork(fileURLToPath(new URL("./serverChild.js", import.meta.url)), {
     stdio: ["ignore", "ignore", "inherit", "ipc"],
     // A large replay history is a few hundred MB of strings.

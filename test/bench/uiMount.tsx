@@ -78,6 +78,8 @@ export async function mountUi(opts: {
    * own incrementalRendering (only changed lines).
    */
   output?: "frames" | "cells" | "lines";
+  /** Open on the fleet view (`agent-sessions fleet`). */
+  fleet?: boolean;
 }): Promise<MountedUi> {
   const handle = buildServices({ baseUrl: opts.url, apiKey: opts.key });
   const terminal = new VirtualTerminal(opts.columns, opts.rows);
@@ -89,7 +91,13 @@ export async function mountUi(opts: {
       profile="bench"
       baseUrl={opts.url}
       initialSessions={opts.sessions}
-      options={{ bell: false, scrollback: 5000, maxPanes: 6, noColor: false }}
+      options={{
+        bell: false,
+        scrollback: 5000,
+        maxPanes: 6,
+        noColor: false,
+        startInFleet: opts.fleet ?? false,
+      }}
       onExit={() => {}}
     />,
     {

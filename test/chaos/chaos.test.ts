@@ -75,7 +75,9 @@ describe("chaos", () => {
       paceMs: 0,
       heartbeatMs: 50,
       sessionCount: 4,
-      rateLimit: false,
+      // A generous limit the service announces: the client's request budget learns it (without
+      // the headers it would pace every reconnect at the documented 100 a minute).
+      rateLimit: { limit: 1_000_000, windowMs: 60_000 },
       historyLimit: 20_000,
       log: (line) => {
         const m = /^GET \/api\/cloud\/sessions\/([^/]+)\/events /.exec(line);

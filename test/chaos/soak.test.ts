@@ -61,7 +61,9 @@ describe("soak", () => {
       paceMs: 0,
       heartbeatMs: 60_000,
       sessionCount: 1,
-      rateLimit: false,
+      // A generous limit the service announces: the client's request budget learns it (without
+      // the headers it would pace every reconnect at the documented 100 a minute).
+      rateLimit: { limit: 1_000_000, windowMs: 60_000 },
       // Every connection carries one event and ends: the client resumes with Last-Event-ID.
       faults: { dropAfter: 1 },
     });

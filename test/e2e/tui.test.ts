@@ -523,6 +523,38 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     expect(after).toMatch(/EXIT=0\b/);
   });
 
+  it("`fleet` opens on the fleet view; Enter opens a pane, T merges the streams, A shows the queue", async () => {
+    const pane = await launch(["fleet"]);
+    const table = await pane.waitFor("the fleet table with its rows streaming", (s) =>
+      /Fleet \d+\/\d+ · streams ([1-9]\d*) live of \1 \(cap 50\)/.test(s),
+    );
+    expect(table).toMatch(
+      /state\s+session\s+name\s+agent\s+activity\s+ev\/min 10m\s+files\s+current step/,
+    );
+    for (const id of ids) expect(table).toContain(id);
+    const first = ids[0] as string;
+
+    // The merged timeline tags every line with its session.
+    server.emit(first, "process_output", { text: "E2E-MERGED-line\n" });
+    await pane.keys("T");
+    const merged = await pane.waitForText(["Merged timeline", "E2E-MERGED-line"]);
+    expect(lineWith(merged, "E2E-MERGED-line")).toContain(first);
+    await pane.keys("Escape");
+    await pane.waitForText("Sessions");
+
+    // The attention queue, then back to the fleet and into a pane.
+    await pane.keys("A");
+    await pane.waitForText("Attention ·");
+    await pane.keys("Escape");
+    await pane.keys("v");
+    await pane.waitForText("Fleet ");
+    await pane.keys("Enter");
+    // The selected row's pane (rows move as the simulated sessions update).
+    await pane.waitFor("the row's pane", (s) => /[─═━] 1 ses_\w+ /.test(s));
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
   it("`demo` opens the UI against its own in-process service", async () => {
     const pane = await launch(["demo", "--pace-ms", "200"], {
       env: { AGENT_SESSIONS_BASE_URL: undefined, AGENT_SESSIONS_API_KEY: undefined },

@@ -15,6 +15,8 @@ export interface SeenRequest {
   socket: Socket;
   /** True once the response is closed (ended, or the connection went away). */
   closed: boolean;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 /** Answers one request; `n` is its index in `seen` (0 for the first request). */
@@ -79,6 +81,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
         body,
         socket: req.socket,
         closed: false,
+        at: Date.now(),
       };
       seen.push(entry);
       res.on("close", () => {

@@ -63,6 +63,8 @@ export interface UiHarness {
   unmount(): void;
 }
 
+const OSC = /\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
+
 export function renderUi(tree: ReactElement, size: { columns: number; rows: number }): UiHarness {
   const inst = render(<Text>{""}</Text>);
   let columns = size.columns;
@@ -75,7 +77,8 @@ export function renderUi(tree: ReactElement, size: { columns: number; rows: numb
     frame: () => cleanFrame(inst.lastFrame() ?? ""),
     rawFrame: () => (inst.lastFrame() ?? "").replace(/\u0007/g, ""),
     writes: inst.frames,
-    bells: () => inst.frames.filter((f) => f.includes("\u0007")).length,
+    // A BEL that ends an OSC (a desktop notification) is not a bell.
+    bells: () => inst.frames.filter((f) => f.replace(OSC, "").includes("\u0007")).length,
     get columns() {
       return columns;
     },
@@ -185,6 +188,7 @@ export function maskVolatile(frame: string): string {
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, "TIMESTAMP")
     .replace(/reconnecting in \d+[smhd](?: \d+[smhd])?/g, "reconnecting in N")
     .replace(/resets in (\d+) s/g, (_m, d: string) => `resets in ${"N".repeat(d.length)} s`)
+    .replace(/updated (?:just now|\d+[smhd](?: \d+[smhd])? ago)/g, "updated AGE")
     .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, "⠿")
     .replace(/… \d+\.\ds$/gm, "… ELAPSED");
 }
@@ -208,6 +212,10 @@ export interface FixtureOptions {
   pageSize?: number;
   /** Reconnect backoff of the streams (small so reconnect tests are quick). */
   backoffBaseMs?: number;
+  /** Most streams the fleet view keeps open. */
+  fleetStreams?: number;
+  /** The live list's cadence. */
+  refreshMs?: number;
 }
 
 export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixture> {
@@ -225,6 +233,8 @@ export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixtu
       tuning: { maxAttempts: 2, backoffBaseMs: 20 },
       pageSize: opts.pageSize ?? 100,
       streams: { backoffBaseMs: opts.backoffBaseMs ?? 50, maxDelayMs: 2000 },
+      ...(opts.fleetStreams !== undefined ? { fleetStreams: opts.fleetStreams } : {}),
+      ...(opts.refreshMs !== undefined ? { refreshMs: opts.refreshMs } : {}),
     },
   );
   const { services, client } = handle;

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { subscribeToSession } from "../../src/client/eventStream.js";
+import { RequestBudget } from "../../src/client/requestBudget.js";
 import { createSseReader, type SseMessage } from "../../src/client/sseReader.js";
 import { decodeEvent, type SessionEvent } from "../../src/protocol/index.js";
 
@@ -135,6 +136,7 @@ describe("SSE reader: same events for any stream, endings and chunking (property
 });
 
 describe("subscription over loopback: same events whatever the writes (property)", () => {
+  const unpaced = new RequestBudget({ defaults: { limit: 1_000_000, burst: 1_000_000 } });
   let server: Server;
   let baseUrl = "";
   let agent: Agent;
@@ -190,6 +192,8 @@ describe("subscription over loopback: same events whatever the writes (property)
             sessionId: "ses_prop",
             onEvent: (ev) => got.push(ev),
             backoffBaseMs: 1,
+            // Eighty openings against a server that announces no limit: not about pacing.
+            budget: unpaced,
           });
           const end = await sub.done;
           expect(end).toMatchObject({ state: "stopped", error: null });

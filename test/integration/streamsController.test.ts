@@ -213,7 +213,9 @@ describe("stores against the reference service", () => {
       paceMs: 0,
       seed: 7,
       heartbeatMs: 40,
-      rateLimit: false,
+      // A generous limit the service announces: the client's request budget learns it (without
+      // the headers it would pace at the documented 100 a minute).
+      rateLimit: { limit: 100_000, windowMs: 60_000 },
       ...opts,
     });
     cleanups.push(() => server.close());

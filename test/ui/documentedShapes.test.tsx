@@ -60,8 +60,10 @@ describe("documented shapes in the UI", () => {
     h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
     await waitForContent(h, "● live ·");
     fx.server.setState(id, "error");
-    const frame = await waitForContent(h, `⚠ 1 ${id} ✗ error`);
-    expect(frame).toContain("active → error");
+    await waitForContent(h, `⚠ 1 ${id} ✗ error`);
+    // The list row may say it a frame before the pane's timeline does.
+    const frame = await waitForContent(h, "active → error");
+    expect(frame).toContain(`⚠ 1 ${id} ✗ error`);
     await waitForContent(h, () => h?.bells() === 1);
   });
 

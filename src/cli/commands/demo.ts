@@ -22,7 +22,7 @@ async function demoUi(baseUrl: string, apiKey: string, ids: string[]): Promise<n
     baseUrl,
     services: handle.services,
     initialSessions: ids.slice(0, 2),
-    bell: false,
+    notify: { bell: false, osc: false, oscKind: "9", tmux: false },
     cleanup: () => handle.dispose(),
   });
 }

@@ -50,7 +50,7 @@ export function registerReplayCommand(program: Command): void {
           baseUrl: files.join(" "),
           services: handle.services,
           initialSessions: recording.sessions.slice(0, 6),
-          bell: false,
+          notify: { bell: false, osc: false, oscKind: "9", tmux: false },
           now: handle.replay.now,
           cleanup: () => handle.dispose(),
         });

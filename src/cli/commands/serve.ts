@@ -11,6 +11,7 @@ interface ServeFlags {
   seed?: number;
   rateLimit: number;
   rateWindowMs: number;
+  rateBurst?: number;
   historyLimit: number;
   history: number;
   dataDir?: string;
@@ -100,7 +101,13 @@ export function serveOptions(flags: ServeFlags): ServerOptions {
     sessionCount: flags.sessions,
     seed: flags.seed,
     rateLimit:
-      flags.rateLimit === 0 ? false : { limit: flags.rateLimit, windowMs: flags.rateWindowMs },
+      flags.rateLimit === 0
+        ? false
+        : {
+            limit: flags.rateLimit,
+            windowMs: flags.rateWindowMs,
+            ...(flags.rateBurst !== undefined ? { burst: flags.rateBurst } : {}),
+          },
     historyLimit: flags.historyLimit,
     historyOnOpen: flags.history,
     dataDir: flags.dataDir,
@@ -202,6 +209,11 @@ export function registerServeCommand(program: Command, io?: ServeIo): void {
     .option("--seed <n>", "make keys, ids and simulated content reproducible", intArg(0))
     .option("--rate-limit <n>", "requests per window per key (0: no limit)", intArg(0), 600)
     .option("--rate-window-ms <ms>", "sliding window length", intArg(1), 60_000)
+    .option(
+      "--rate-burst <n>",
+      "also at most N requests at once, refilled at the rate limit (the real service: 20)",
+      intArg(1),
+    )
     .option(
       "--history-limit <n>",
       "events kept per session for Last-Event-ID replay",

@@ -18,6 +18,7 @@ interface SnapshotOptions {
   replay?: string[];
   at?: string;
   session?: string;
+  fleet?: boolean;
 }
 
 function collect(value: string, prev: string[] = []): string[] {
@@ -53,6 +54,7 @@ export function registerSnapshotCommand(program: Command): void {
       "with --replay: the moment to render (10:12:30, +5m, -30s, 50%, start, end; default end)",
     )
     .option("--session <session_id>", "with --replay: the session of lines that do not name theirs")
+    .option("--fleet", "render the fleet view (every session in one table)")
     .action(async (opts: SnapshotOptions, cmd: Command) => {
       for (const id of opts.open ?? []) {
         if (!isSessionId(id)) {
@@ -131,7 +133,7 @@ async function renderSnapshot(
       services: handle.services,
       profile: conn.profile,
       baseUrl: conn.baseUrl,
-      options: { bell: false, noColor },
+      options: { bell: false, noColor, startInFleet: opts.fleet === true },
       initialSessions: open,
       onExit: () => {},
     }),

@@ -6,7 +6,8 @@ import { assertKeychainReachable } from "../../credentials/keychain.js";
 import { resolveCredentials, resolveTarget } from "../../credentials/resolve.js";
 import { saveCredentials } from "../../credentials/store.js";
 import { isSessionId } from "../../protocol/resources.js";
-import { globalOptions, tuningFromEnv } from "../context.js";
+import { notifyPolicyFromEnv } from "../../ui/model/notifier.js";
+import { globalOptions, tuningFromEnv, uiTuningFromEnv } from "../context.js";
 import { err, fail, registerSecret } from "../output.js";
 import { rejectUnknownCommand } from "../unknownCommand.js";
 
@@ -23,10 +24,16 @@ export function requireTerminal(): boolean {
  * Opens the UI for the selected profile. With no key yet it shows the login screen, which
  * verifies the pasted key and stores it in the keychain through the credentials module.
  */
-async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
+async function startUi(
+  cmd: Command,
+  initialSessions: string[],
+  opts: { fleet?: boolean } = {},
+): Promise<void> {
   if (!requireTerminal()) return;
   const g = globalOptions(cmd);
   const noJournal = g.journal === false || cmd.opts<{ journal?: boolean }>().journal === false;
+  const { policy: notify, warning } = notifyPolicyFromEnv(process.env);
+  if (warning) err(`warning: ${warning}`);
   try {
     const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl, org: g.org });
     // Lazy: Ink, React and the stores load only when a terminal session starts.
@@ -40,6 +47,12 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
       return { journal: j.journal, journalStatus: j.status };
     };
     const tuning = tuningFromEnv();
+    const ui = uiTuningFromEnv();
+    const build = {
+      tuning,
+      ...(ui.fleetStreams !== undefined ? { fleetStreams: ui.fleetStreams } : {}),
+      ...(ui.refreshMs !== undefined ? { refreshMs: ui.refreshMs } : {}),
+    };
     const handles: { dispose(): Promise<void> }[] = [];
     let services = null;
     let keychainProblem: { message: string; hint: string | null } | null = null;
@@ -50,7 +63,7 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
         org: g.org,
       });
       registerSecret(creds.apiKey);
-      const h = buildServices(creds, { tuning, ...(await withJournal(creds.baseUrl)) });
+      const h = buildServices(creds, { ...build, ...(await withJournal(creds.baseUrl)) });
       handles.push(h);
       services = h.services;
     } catch (e) {
@@ -75,7 +88,7 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
       await saveCredentials({ profile: target.profile, baseUrl: target.baseUrl, apiKey: key });
       const h = buildServices(
         { baseUrl: target.baseUrl, apiKey: key, organizationId: org },
-        { tuning, ...(await withJournal(target.baseUrl)) },
+        { ...build, ...(await withJournal(target.baseUrl)) },
       );
       handles.push(h);
       return h.services;
@@ -87,7 +100,8 @@ async function startUi(cmd: Command, initialSessions: string[]): Promise<void> {
       initialSessions,
       onLogin,
       keychainProblem,
-      bell: process.env.AGENT_SESSIONS_BELL !== "0",
+      notify,
+      fleet: opts.fleet ?? false,
       cleanup: async () => {
         await Promise.all(handles.map((h) => h.dispose()));
         const { closeDefaultAgent } = await import("../../client/transport.js");
@@ -128,6 +142,14 @@ export function registerUiCommands(program: Command): void {
       }
       if (word !== undefined) rejectUnknownCommand(cmd, word);
       await startUi(cmd, []);
+    });
+  program
+    .command("fleet")
+    .description(
+      "open the terminal UI on the fleet view: every session in one table with live columns",
+    )
+    .action(async (_opts: unknown, cmd: Command) => {
+      await startUi(cmd, [], { fleet: true });
     });
   program
     .command("open")

@@ -1,6 +1,11 @@
 import { RateLimitTracker } from "../../client/rateLimit.js";
+import { RequestBudget } from "../../client/requestBudget.js";
 import type { ApiKeyInfo, Identity, Session } from "../../protocol/resources.js";
 import { createActionsStore } from "../../store/actionsStore.js";
+import { createAttentionStore } from "../../store/attention/attentionStore.js";
+import { ActivityTracker } from "../../store/fleet/activity.js";
+import { FleetStreams } from "../../store/fleet/fleetStreams.js";
+import { createOverlapStore } from "../../store/fleet/overlaps.js";
 import type { Recording } from "../../store/history/recording.js";
 import {
   createReplay,
@@ -10,6 +15,7 @@ import {
 import { createIdentityStore } from "../../store/identityStore.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
 import { createSessionsStore } from "../../store/sessionsStore.js";
+import { StreamLeases } from "../../store/streams/streamLeases.js";
 import { createStreamsStore } from "../../store/streams/streamsStore.js";
 import type { AppServices } from "../../ui/model/services.js";
 
@@ -97,6 +103,13 @@ export function buildReplayServices(
   clock = replay.now;
   replayRef = replay;
   const rateLimit = createRateLimitStore(new RateLimitTracker());
+  // Panes and the fleet share the replay's streams; nothing is sent, so nothing is paced: a
+  // budget no replay can empty, and no live list (the recording is the list).
+  const leases = new StreamLeases(replay);
+  const activity = new ActivityTracker();
+  const budget = new RequestBudget({
+    defaults: { limit: Number.MAX_SAFE_INTEGER, burst: Number.MAX_SAFE_INTEGER, windowMs: 60_000 },
+  });
   const services: AppServices = {
     api: {
       verify: async () => REPLAY_KEY,
@@ -106,11 +119,17 @@ export function buildReplayServices(
     identity: createIdentityStore({ now: replay.now }),
     sessions,
     streams,
-    streamControl: replay,
+    streamControl: leases,
     actions: createActionsStore(),
     rateLimit,
     maskedKey: "none",
     replay,
+    attention: createAttentionStore({ sessions, streams, now: replay.now }),
+    activity,
+    overlaps: createOverlapStore(sessions, activity),
+    fleetStreams: new FleetStreams({ leases }),
+    live: null,
+    budget,
   };
   let disposed: Promise<void> | null = null;
   return {
@@ -118,6 +137,9 @@ export function buildReplayServices(
     replay,
     dispose() {
       disposed ??= (async () => {
+        services.fleetStreams.releaseAll();
+        services.attention.dispose();
+        services.overlaps.dispose();
         replay.dispose();
         streams.getState().dispose();
         rateLimit.dispose();

@@ -1,10 +1,16 @@
 import { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
 import { createActionsStore } from "../../store/actionsStore.js";
+import { createAttentionStore } from "../../store/attention/attentionStore.js";
+import { ActivityTracker } from "../../store/fleet/activity.js";
+import { FleetStreams } from "../../store/fleet/fleetStreams.js";
+import { createOverlapStore } from "../../store/fleet/overlaps.js";
 import type { JournalStatusStore } from "../../store/history/journal.js";
 import { createIdentityStore } from "../../store/identityStore.js";
+import { LiveList } from "../../store/liveList.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
 import { createSessionsStore } from "../../store/sessionsStore.js";
+import { StreamLeases } from "../../store/streams/streamLeases.js";
 import { StreamsController } from "../../store/streams/streamsController.js";
 import { createStreamsStore } from "../../store/streams/streamsStore.js";
 import { maskKey } from "../../text/format.js";
@@ -36,6 +42,10 @@ export interface BuildOptions {
   journal?: FileJournal | null;
   /** What the UI says about the journal (on, off, failed). */
   journalStatus?: JournalStatusStore;
+  /** Most streams the fleet view keeps open. Default 50. */
+  fleetStreams?: number;
+  /** The live list's normal cadence. Default 15000. */
+  refreshMs?: number;
 }
 
 /**
@@ -71,6 +81,12 @@ export function buildServices(
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
     ...opts.streams,
   };
+  const activity = new ActivityTracker();
+  const live = new LiveList({
+    sessions,
+    budget: client.budget,
+    ...(opts.refreshMs !== undefined ? { baseMs: opts.refreshMs } : {}),
+  });
   const controller = new StreamsController({
     config: { baseUrl: conn.baseUrl, apiKey: conn.apiKey, ...org },
     store: streams,
@@ -79,18 +95,36 @@ export function buildServices(
     // Never more history than the scrollback holds.
     history: scrollback,
     ...(journal ? { journal } : {}),
+    // A state change on one stream: the others may have changed too, read the list soon.
+    onStateChange: () => live.poke("state"),
+    onItem: (id, event, data, at) => activity.note(id, event, data, at),
   });
+  const leases = new StreamLeases(controller);
   const rateLimit = createRateLimitStore(client.rateLimit);
+  const actions = createActionsStore({ redact });
+  // After a git action the list (branch, state) is read again at once.
+  const offActions = actions.subscribe((s, prev) => {
+    if (s.last !== prev.last && s.last !== null) live.poke("git");
+  });
   const services: AppServices = {
     api: client,
     identity: createIdentityStore({ redact }),
     sessions,
     streams,
-    streamControl: controller,
-    actions: createActionsStore({ redact }),
+    streamControl: leases,
+    actions,
     rateLimit,
     maskedKey: maskKey(conn.apiKey),
     ...(opts.journalStatus ? { journal: opts.journalStatus } : {}),
+    attention: createAttentionStore({ sessions, streams }),
+    activity,
+    overlaps: createOverlapStore(sessions, activity),
+    fleetStreams: new FleetStreams({
+      leases,
+      ...(opts.fleetStreams !== undefined ? { cap: opts.fleetStreams } : {}),
+    }),
+    live,
+    budget: client.budget,
   };
   let disposed: Promise<void> | null = null;
   return {
@@ -99,6 +133,11 @@ export function buildServices(
     streams: controller,
     dispose() {
       disposed ??= (async () => {
+        live.stop();
+        offActions();
+        services.fleetStreams.releaseAll();
+        services.attention.dispose();
+        services.overlaps.dispose();
         services.actions.getState().cancel();
         await controller.closeAll();
         await journal?.dispose();

@@ -1,5 +1,6 @@
 import { render } from "ink";
 import { App, type AppServices } from "../../ui/index.js";
+import { DEFAULT_NOTIFY, type NotifyPolicy } from "../../ui/model/notifier.js";
 import { secrets } from "../output.js";
 import { savePaneNdjson } from "./savePane.js";
 import {
@@ -18,7 +19,10 @@ export interface RunTuiOptions {
   onLogin?: (key: string) => Promise<AppServices>;
   /** No keychain to keep a key in: shown on the login screen with the ways out. */
   keychainProblem?: { message: string; hint: string | null } | null;
-  bell?: boolean;
+  /** Bell and desktop notifications (AGENT_SESSIONS_NOTIFY, AGENT_SESSIONS_BELL). */
+  notify?: NotifyPolicy;
+  /** Open on the fleet view. */
+  fleet?: boolean;
   scrollback?: number;
   /** Called once when the UI ends, before the terminal is restored. */
   cleanup: () => Promise<void>;
@@ -54,13 +58,21 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
   process.on("SIGINT", onSignal);
 
   const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "";
+  const notify = opts.notify ?? DEFAULT_NOTIFY;
   const instance = render(
     <App
       services={opts.services}
       profile={opts.profile}
       baseUrl={opts.baseUrl}
       options={{
-        bell: opts.bell ?? true,
+        bell: notify.bell,
+        osc: notify.osc ? notify.oscKind : "off",
+        tmux: notify.tmux,
+        // Straight to the terminal: the frame guard and the diff writer keep OSC out of frames.
+        notifyOut: (data: string) => {
+          stdout.write(data);
+        },
+        startInFleet: opts.fleet ?? false,
         scrollback: opts.scrollback ?? 5000,
         maxPanes: 6,
         noColor,

@@ -44,6 +44,8 @@ export interface TimelineEntry {
   promptType?: string;
   /** unknown / malformed: the SSE event name. */
   event?: string;
+  /** The session the entry came from, in a merged timeline of several sessions. */
+  sessionId?: string;
   /**
    * The original payload, for NDJSON export. Joined prompt text keeps a synthesized
    * {type: "text", content} of the joined (sanitized) text instead of every fragment.

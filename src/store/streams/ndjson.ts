@@ -13,6 +13,7 @@ function iso(ms: number | undefined): string | undefined {
 /** One entry as an NDJSON record (keys with undefined values are dropped by JSON). */
 function entryRecord(e: TimelineEntry): Record<string, unknown> {
   return {
+    session_id: e.sessionId,
     seq: e.seq,
     id: e.id,
     kind: e.kind,

@@ -24,6 +24,10 @@ export interface StreamsControllerOptions {
   store: StreamsStore;
   /** When given, a session's live state_changed also updates its row in the list. */
   sessions?: SessionsStore;
+  /** Told of every state change a stream brings (the live list refreshes soon after one). */
+  onStateChange?: (sessionId: string, state: string) => void;
+  /** Sees every SSE item as it arrives, before the store (the fleet's per-session activity). */
+  onItem?: (sessionId: string, event: string | undefined, data: string, at: number) => void;
   /** Passed through to every subscription. */
   subscribeOptions?: Pick<
     SubscribeOptions,
@@ -141,8 +145,9 @@ export class StreamsController {
           heartbeatIntervalMs: sub.heartbeatIntervalMs,
           watchdogMs: sub.watchdogMs,
         });
-      } else if (ev.kind === "state_changed" && sessions) {
-        sessions.getState().patchSession(sessionId, { state: ev.data.state });
+      } else if (ev.kind === "state_changed") {
+        sessions?.getState().patchSession(sessionId, { state: ev.data.state });
+        this.#opts.onStateChange?.(sessionId, ev.data.state);
       }
     };
     // The server's history runs until it says so (`: history-end`), else until the first
@@ -197,6 +202,7 @@ export class StreamsController {
           else fromServer++;
         }
         journal?.record(sessionId, event, data, id, at);
+        this.#opts.onItem?.(sessionId, event, data, at);
         const s = store.getState();
         const ev = s.pushItem(sessionId, event, data, id, at);
         if (ev !== null) afterEvent(s, ev);

@@ -118,6 +118,7 @@ export const ASCII_GLYPHS: Readonly<Record<string, string>> = {
   "╚": "#",
   "╝": "#",
   "━": "=",
+  "┄": "-",
   "┃": "!",
   "┏": "*",
   "┓": "*",
@@ -143,6 +144,17 @@ export const ASCII_GLYPHS: Readonly<Record<string, string>> = {
   "⏎": "<",
   "•": "*",
   "∞": "~",
+  // The overlap mark (two sessions changed the same files).
+  "⇄": "&",
+  // The fleet's sparkline, low to high.
+  "▁": "_",
+  "▂": ".",
+  "▃": "-",
+  "▄": "-",
+  "▅": "=",
+  "▆": "=",
+  "▇": "#",
+  "█": "#",
   // Punctuation.
   "·": ".",
   "…": "~",
@@ -182,4 +194,22 @@ export function toAscii(text: string): string {
   return text.replace(/[^\u0000-\u007f]/gu, (ch) =>
     asciiGlyph(ch, charWidth(ch.codePointAt(0) ?? 0)),
   );
+}
+
+/** Colours a session may get in views that mix sessions (the merged timeline). */
+const SESSION_COLORS = ["cyan", "magenta", "yellow", "green", "blue", "redBright", "white"];
+
+/**
+ * A session's colour: the same one on every run and in every view (from its id), so a
+ * session is recognised at a glance; the id is always shown beside it too. undefined under
+ * NO_COLOR.
+ */
+export function sessionColor(theme: Theme, sessionId: string): string | undefined {
+  if (theme.noColor) return undefined;
+  let h = 2166136261;
+  for (let i = 0; i < sessionId.length; i++) {
+    h ^= sessionId.charCodeAt(i);
+    h = Math.imul(h, 16777619);
+  }
+  return SESSION_COLORS[(h >>> 0) % SESSION_COLORS.length];
 }

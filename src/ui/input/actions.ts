@@ -1,11 +1,14 @@
 import { unsafeIdReason } from "../../protocol/ids.js";
 import type { Session } from "../../protocol/resources.js";
 import { selectRecord, selectVisibleSessions } from "../../store/sessionsStore.js";
+import type { TimelineEntry } from "../../store/streams/entry.js";
+import { mergedTimelineOf } from "../../store/streams/mergedTimeline.js";
 import { appendLog, feedLogFromServices } from "../model/messageLog.js";
-import { initialPaneView, type PaneView } from "../model/paneView.js";
+import { type EntrySource, initialPaneView, type PaneView } from "../model/paneView.js";
 import {
   focusedPaneId,
   type LogEntry,
+  MERGED_ID,
   type MessageLevel,
   paneViewOf,
   type UiState,
@@ -42,9 +45,13 @@ export function visibleSessions(deps: UiDeps): Session[] {
   return selectVisibleSessions(deps.services.sessions.getState());
 }
 
-/** The session a git action or the detail view is about: the focused pane's, else the list row's. */
+/**
+ * The session a git action or the detail view is about: the fleet's row in the fleet view,
+ * else the focused pane's, else the list row's.
+ */
 export function selectedSessionId(deps: UiDeps): string | null {
   const s = deps.ui.getState();
+  if (s.view === "fleet") return visibleSessions(deps)[s.fleetCursor]?.session_id ?? null;
   if (s.focus > 0) return focusedPaneId(s);
   return visibleSessions(deps)[s.listCursor]?.session_id ?? null;
 }
@@ -53,18 +60,29 @@ export function selectedSessionId(deps: UiDeps): string | null {
  * Change what the list shows (sort, filters) with the cursor staying on the session it was
  * on; when that session is no longer shown, the cursor goes to the top.
  */
-export function keepSelection(deps: UiDeps, change: () => void): void {
-  const before = visibleSessions(deps)[deps.ui.getState().listCursor]?.session_id ?? null;
+export function keepSelection(
+  deps: UiDeps,
+  change: () => void,
+  which: "listCursor" | "fleetCursor" = "listCursor",
+): void {
+  const before = visibleSessions(deps)[deps.ui.getState()[which]]?.session_id ?? null;
   change();
   const at = before === null ? -1 : visibleSessions(deps).findIndex((x) => x.session_id === before);
-  patch(deps, { listCursor: Math.max(0, at) });
+  patch(deps, { [which]: Math.max(0, at) });
 }
 
 export function sessionRecord(deps: UiDeps, sessionId: string): Session | undefined {
   return selectRecord(deps.services.sessions.getState(), sessionId);
 }
 
-export function timelineOf(deps: UiDeps, sessionId: string) {
+/** What a pane's keys scroll, search and save. */
+export interface Scrollback extends EntrySource {
+  toArray(): TimelineEntry[];
+}
+
+/** A session's scrollback, or the merged timeline's (MERGED_ID). */
+export function timelineOf(deps: UiDeps, sessionId: string): Scrollback | null {
+  if (sessionId === MERGED_ID) return mergedTimelineOf(deps.services.streams);
   return deps.services.streams.getState().sessions[sessionId]?.timeline ?? null;
 }
 
@@ -98,7 +116,7 @@ export function openPane(deps: UiDeps, sessionId: string): void {
   const s = deps.ui.getState();
   const at = s.panes.indexOf(sessionId);
   if (at >= 0) {
-    patch(deps, { focus: at + 1 });
+    patch(deps, { focus: at + 1, view: "main" });
     return;
   }
   const max = deps.options.maxPanes;
@@ -113,6 +131,35 @@ export function openPane(deps: UiDeps, sessionId: string): void {
   deps.services.streamControl.openStream(sessionId);
   // The record too: the title shows the current state before the first event.
   void deps.services.sessions.getState().refreshSession(sessionId);
+}
+
+/**
+ * Show a session the user asked to see (an attention item): its pane when it has one, else
+ * its row, in the fleet when the fleet is on show, else in the list. Marks it seen.
+ */
+export function goToSession(deps: UiDeps, sessionId: string): void {
+  deps.services.attention.getState().acknowledge(sessionId);
+  deps.services.streams.getState().acknowledge(sessionId);
+  const s = deps.ui.getState();
+  const row = visibleSessions(deps).findIndex((x) => x.session_id === sessionId);
+  if (s.view === "fleet" && row >= 0) {
+    patch(deps, { fleetCursor: row });
+    return;
+  }
+  const pane = s.panes.indexOf(sessionId);
+  if (pane >= 0) {
+    patch(deps, { view: "main", focus: pane + 1 });
+    return;
+  }
+  if (row >= 0) {
+    patch(deps, { view: "main", focus: 0, zoomed: false, listCursor: row });
+    return;
+  }
+  // Not in the list as filtered (or not loaded): its pane shows it.
+  patch(deps, { view: "main" });
+  openPane(deps, sessionId);
+  const at = deps.ui.getState().panes.indexOf(sessionId);
+  if (at >= 0) patch(deps, { focus: at + 1, zoomed: false });
 }
 
 export function closePane(deps: UiDeps, sessionId: string): void {

@@ -6,6 +6,7 @@ import {
   bodyRowsOf,
   headerRows,
   listRows,
+  listWindowStart,
   paneBody,
   type ScreenLayout,
   screenLayout,
@@ -13,7 +14,7 @@ import {
 } from "./layout.js";
 import { type LogLine, logLines } from "./messageLog.js";
 import type { Viewport } from "./paneView.js";
-import type { LogEntry, UiState } from "./uiStore.js";
+import { type LogEntry, MERGED_ID, type UiState } from "./uiStore.js";
 
 /**
  * The screen geometry of a UI state, computed once here for the views that draw it and the
@@ -42,8 +43,9 @@ export function bodyOf(size: TerminalSize): { width: number; rows: number } {
   return { width: size.columns, rows: bodyRowsOf(size) };
 }
 
-/** The timeline area of a session's pane, as the pane draws it. */
+/** The timeline area of a session's pane, as the pane draws it (or the merged timeline's). */
 export function paneViewport(s: Arrangement, sessionId: string, noColor: boolean): Viewport {
+  if (sessionId === MERGED_ID) return mergedViewport(s.size, noColor);
   const lay = screenOf(s);
   const idx = s.panes.indexOf(sessionId);
   const cell = lay.cells.find((c) => c.index === idx) ?? lay.cells[0];
@@ -141,4 +143,47 @@ export function messagesPaging(size: TerminalSize, entries: readonly LogEntry[])
   const body = bodyOf(size);
   const { page, maxOffset } = messagesLayout(entries, body.width, body.rows);
   return { page, maxOffset };
+}
+
+/**
+ * The fleet table in the body: its border, title line, filter/sort line, column headings and
+ * status line around the rows.
+ */
+export const FLEET_CHROME_ROWS = 6;
+
+/** Rows of sessions the fleet table shows: one page. */
+export function fleetRows(size: TerminalSize): number {
+  return Math.max(1, bodyOf(size).rows - FLEET_CHROME_ROWS);
+}
+
+/** Which rows of `count` the fleet shows with the cursor at `cursor`: only those are drawn. */
+export function fleetWindow(
+  size: TerminalSize,
+  cursor: number,
+  count: number,
+): { start: number; rows: number } {
+  const rows = fleetRows(size);
+  const at = Math.min(cursor, Math.max(0, count - 1));
+  return { start: listWindowStart(at, count, rows), rows };
+}
+
+/** The session tag in front of each merged line (colour and short id). */
+export const MERGED_TAG_WIDTH = 13;
+/** Border (2), the legend line and the status line. */
+const MERGED_CHROME_ROWS = 4;
+
+/** The merged timeline's text area, as its view draws it. */
+export function mergedViewport(size: TerminalSize, noColor: boolean): Viewport {
+  const body = bodyOf(size);
+  return {
+    rows: Math.max(1, body.rows - MERGED_CHROME_ROWS),
+    width: Math.max(8, body.width - 2 - MERGED_TAG_WIDTH),
+    noColor,
+  };
+}
+
+/** The attention queue overlay's item rows (border and title line around them). */
+export function attentionPaging(size: TerminalSize, items: number): Paging {
+  const page = detailRows(bodyOf(size).rows);
+  return { page, maxOffset: Math.max(0, items - 1) };
 }

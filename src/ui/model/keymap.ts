@@ -17,6 +17,9 @@ export type ModeKind =
   | "help"
   | "detail"
   | "messages"
+  | "attention"
+  | "fleet"
+  | "merged"
   | "pane"
   | "list"
   | "login";
@@ -32,6 +35,9 @@ export const MODE_KINDS: readonly ModeKind[] = [
   "help",
   "detail",
   "messages",
+  "attention",
+  "fleet",
+  "merged",
   "pane",
   "list",
   "login",
@@ -71,6 +77,9 @@ export type CommandId =
   | "focusList"
   | "focusPane"
   | "nextAttention"
+  | "attentionQueue"
+  | "fleet"
+  | "merged"
   | "refresh"
   | "back"
   | "up"
@@ -138,11 +147,17 @@ export interface Command {
 
 /** The session list and the pane: the screens under any overlay or dialog. */
 const SCREENS: readonly ModeKind[] = ["list", "pane"];
-const OVERLAYS: readonly ModeKind[] = ["help", "detail", "messages"];
+/** The whole-body views over them: the fleet table and the merged timeline. */
+const VIEWS: readonly ModeKind[] = ["fleet", "merged"];
+const OVERLAYS: readonly ModeKind[] = ["help", "detail", "messages", "attention"];
 /** Where a text field has the cursor. */
 const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "jump", "login"];
-/** Where j/k and friends move something: the list, a pane, an overlay. */
-const SCROLLING: readonly ModeKind[] = [...SCREENS, ...OVERLAYS];
+/** Where j/k and friends move something: the list, a pane, a view, an overlay. */
+const SCROLLING: readonly ModeKind[] = [...SCREENS, ...VIEWS, ...OVERLAYS];
+/** Where the selected session is a row of a table: the list and the fleet. */
+const ROWS: readonly ModeKind[] = ["list", "fleet"];
+/** Where a timeline is on screen: a pane and the merged timeline. */
+const TIMELINES: readonly ModeKind[] = ["pane", "merged"];
 
 const k = (char: string): KeySpec => ({ char });
 const named = (name: NamedKey, mods: Omit<KeySpec, "name" | "char"> = {}): KeySpec => ({
@@ -158,7 +173,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("?")],
     label: "help",
     description: "show or hide this help",
-    modes: [...SCREENS, ...OVERLAYS],
+    modes: [...SCREENS, ...VIEWS, "help", "detail", "messages"],
     footer: { rank: 10 },
   },
   {
@@ -174,8 +189,8 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("q")],
     label: "quit",
     description: "quit (asks first while a git action runs)",
-    modes: [...SCREENS, ...OVERLAYS, "tooSmall"],
-    footer: { rank: 11, in: SCREENS },
+    modes: [...SCREENS, ...VIEWS, ...OVERLAYS, "tooSmall"],
+    footer: { rank: 11, in: [...SCREENS, ...VIEWS] },
   },
   {
     id: "forceQuit",
@@ -218,16 +233,41 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("a")],
     label: "attention",
     description:
-      "jump to the next session that needs attention (paused, error, destroyed, or its stream stopped)",
-    modes: SCREENS,
+      "jump to the next session that needs you, newest first (paused, error, destroyed, its stream stopped or silent), from the list or its stream",
+    modes: [...SCREENS, ...VIEWS],
     footer: { rank: 13 },
+  },
+  {
+    id: "attentionQueue",
+    keys: [k("A")],
+    label: "queue",
+    description:
+      "show the attention queue: every session that needs you, newest first, why and since when (Enter jumps to one)",
+    modes: [...SCREENS, ...VIEWS, "attention"],
+  },
+  {
+    id: "fleet",
+    keys: [k("v")],
+    label: "fleet",
+    description:
+      "fleet view: every session in one table with live columns (v again or Esc goes back)",
+    modes: [...SCREENS, ...VIEWS],
+    footer: { rank: 18, in: SCREENS },
+  },
+  {
+    id: "merged",
+    keys: [k("T")],
+    label: "merged",
+    description:
+      "merged timeline: the events of every streamed session in time order, tagged by session (T again or Esc goes back)",
+    modes: [...SCREENS, ...VIEWS],
   },
   {
     id: "refresh",
     keys: [ctrl("r")],
     label: "refresh",
-    description: "reload identity and the session list",
-    modes: SCREENS,
+    description: "reload identity and the session list (it also refreshes by itself)",
+    modes: [...SCREENS, ...VIEWS],
   },
   {
     id: "back",
@@ -242,8 +282,8 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("c")],
     label: "clone",
     description: "clone a repository into the focused session",
-    modes: SCREENS,
-    footer: { rank: 14 },
+    modes: [...SCREENS, "fleet"],
+    footer: { rank: 14, in: [...SCREENS, "fleet"] },
     scope: "sessions:write",
   },
   {
@@ -251,8 +291,8 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("p")],
     label: "push",
     description: "push the focused session's branch (asks first)",
-    modes: SCREENS,
-    footer: { rank: 15 },
+    modes: [...SCREENS, "fleet"],
+    footer: { rank: 15, in: [...SCREENS, "fleet"] },
     scope: "sessions:write",
   },
   {
@@ -260,8 +300,8 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("b")],
     label: "branch",
     description: "create a branch in the focused session (asks first)",
-    modes: SCREENS,
-    footer: { rank: 16 },
+    modes: [...SCREENS, "fleet"],
+    footer: { rank: 16, in: [...SCREENS, "fleet"] },
     scope: "sessions:write",
   },
   {
@@ -269,8 +309,8 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("r")],
     label: "PR",
     description: "open a pull request from the focused session (asks first)",
-    modes: SCREENS,
-    footer: { rank: 17 },
+    modes: [...SCREENS, "fleet"],
+    footer: { rank: 17, in: [...SCREENS, "fleet"] },
     scope: "sessions:write",
   },
   // movement, shared by list and pane
@@ -321,8 +361,9 @@ export const KEYMAP: readonly Command[] = [
     id: "open",
     keys: [named("return")],
     label: "open",
-    description: "open the selected session in a pane",
-    modes: ["list"],
+    description:
+      "open the selected session in a pane (in the list, the fleet view and the attention queue)",
+    modes: [...ROWS, "attention"],
     footer: { rank: 1 },
   },
   {
@@ -331,7 +372,7 @@ export const KEYMAP: readonly Command[] = [
     label: "filter",
     description:
       "filter sessions by text (id and visible fields; state:, agent:, template:, visibility: match a field; Esc clears it)",
-    modes: ["list"],
+    modes: ROWS,
     footer: { rank: 2 },
   },
   {
@@ -339,21 +380,21 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("s")],
     label: "state",
     description: "cycle the state filter (all, then each state a loaded session is in)",
-    modes: ["list"],
+    modes: ROWS,
   },
   {
     id: "sort",
     keys: [k("o")],
     label: "sort",
     description: "cycle the sort order",
-    modes: ["list"],
+    modes: ROWS,
   },
   {
     id: "detail",
     keys: [k("i")],
     label: "detail",
     description: "show every field of the selected session",
-    modes: ["list", "detail"],
+    modes: [...ROWS, "detail"],
   },
   // pane
   {
@@ -376,7 +417,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("f")],
     label: "follow",
     description: "toggle follow mode (auto-scroll)",
-    modes: ["pane"],
+    modes: TIMELINES,
     footer: { rank: 2 },
   },
   {
@@ -384,21 +425,21 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("w")],
     label: "wrap",
     description: "toggle line wrapping",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "timestamps",
     keys: [k("t")],
     label: "time",
     description: "toggle timestamps",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "search",
     keys: [k("/")],
     label: "search",
     description: "search the pane (lands on the newest match; Esc clears the search)",
-    modes: ["pane"],
+    modes: TIMELINES,
     footer: { rank: 3 },
   },
   {
@@ -406,49 +447,49 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("n")],
     label: "next",
     description: "next search match (older, further up)",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "searchPrev",
     keys: [k("N")],
     label: "prev",
     description: "previous search match (newer, further down)",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "toggleKindPrompt",
     keys: [k("P")],
     label: "prompt",
     description: "show or hide prompt progress",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "toggleKindOutput",
     keys: [k("O")],
     label: "output",
     description: "show or hide process output",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "toggleKindFiles",
     keys: [k("F")],
     label: "files",
     description: "show or hide file changes",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "toggleKindState",
     keys: [k("S")],
     label: "state",
     description: "show or hide state changes",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   {
     id: "save",
     keys: [k("e")],
     label: "export",
     description: "save the pane's events to a file (NDJSON)",
-    modes: ["pane"],
+    modes: TIMELINES,
   },
   // dialogs
   {
@@ -463,8 +504,8 @@ export const KEYMAP: readonly Command[] = [
     id: "cancel",
     keys: [named("escape")],
     label: "cancel",
-    description: "close the dialog",
-    modes: [...TEXT_FIELDS, "confirm", "quit", ...OVERLAYS],
+    description: "close the dialog, overlay or view (the fleet, the merged timeline)",
+    modes: [...TEXT_FIELDS, "confirm", "quit", ...OVERLAYS, ...VIEWS],
     footer: { rank: 20 },
   },
   {

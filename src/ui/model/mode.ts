@@ -1,6 +1,7 @@
 import type { ModeKind } from "./keymap.js";
 import { isTooSmall } from "./layout.js";
 import {
+  type AttentionOverlayState,
   type ConfirmDialogState,
   type DetailOverlayState,
   type FormDialogState,
@@ -34,6 +35,11 @@ export type MainMode =
   | { kind: "help"; overlay: HelpOverlayState }
   | { kind: "detail"; overlay: DetailOverlayState }
   | { kind: "messages"; overlay: MessagesOverlayState }
+  | { kind: "attention"; overlay: AttentionOverlayState }
+  /** The fleet table over the whole body. */
+  | { kind: "fleet" }
+  /** The merged timeline over the whole body. */
+  | { kind: "merged" }
   | { kind: "pane"; sessionId: string }
   | { kind: "list" };
 
@@ -43,7 +49,7 @@ export type Mode = MainMode | { kind: "login" };
 /**
  * The mode of the signed-in screen. What is on top wins: a too-small terminal, then a dialog
  * (a form's focused field included), then a text field being typed in, then an overlay, then
- * the focused pane or the list.
+ * a whole-body view (the fleet, the merged timeline), then the focused pane or the list.
  */
 export function modeOf(s: UiState): MainMode {
   if (isTooSmall(s.size)) return { kind: "tooSmall" };
@@ -62,8 +68,11 @@ export function modeOf(s: UiState): MainMode {
   if (o) {
     if (o.kind === "help") return { kind: "help", overlay: o };
     if (o.kind === "detail") return { kind: "detail", overlay: o };
+    if (o.kind === "attention") return { kind: "attention", overlay: o };
     return { kind: "messages", overlay: o };
   }
+  if (s.view === "fleet") return { kind: "fleet" };
+  if (s.view === "merged") return { kind: "merged" };
   const paneId = focusedPaneId(s);
   return paneId ? { kind: "pane", sessionId: paneId } : { kind: "list" };
 }

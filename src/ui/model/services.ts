@@ -1,5 +1,10 @@
+import type { BudgetState } from "../../client/requestBudget.js";
 import type { GitAction, GitResult } from "../../protocol/git.js";
 import type { ActionsStore } from "../../store/actionsStore.js";
+import type { AttentionStore } from "../../store/attention/attentionStore.js";
+import type { ActivityTracker } from "../../store/fleet/activity.js";
+import type { FleetStreams } from "../../store/fleet/fleetStreams.js";
+import type { OverlapStore } from "../../store/fleet/overlaps.js";
 import type { JournalStatusStore } from "../../store/history/journal.js";
 import type { ReplayControl } from "../../store/history/replayEngine.js";
 import type { IdentityState, IdentityStore } from "../../store/identityStore.js";
@@ -28,6 +33,22 @@ export interface StreamControl {
   closeStream(sessionId: string, opts?: { keep?: boolean }): void;
 }
 
+/** The live list's cadence (LiveList satisfies it). */
+export interface LiveControl {
+  start(): void;
+  stop(): void;
+  /** A key was pressed. */
+  activity(): void;
+  /** Something changed: refresh soon. */
+  poke(reason: string): void;
+}
+
+/** The key's request budget as the UI shows it (RequestBudget satisfies it). */
+export interface BudgetView {
+  readonly state: BudgetState;
+  subscribe(fn: () => void): () => void;
+}
+
 export interface AppServices {
   api: GitApi & IdentityApi;
   identity: IdentityStore;
@@ -42,11 +63,36 @@ export interface AppServices {
   journal?: JournalStatusStore;
   /** Set when the UI plays a recording (`agent-sessions replay`): its clock and controls. */
   replay?: ReplayControl;
+  /** Every session that needs the user (list and streams), newest first. */
+  attention: AttentionStore;
+  /** Per-session activity of streamed sessions (sparkline, current step, changed files). */
+  activity: ActivityTracker;
+  /** Sessions on one repository changing the same paths. */
+  overlaps: OverlapStore;
+  /** The fleet view's streams (for the sessions in view, up to a cap). */
+  fleetStreams: FleetStreams;
+  /** When the list is read again; null where nothing refreshes it. */
+  live: LiveControl | null;
+  budget: BudgetView;
 }
 
 export interface AppOptions {
   /** Ring the terminal bell when a session needs attention. Default true. */
   bell: boolean;
+  /**
+   * Desktop notifications through the terminal (OSC 9 or 777) when a session needs
+   * attention; the bell is `bell`. Default none.
+   */
+  osc: "off" | "9" | "777";
+  /** Inside tmux: wrap notifications in its passthrough. */
+  tmux: boolean;
+  /**
+   * Where the bell and notifications are written: the terminal itself, past the frame guard
+   * and the diff writer (which keep OSC out of frames). Default Ink's stdout.
+   */
+  notifyOut?: (data: string) => void;
+  /** Open on the fleet view (`agent-sessions fleet`). */
+  startInFleet: boolean;
   /** Entries kept per pane; informational here (the streams store owns the buffers). */
   scrollback: number;
   /** Most panes open at once. Default 6. */
@@ -57,6 +103,9 @@ export interface AppOptions {
 
 export const DEFAULT_OPTIONS: AppOptions = {
   bell: true,
+  osc: "off",
+  tmux: false,
+  startInFleet: false,
   scrollback: 5000,
   maxPanes: 6,
   noColor: false,

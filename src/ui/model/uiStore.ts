@@ -55,7 +55,23 @@ export interface MessagesOverlayState {
   offset: number;
 }
 
-export type OverlayState = HelpOverlayState | DetailOverlayState | MessagesOverlayState;
+/** The attention queue: `cursor` is the selected item (newest first). */
+export interface AttentionOverlayState {
+  kind: "attention";
+  cursor: number;
+}
+
+export type OverlayState =
+  | HelpOverlayState
+  | DetailOverlayState
+  | MessagesOverlayState
+  | AttentionOverlayState;
+
+/** What the body shows: the list and panes, the fleet table, or the merged timeline. */
+export type BodyView = "main" | "fleet" | "merged";
+
+/** The merged timeline's view state lives with the panes' under this key. */
+export const MERGED_ID = "merged:";
 
 export interface SearchEditing {
   kind: "search";
@@ -104,6 +120,10 @@ export interface UiState {
   readonly log: readonly LogEntry[];
   /** Entries dropped from the front of the log. */
   readonly logDropped: number;
+  /** The list and panes, or a whole-body view over them. */
+  readonly view: BodyView;
+  /** Index into the fleet's visible (filtered, sorted) sessions. */
+  readonly fleetCursor: number;
 }
 
 export type UiStore = StoreApi<UiState>;
@@ -122,6 +142,8 @@ export function createUiStore(size: TerminalSize): UiStore {
     message: null,
     log: [],
     logDropped: 0,
+    view: "main",
+    fleetCursor: 0,
   }));
 }
 

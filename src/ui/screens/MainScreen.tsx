@@ -7,18 +7,22 @@ import { Header } from "../components/chrome/Header.js";
 import { StatusLine } from "../components/chrome/StatusLine.js";
 import { ConfirmDialog } from "../components/dialogs/ConfirmDialog.js";
 import { FormDialog } from "../components/dialogs/FormDialog.js";
+import { FleetView } from "../components/fleet/FleetView.js";
 import { SessionList } from "../components/list/SessionList.js";
+import { MergedView } from "../components/merged/MergedView.js";
+import { AttentionOverlay } from "../components/overlays/AttentionOverlay.js";
 import { HelpOverlay } from "../components/overlays/HelpOverlay.js";
 import { MessagesOverlay } from "../components/overlays/MessagesOverlay.js";
 import { SessionDetail } from "../components/overlays/SessionDetail.js";
 import { PaneGrid } from "../components/pane/PaneGrid.js";
 import { UiContext, type UiContextValue } from "../context/uiContext.js";
-import { useBell } from "../hooks/useBell.js";
 import { useKeyTarget } from "../hooks/useKeyInput.js";
+import { useNotifier } from "../hooks/useNotifier.js";
 import { NowContext } from "../hooks/useNow.js";
 import { startScreen } from "../input/actions.js";
 import type { UiDeps } from "../input/deps.js";
 import { mainTarget } from "../input/handlers/index.js";
+import { followFleetStreams, keepSelection } from "../model/follow.js";
 import { screenOf } from "../model/geometry.js";
 import { isTooSmall, type TerminalSize } from "../model/layout.js";
 import type { AppOptions, AppServices, SaveEntries } from "../model/services.js";
@@ -57,6 +61,8 @@ function Body({
     return <HelpOverlay width={width} height={height} offset={overlay.offset} />;
   if (overlay?.kind === "messages")
     return <MessagesOverlay width={width} height={height} offset={overlay.offset} />;
+  if (overlay?.kind === "attention")
+    return <AttentionOverlay width={width} height={height} cursor={overlay.cursor} />;
   if (overlay?.kind === "detail") {
     return (
       <SessionDetail
@@ -90,9 +96,32 @@ export function MainScreen(props: MainScreenProps) {
   }, [ui, size]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: opens the initial panes once
-  useEffect(() => startScreen(deps, props.initialSessions), [deps]);
+  useEffect(() => {
+    startScreen(deps, props.initialSessions);
+    if (options.startInFleet) ui.setState({ view: "fleet" });
+  }, [deps]);
 
-  useBell(services.streams, options.bell);
+  // The live list, the selection that stays put when it changes, the fleet's streams.
+  useEffect(() => {
+    services.live?.start();
+    const offs = [keepSelection(deps), followFleetStreams(deps)];
+    return () => {
+      services.live?.stop();
+      for (const off of offs) off();
+    };
+  }, [deps, services]);
+
+  useNotifier(
+    services.attention,
+    services.sessions,
+    {
+      bell: options.bell,
+      osc: options.osc !== "off",
+      oscKind: options.osc === "777" ? "777" : "9",
+      tmux: options.tmux,
+    },
+    options.notifyOut,
+  );
 
   const s = useStore(
     ui,
@@ -102,6 +131,7 @@ export function MainScreen(props: MainScreenProps) {
       zoomed: st.zoomed,
       overlay: st.overlay,
       dialog: st.dialog,
+      view: st.view,
     })),
   );
 
@@ -122,6 +152,10 @@ export function MainScreen(props: MainScreenProps) {
               width={layout.width}
               height={layout.bodyRows}
             />
+          ) : s.view === "fleet" ? (
+            <FleetView width={layout.width} height={layout.bodyRows} />
+          ) : s.view === "merged" ? (
+            <MergedView width={layout.width} height={layout.bodyRows} />
           ) : (
             <>
               {layout.listWidth > 0 ? (

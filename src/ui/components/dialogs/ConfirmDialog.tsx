@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import { useStore } from "zustand";
 import { sessionName } from "../../../protocol/resources.js";
+import { overlapLines } from "../../../store/fleet/overlaps.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import { formatElapsed } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
@@ -31,11 +32,12 @@ export function ConfirmDialog({
   width: number;
   height: number;
 }) {
-  const { sessions, actions } = useServices();
+  const { sessions, actions, overlaps } = useServices();
   const theme = useTheme();
   const sessionId = dialog.kind === "confirm" ? dialog.sessionId : null;
   const record = useStore(sessions, (s) => (sessionId ? selectRecord(s, sessionId) : undefined));
   const running = useStore(actions, (s) => s.running);
+  const overlap = useStore(overlaps, (s) => (sessionId ? s.bySession.get(sessionId) : undefined));
   const now = useNow(1000, dialog.kind === "quit");
 
   if (dialog.kind === "quit") {
@@ -92,6 +94,19 @@ export function ConfirmDialog({
         <Text wrap="wrap" bold color={theme.c.warn}>
           {`⚠ ${about.warning}`}
         </Text>
+      ) : null}
+      {(a.kind === "push" || a.kind === "pr") && overlap && overlap.length > 0 ? (
+        <>
+          <Text> </Text>
+          <Text bold color={theme.c.warn}>
+            ⇄ Other sessions on this repository changed the same files:
+          </Text>
+          {overlapLines(overlap).map((l) => (
+            <Text key={l} wrap="truncate-end" color={theme.c.warn}>
+              {`  ${l}`}
+            </Text>
+          ))}
+        </>
       ) : null}
       <Text> </Text>
       <Keys yes={YES[a.kind]} no="cancel" />

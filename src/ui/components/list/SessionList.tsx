@@ -3,11 +3,14 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { type Session, sessionName } from "../../../protocol/resources.js";
+import { selectMarkedIds } from "../../../store/attention/attentionStore.js";
+import { type Overlap, overlapSummary } from "../../../store/fleet/overlaps.js";
 import { selectVisibleSessions } from "../../../store/sessionsStore.js";
-import { selectAttentionIds } from "../../../store/streams/streamsStore.js";
+import { formatAge } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { stateBadge, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
+import { useTicked } from "../../hooks/useNow.js";
 import { type ListRowStyle, listRowStyle } from "../../model/geometry.js";
 import { listRows, listWindowStart } from "../../model/layout.js";
 import { TextInput } from "../chrome/TextInput.js";
@@ -44,6 +47,7 @@ const Row = memo(function Row({
   style,
   width,
   listFocused,
+  overlap,
 }: {
   session: Session;
   selected: boolean;
@@ -52,6 +56,8 @@ const Row = memo(function Row({
   style: ListRowStyle;
   width: number;
   listFocused: boolean;
+  /** Paths another session on the repository changed too, if any. */
+  overlap: readonly Overlap[] | undefined;
 }) {
   const theme = useTheme();
   const badge = stateBadge(str(session.state));
@@ -77,6 +83,7 @@ const Row = memo(function Row({
         {compact ? (
           <>
             <Text color={theme.c[badge.color]}>{` ${badge.glyph}`}</Text>
+            {overlap && overlap.length > 0 ? <Text color={theme.c.warn}> ⇄</Text> : null}
             <Text> {title || session.session_id}</Text>
           </>
         ) : (
@@ -86,6 +93,14 @@ const Row = memo(function Row({
               {badge.glyph} {badge.text.padEnd(wide ? 10 : 6)}
             </Text>
             {wide && agent ? <Text color={theme.c.accent}>{` ${agent.padEnd(11)}`}</Text> : null}
+            {overlap && overlap.length > 0 ? (
+              <Text color={theme.c.warn}>
+                {/* Beside panes the row is narrow: who, before the name; wide, the whole story. */}
+                {wide
+                  ? ` ⇄ ${overlapSummary(overlap)} ·`
+                  : ` ⇄ ${[...new Set(overlap.flatMap((o) => o.others))].join(",")}`}
+              </Text>
+            ) : null}
             <Text> {title}</Text>
           </>
         )}
@@ -96,7 +111,7 @@ const Row = memo(function Row({
 });
 
 export const SessionList = memo(function SessionList({ width, height, focused }: SessionListProps) {
-  const { sessions, streams } = useServices();
+  const { sessions, attention: attentionStore, overlaps } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   const visible = useStore(sessions, selectVisibleSessions);
@@ -123,7 +138,15 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
       panes: s.panes,
     })),
   );
-  const attention = useStore(streams, useShallow(selectAttentionIds));
+  const attention = useStore(attentionStore, selectMarkedIds);
+  const overlapOf = useStore(overlaps, (s) => s.bySession);
+  // How fresh the list is, on the shared tick.
+  const freshness = useTicked((now) => {
+    const st = sessions.getState();
+    if (st.refreshError) return `refresh failed: ${st.refreshError.message}`;
+    if (st.loadedAt === null) return "";
+    return `updated ${formatAge(now - st.loadedAt)}`;
+  }, sessions.subscribe);
   const inner = Math.max(4, width - 2);
   const rows = listRows(height);
   const style = listRowStyle(inner);
@@ -139,11 +162,12 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
       : meta.loadingMore
         ? { text: "loading more…", color: theme.c.muted }
         : {
-            text:
+            text: `${
               meta.serverTotal !== null && meta.serverTotal !== meta.total
                 ? `${meta.serverTotal} sessions, ${meta.total} loaded · ${visible.length} shown${meta.hasMore ? " · more below" : ""}`
-                : `${visible.length} shown of ${meta.total} loaded${meta.hasMore ? " · more below" : ""}`,
-            color: theme.c.muted,
+                : `${visible.length} shown of ${meta.total} loaded${meta.hasMore ? " · more below" : ""}`
+            }${freshness ? ` · ${freshness}` : ""}`,
+            color: freshness.startsWith("refresh failed") ? theme.c.warn : theme.c.muted,
           };
 
   return (
@@ -189,7 +213,8 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
               key={s.session_id}
               session={s}
               selected={start + i === at}
-              attention={attention.includes(s.session_id)}
+              attention={attention.has(s.session_id)}
+              overlap={overlapOf.get(s.session_id)}
               pane={panes.indexOf(s.session_id) + 1}
               style={style}
               width={inner}

@@ -2,6 +2,8 @@ import { Box } from "ink";
 import { memo, useMemo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
+import { unseenItemOf } from "../../../store/attention/attentionStore.js";
+import { overlapSummary } from "../../../store/fleet/overlaps.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
@@ -40,23 +42,24 @@ export const Pane = memo(function Pane({
   focused,
   note = null,
 }: PaneProps) {
-  const { streams } = useServices();
+  const { streams, attention: attentionStore, overlaps } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   // Only what the pane body shows: a heartbeat or a status change replaces the session
   // object but leaves these as they were, so it does not lay the pane out again.
-  const { buf, rows, attention, open } = useStore(
+  const { buf, rows, open } = useStore(
     streams,
     useShallow((s) => {
       const x = s.sessions[sessionId];
       return {
         buf: x?.timeline,
         rows: x?.timeline.version ?? -1,
-        attention: x?.attention ?? null,
         open: x !== undefined,
       };
     }),
   );
+  const attention = useStore(attentionStore, (s) => unseenItemOf(s, sessionId) !== null);
+  const overlap = useStore(overlaps, (s) => overlapSummary(s.bySession.get(sessionId)));
   const view = useStore(ui, (s) => paneViewOf(s, sessionId));
   const searchDraft = useStore(ui, (s) =>
     s.editing?.kind === "search" && s.editing.sessionId === sessionId ? s.editing.draft : null,
@@ -119,6 +122,7 @@ export const Pane = memo(function Pane({
           stats={stats}
           searchDraft={searchDraft}
           width={body.width}
+          overlap={overlap}
         />
       </Box>
     </Box>

@@ -17,6 +17,8 @@ export interface PaneStatusProps {
   /** The search text being typed in this pane, or null. */
   searchDraft: string | null;
   width: number;
+  /** "also changed by ses_b (src/x.ts)": another session on the repository changed its files. */
+  overlap?: string | null;
 }
 
 const KIND_NAMES: Record<string, string> = {
@@ -32,6 +34,7 @@ export const PaneStatus = memo(function PaneStatus({
   stats,
   searchDraft,
   width,
+  overlap = null,
 }: PaneStatusProps) {
   const theme = useTheme();
   if (searchDraft !== null) {
@@ -43,6 +46,8 @@ export const PaneStatus = memo(function PaneStatus({
     );
   }
   const parts: { text: string; color?: string | undefined; bold?: boolean }[] = [];
+  // First: it is about the work itself, and a narrow pane cuts the end of the line.
+  if (overlap) parts.push({ text: `⇄ ${overlap}`, color: theme.c.warn, bold: true });
   if (view.follow) parts.push({ text: "▼ follow", color: theme.c.muted });
   else
     parts.push({

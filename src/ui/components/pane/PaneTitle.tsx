@@ -1,6 +1,7 @@
 import { memo } from "react";
 import { useStore } from "zustand";
 import { shallow } from "zustand/shallow";
+import { unseenItemOf } from "../../../store/attention/attentionStore.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import type { SessionStream } from "../../../store/streams/sessionStream.js";
 import { formatCountdown, formatDuration, formatRate } from "../../../text/format.js";
@@ -57,7 +58,6 @@ export interface PaneTitleProps {
 
 /** Everything the title shows that comes from the stream and the clock: primitives only. */
 interface TitleFacts {
-  attention: boolean;
   sessionState: string | null;
   /** null: no stream in the store. */
   conn: string | null;
@@ -72,7 +72,6 @@ interface TitleFacts {
 function titleFacts(x: SessionStream | undefined, now: number): TitleFacts {
   if (!x) {
     return {
-      attention: false,
       sessionState: null,
       conn: null,
       connColor: "muted",
@@ -90,7 +89,6 @@ function titleFacts(x: SessionStream | undefined, now: number): TitleFacts {
     x.watchdogMs !== null &&
     age >= x.watchdogMs * STALE_SHARE;
   return {
-    attention: x.attention !== null,
     sessionState: x.sessionState,
     conn: conn.text,
     connColor: conn.color,
@@ -110,7 +108,7 @@ export const PaneTitle = memo(function PaneTitle({
   borderColor,
   note = null,
 }: PaneTitleProps) {
-  const { streams, sessions } = useServices();
+  const { streams, sessions, attention } = useServices();
   const theme = useTheme();
   // Derived on the shared tick and on store changes, compared field by field: a heartbeat
   // that leaves "♥ 0s" as it was re-renders nothing.
@@ -124,8 +122,10 @@ export const PaneTitle = memo(function PaneTitle({
     return typeof v === "string" ? v : null;
   });
   const badge = stateBadge(s.sessionState ?? recordState);
+  // The attention queue decides (the list's view of the session as well as its stream's).
+  const needsYou = useStore(attention, (st) => unseenItemOf(st, sessionId) !== null);
 
-  const alert: Segment[] = s.attention
+  const alert: Segment[] = needsYou
     ? [{ text: "⚠", color: "error", bold: true, inverse: true }, { text: " " }]
     : [];
   const head: Segment = {

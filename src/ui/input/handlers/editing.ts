@@ -9,7 +9,7 @@ export const FILTER: ModeHandlers<"filter"> = {
   submit: (deps) => patch(deps, { editing: null }),
   cancel: (deps) => {
     deps.services.sessions.getState().setFilterText("");
-    patch(deps, { editing: null, listCursor: 0 });
+    patch(deps, { editing: null, listCursor: 0, fleetCursor: 0 });
   },
 };
 

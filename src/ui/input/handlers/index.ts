@@ -8,11 +8,12 @@ import type { TextField } from "../textField.js";
 import { CONFIRM, FORM, QUIT } from "./dialogs.js";
 import { FILTER, SEARCH } from "./editing.js";
 import { LIST } from "./list.js";
-import { DETAIL, HELP, MESSAGES } from "./overlays.js";
+import { ATTENTION, DETAIL, HELP, MESSAGES } from "./overlays.js";
 import { PANE } from "./pane.js";
 import { JUMP, REPLAY } from "./replay.js";
 import { SCREEN } from "./screen.js";
 import type { Handler, ModeHandlers } from "./types.js";
+import { FLEET, MERGED } from "./views.js";
 
 /**
  * What each command does in each mode of the signed-in screen: a table of plain functions of
@@ -37,6 +38,9 @@ export const HANDLERS: Table = {
   help: HELP,
   detail: DETAIL,
   messages: MESSAGES,
+  attention: ATTENTION,
+  fleet: { ...SCREEN, ...FLEET },
+  merged: { ...SCREEN, ...MERGED },
   pane: { ...SCREEN, ...REPLAY, ...PANE },
   list: { ...SCREEN, ...REPLAY, ...LIST },
 };
@@ -69,7 +73,7 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
         get: () => st.getState().filterText,
         set: (v) => {
           st.getState().setFilterText(v);
-          patch(deps, { listCursor: 0 });
+          patch(deps, { listCursor: 0, fleetCursor: 0 });
         },
       };
     }
@@ -87,9 +91,14 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
   }
 }
 
-/** Run a command in a mode. A key that acts on the list or a pane clears the last message. */
+/** Modes where a key acts on what is shown: it clears the last message. */
+const CLEARS_MESSAGE = new Set<MainMode["kind"]>(["list", "pane", "fleet", "merged"]);
+
+/** Run a command in a mode. A key that acts on the list, a pane or a view clears the last message. */
 export function runCommand(deps: UiDeps, cmd: Command, mode: MainMode, p: KeyPress): void {
-  if ((mode.kind === "list" || mode.kind === "pane") && deps.ui.getState().message) {
+  // The window is in use: the live list keeps its normal cadence.
+  deps.services.live?.activity();
+  if (CLEARS_MESSAGE.has(mode.kind) && deps.ui.getState().message) {
     patch(deps, { message: null });
   }
   handlerFor(mode, cmd.id)?.(deps, mode, p);

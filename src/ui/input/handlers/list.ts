@@ -17,28 +17,46 @@ const SORT_CYCLE: readonly SessionSortKey[] = ["updated", "created", "id", "stat
 /** Load the next page when the cursor gets this close to the end of what is loaded. */
 const LOAD_MORE_MARGIN = 3;
 
-function moveCursor(deps: UiDeps, to: (cursor: number, page: number) => number): void {
+/** The row cursor of the list or of the fleet table (they show the same sessions). */
+export type RowCursor = "listCursor" | "fleetCursor";
+
+/** Move a row cursor, loading the next page as it nears the end of what is loaded. */
+export function moveRowCursor(
+  deps: UiDeps,
+  which: RowCursor,
+  page: number,
+  to: (cursor: number, page: number) => number,
+): void {
   const s = deps.ui.getState();
   const list = visibleSessions(deps);
   const max = Math.max(0, list.length - 1);
-  const cursor = Math.max(0, Math.min(max, to(s.listCursor, listPage(s.size))));
-  patch(deps, { listCursor: cursor });
+  const cursor = Math.max(0, Math.min(max, to(s[which], page)));
+  patch(deps, { [which]: cursor });
   const st = deps.services.sessions.getState();
   if (st.hasMore && cursor >= list.length - LOAD_MORE_MARGIN) void st.loadMore();
 }
 
-function cycleStateFilter(deps: UiDeps): void {
+function moveCursor(deps: UiDeps, to: (cursor: number, page: number) => number): void {
+  moveRowCursor(deps, "listCursor", listPage(deps.ui.getState().size), to);
+}
+
+/** Next state filter: all, then each state a loaded session is in. */
+export function cycleStateFilter(deps: UiDeps, which: RowCursor = "listCursor"): void {
   const st = deps.services.sessions.getState();
   // Only states some loaded session is in: a filter that can match nothing is no help.
   const cycle: (string | null)[] = [null, ...knownStates(st.items)];
   const at = cycle.indexOf(st.stateFilter);
-  keepSelection(deps, () => st.setStateFilter(cycle[(at + 1) % cycle.length] ?? null));
+  keepSelection(deps, () => st.setStateFilter(cycle[(at + 1) % cycle.length] ?? null), which);
 }
 
-function cycleSort(deps: UiDeps): void {
+export function cycleSort(deps: UiDeps, which: RowCursor = "listCursor"): void {
   const st = deps.services.sessions.getState();
   const at = SORT_CYCLE.indexOf(st.sortKey);
-  keepSelection(deps, () => st.setSort(SORT_CYCLE[(at + 1) % SORT_CYCLE.length] ?? "updated"));
+  keepSelection(
+    deps,
+    () => st.setSort(SORT_CYCLE[(at + 1) % SORT_CYCLE.length] ?? "updated"),
+    which,
+  );
 }
 
 /** Esc on the list: drop the text filter and the state filter, keeping the selection. */
@@ -65,8 +83,8 @@ export const LIST: ModeHandlers<"list"> = {
     if (id) openPane(deps, id);
   },
   filter: (deps) => patch(deps, { editing: { kind: "filter" } }),
-  stateFilter: cycleStateFilter,
-  sort: cycleSort,
+  stateFilter: (deps) => cycleStateFilter(deps),
+  sort: (deps) => cycleSort(deps),
   back: clearFilters,
   detail: (deps) => {
     const id = selectedSessionId(deps);

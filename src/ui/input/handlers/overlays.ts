@@ -1,17 +1,33 @@
-import { detailPaging, helpPaging, messagesPaging, type Paging } from "../../model/geometry.js";
+import {
+  attentionPaging,
+  detailPaging,
+  helpPaging,
+  messagesPaging,
+  type Paging,
+} from "../../model/geometry.js";
 import type { CommandId } from "../../model/keymap.js";
-import type { OverlayState } from "../../model/uiStore.js";
-import { patch, sessionRecord } from "../actions.js";
+import type {
+  DetailOverlayState,
+  HelpOverlayState,
+  MessagesOverlayState,
+} from "../../model/uiStore.js";
+import { goToSession, patch, sessionRecord } from "../actions.js";
 import type { UiDeps } from "../deps.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
-/** The help and detail overlays: scrolled by the movement keys, closed by their own keys. */
+/**
+ * The help and detail overlays: scrolled by the movement keys, closed by their own keys. The
+ * attention queue: the movement keys select an item, Enter goes to its session.
+ */
 
 type OverlayMode = ModeOf<"help"> | ModeOf<"detail"> | ModeOf<"messages">;
 
 const close: Handler = (deps) => patch(deps, { overlay: null });
 
-function pagingOf(deps: UiDeps, o: OverlayState): Paging {
+function pagingOf(
+  deps: UiDeps,
+  o: HelpOverlayState | DetailOverlayState | MessagesOverlayState,
+): Paging {
   const size = deps.ui.getState().size;
   if (o.kind === "help") return helpPaging(size, deps.services.identity.getState());
   if (o.kind === "messages") return messagesPaging(size, deps.ui.getState().log);
@@ -50,6 +66,34 @@ export const MESSAGES: ModeHandlers<"messages"> = {
   ...SCROLLING,
   messages: close,
   help: close,
+  quit: close,
+  cancel: close,
+};
+
+type AttentionMode = ModeOf<"attention">;
+
+function select(by: (page: number) => number): Handler<AttentionMode> {
+  return (deps, { overlay: o }) => {
+    const items = deps.services.attention.getState().items.length;
+    const { page, maxOffset } = attentionPaging(deps.ui.getState().size, items);
+    const cursor = Math.max(0, Math.min(maxOffset, o.cursor + by(page)));
+    patch(deps, { overlay: { ...o, cursor } });
+  };
+}
+
+export const ATTENTION: ModeHandlers<"attention"> = {
+  up: select(() => -1),
+  down: select(() => 1),
+  pageUp: select((page) => -page),
+  pageDown: select((page) => page),
+  top: select(() => -Number.MAX_SAFE_INTEGER),
+  bottom: select(() => Number.MAX_SAFE_INTEGER),
+  open: (deps, { overlay: o }) => {
+    const item = deps.services.attention.getState().items[o.cursor];
+    patch(deps, { overlay: null });
+    if (item) goToSession(deps, item.sessionId);
+  },
+  attentionQueue: close,
   quit: close,
   cancel: close,
 };

@@ -1,19 +1,22 @@
-import { nextAttention } from "../../../store/streams/streamsStore.js";
+import { nextUnseen } from "../../../store/attention/attentionStore.js";
 import { disabledReason, openForm } from "../../model/gitActions.js";
-import { type Command, commandById } from "../../model/keymap.js";
-import type { DialogState } from "../../model/uiStore.js";
+import { type Command, commandById, keyOf } from "../../model/keymap.js";
+import type { BodyView, DialogState } from "../../model/uiStore.js";
 import {
+  goToSession,
   message,
   patch,
   refusedId,
   selectedSessionId,
   sessionRecord,
-  visibleSessions,
 } from "../actions.js";
 import type { UiDeps } from "../deps.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
-/** What the list and a pane share: help, quitting, focus, attention, refresh, git actions. */
+/**
+ * What the list, a pane and the whole-body views share: help, quitting, focus, attention,
+ * the views, refresh, git actions.
+ */
 
 function cycleFocus(deps: UiDeps, step: 1 | -1): void {
   const s = deps.ui.getState();
@@ -27,22 +30,29 @@ function cycleFocus(deps: UiDeps, step: 1 | -1): void {
   patch(deps, { focus: (s.focus + step + slots) % slots });
 }
 
-function jumpToAttention(deps: UiDeps): void {
-  const st = deps.services.streams.getState();
-  const next = nextAttention(st, selectedSessionId(deps));
+/** The next session in the attention queue (newest first) that the user has not seen. */
+export function jumpToAttention(deps: UiDeps): void {
+  const att = deps.services.attention.getState();
+  const next = nextUnseen(att, selectedSessionId(deps));
   if (next === null) {
-    message(deps, "No session needs attention");
+    const seen = att.items.length;
+    message(
+      deps,
+      seen > 0
+        ? `No session needs attention that you have not seen (${keyOf("attentionQueue")} lists ${seen})`
+        : "No session needs attention",
+    );
     return;
   }
-  st.acknowledge(next);
-  const s = deps.ui.getState();
-  const at = s.panes.indexOf(next);
-  if (at >= 0) {
-    patch(deps, { focus: at + 1 });
-    return;
-  }
-  const row = visibleSessions(deps).findIndex((x) => x.session_id === next);
-  if (row >= 0) patch(deps, { focus: 0, zoomed: false, listCursor: row });
+  goToSession(deps, next.sessionId);
+}
+
+/** Switch the body to a view, or back to the list and panes when it is on show. */
+function toggleView(view: Exclude<BodyView, "main">): Handler {
+  return (deps) => {
+    const cur = deps.ui.getState().view;
+    patch(deps, { view: cur === view ? "main" : view, message: null });
+  };
 }
 
 /** A git action's form or confirmation, for the focused session, if the key may run it. */
@@ -81,8 +91,8 @@ function gitAction(cmd: Command): Handler {
   };
 }
 
-/** Handlers for the list and pane modes alike. */
-export const SCREEN: ModeHandlers<"list" | "pane"> = {
+/** Handlers for the list and pane modes alike (and, where enabled, the views). */
+export const SCREEN: ModeHandlers<"list" | "pane" | "fleet" | "merged"> = {
   help: (deps) => patch(deps, { overlay: { kind: "help", offset: 0 } }),
   messages: (deps) => patch(deps, { overlay: { kind: "messages", offset: 0 } }),
   quit: (deps) => {
@@ -98,9 +108,13 @@ export const SCREEN: ModeHandlers<"list" | "pane"> = {
     else message(deps, `No pane ${press.text}`);
   },
   nextAttention: jumpToAttention,
+  attentionQueue: (deps) => patch(deps, { overlay: { kind: "attention", cursor: 0 } }),
+  fleet: toggleView("fleet"),
+  merged: toggleView("merged"),
   refresh: (deps) => {
     void deps.services.identity.getState().load(deps.services.api);
-    void deps.services.sessions.getState().refresh();
+    // In place: the selection and the rows stay while the pages are read again.
+    void deps.services.sessions.getState().refreshLive();
     message(deps, "Refreshing identity and sessions…");
   },
   clone: gitAction(commandById("clone")),

@@ -1,0 +1,362 @@
+import { CancelledError } from "./errors.js";
+import { type HeaderSource, readRateLimitHeaders } from "./rateLimit.js";
+import { originOf } from "./transport.js";
+
+/**
+ * One request budget per key (DESIGN rule 10): every request and every stream opening of
+ * that key draws from it, so ten panes or a fleet of fifty streams never cause a 429 storm.
+ *
+ * It is a token bucket shaped like the server's limit: at most `burst` requests at once,
+ * refilled at `limit` per window. The figures start at what the real service documents
+ * (100 requests a minute, burst 20) and follow what responses say: X-RateLimit-Limit sets the
+ * rate, X-RateLimit-Burst (when a server sends it) the burst, X-RateLimit-Remaining caps what
+ * may go now (another process may share the key), and Remaining 0 holds everything until
+ * X-RateLimit-Reset. The window is taken as a minute unless a Reset says it is longer.
+ *
+ * A 429 anywhere slows everything: nothing goes until its Retry-After has passed (then one
+ * request may go, as the server said it would take one), the tokens are spent, and the
+ * refill rate halves (down to an eighth), doubling back every quarter window without another
+ * 429.
+ *
+ * Requests go before stream openings (a key press should not wait behind fifty streams), and
+ * streams leave a couple of tokens for them. A request never waits longer than its caller
+ * allows (the client's longest retry delay); then it goes, and the server decides.
+ */
+
+export type BudgetUse = "request" | "stream";
+
+export interface BudgetFigures {
+  /** Requests per window. */
+  limit: number;
+  windowMs: number;
+  /** Most requests at once. */
+  burst: number;
+  /** "default": nothing learned from the server yet. */
+  source: "default" | "server";
+}
+
+export interface BudgetState {
+  readonly figures: BudgetFigures;
+  /** Whole tokens available now. */
+  readonly available: number;
+  /** Callers waiting for a token, by use. */
+  readonly waitingRequests: number;
+  readonly waitingStreams: number;
+  /** Nothing goes before this time (after a 429 or Remaining 0), or null. */
+  readonly heldUntil: number | null;
+  /** Share of the normal refill rate (1 normally; less after a 429). */
+  readonly pace: number;
+  /** Tokens handed out so far. */
+  readonly granted: number;
+  /** 429 answers seen so far. */
+  readonly limited: number;
+}
+
+/** The clock and timers the budget runs on (injectable: tests drive it by hand). */
+export interface BudgetClock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+export const DEFAULT_BUDGET: Readonly<Pick<BudgetFigures, "limit" | "windowMs" | "burst">> = {
+  limit: 100,
+  windowMs: 60_000,
+  burst: 20,
+};
+
+const MIN_PACE = 1 / 8;
+
+const REAL_CLOCK: BudgetClock = {
+  now: Date.now,
+  setTimer: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    // A budget wait is work only while someone waits on it; the waiter's own promise keeps
+    // the process alive where it must (a request in flight, a stream being opened).
+    t.unref?.();
+    return t;
+  },
+  clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+interface Waiter {
+  use: BudgetUse;
+  /** Goes anyway at this time (null: waits as long as it takes). */
+  deadline: number | null;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+  cleanup: () => void;
+}
+
+export interface RequestBudgetOptions {
+  /** Figures before any response has said otherwise. */
+  defaults?: Partial<Pick<BudgetFigures, "limit" | "windowMs" | "burst">>;
+  clock?: BudgetClock;
+}
+
+export class RequestBudget {
+  #figures: BudgetFigures;
+  #tokens: number;
+  #at: number;
+  #heldUntil = 0;
+  #pace = 1;
+  #recoverAt = 0;
+  /** After a 429: when its hold ends, one request may go (the server said it would take it). */
+  #oneAfterHold = false;
+  #granted = 0;
+  #limited = 0;
+  readonly #clock: BudgetClock;
+  readonly #queue: Waiter[] = [];
+  #timer: unknown = null;
+  #timerAt = Number.POSITIVE_INFINITY;
+  readonly #listeners = new Set<() => void>();
+
+  constructor(opts: RequestBudgetOptions = {}) {
+    this.#clock = opts.clock ?? REAL_CLOCK;
+    const d = { ...DEFAULT_BUDGET, ...opts.defaults };
+    this.#figures = { ...d, burst: Math.min(d.burst, d.limit), source: "default" };
+    this.#tokens = this.#figures.burst;
+    this.#at = this.#clock.now();
+  }
+
+  /** Tokens a stream opening leaves for requests. */
+  get #reserve(): number {
+    return Math.min(2, Math.floor(this.#figures.burst / 10));
+  }
+
+  /** As of now (tokens refill as time passes, so this is read afresh each time). */
+  get state(): BudgetState {
+    const now = this.#clock.now();
+    this.#refill(now);
+    let requests = 0;
+    for (const w of this.#queue) if (w.use === "request") requests++;
+    return {
+      figures: this.#figures,
+      available: Math.max(0, Math.floor(this.#tokens)),
+      waitingRequests: requests,
+      waitingStreams: this.#queue.length - requests,
+      heldUntil: this.#heldUntil > now ? this.#heldUntil : null,
+      pace: this.#pace,
+      granted: this.#granted,
+      limited: this.#limited,
+    };
+  }
+
+  subscribe(fn: () => void): () => void {
+    this.#listeners.add(fn);
+    return () => {
+      this.#listeners.delete(fn);
+    };
+  }
+
+  /**
+   * Wait for a token. `maxWaitMs` bounds the wait (the request then goes anyway); a signal
+   * that aborts rejects with CancelledError and gives the place up.
+   */
+  acquire(use: BudgetUse, signal?: AbortSignal, maxWaitMs?: number): Promise<void> {
+    if (signal?.aborted) return Promise.reject(new CancelledError("cancelled while pacing"));
+    const now = this.#clock.now();
+    this.#refill(now);
+    if (this.#queue.length === 0 && this.#canGrant(use, now)) {
+      this.#take();
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const w: Waiter = {
+        use,
+        deadline: maxWaitMs === undefined ? null : now + Math.max(0, maxWaitMs),
+        resolve,
+        reject,
+        cleanup: () => {},
+      };
+      if (signal) {
+        const onAbort = () => {
+          const i = this.#queue.indexOf(w);
+          if (i >= 0) this.#queue.splice(i, 1);
+          reject(new CancelledError("cancelled while pacing"));
+          this.#changed();
+          this.#pump();
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        w.cleanup = () => signal.removeEventListener("abort", onAbort);
+      }
+      // Requests before streams; first come, first served within each.
+      const at =
+        use === "request" ? this.#queue.findIndex((x) => x.use === "stream") : this.#queue.length;
+      this.#queue.splice(at < 0 ? this.#queue.length : at, 0, w);
+      this.#changed();
+      this.#pump();
+    });
+  }
+
+  /**
+   * Learn from a response's rate-limit headers. On a 429 (`limited`) the Retry-After given to
+   * penalize() decides the wait, not Remaining and Reset.
+   */
+  observe(headers: HeaderSource, limited = false): void {
+    const now = this.#clock.now();
+    const h = readRateLimitHeaders(headers, now);
+    if (h === null) return;
+    this.#refill(now);
+    const f = { ...this.#figures };
+    let learned = false;
+    if (h.limit !== null && h.limit >= 1) {
+      f.limit = h.limit;
+      learned = true;
+    }
+    if (h.resetSeconds !== null && h.resetSeconds * 1000 > f.windowMs) {
+      f.windowMs = h.resetSeconds * 1000;
+    }
+    if (h.burst !== null && h.burst >= 1) {
+      f.burst = h.burst;
+      learned = true;
+    } else if (learned) f.burst = DEFAULT_BUDGET.burst;
+    f.burst = Math.max(1, Math.min(f.burst, f.limit));
+    if (learned) f.source = "server";
+    if (
+      f.limit !== this.#figures.limit ||
+      f.windowMs !== this.#figures.windowMs ||
+      f.burst !== this.#figures.burst ||
+      f.source !== this.#figures.source
+    ) {
+      this.#figures = f;
+      this.#tokens = Math.min(this.#tokens, f.burst);
+    }
+    if (h.remaining !== null) {
+      this.#tokens = Math.min(this.#tokens, h.remaining);
+      if (h.remaining === 0 && !limited) {
+        const wait = h.resetSeconds !== null ? h.resetSeconds * 1000 : this.#interval();
+        this.#heldUntil = Math.max(this.#heldUntil, now + wait);
+      }
+    }
+    this.#changed();
+    this.#pump();
+  }
+
+  /** A 429: hold everything for its Retry-After (or a while), then go slower for a while. */
+  penalize(retryAfterMs: number | null): void {
+    const now = this.#clock.now();
+    this.#refill(now);
+    this.#limited++;
+    const wait = retryAfterMs !== null ? retryAfterMs : Math.max(1000, 2 * this.#interval());
+    this.#heldUntil = Math.max(this.#heldUntil, now + wait);
+    this.#tokens = Math.min(this.#tokens, 0);
+    this.#oneAfterHold = true;
+    this.#pace = Math.max(MIN_PACE, this.#pace / 2);
+    this.#recoverAt = this.#heldUntil + this.#figures.windowMs / 4;
+    this.#changed();
+    this.#pump();
+  }
+
+  /** Ms between two tokens at the normal rate. */
+  #interval(): number {
+    return this.#figures.windowMs / this.#figures.limit;
+  }
+
+  #refill(now: number): void {
+    if (this.#pace < 1 && now >= this.#recoverAt) {
+      // Recover in steps, each after a quarter window without another 429.
+      const steps = 1 + Math.floor((now - this.#recoverAt) / (this.#figures.windowMs / 4));
+      this.#pace = Math.min(1, this.#pace * 2 ** steps);
+      this.#recoverAt = now + this.#figures.windowMs / 4;
+    }
+    const from = Math.max(this.#at, Math.min(now, this.#heldUntil));
+    if (now > from) {
+      const perMs = (this.#figures.limit / this.#figures.windowMs) * this.#pace;
+      this.#tokens = Math.min(this.#figures.burst, this.#tokens + (now - from) * perMs);
+    }
+    if (this.#oneAfterHold && now >= this.#heldUntil) {
+      this.#oneAfterHold = false;
+      this.#tokens = Math.max(this.#tokens, 1);
+    }
+    this.#at = now;
+  }
+
+  #canGrant(use: BudgetUse, now: number): boolean {
+    if (now < this.#heldUntil) return false;
+    return this.#tokens >= 1 + (use === "stream" ? this.#reserve : 0);
+  }
+
+  #take(): void {
+    this.#tokens -= 1;
+    this.#granted++;
+    this.#changed();
+  }
+
+  /** Hand out what can go now, and set the timer for the next moment something can. */
+  #pump(): void {
+    const now = this.#clock.now();
+    this.#refill(now);
+    for (let i = 0; i < this.#queue.length; ) {
+      const w = this.#queue[i] as Waiter;
+      const overdue = w.deadline !== null && now >= w.deadline;
+      if (overdue || this.#canGrant(w.use, now)) {
+        this.#queue.splice(i, 1);
+        w.cleanup();
+        this.#take();
+        w.resolve();
+        continue;
+      }
+      // A request that cannot go yet holds the streams behind it; later requests go first.
+      if (w.use === "request") {
+        i++;
+        continue;
+      }
+      break;
+    }
+    this.#schedule(now);
+  }
+
+  #schedule(now: number): void {
+    let next = Number.POSITIVE_INFINITY;
+    const head = this.#queue[0];
+    if (head) {
+      const tokens = this.#oneAfterHold ? Math.max(this.#tokens, 1) : this.#tokens;
+      const need = 1 + (head.use === "stream" ? this.#reserve : 0) - tokens;
+      const perMs = (this.#figures.limit / this.#figures.windowMs) * this.#pace;
+      const start = Math.max(now, this.#heldUntil);
+      next = start + Math.max(0, Math.ceil(need / perMs));
+      for (const w of this.#queue) if (w.deadline !== null) next = Math.min(next, w.deadline);
+    }
+    if (next === this.#timerAt) return;
+    if (this.#timer !== null) this.#clock.clearTimer(this.#timer);
+    this.#timer = null;
+    this.#timerAt = next;
+    if (next === Number.POSITIVE_INFINITY) return;
+    this.#timer = this.#clock.setTimer(
+      () => {
+        this.#timer = null;
+        this.#timerAt = Number.POSITIVE_INFINITY;
+        this.#pump();
+      },
+      Math.max(0, next - now),
+    );
+  }
+
+  #changed(): void {
+    for (const fn of [...this.#listeners]) fn();
+  }
+}
+
+const MAX_SHARED = 64;
+const shared = new Map<string, RequestBudget>();
+
+/**
+ * The process's budget for a key on a service: every client and stream of that key shares
+ * it (rate limits are per key). A handful are kept; the least recently used goes first.
+ */
+export function sharedBudget(baseUrl: string, apiKey: string): RequestBudget {
+  const id = `${originOf(baseUrl)}\n${apiKey}`;
+  let b = shared.get(id);
+  if (b) {
+    shared.delete(id);
+  } else {
+    b = new RequestBudget();
+    if (shared.size >= MAX_SHARED) {
+      const oldest = shared.keys().next().value;
+      if (oldest !== undefined) shared.delete(oldest);
+    }
+  }
+  shared.set(id, b);
+  return b;
+}

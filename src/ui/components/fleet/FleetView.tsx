@@ -1,0 +1,288 @@
+import { Box, Text } from "ink";
+import { memo, useCallback, useRef } from "react";
+import { useStore } from "zustand";
+import { useShallow } from "zustand/react/shallow";
+import { selectVisibleSessions } from "../../../store/sessionsStore.js";
+import { formatAge } from "../../../text/format.js";
+import { useServices } from "../../context/servicesContext.js";
+import { stateBadge, type Theme, useTheme } from "../../context/theme.js";
+import { useUi } from "../../context/uiContext.js";
+import { throttled } from "../../hooks/throttle.js";
+import { useTicked } from "../../hooks/useNow.js";
+import { type FleetRow, fleetRows } from "../../model/fleetRows.js";
+import { FLEET_CHROME_ROWS } from "../../model/geometry.js";
+import { keyOf } from "../../model/keymap.js";
+import { listWindowStart } from "../../model/layout.js";
+import { TextInput } from "../chrome/TextInput.js";
+
+/**
+ * Every session in one table with live columns (k9s for agent sessions): a mark when it needs
+ * attention or another session changed its files, its stream, state, id and name, agent, last
+ * activity, events per minute over ten minutes, files changed and the current step. Only the
+ * rows on screen are laid out, so a thousand sessions scroll like ten; the rows in view keep
+ * a stream open (up to a cap), the others follow the list refresh.
+ */
+
+export interface FleetViewProps {
+  width: number;
+  height: number;
+}
+
+const SORT_LABELS: Record<string, string> = {
+  updated: "updated",
+  created: "created",
+  id: "id",
+  state: "state",
+  title: "name",
+};
+
+/** Most often the rows take in what the streams brought. */
+const ROW_REFRESH_MS = 100;
+
+const STREAM_GLYPHS: Record<string, string> = {
+  live: "●",
+  connecting: "◌",
+  reconnecting: "↻",
+  stopped: "■",
+};
+
+interface Columns {
+  id: number;
+  name: number;
+  agent: number;
+  last: number;
+  spark: number;
+  files: number;
+  step: number;
+}
+
+/** Column widths for an inner width: what does not fit goes, the step and name share the rest. */
+export function fleetColumns(inner: number): Columns {
+  const fixed = { mark: 3, stream: 2, state: 12, id: 13, last: 10, spark: 11, files: 6 };
+  const agent = inner >= 110 ? 13 : 0;
+  const base =
+    fixed.mark + fixed.stream + fixed.state + fixed.id + fixed.last + fixed.spark + fixed.files;
+  const rest = Math.max(0, inner - base - agent);
+  const step = inner >= 100 ? Math.floor(rest * 0.55) : 0;
+  return {
+    id: fixed.id,
+    name: Math.max(8, rest - step),
+    agent,
+    last: fixed.last,
+    spark: fixed.spark,
+    files: fixed.files,
+    step,
+  };
+}
+
+function cut(text: string, width: number): string {
+  if (width <= 0) return "";
+  return text.length > width - 1
+    ? `${text.slice(0, Math.max(0, width - 2))}… `
+    : text.padEnd(width);
+}
+
+const Row = memo(function Row({
+  row,
+  selected,
+  focused,
+  cols,
+  width,
+}: {
+  row: FleetRow;
+  selected: boolean;
+  focused: boolean;
+  cols: Columns;
+  width: number;
+}) {
+  const theme = useTheme();
+  const badge = stateBadge(row.state);
+  const streamColor =
+    row.stream === "live"
+      ? "ok"
+      : row.stream === "stopped"
+        ? "error"
+        : row.stream
+          ? "warn"
+          : "muted";
+  return (
+    <Box width={width} height={1}>
+      <Text wrap="truncate-end" inverse={selected && focused} bold={selected}>
+        <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
+        <Text color={theme.c.error} bold>
+          {row.attention ? "!" : " "}
+        </Text>
+        <Text color={theme.c.warn}>{row.overlap ? "⇄" : " "}</Text>
+        <Text
+          color={theme.c[streamColor]}
+        >{`${row.stream ? (STREAM_GLYPHS[row.stream] ?? " ") : " "} `}</Text>
+        <Text color={theme.c[badge.color]}>{cut(`${badge.glyph} ${badge.text}`, 12)}</Text>
+        <Text>{cut(row.id, cols.id)}</Text>
+        <Text bold>{cut(row.name, cols.name)}</Text>
+        {cols.agent > 0 ? <Text color={theme.c.accent}>{cut(row.agent, cols.agent)}</Text> : null}
+        <Text color={theme.c.muted}>{cut(row.lastActivity, cols.last)}</Text>
+        <Text color={theme.c.accent}>{cut(row.spark, cols.spark)}</Text>
+        <Text>{cut(row.files === null ? "—" : String(row.files), cols.files)}</Text>
+        {cols.step > 0 ? <Text color={theme.c.prompt}>{cut(row.step, cols.step)}</Text> : null}
+      </Text>
+    </Box>
+  );
+});
+
+function Headings({ cols, width, theme }: { cols: Columns; width: number; theme: Theme }) {
+  return (
+    <Box width={width} height={1}>
+      <Text wrap="truncate-end" color={theme.c.muted} bold>
+        {`     ${cut("state", 12)}${cut("session", cols.id)}${cut("name", cols.name)}${cols.agent > 0 ? cut("agent", cols.agent) : ""}${cut("activity", cols.last)}${cut("ev/min 10m", cols.spark)}${cut("files", cols.files)}${cols.step > 0 ? cut("current step", cols.step) : ""}`}
+      </Text>
+    </Box>
+  );
+}
+
+export const FleetView = memo(function FleetView({ width, height }: FleetViewProps) {
+  const services = useServices();
+  const { sessions, streams, attention, overlaps, fleetStreams, budget } = services;
+  const { ui } = useUi();
+  const theme = useTheme();
+  const visible = useStore(sessions, selectVisibleSessions);
+  const meta = useStore(
+    sessions,
+    useShallow((s) => ({
+      total: s.items.length,
+      serverTotal: s.total,
+      loading: s.loading,
+      loadingMore: s.loadingMore,
+      hasMore: s.hasMore,
+      error: s.error,
+      filterText: s.filterText,
+      stateFilter: s.stateFilter,
+      sortKey: s.sortKey,
+      sortDir: s.sortDir,
+    })),
+  );
+  const { cursor, editing } = useStore(
+    ui,
+    useShallow((s) => ({ cursor: s.fleetCursor, editing: s.editing?.kind === "filter" })),
+  );
+  const inner = Math.max(10, width - 2);
+  const rows = Math.max(1, height - FLEET_CHROME_ROWS);
+  const at = Math.min(cursor, Math.max(0, visible.length - 1));
+  const start = listWindowStart(at, visible.length, rows);
+  const shown = visible.slice(start, start + rows);
+  const cols = fleetColumns(inner);
+
+  // The rows' live values, on the shared tick and when a store they read changes: at most
+  // ten times a second for the streams (fifty busy ones change every frame), at once for
+  // attention and overlaps.
+  const prev = useRef<readonly FleetRow[]>([]);
+  const subscribe = useCallback(
+    (fn: () => void) => {
+      const offs = [
+        throttled(streams.subscribe, ROW_REFRESH_MS)(fn),
+        attention.subscribe(fn),
+        overlaps.subscribe(fn),
+      ];
+      return () => {
+        for (const off of offs) off();
+      };
+    },
+    [streams, attention, overlaps],
+  );
+  const facts = useTicked((now) => {
+    prev.current = fleetRows(services, shown, now, prev.current);
+    return prev.current;
+  }, subscribe);
+  const head = useTicked(
+    (now) => {
+      const st = sessions.getState();
+      const open = fleetStreams.openIds;
+      const all = streams.getState().sessions;
+      const live = open.filter((id) => all[id]?.status.state === "live").length;
+      const b = budget.state;
+      const waiting = b.waitingStreams > 0 ? `, ${b.waitingStreams} streams waiting` : "";
+      const held = b.heldUntil !== null ? ", held after a 429" : "";
+      const updated = st.refreshError
+        ? `refresh failed: ${st.refreshError.message}`
+        : st.loadedAt !== null
+          ? `updated ${formatAge(now - st.loadedAt)}`
+          : "";
+      return `streams ${live} live of ${open.length} (cap ${fleetStreams.cap}) · budget ${b.available}/${b.figures.burst}${waiting}${held}${updated ? ` · ${updated}` : ""}`;
+    },
+    useCallback(
+      (fn: () => void) => {
+        const offs = [
+          sessions.subscribe(fn),
+          throttled(streams.subscribe, ROW_REFRESH_MS)(fn),
+          throttled((f) => budget.subscribe(f), ROW_REFRESH_MS)(fn),
+        ];
+        return () => {
+          for (const off of offs) off();
+        };
+      },
+      [sessions, streams, budget],
+    ),
+  );
+
+  const sort = `${SORT_LABELS[meta.sortKey] ?? meta.sortKey} ${meta.sortDir === "asc" ? "↑" : "↓"}`;
+  const status = meta.loading
+    ? "loading sessions…"
+    : meta.error
+      ? `✗ ${meta.error.message}`
+      : meta.loadingMore
+        ? "loading more…"
+        : `${visible.length} shown of ${meta.serverTotal ?? meta.total}${meta.hasMore ? " · more below" : ""} · ${keyOf("open")} opens a pane · ${keyOf("fleet")} or ${keyOf("cancel")} goes back`;
+
+  return (
+    <Box
+      width={width}
+      height={height}
+      flexDirection="column"
+      borderStyle="double"
+      borderColor={theme.c.focus}
+      flexShrink={0}
+      overflow="hidden"
+    >
+      <Box height={1} width={inner}>
+        <Text wrap="truncate-end">
+          <Text bold color={theme.c.focus}>
+            Fleet
+          </Text>
+          <Text>{` ${visible.length}/${meta.serverTotal ?? `${meta.total}${meta.hasMore ? "+" : ""}`}`}</Text>
+          <Text color={theme.c.muted}>{` · ${head}`}</Text>
+        </Text>
+      </Box>
+      <Box height={1} width={inner}>
+        <Text wrap="truncate-end" color={theme.c.muted}>
+          {`state: ${meta.stateFilter ?? "all"} · sort: ${sort} · `}
+        </Text>
+        {editing ? (
+          <>
+            <Text color={theme.c.accent}>/</Text>
+            <TextInput value={meta.filterText} focus width={Math.max(4, inner - 40)} />
+          </>
+        ) : (
+          <Text wrap="truncate-end" color={meta.filterText ? theme.c.accent : theme.c.muted}>
+            {meta.filterText ? `filter: ${meta.filterText}` : `${keyOf("filter")} filter`}
+          </Text>
+        )}
+      </Box>
+      <Headings cols={cols} width={inner} theme={theme} />
+      <Box height={rows} width={inner} flexDirection="column">
+        {facts.length === 0 ? (
+          <Text color={theme.c.muted}>
+            {meta.loading ? " " : meta.total === 0 ? "no sessions" : "no session matches"}
+          </Text>
+        ) : (
+          facts.map((r, i) => (
+            <Row key={r.id} row={r} selected={start + i === at} focused cols={cols} width={inner} />
+          ))
+        )}
+      </Box>
+      <Box height={1} width={inner}>
+        <Text wrap="truncate-end" color={meta.error ? theme.c.error : theme.c.muted}>
+          {status}
+        </Text>
+      </Box>
+    </Box>
+  );
+});

@@ -1,0 +1,34 @@
+import { useStdout } from "ink";
+import { useEffect } from "react";
+import { sessionName } from "../../protocol/resources.js";
+import type { AttentionStore } from "../../store/attention/attentionStore.js";
+import type { SessionsStore } from "../../store/sessionsStore.js";
+import { Notifier, type NotifyPolicy } from "../model/notifier.js";
+
+/**
+ * Tell the user (through `out`, else Ink's stdout) when sessions start needing them: the bell and/or a
+ * desktop notification, at most one per session per transition, coalesced (model/notifier.ts).
+ */
+export function useNotifier(
+  attention: AttentionStore,
+  sessions: SessionsStore,
+  policy: NotifyPolicy,
+  out?: (data: string) => void,
+): void {
+  const { write: inkWrite } = useStdout();
+  const write = out ?? inkWrite;
+  const { bell, osc, oscKind, tmux } = policy;
+  useEffect(() => {
+    const n = new Notifier({
+      attention,
+      policy: { bell, osc, oscKind, tmux },
+      write,
+      nameOf: (id) => {
+        const r = sessions.getState().items.find((x) => x.session_id === id);
+        return r ? sessionName(r) : null;
+      },
+    });
+    n.start();
+    return () => n.stop();
+  }, [attention, sessions, bell, osc, oscKind, tmux, write]);
+}

@@ -1,0 +1,85 @@
+import type { Session } from "../../protocol/resources.js";
+import {
+  deriveVisibleSessions,
+  type SessionsState,
+  selectVisibleSessions,
+} from "../../store/sessionsStore.js";
+import type { UiDeps } from "../input/deps.js";
+import { fleetWindow } from "./geometry.js";
+import type { UiState } from "./uiStore.js";
+
+/**
+ * Plain subscriptions of the signed-in screen that keep the UI in step with the stores: the
+ * selection stays on its session when the list is read again, and the fleet's streams follow
+ * the rows in view. Each returns its unsubscribe.
+ */
+
+function sameView(a: SessionsState, b: SessionsState): boolean {
+  return (
+    a.filterText === b.filterText &&
+    a.stateFilter === b.stateFilter &&
+    a.sortKey === b.sortKey &&
+    a.sortDir === b.sortDir
+  );
+}
+
+function indexOf(list: readonly Session[], id: string | undefined): number {
+  return id === undefined ? -1 : list.findIndex((s) => s.session_id === id);
+}
+
+/**
+ * When the sessions change under the same view settings (a live refresh, a state change, a
+ * page loaded), the list's and the fleet's cursors stay on the session they were on, and the
+ * window scrolls with it.
+ */
+export function keepSelection(deps: UiDeps): () => void {
+  return deps.services.sessions.subscribe((s, prev) => {
+    if (s.items === prev.items || !sameView(s, prev)) return;
+    const before = deriveVisibleSessions(prev);
+    const after = selectVisibleSessions(s);
+    const ui = deps.ui.getState();
+    const patch: { -readonly [K in keyof UiState]?: UiState[K] } = {};
+    for (const which of ["listCursor", "fleetCursor"] as const) {
+      const at = indexOf(after, before[ui[which]]?.session_id);
+      if (at >= 0 && at !== ui[which]) patch[which] = at;
+      else if (at < 0 && ui[which] >= after.length) patch[which] = Math.max(0, after.length - 1);
+    }
+    if (Object.keys(patch).length > 0) deps.ui.setState(patch);
+  });
+}
+
+/**
+ * While the fleet (or the merged timeline over it) is on show, the rows in view keep a
+ * stream open, up to the cap; back on the list, they are let go after a grace period.
+ */
+export function followFleetStreams(deps: UiDeps): () => void {
+  const { fleetStreams, sessions } = deps.services;
+  let last = "";
+  const sync = () => {
+    const ui = deps.ui.getState();
+    if (ui.view === "main") {
+      last = "";
+      fleetStreams.hide();
+      return;
+    }
+    if (ui.view === "merged" && last !== "") return;
+    const list = selectVisibleSessions(sessions.getState());
+    const { start, rows } = fleetWindow(ui.size, ui.fleetCursor, list.length);
+    const ids = list.slice(start, start + rows).map((s) => s.session_id);
+    const key = ids.join(" ");
+    if (key === last) return;
+    last = key;
+    fleetStreams.show(ids);
+  };
+  const offUi = deps.ui.subscribe((s, prev) => {
+    if (s.view !== prev.view || s.fleetCursor !== prev.fleetCursor || s.size !== prev.size) sync();
+  });
+  const offSessions = sessions.subscribe((s, prev) => {
+    if (s.items !== prev.items || !sameView(s, prev)) sync();
+  });
+  sync();
+  return () => {
+    offUi();
+    offSessions();
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * B10's measured process: the Ink app on the fleet view, every page of sessions listed, the
+ * rows in view streaming (up to the cap) while the parent has the service send events to
+ * each of them. Counts frames, times the cursor moving (j) to the frame that shows it, and
+ * reads the client's CPU and RSS over the window.
+ */
+import { performance } from "node:perf_hooks";
+import { stripAnsi } from "../../src/text/sanitize.js";
+import { childArgs, tell, waitUntil } from "./childIpc.js";
+import { FrameAssembler } from "./frames.js";
+import { percentile } from "./proc.js";
+import { mountUi } from "./uiMount.js";
+
+interface Args {
+  url: string;
+  key: string;
+  sessions: number;
+  streams: number;
+  columns: number;
+  rows: number;
+  warmupMs: number;
+  windowMs: number;
+  keyEveryMs: number;
+}
+
+delete process.env.CI;
+const args = childArgs<Args>();
+
+const ui = await mountUi({
+  url: args.url,
+  key: args.key,
+  sessions: [],
+  columns: args.columns,
+  rows: args.rows,
+  fleet: true,
+});
+const { sessions, streams, fleetStreams } = ui.services;
+
+/** The session of the selected fleet row ("▸" starts it) in a frame. */
+function selectedRow(frame: string): string | null {
+  for (const line of stripAnsi(frame).split("\n")) {
+    const at = line.indexOf("▸");
+    if (at === -1 || at > 2) continue;
+    return /ses_[0-9a-z]+/.exec(line)?.[0] ?? null;
+  }
+  return null;
+}
+
+let lastFrame = "";
+let frames = 0;
+let measuring = false;
+let keyWaiter: { before: string | null; pressedAt: number } | null = null;
+const keyLatencies: number[] = [];
+const assembler = new FrameAssembler((text, at) => {
+  lastFrame = text;
+  if (keyWaiter) {
+    const now = selectedRow(text);
+    if (now !== null && now !== keyWaiter.before) {
+      keyLatencies.push(at - keyWaiter.pressedAt);
+      keyWaiter = null;
+    }
+  }
+  if (measuring) frames++;
+});
+ui.terminal.onWrite = (data, at) => assembler.write(data, at);
+
+// Every page of the list, as a user scrolling to the end would have it.
+await waitUntil(() => sessions.getState().loadedAt !== null, 20_000, "the first page");
+for (let i = 0; i < 100 && sessions.getState().hasMore; i++) await sessions.getState().loadMore();
+await waitUntil(
+  () => sessions.getState().items.length >= args.sessions,
+  20_000,
+  `${args.sessions} sessions listed`,
+);
+const live = () =>
+  fleetStreams.openIds.filter((id) => streams.getState().sessions[id]?.status.state === "live");
+await waitUntil(
+  () => live().length >= args.streams && lastFrame.includes("Fleet"),
+  60_000,
+  `${args.streams} live streams in the fleet`,
+  (l) => streams.subscribe(l),
+);
+tell({ type: "ready", ids: fleetStreams.openIds });
+await waitUntil(
+  () => fleetStreams.openIds.some((id) => (streams.getState().sessions[id]?.totalEvents ?? 0) > 0),
+  20_000,
+  "the events to start",
+  (l) => streams.subscribe(l),
+);
+await new Promise((r) => setTimeout(r, args.warmupMs));
+
+measuring = true;
+const t0 = performance.now();
+const cpu0 = process.cpuUsage();
+let presses = 0;
+const keys = setInterval(() => {
+  // One key at a time; down a row, staying on the first page (the rows keep their streams).
+  if (keyWaiter) return;
+  keyWaiter = { before: selectedRow(lastFrame), pressedAt: performance.now() };
+  ui.keyboard.write(presses++ % 40 < 20 ? "j" : "k");
+}, args.keyEveryMs);
+await new Promise((r) => setTimeout(r, args.windowMs));
+clearInterval(keys);
+measuring = false;
+const ms = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
+tell({
+  type: "result",
+  listed: sessions.getState().items.length,
+  liveStreams: live().length,
+  fps: (frames * 1000) / ms,
+  frames,
+  keyPresses: keyLatencies.length,
+  keyP50Ms: percentile(keyLatencies, 50),
+  keyP99Ms: percentile(keyLatencies, 99),
+  cpuPct: ((cpu.user + cpu.system) / 1000 / ms) * 100,
+  rssMb: process.memoryUsage().rss / 2 ** 20,
+});
+await ui.unmount();
+process.exit(0);

@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { waitFor } from "./serverTestUtils.js";
+
+/**
+ * The live list against the reference service with the production wiring: read again on its
+ * cadence, at once after a state change seen on a stream and after a git action, and what it
+ * brings (a session that paused with no stream on it) reaches the attention queue.
+ */
+
+let server: ReferenceServer | null = null;
+let handle: ServicesHandle | null = null;
+
+afterEach(async () => {
+  await handle?.dispose();
+  handle = null;
+  await server?.close();
+  server = null;
+});
+
+async function setup(refreshMs: number) {
+  const lists: string[] = [];
+  server = await startServer({
+    seed: 42,
+    paceMs: 0,
+    heartbeatMs: 1000,
+    sessionCount: 4,
+    rateLimit: { limit: 10_000, windowMs: 60_000 },
+    log: (line) => {
+      if (/^GET \/api\/sessions 200/.test(line)) lists.push(line);
+    },
+  });
+  handle = buildServices(
+    { baseUrl: server.url, apiKey: server.key("owner") },
+    { refreshMs, tuning: { maxAttempts: 2 } },
+  );
+  await handle.services.sessions.getState().load();
+  await waitFor(() => lists.length === 1, 5000, "the first list");
+  return { server, services: handle.services, lists };
+}
+
+describe("live list", () => {
+  it("reads the list again on its cadence, keeping the rows that did not change", async () => {
+    const { server, services, lists } = await setup(250);
+    const before = services.sessions.getState().items;
+    services.live?.start();
+    await waitFor(() => lists.length >= 4, 10_000, "three refreshes");
+    const after = services.sessions.getState().items;
+    // Nothing changed on the service: the very same records, so nothing redraws.
+    expect(after.every((r, i) => r === before[i])).toBe(true);
+    // A change shows at the next refresh.
+    const d = server.sessionIds()[3] as string;
+    server.setState(d, "error");
+    await waitFor(
+      () => services.sessions.getState().items.find((s) => s.session_id === d)?.state === "error",
+      10_000,
+      "the new state in the list",
+    );
+    // No stream on it: the list alone told the attention queue, and it was raised.
+    const att = services.attention.getState();
+    expect(att.lastRaised.map((i) => [i.sessionId, i.reason, i.source])).toEqual([
+      [d, "error", "list"],
+    ]);
+    expect(services.sessions.getState().loadedAt).not.toBeNull();
+  });
+
+  it("a state change on a stream and a git action each bring a refresh at once", async () => {
+    // A cadence far beyond the test: only pokes refresh.
+    const { server, services, lists } = await setup(600_000);
+    services.live?.start();
+    const [a, b] = server.sessionIds() as [string, string];
+    services.streamControl.openStream(a);
+    await waitFor(
+      () => services.streams.getState().sessions[a]?.status.state === "live",
+      5000,
+      "the stream",
+    );
+    server.setState(a, "paused");
+    await waitFor(() => lists.length === 2, 5000, "a refresh after the state change");
+
+    const { runGitAction } = await import("../../src/ui/model/gitActions.js");
+    await runGitAction(services, b, { kind: "clone", repoUrl: "demo/app", branch: null });
+    expect(services.actions.getState().last?.ok).toBe(true);
+    await waitFor(() => lists.length === 3, 5000, "a refresh after the git action");
+  });
+});

@@ -1,0 +1,100 @@
+import { Agent } from "undici";
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiClient } from "../../src/client/apiClient.js";
+import { type Subscription, subscribeToSession } from "../../src/client/eventStream.js";
+import { sharedBudget } from "../../src/client/requestBudget.js";
+import { startServer } from "../../src/server/index.js";
+import { json, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import { waitFor } from "./serverTestUtils.js";
+
+/**
+ * One request budget per key, against real loopback servers: a fleet's worth of streams
+ * opened at once against the documented limit (100 a minute, burst 20) draws no 429, and a
+ * 429 seen by one caller holds the others of the same key.
+ */
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe("request budget", () => {
+  it("opening 50 streams at once against 100 a minute with burst 20 causes no 429", {
+    timeout: 90_000,
+  }, async () => {
+    const limited: string[] = [];
+    const server = await startServer({
+      paceMs: 0,
+      heartbeatMs: 1000,
+      sessionCount: 50,
+      seed: 11,
+      rateLimit: { limit: 100, windowMs: 60_000, burst: 20 },
+      log: (line) => {
+        if (/ 429 /.test(line)) limited.push(line);
+      },
+    });
+    cleanups.push(() => server.close());
+    const agent = new Agent({ keepAliveTimeout: 1000, connections: 64 });
+    cleanups.push(() => agent.destroy());
+    const key = server.key("owner");
+    const config = { baseUrl: server.url, apiKey: key, dispatcher: agent };
+    const client = new ApiClient({ ...config, maxAttempts: 1 });
+
+    // The list first (as the UI does), then every stream at once.
+    const page = await client.listSessions({ limit: 50 });
+    const subs: Subscription[] = page.sessions.map((s) =>
+      subscribeToSession({ config, sessionId: s.session_id, onEvent: () => {} }),
+    );
+    for (const s of subs) cleanups.push(() => s.close());
+    expect(subs).toHaveLength(50);
+    // A request made while the streams wait for their turn goes ahead of them.
+    await expect(client.me()).resolves.toHaveProperty("principal_id");
+    expect(subs.filter((s) => s.status.state === "live").length).toBeLessThan(50);
+
+    await waitFor(
+      () => subs.every((s) => s.status.state === "live"),
+      80_000,
+      "every stream to be live",
+    );
+    expect(limited).toEqual([]);
+    const budget = sharedBudget(server.url, key);
+    expect(budget.state.limited).toBe(0);
+    expect(budget.state.figures).toMatchObject({ limit: 100, burst: 20, source: "server" });
+    expect(server.connections()).toBe(50);
+  });
+
+  it("a 429 one caller gets holds every other caller of the key for its Retry-After", async () => {
+    const srv = await startScriptedServer();
+    cleanups.push(() => srv.close());
+    srv.reply(json(429, { detail: "slow down" }, { "retry-after": "1" }));
+    srv.fallback((req, res) => {
+      if (req.url?.endsWith("/events")) {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(": open\n\n");
+        return;
+      }
+      json(200, { tenant_id: "t", principal_id: "usr_1", scopes: [] })(req, res, "", 0);
+    });
+    const agent = new Agent({ keepAliveTimeout: 1000 });
+    cleanups.push(() => agent.destroy());
+    const config = { baseUrl: srv.url, apiKey: "ask_budget_test_key", dispatcher: agent };
+    const first = new ApiClient({ ...config, jitter: 0 });
+    const other = new ApiClient({ ...config });
+
+    const firstDone = first.me();
+    await waitFor(() => first.rateLimit.waiting !== null, 5000, "the 429 retry wait");
+    const limitedAt = srv.seen[0]?.at ?? 0;
+    // Another client and a stream of the same key, started while the first one waits.
+    const otherDone = other.me();
+    const sub = subscribeToSession({ config, sessionId: "ses_budget1", onEvent: () => {} });
+    cleanups.push(() => sub.close());
+    await Promise.all([firstDone, otherDone]);
+    await waitFor(() => sub.status.state === "live", 5000, "the stream");
+
+    expect(srv.seen).toHaveLength(4);
+    // Nothing of this key reached the server before the Retry-After had passed.
+    for (const r of srv.seen.slice(1)) expect(r.at - limitedAt).toBeGreaterThanOrEqual(990);
+    expect(sharedBudget(srv.url, config.apiKey).state.limited).toBe(1);
+  });
+});

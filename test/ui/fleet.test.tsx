@@ -1,0 +1,113 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { fleetRows } from "../../src/ui/model/geometry.js";
+import {
+  type AppHarness,
+  frameHeight,
+  KEYS,
+  mountApp,
+  pressKey,
+  startUiFixture,
+  typeText,
+  type UiFixture,
+  waitForContent,
+} from "../helpers/ui.js";
+
+/** The fleet view: its own key, live columns, the streams it keeps, a thousand rows. */
+
+let fx: UiFixture | null = null;
+let h: AppHarness | null = null;
+
+afterEach(async () => {
+  h?.unmount();
+  h = null;
+  await fx?.close();
+  fx = null;
+});
+
+const SIZE = { columns: 160, rows: 30 };
+
+describe("fleet view", () => {
+  it("v shows every session with live columns; the rows in view stream; Enter opens a pane", async () => {
+    fx = await startUiFixture();
+    const [a, b] = fx.ids as [string, string];
+    const name = fx.server.sessions()[0]?.name as string;
+    h = mountApp(fx, SIZE);
+    await waitForContent(h, "4 shown of 4 loaded");
+    await pressKey(h, "v");
+    let frame = await waitForContent(h, /Fleet 4\/4 · streams 4 live of 4 \(cap 50\)/);
+    expect(frame).toMatch(
+      /state\s+session\s+name\s+agent\s+activity\s+ev\/min 10m\s+files\s+current step/,
+    );
+    expect(frame).toMatch(new RegExp(`● ● active\\s+${a}\\s+${name}\\s+claude-code`));
+    // A session that waited from the start is marked; its row says paused.
+    expect(frame).toMatch(/ ! ● ⏸ paused/);
+
+    // Live from the stream: activity, the sparkline, files, the current step.
+    fx.server.emit(b, "prompt_progress", { type: "text", content: "Reading the config loader. " });
+    fx.server.emit(b, "prompt_progress", { type: "text", content: "Now fixing the retry loop" });
+    fx.server.emit(b, "file_changed", { path: "src/retry.ts", action: "modified" });
+    frame = await waitForContent(h, "Now fixing the retry loop");
+    const row = frame.split("\n").find((l) => l.includes(b)) ?? "";
+    expect(row).toMatch(/just now\s+·········█\s+1\s+Now fixing the retry loop/);
+
+    // Enter on the second row: its pane, focused, over the list.
+    await pressKey(h, "j");
+    await pressKey(h, "enter");
+    frame = await waitForContent(h, `╔═ 1 ${b}`);
+    expect(frame).toContain("Sessions 4/4");
+    // Back to the fleet and out with Esc.
+    await pressKey(h, "v");
+    await waitForContent(h, "Fleet 4/4");
+    await pressKey(h, "escape");
+    await waitForContent(h, "Sessions 4/4");
+  });
+
+  it("filters and sorts like the list, and takes `a` to its own rows", async () => {
+    fx = await startUiFixture({ server: { sessionCount: 6 } });
+    const paused = fx.server.sessions().filter((s) => s.state === "paused");
+    h = mountApp(fx, SIZE, { options: { startInFleet: true } });
+    await waitForContent(h, "Fleet 6/6");
+    await pressKey(h, "/");
+    await typeText(h, "state:paused");
+    await pressKey(h, "enter");
+    let frame = await waitForContent(h, `Fleet ${paused.length}/6`);
+    for (const p of paused) expect(frame).toContain(p.id);
+    expect(frame).toContain("filter: state:paused");
+    await pressKey(h, "a");
+    // The cursor is on the newest one already: `a` goes on to the next; seen, its mark goes.
+    frame = await waitForContent(h, new RegExp(`▸  ● ⏸ paused\\s+${paused[1]?.id}`));
+    expect(frame).toMatch(new RegExp(` ! ● ⏸ paused\\s+${paused[0]?.id}`));
+    // Still the fleet: `a` selected the row there.
+    expect(frame).toContain("Fleet");
+    await pressKey(h, "o");
+    await waitForContent(h, "sort: created");
+  });
+
+  it("a thousand sessions: only the rows on screen are drawn, and streams stay within the cap", async () => {
+    fx = await startUiFixture({ server: { sessionCount: 1000 }, fleetStreams: 5 });
+    const ids = fx.ids;
+    h = mountApp(fx, SIZE);
+    await waitForContent(h, "100 loaded");
+    await pressKey(h, "v");
+    await waitForContent(h, /streams 5 live of 5 \(cap 5\)/);
+    expect(fx.server.connections()).toBe(5);
+    // To the end, page after page (more sessions load as the cursor nears the end).
+    for (let i = 0; i < 12; i++) {
+      await pressKey(h, "G");
+      await waitForContent(h, (f) => !f.includes("loading more"));
+    }
+    const frame = await waitForContent(h, "1000 shown of 1000");
+    const last = ids.at(-1) as string;
+    expect(frame).toContain(last);
+    expect(frame).not.toContain(ids[0] as string);
+    const rows = fleetRows(SIZE);
+    const drawn = frame.split("\n").filter((l) => /ses_[a-z0-9]{8}/.test(l));
+    expect(drawn).toHaveLength(rows);
+    expect(frameHeight(frame)).toBeLessThanOrEqual(SIZE.rows - 1);
+    // The new rows in view stream; the ones scrolled away were let go (the cap holds).
+    await waitForContent(h, /streams 5 live of 5 \(cap 5\)/);
+    // The service sees the ones let go close (a moment later than the client drops them).
+    await waitForContent(h, () => fx?.server.connections() === 5);
+    await pressKey(h, KEYS.escape);
+  });
+});

@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import { type BudgetClock, RequestBudget } from "../../src/client/requestBudget.js";
+
+/**
+ * The request budget on a hand-driven clock: what goes at once, what waits, and for how long,
+ * counted in grants at given clock times (no real time passes).
+ */
+
+class ManualClock implements BudgetClock {
+  t = 1_000_000;
+  private timers: { at: number; fn: () => void; id: number }[] = [];
+  private ids = 0;
+  now = () => this.t;
+  setTimer(fn: () => void, ms: number): unknown {
+    const id = ++this.ids;
+    this.timers.push({ at: this.t + ms, fn, id });
+    return id;
+  }
+  clearTimer(h: unknown): void {
+    this.timers = this.timers.filter((x) => x.id !== h);
+  }
+  /** Move the clock on, running every timer due on the way, in order. */
+  async advance(ms: number): Promise<void> {
+    const end = this.t + ms;
+    for (let guard = 0; guard < 10_000; guard++) {
+      this.timers.sort((a, b) => a.at - b.at);
+      const next = this.timers[0];
+      if (!next || next.at > end) break;
+      this.timers.shift();
+      this.t = Math.max(this.t, next.at);
+      next.fn();
+      await flush();
+    }
+    this.t = end;
+    await flush();
+  }
+}
+
+async function flush(): Promise<void> {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+}
+
+function setup(defaults?: ConstructorParameters<typeof RequestBudget>[0]) {
+  const clock = new ManualClock();
+  const budget = new RequestBudget({ clock, ...defaults });
+  const granted: string[] = [];
+  const take = (use: "request" | "stream", tag: string, maxWaitMs?: number) => {
+    void budget.acquire(use, undefined, maxWaitMs).then(() => granted.push(tag));
+  };
+  return { clock, budget, granted, take };
+}
+
+describe("request budget", () => {
+  it("lets the documented burst of 20 go at once, then one every 600 ms (100 a minute)", async () => {
+    const { clock, budget, granted, take } = setup();
+    for (let i = 0; i < 25; i++) take("request", `r${i}`);
+    await flush();
+    expect(granted).toHaveLength(20);
+    expect(budget.state).toMatchObject({ waitingRequests: 5, available: 0 });
+    await clock.advance(599);
+    expect(granted).toHaveLength(20);
+    await clock.advance(1);
+    expect(granted).toHaveLength(21);
+    await clock.advance(4 * 600);
+    expect(granted).toHaveLength(25);
+    expect(budget.state.waitingRequests).toBe(0);
+  });
+
+  it("puts requests before stream openings, and streams leave two tokens for requests", async () => {
+    const { clock, granted, take } = setup();
+    for (let i = 0; i < 30; i++) take("stream", `stream${i}`);
+    await flush();
+    expect(granted).toHaveLength(18);
+    take("request", "key press");
+    await flush();
+    // The reserve: a request goes at once although streams are waiting.
+    expect(granted.at(-1)).toBe("key press");
+    take("request", "second");
+    await flush();
+    expect(granted.at(-1)).toBe("second");
+    // Tokens are gone; the next one goes to a request that arrives after the streams.
+    take("request", "third");
+    await clock.advance(600);
+    expect(granted.at(-1)).toBe("third");
+    expect(granted.filter((g) => g.startsWith("stream"))).toHaveLength(18);
+  });
+
+  it("learns the limit from X-RateLimit-Limit, and Remaining 0 holds everything until Reset", async () => {
+    const { clock, budget, granted, take } = setup();
+    budget.observe({ "x-ratelimit-limit": "600", "x-ratelimit-remaining": "599" });
+    expect(budget.state.figures).toMatchObject({ limit: 600, burst: 20, source: "server" });
+    for (let i = 0; i < 22; i++) take("request", `r${i}`);
+    await flush();
+    expect(granted).toHaveLength(20);
+    await clock.advance(100);
+    expect(granted).toHaveLength(21);
+
+    budget.observe({
+      "x-ratelimit-limit": "600",
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": "5",
+    });
+    expect(budget.state.heldUntil).toBe(clock.t + 5000);
+    await clock.advance(4_999);
+    expect(granted).toHaveLength(21);
+    await clock.advance(1);
+    await clock.advance(100);
+    expect(granted).toHaveLength(22);
+  });
+
+  it("takes a burst the server names (X-RateLimit-Burst), never above the limit", () => {
+    const { budget } = setup();
+    budget.observe({ "x-ratelimit-limit": "50", "x-ratelimit-burst": "80" });
+    expect(budget.state.figures).toMatchObject({ limit: 50, burst: 50 });
+    budget.observe({ "x-ratelimit-limit": "300", "x-ratelimit-burst": "40" });
+    expect(budget.state.figures).toMatchObject({ limit: 300, burst: 40 });
+  });
+
+  it("a 429 holds every caller for Retry-After, then lets one go, then goes at half pace", async () => {
+    const { clock, budget, granted, take } = setup();
+    budget.penalize(2000);
+    take("request", "a");
+    take("request", "b");
+    take("stream", "s");
+    await clock.advance(1999);
+    expect(granted).toEqual([]);
+    await clock.advance(1);
+    expect(granted).toEqual(["a"]);
+    // Half pace: a token every 1200 ms instead of 600.
+    await clock.advance(1199);
+    expect(granted).toEqual(["a"]);
+    await clock.advance(1);
+    expect(granted).toEqual(["a", "b"]);
+    expect(budget.state).toMatchObject({ pace: 0.5, limited: 1 });
+    // A quarter window (15 s) later without another 429, the pace is back.
+    await clock.advance(20_000);
+    expect(budget.state.pace).toBe(1);
+    expect(granted).toContain("s");
+  });
+
+  it("never holds a request longer than its caller allows; then it goes anyway", async () => {
+    const { clock, budget, granted, take } = setup();
+    budget.penalize(60_000);
+    take("request", "capped", 250);
+    take("request", "patient");
+    await clock.advance(249);
+    expect(granted).toEqual([]);
+    await clock.advance(1);
+    expect(granted).toEqual(["capped"]);
+    expect(budget.state.waitingRequests).toBe(1);
+  });
+
+  it("a cancelled wait gives its place up and rejects", async () => {
+    const { clock, budget, granted, take } = setup({ defaults: { burst: 1 } });
+    take("request", "first");
+    const ctl = new AbortController();
+    const cancelled = budget.acquire("request", ctl.signal).then(
+      () => "granted",
+      (e: Error) => e.name,
+    );
+    take("request", "after");
+    await flush();
+    ctl.abort();
+    expect(await cancelled).toBe("CancelledError");
+    await clock.advance(600);
+    expect(granted).toEqual(["first", "after"]);
+  });
+});
