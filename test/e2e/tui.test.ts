@@ -343,7 +343,8 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     // 100 columns, two panes side by side: each title keeps state and connection in sight.
     await pane.resize(100, 30);
     screen = await pane.waitFor("narrow pane titles", (s) => /═ 1 ● active · ● live/.test(s));
-    const title2 = lineWith(screen, /[─━] 2 /) ?? "";
+    // (A session that waits for you has ⚠ before its number.)
+    const title2 = lineWith(screen, /[─━] (?:⚠ )?2 /) ?? "";
     expect(title2).toMatch(/2 [●⏸◌◆] \w+ · ● live/);
 
     // The smallest terminal: the header is two lines, not five.

@@ -51,7 +51,7 @@ describe("unknown commands and help", () => {
   it("help <command> and help git <subcommand> print that command's help", async () => {
     const watch = await runCli(["help", "watch"]);
     expect(watch.code).toBe(0);
-    expect(watch.stdout).toMatch(/^Usage: agent-sessions watch \[options\] <session_id\.\.\.>/);
+    expect(watch.stdout).toMatch(/^Usage: agent-sessions watch \[options\] \[session_id\.\.\.\]/);
     expect(watch.stdout).toContain("--max-events");
     const push = await runCli(["help", "git", "push"]);
     expect(push.code).toBe(0);

@@ -216,7 +216,8 @@ describe("sessions and panes", () => {
     fx = await startUiFixture();
     const [a, b, c] = fx.ids as [string, string, string];
     h = mountApp(fx, { columns: 160, rows: 40 }, { initialSessions: [a, b, c] });
-    await waitForContent(h, `3 ${c}`);
+    // The third session waits (paused) from the start: its pane's title, marked, is narrow.
+    await waitForContent(h, new RegExp(`3 (?:${c}|⏸ paused · ● live · ${c.slice(0, 6)})`));
     for (const [cols, rows] of [
       [100, 24],
       [70, 16],

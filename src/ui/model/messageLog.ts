@@ -45,6 +45,11 @@ export function feedLogFromServices(services: AppServices, log: LogSink): () => 
       if (s.error && s.error !== prev.error) {
         log("error", errorText("Loading the session list failed: ", s.error));
       }
+      // The live list's refresh (Ctrl-R, the timer): once per failure, not once per retry of it.
+      const failed = s.refreshError;
+      if (failed && failed !== prev.refreshError && failed.message !== prev.refreshError?.message) {
+        log("error", errorText("Refreshing the session list failed: ", failed));
+      }
     }),
     identity.subscribe((s, prev) => {
       if (s.error && s.error !== prev.error) log("error", errorText("Key check failed: ", s.error));

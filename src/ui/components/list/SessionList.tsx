@@ -83,7 +83,11 @@ const Row = memo(function Row({
         {compact ? (
           <>
             <Text color={theme.c[badge.color]}>{` ${badge.glyph}`}</Text>
-            {overlap && overlap.length > 0 ? <Text color={theme.c.warn}> ⇄</Text> : null}
+            {overlap && overlap.length > 0 ? (
+              <Text color={theme.c.warn}>
+                {` ⇄ ${[...new Set(overlap.flatMap((o) => o.others))].join(",")}`}
+              </Text>
+            ) : null}
             <Text> {title || session.session_id}</Text>
           </>
         ) : (
@@ -111,7 +115,7 @@ const Row = memo(function Row({
 });
 
 export const SessionList = memo(function SessionList({ width, height, focused }: SessionListProps) {
-  const { sessions, attention: attentionStore, overlaps } = useServices();
+  const { sessions, attention: attentionStore, overlaps, live } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   const visible = useStore(sessions, selectVisibleSessions);
@@ -140,8 +144,11 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
   );
   const attention = useStore(attentionStore, selectMarkedIds);
   const overlapOf = useStore(overlaps, (s) => s.bySession);
-  // How fresh the list is, on the shared tick.
+  // How fresh the list is, on the shared tick; nothing where the list never refreshes (a
+  // replay's list is the recording).
+  const refreshes = live !== null;
   const freshness = useTicked((now) => {
+    if (!refreshes) return "";
     const st = sessions.getState();
     if (st.refreshError) return `refresh failed: ${st.refreshError.message}`;
     if (st.loadedAt === null) return "";
