@@ -41,10 +41,10 @@ describe("attention", () => {
     expect(h.bells()).toBe(0);
 
     fx.server.setState(b, "paused");
-    frame = await waitForContent(h, `⚠ 2 ${b}`);
+    await waitForContent(h, `⚠ 2 ${b}`);
+    frame = await waitForContent(h, "active → paused");
     // Its row in the list (titles first beside panes): marked, numbered, paused.
     expect(frame).toMatch(/ !2 ⏸ /);
-    expect(frame).toContain("active → paused");
     await waitForContent(h, () => h?.bells() === 1);
 
     // Newest first: the pane that just paused.

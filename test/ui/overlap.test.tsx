@@ -41,8 +41,8 @@ describe("overlap warning", () => {
     expect(frame).not.toContain(`also changed by ${other.id}`);
     // The list rows say it too: beside the panes, who; alone on the screen, the whole story.
     // (A row beside panes shows the state's glyph and the name, not the id.)
-    expect(frame).toContain(`● ⇄ ${c.id} ${a.name}`);
-    expect(frame).toContain(`⏸ ⇄ ${a.id} ${c.name}`);
+    expect(frame).toContain(`● ⇄ ${c.id} ${a.name.slice(0, 16)}`);
+    expect(frame).toContain(`⏸ ⇄ ${a.id} ${c.name.slice(0, 16)}`);
     await pressKey(h, "1");
     await pressKey(h, "x");
     await pressKey(h, "x");
