@@ -1,9 +1,27 @@
 #!/usr/bin/env node
 import module from "node:module";
+import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
 
 // Before anything else loads: Node 22.1+ keeps compiled code of this program on disk, so a
 // second start skips most of the parsing (Node 20 has no compile cache; nothing to do there).
-(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+// It lives with the user's other caches, not in the temporary folder (Node's default), unless
+// NODE_COMPILE_CACHE names a folder; a cache that cannot be written only costs speed.
+const enableCompileCache = (module as { enableCompileCache?: (dir?: string) => unknown })
+  .enableCompileCache;
+if (enableCompileCache) {
+  try {
+    const xdg = process.env.XDG_CACHE_HOME;
+    const cacheHome = xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".cache");
+    enableCompileCache(
+      process.env.NODE_COMPILE_CACHE
+        ? undefined
+        : join(cacheHome, "agent-sessions", "compile-cache"),
+    );
+  } catch {
+    // No home folder or no cache: start without it.
+  }
+}
 // The published binary is one minified bundle; with AGENT_SESSIONS_DEBUG its source map
 // makes stack traces (the key still redacted) name src/ files and lines. Only then: on
 // Node 20 loading the maps costs about a third of the start-up time.
