@@ -178,19 +178,29 @@ export async function sendInputAndWaitForChange(
  * so snapshots are stable. The key itself never reaches a frame; its mask still varies.
  */
 export function maskVolatile(frame: string): string {
-  return frame
-    .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:PORT")
-    .replace(/ask_…[A-Za-z0-9_-]{4}/g, "ask_…XXXX")
-    .replace(/♥ (?:—|\d+[smhd](?: \d+[smhd])?)(?: stale)?/g, "♥ AGE")
-    .replace(/(?:<0\.1|\d+(?:\.\d+)?k?) ev\/s/g, "N ev/s")
-    .replace(/\((\d+(?:\.\d)?s|\d+m(?: \d+s)?)\)/g, "(DURATION)")
-    .replace(/\b\d{2}:\d{2}:\d{2}\b/g, "HH:MM:SS")
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, "TIMESTAMP")
-    .replace(/reconnecting in \d+[smhd](?: \d+[smhd])?/g, "reconnecting in N")
-    .replace(/resets in (\d+) s/g, (_m, d: string) => `resets in ${"N".repeat(d.length)} s`)
-    .replace(/updated (?:just now|\d+[smhd](?: \d+[smhd])? ago)/g, "updated AGE")
-    .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, "⠿")
-    .replace(/… \d+\.\ds$/gm, "… ELAPSED");
+  return (
+    frame
+      .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:PORT")
+      .replace(/ask_…[A-Za-z0-9_-]{4}/g, "ask_…XXXX")
+      .replace(/♥ (?:—|\d+[smhd](?: \d+[smhd])?)(?: stale)?/g, "♥ AGE")
+      .replace(/(?:<0\.1|\d+(?:\.\d+)?k?) ev\/s/g, "N ev/s")
+      .replace(/\((\d+(?:\.\d)?s|\d+m(?: \d+s)?)\)/g, "(DURATION)")
+      .replace(/\b\d{2}:\d{2}:\d{2}\b/g, "HH:MM:SS")
+      .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, "TIMESTAMP")
+      .replace(/reconnecting in \d+[smhd](?: \d+[smhd])?/g, "reconnecting in N")
+      .replace(/resets in (\d+) s/g, (_m, d: string) => `resets in ${"N".repeat(d.length)} s`)
+      // Same width as what it hides, so the frame's borders stay where they were.
+      .replace(/updated (?:just now|\d+[smhd](?: \d+[smhd])? ago)/g, (m) =>
+        "updated AGE".padEnd(m.length),
+      )
+      // How many requests are left depends on how many list refreshes a run happened to make.
+      .replace(
+        /\b(\d+)\/(\d+) left\b/g,
+        (_m, a: string, b: string) => `${"N".repeat(a.length)}/${b} left`,
+      )
+      .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, "⠿")
+      .replace(/… \d+\.\ds$/gm, "… ELAPSED")
+  );
 }
 
 export interface UiFixture {

@@ -171,8 +171,10 @@ describe("UI snapshots", () => {
     await waitForContent(ui, fx.ids[0] as string);
     await pressKey(ui, "5");
     await waitForContent(ui, "No pane 5");
-    await pressKey(ui, "a");
-    await waitForContent(ui, "No session needs attention");
+    // A second message of another kind than "No pane" would need a fixture without paused
+    // sessions: the attention queue covers every listed session, so `a` now jumps to one.
+    await pressKey(ui, "6");
+    await waitForContent(ui, "No pane 6");
     await pressKey(ui, "m");
     await waitForContent(ui, "Messages — 2 messages");
     expect(snap(ui)).toMatchSnapshot();
