@@ -171,6 +171,8 @@ describe("UI snapshots", () => {
     await waitForContent(ui, fx.ids[0] as string);
     await pressKey(ui, "5");
     await waitForContent(ui, "No pane 5");
+    // The seeded paused session is the queue's one item: `a` goes to it, then finds none.
+    await pressKey(ui, "a");
     await pressKey(ui, "a");
     await waitForContent(ui, "No session needs attention");
     await pressKey(ui, "m");
