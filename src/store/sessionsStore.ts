@@ -505,6 +505,22 @@ let lastOutput: Session[] = [];
  * deriveVisibleSessions memoised on its five inputs, so it can be a zustand selector: the
  * same array comes back until the items or a view setting change.
  */
+/** What a list view shows about the list as a whole (counts, loading, filter, sort): the session list and the fleet view alike. */
+export function selectListMeta(s: SessionsState) {
+  return {
+    total: s.items.length,
+    serverTotal: s.total,
+    loading: s.loading,
+    loadingMore: s.loadingMore,
+    hasMore: s.hasMore,
+    error: s.error,
+    filterText: s.filterText,
+    stateFilter: s.stateFilter,
+    sortKey: s.sortKey,
+    sortDir: s.sortDir,
+  };
+}
+
 export function selectVisibleSessions(s: VisibleInputs): Session[] {
   const l = lastInputs;
   if (

@@ -2,7 +2,7 @@ import { Box, Text } from "ink";
 import { memo, useCallback, useRef } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
-import { selectVisibleSessions } from "../../../store/sessionsStore.js";
+import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAge } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { stateBadge, type Theme, useTheme } from "../../context/theme.js";
@@ -145,21 +145,7 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   const { ui } = useUi();
   const theme = useTheme();
   const visible = useStore(sessions, selectVisibleSessions);
-  const meta = useStore(
-    sessions,
-    useShallow((s) => ({
-      total: s.items.length,
-      serverTotal: s.total,
-      loading: s.loading,
-      loadingMore: s.loadingMore,
-      hasMore: s.hasMore,
-      error: s.error,
-      filterText: s.filterText,
-      stateFilter: s.stateFilter,
-      sortKey: s.sortKey,
-      sortDir: s.sortDir,
-    })),
-  );
+  const meta = useStore(sessions, useShallow(selectListMeta));
   const { cursor, editing } = useStore(
     ui,
     useShallow((s) => ({ cursor: s.fleetCursor, editing: s.editing?.kind === "filter" })),

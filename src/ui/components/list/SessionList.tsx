@@ -5,7 +5,7 @@ import { useShallow } from "zustand/react/shallow";
 import { type Session, sessionName } from "../../../protocol/resources.js";
 import { selectMarkedIds } from "../../../store/attention/attentionStore.js";
 import { type Overlap, overlapSummary } from "../../../store/fleet/overlaps.js";
-import { selectVisibleSessions } from "../../../store/sessionsStore.js";
+import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAge } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { stateBadge, useTheme } from "../../context/theme.js";
@@ -119,21 +119,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
   const { ui } = useUi();
   const theme = useTheme();
   const visible = useStore(sessions, selectVisibleSessions);
-  const meta = useStore(
-    sessions,
-    useShallow((s) => ({
-      total: s.items.length,
-      serverTotal: s.total,
-      loading: s.loading,
-      loadingMore: s.loadingMore,
-      hasMore: s.hasMore,
-      error: s.error,
-      filterText: s.filterText,
-      stateFilter: s.stateFilter,
-      sortKey: s.sortKey,
-      sortDir: s.sortDir,
-    })),
-  );
+  const meta = useStore(sessions, useShallow(selectListMeta));
   const { cursor, editing, panes } = useStore(
     ui,
     useShallow((s) => ({
