@@ -4,7 +4,7 @@
  * memory bound per event, and a status a UI can show.
  */
 import { performance } from "node:perf_hooks";
-import { type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
 import {
   decodeEvent,
   errorMessage,
@@ -507,10 +507,13 @@ class EventStreamSubscription implements Subscription {
     if (this.closed) return { kind: "stop", reason: "closed", error: null };
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(resolveUrl(this.opts.config.baseUrl, path), {
+      const url = resolveUrl(this.opts.config.baseUrl, path);
+      const dispatcher = this.opts.config.dispatcher ?? defaultAgent();
+      res = await dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: "GET",
         headers,
-        dispatcher: this.opts.config.dispatcher ?? defaultAgent(),
         signal: ac.signal,
         // The watchdog bounds silence on the body; undici's own 300 s limit would cut
         // quiet streams.

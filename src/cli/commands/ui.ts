@@ -36,11 +36,12 @@ async function startUi(
   if (warning) err(`warning: ${warning}`);
   try {
     const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl, org: g.org });
-    // Lazy: Ink, React and the stores load only when a terminal session starts.
-    const [{ buildServices }, { runTui }, { journalFor }] = await Promise.all([
+    // Lazy: the stores load only when a terminal session starts; Ink and React only once the
+    // first requests are out (see below).
+    const [{ buildServices }, { journalFor }, { loadFirstScreen }] = await Promise.all([
       import("../tui/buildServices.js"),
-      import("../tui/runTui.js"),
       import("../journal/journalSetup.js"),
+      import("../../ui/model/services.js"),
     ]);
     const withJournal = async (baseUrl: string) => {
       const j = await journalFor(baseUrl, { noJournal });
@@ -66,6 +67,10 @@ async function startUi(
       const h = buildServices(creds, { ...build, ...(await withJournal(creds.baseUrl)) });
       handles.push(h);
       services = h.services;
+      // Asked before Ink and React load, answered while they do: the first frame usually
+      // has the identity and the list, and is drawn once instead of twice. A service that
+      // answers slowly still gets the frame as soon as the UI is ready, filled in later.
+      loadFirstScreen(services);
     } catch (e) {
       if (!(e instanceof NoCredentialsError)) throw e;
       // The login screen will be shown: say at once when it cannot keep a key here.
@@ -93,6 +98,7 @@ async function startUi(
       handles.push(h);
       return h.services;
     };
+    const { runTui } = await import("../tui/runTui.js");
     process.exitCode = await runTui({
       profile: target.profile,
       baseUrl: target.baseUrl,

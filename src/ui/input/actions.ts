@@ -5,6 +5,7 @@ import type { TimelineEntry } from "../../store/streams/entry.js";
 import { mergedTimelineOf } from "../../store/streams/mergedTimeline.js";
 import { appendLog, feedLogFromServices } from "../model/messageLog.js";
 import { type EntrySource, initialPaneView, type PaneView } from "../model/paneView.js";
+import { loadFirstScreen } from "../model/services.js";
 import {
   focusedPaneId,
   type LogEntry,
@@ -183,11 +184,7 @@ export function startScreen(deps: UiDeps, initialSessions: readonly string[]): (
   const stopFeed = feedLogFromServices(deps.services, (level, text) =>
     logMessage(deps, level, text),
   );
-  const { identity, sessions, api } = deps.services;
-  const id = identity.getState();
-  if (id.loadedAt === null && !id.loading) void id.load(api);
-  const st = sessions.getState();
-  if (st.loadedAt === null && !st.loading) void st.load();
+  loadFirstScreen(deps.services);
   for (const sessionId of initialSessions.slice(0, deps.options.maxPanes)) {
     openPane(deps, sessionId);
   }

@@ -36,15 +36,17 @@ export type LogSink = (level: MessageLevel, text: string) => void;
  */
 export function feedLogFromServices(services: AppServices, log: LogSink): () => void {
   const { actions, sessions, identity, streams } = services;
+  const listFailed = (e: ErrorInfo) =>
+    log("error", errorText("Loading the session list failed: ", e));
+  const keyFailed = (e: ErrorInfo) => log("error", errorText("Key check failed: ", e));
+  const whoFailed = (e: ErrorInfo) => log("warn", errorText("Identity lookup failed: ", e));
   const offs = [
     actions.subscribe((s, prev) => {
       const o = s.last;
       if (o && o !== prev.last) log(o.ok ? "ok" : "error", outcomeText(o));
     }),
     sessions.subscribe((s, prev) => {
-      if (s.error && s.error !== prev.error) {
-        log("error", errorText("Loading the session list failed: ", s.error));
-      }
+      if (s.error && s.error !== prev.error) listFailed(s.error);
       // The live list's refresh (Ctrl-R, the timer): once per failure, not once per retry of it.
       const failed = s.refreshError;
       if (failed && failed !== prev.refreshError && failed.message !== prev.refreshError?.message) {
@@ -52,10 +54,8 @@ export function feedLogFromServices(services: AppServices, log: LogSink): () => 
       }
     }),
     identity.subscribe((s, prev) => {
-      if (s.error && s.error !== prev.error) log("error", errorText("Key check failed: ", s.error));
-      if (s.identityError && s.identityError !== prev.identityError) {
-        log("warn", errorText("Identity lookup failed: ", s.identityError));
-      }
+      if (s.error && s.error !== prev.error) keyFailed(s.error);
+      if (s.identityError && s.identityError !== prev.identityError) whoFailed(s.identityError);
     }),
     streams.subscribe((s, prev) => {
       if (s.sessions === prev.sessions) return;
@@ -68,6 +68,12 @@ export function feedLogFromServices(services: AppServices, log: LogSink): () => 
       }
     }),
   ];
+  // The CLI starts loading before the UI mounts: a failure that came first is logged now.
+  const listed = sessions.getState();
+  if (listed.error) listFailed(listed.error);
+  const who = identity.getState();
+  if (who.error) keyFailed(who.error);
+  if (who.identityError) whoFailed(who.identityError);
   return () => {
     for (const off of offs) off();
   };

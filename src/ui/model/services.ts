@@ -111,5 +111,19 @@ export const DEFAULT_OPTIONS: AppOptions = {
   noColor: false,
 };
 
+/**
+ * Ask for who the key is and the first page of sessions, unless somebody already has. The CLI
+ * calls it as soon as the services exist, before the UI's code loads, so the answers usually
+ * arrive in time for the first frame; the UI calls it again on mount (then a no-op).
+ */
+export function loadFirstScreen(
+  services: Pick<AppServices, "identity" | "sessions" | "api">,
+): void {
+  const id = services.identity.getState();
+  if (id.loadedAt === null && !id.loading) void id.load(services.api);
+  const st = services.sessions.getState();
+  if (st.loadedAt === null && !st.loading) void st.load();
+}
+
 /** Writes a pane's entries somewhere and says where (the CLI gives cli/tui/savePane.ts). */
 export type SaveEntries = (sessionId: string, entries: readonly TimelineEntry[]) => Promise<string>;
