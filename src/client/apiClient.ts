@@ -1,5 +1,4 @@
 import type { Dispatcher } from "undici";
-import { z } from "zod";
 import { errorMessage } from "../protocol/errors.js";
 import { type GitAction, type GitResult, gitRequest, readGitAnswer } from "../protocol/git.js";
 import { PATHS, unsafeIdReason } from "../protocol/index.js";
@@ -14,6 +13,7 @@ import {
   type SessionPage,
   SessionSchema,
 } from "../protocol/resources.js";
+import * as z from "../protocol/schema.js";
 import { REQUIRED_SCOPES } from "../protocol/scopes.js";
 import { keyRedactor, type Redactor } from "../text/redact.js";
 import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
@@ -701,7 +701,7 @@ function unwrapSession(json: unknown): unknown {
 }
 
 function describeParseError(e: unknown): string {
-  if (e instanceof z.ZodError) {
+  if (e instanceof z.SchemaError) {
     const issue = e.issues[0];
     if (!issue) return "schema mismatch";
     const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "body";

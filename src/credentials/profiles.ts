@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "../protocol/schema.js";
 import { ConfigFileError, CredentialsUsageError } from "./errors.js";
 import { configPath } from "./paths.js";
 import { writePrivateFileAtomic } from "./privateFile.js";
@@ -16,15 +16,15 @@ export type StorageKind = (typeof STORAGE_KINDS)[number];
 const ProfileSchema = z.looseObject({
   base_url: z.string(),
   /** Absent once logged out: the profile keeps its base URL but has no stored key. */
-  storage: z.enum(STORAGE_KINDS).optional(),
+  storage: z.optional(z.enum(STORAGE_KINDS)),
   /** Organization the profile's requests are scoped to (sent as X-Organization-Id). */
-  organization_id: z.string().optional(),
+  organization_id: z.optional(z.string()),
 });
 export type Profile = z.infer<typeof ProfileSchema>;
 
 const ConfigSchema = z.looseObject({
-  default_profile: z.string().nullable().optional().default(null),
-  profiles: z.record(z.string(), ProfileSchema).optional().default({}),
+  default_profile: z._default(z.nullable(z.string()), null),
+  profiles: z._default(z.record(z.string(), ProfileSchema), {}),
 });
 export type ProfilesConfig = z.infer<typeof ConfigSchema>;
 

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { payloadAccepted } from "./payloadCheck.js";
+import * as z from "./schema.js";
 
 /** The five event names of a session stream. */
 export const EVENT_NAMES = [
@@ -15,13 +15,13 @@ export const PromptProgressSchema = z.looseObject({ type: z.string(), content: z
 export const FileChangedSchema = z.looseObject({ path: z.string(), action: z.string() });
 /** Payload "not shown": any JSON object. text/stream/line are rendered when present. */
 export const ProcessOutputSchema = z.looseObject({
-  text: z.string().optional(),
-  stream: z.string().optional(),
-  line: z.union([z.string(), z.number()]).optional(),
+  text: z.optional(z.string()),
+  stream: z.optional(z.string()),
+  line: z.optional(z.union([z.string(), z.number()])),
 });
 export const StateChangedSchema = z.looseObject({
   state: z.string(),
-  previous_state: z.string().nullable().optional(),
+  previous_state: z.optional(z.nullable(z.string())),
 });
 export const HeartbeatSchema = z.looseObject({ timestamp: z.string() });
 

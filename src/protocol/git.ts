@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { errorMessage } from "./errors.js";
 import { pathSegment } from "./ids.js";
+import * as z from "./schema.js";
 
 /**
  * Git actions in a session: the one type the CLI, the UI and the client share, the one
@@ -80,31 +80,34 @@ function operation(sessionId: string, op: string, args: Record<string, string>):
 }
 
 /** The request body schemas the reference service enforces (the client builds them above). */
+/** A string with at least one character. */
+const filled = (message?: string) => z.string().check(z.minLength(1, message));
+
 export const CloneRequestSchema = z.object({
-  repo_url: z.string().min(1, "repo_url is required"),
-  branch: z.string().min(1).optional(),
+  repo_url: filled("repo_url is required"),
+  branch: z.optional(filled()),
 });
 export type CloneRequest = z.infer<typeof CloneRequestSchema>;
 
 export const GitOperationRequestSchema = z.discriminatedUnion("operation", [
   z.object({
     operation: z.literal("push"),
-    args: z.object({ branch: z.string().min(1).optional() }).optional(),
+    args: z.optional(z.object({ branch: z.optional(filled()) })),
   }),
   z.object({
     operation: z.literal("branch"),
     args: z.object({
-      name: z.string().min(1, "name is required"),
-      from: z.string().min(1).optional(),
+      name: filled("name is required"),
+      from: z.optional(filled()),
     }),
   }),
   z.object({
     operation: z.literal("create-pr"),
     args: z.object({
-      title: z.string().min(1, "title is required"),
-      body: z.string().optional(),
-      base: z.string().min(1).optional(),
-      head: z.string().min(1).optional(),
+      title: filled("title is required"),
+      body: z.optional(z.string()),
+      base: z.optional(filled()),
+      head: z.optional(filled()),
     }),
   }),
 ]);

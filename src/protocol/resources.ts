@@ -1,12 +1,14 @@
-import { z } from "zod";
+import * as z from "./schema.js";
 
 /**
  * Runtime schemas for the resources of the interface. Parsing is lenient: unknown fields are
  * kept (looseObject), a missing optional field is not an error, a wrong type is.
  */
 
-const nullableString = z.string().nullable();
-const optionalText = z.string().nullable().optional();
+const nullableString = z.nullable(z.string());
+const optionalText = z.optional(z.nullable(z.string()));
+/** Null when absent. */
+const nullWhenAbsent = z._default(nullableString, null);
 
 /** GET /api/cloud/auth/verify success body. */
 export const ApiKeyInfoSchema = z.looseObject({
@@ -14,12 +16,12 @@ export const ApiKeyInfoSchema = z.looseObject({
   key_id: z.string(),
   name: z.string(),
   user_id: z.string(),
-  organization_id: nullableString.optional().default(null),
-  tenant_id: nullableString.optional().default(null),
-  role: nullableString.optional().default(null),
+  organization_id: nullWhenAbsent,
+  tenant_id: nullWhenAbsent,
+  role: nullWhenAbsent,
   scopes: z.array(z.string()),
   effective_scopes: z.array(z.string()),
-  expires_at: nullableString.optional().default(null),
+  expires_at: nullWhenAbsent,
 });
 export type ApiKeyInfo = z.infer<typeof ApiKeyInfoSchema>;
 
@@ -44,28 +46,32 @@ export type Identity = z.infer<typeof IdentitySchema>;
  * accepted (the parsed record always carries it as session_id), every field is optional but
  * the id, and unknown fields are kept as sent.
  */
-export const SessionSchema = z
-  .looseObject({
-    session_id: z.string().optional(),
-    id: z.string().optional(),
-    name: optionalText,
-    title: optionalText,
-    state: optionalText,
-    agent: optionalText,
-    template_id: optionalText,
-    visibility: optionalText,
-    sandbox_url: optionalText,
-    user_id: optionalText,
-    organization_id: optionalText,
-    repo: optionalText,
-    branch: optionalText,
-    created_at: optionalText,
-    updated_at: optionalText,
-  })
-  .refine((s) => typeof (s.session_id ?? s.id) === "string", {
-    message: "session record has neither session_id nor id",
-  })
-  .transform((s) => ({ ...s, session_id: (s.session_id ?? s.id) as string }));
+export const SessionSchema = z.pipe(
+  z
+    .looseObject({
+      session_id: z.optional(z.string()),
+      id: z.optional(z.string()),
+      name: optionalText,
+      title: optionalText,
+      state: optionalText,
+      agent: optionalText,
+      template_id: optionalText,
+      visibility: optionalText,
+      sandbox_url: optionalText,
+      user_id: optionalText,
+      organization_id: optionalText,
+      repo: optionalText,
+      branch: optionalText,
+      created_at: optionalText,
+      updated_at: optionalText,
+    })
+    .check(
+      z.refine((s) => typeof (s.session_id ?? s.id) === "string", {
+        message: "session record has neither session_id nor id",
+      }),
+    ),
+  z.transform((s) => ({ ...s, session_id: (s.session_id ?? s.id) as string })),
+);
 export type Session = z.infer<typeof SessionSchema>;
 
 /** What a session is called: its name (the documented field), else its title, else null. */

@@ -49,7 +49,12 @@ describe("decodeEvent", () => {
     expect(bad).toMatchObject({ kind: "malformed", event: "prompt_progress", raw: "{not json" });
     const wrongType = decodeEvent("file_changed", '{"path":42,"action":"created"}', "4");
     expect(wrongType).toMatchObject({ kind: "malformed" });
-    if (wrongType.kind === "malformed") expect(wrongType.error).toMatch(/path/);
+    // The user reads which field is wrong and what was expected, in words.
+    if (wrongType.kind === "malformed") {
+      expect(wrongType.error).toBe(
+        "file_changed: path: Invalid input: expected string, received number",
+      );
+    }
     const notObject = decodeEvent("heartbeat", "[1,2]", undefined);
     expect(notObject.kind).toBe("malformed");
     const long = decodeEvent("prompt_progress", `x${"y".repeat(10_000)}`, "5");

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { z } from "zod";
 import {
   CloneRequestSchema,
   GitOperationRequestSchema,
@@ -8,6 +7,7 @@ import {
   parseHistoryParam,
   REQUIRED_SCOPES,
 } from "../../protocol/index.js";
+import type * as z from "../../protocol/schema.js";
 import type { EventStreams } from "../eventStreams.js";
 import type { Faults } from "../faults.js";
 import type { GitWorkspaces } from "../git/gitWorkspaces.js";
@@ -194,7 +194,7 @@ function events(ctx: HandlerContext, call: Call): void {
   ctx.streams.open(call.res, s.record.id, lastId, history);
 }
 
-function zodMessage(error: z.ZodError): string {
+function zodMessage(error: z.SchemaError): string {
   return error.issues
     .map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message))
     .join("; ");
@@ -226,7 +226,7 @@ async function gitOperation(ctx: HandlerContext, call: Call): Promise<void> {
 }
 
 /** A body that fails its schema: the documented structured error, naming the first field. */
-function invalidBody(error: z.ZodError): HttpError {
+function invalidBody(error: z.SchemaError): HttpError {
   const first = error.issues[0];
   return HttpError.invalid(first ? first.path.join(".") || "body" : "body", zodMessage(error));
 }
