@@ -10,7 +10,7 @@ import { Flood, type FloodResult } from "./flood.js";
 import { ensureDemoRepos } from "./git/demoRepos.js";
 import { GitRunner } from "./git/gitRunner.js";
 import { GitWorkspaces, type PullRequest } from "./git/gitWorkspaces.js";
-import { handleRequest } from "./http/requestHandler.js";
+import { handleRequest, type RequestCounts } from "./http/requestHandler.js";
 import { KeyRing } from "./keys.js";
 import { childRandom } from "./random.js";
 import { RateLimiter } from "./rateLimiter.js";
@@ -22,6 +22,7 @@ export type { FaultControl, FaultSettings } from "./faults.js";
 export { defaultFaults } from "./faults.js";
 export type { FloodResult } from "./flood.js";
 export type { PullRequest } from "./git/gitWorkspaces.js";
+export type { RequestCounts } from "./http/requestHandler.js";
 export type { SessionRecord, SessionState } from "./sessionTable.js";
 
 export interface ServerOptions {
@@ -99,6 +100,11 @@ export interface ReferenceServer {
   faults: FaultControl;
   /** Open SSE connections. */
   connections(): number;
+  /**
+   * What the service has answered so far: requests, and 429s among them (the rate limiter's
+   * and injected ones). For tests and benchmarks; not part of the HTTP interface.
+   */
+  requestCounts(): RequestCounts;
   /** Stops timers, ends SSE responses, closes the server, removes a temp dataDir. */
   close(): Promise<void>;
 }
@@ -204,6 +210,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     git: workspaces,
     historyOnOpen,
     log: opts.log,
+    counts: { requests: 0, rateLimited: 0, firstAt: null } as RequestCounts,
   };
   const server = createServer({ noDelay: true }, (req, res) => {
     handleRequest(ctx, req, res).catch(() => res.destroy());
@@ -277,6 +284,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     pullRequests: () => workspaces.pullRequests.map((p) => ({ ...p })),
     faults,
     connections: () => streams.count(),
+    requestCounts: () => ({ ...ctx.counts }),
     close() {
       if (!closing) {
         closing = (async () => {

@@ -7,6 +7,7 @@
  *   --only B2,B3   run only these rows (B1 is added when B2 needs it)
  *
  * B12 (issue 14's terminal-bytes row) runs the UI through the CLI's terminal writer.
+ * B13 (issue 14's budget row) runs the built `watch --json` against the documented limit.
  *   --json [PATH]  machine-readable output
  *   --markdown     print the table as Markdown (for docs/performance.md)
  *   --strict       exit 1 when a target is missed (a measure that errors always exits 1)
@@ -15,6 +16,7 @@
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
+import { limitAllowsMs, measureBudget } from "./measures/budget.js";
 import { drainThroughStore } from "./measures/clientIngest.js";
 import { measureFanout } from "./measures/fanout.js";
 import { measureFleet } from "./measures/fleet.js";
@@ -99,6 +101,8 @@ function plan(quick: boolean) {
     fleetStreams: 50,
     fleetPerSecond: 20,
     fleetMs: quick ? 6_000 : 20_000,
+    // The limit allows 100 openings in 48 s, 40 in 12 s.
+    budgetStreams: quick ? 40 : 100,
   };
 }
 
@@ -477,6 +481,41 @@ async function terminalBytesRow(p: ReturnType<typeof plan>): Promise<Row> {
   }
 }
 
+/** The limit the real service documents: 100 requests a minute, burst 20. */
+const DOCUMENTED_LIMIT = { limit: 100, windowMs: 60_000, burst: 20 };
+
+/**
+ * B13: the built `watch --json` opens every stream at once against the documented limit; the
+ * request budget must pace them so that none is refused, and not much slower than the limit.
+ */
+async function budgetRow(p: ReturnType<typeof plan>, quick: boolean): Promise<Row> {
+  const n = p.budgetStreams;
+  const l = DOCUMENTED_LIMIT;
+  const measure = `budget: built \`watch --json\` on ${n} sessions${quick ? " (--quick; the full run opens 100)" : ""}, service limited to ${l.limit} requests/${l.windowMs / 1000} s, burst ${l.burst}: from spawn to the last stream live; the limit allows the N requests the service let through (openings and any other) in t(N), t(k) = 0 for k ≤ ${l.burst}, else max((k − ${l.burst}) × ${(l.windowMs / l.limit / 1000).toFixed(1)} s, t(k − ${l.limit}) + ${l.windowMs / 1000} s)`;
+  const target = "0 × 429, last stream live ≤ 1.2 × t(N)";
+  try {
+    const r = await withServer(
+      { seed: 13, paceMs: 0, heartbeatMs: 5000, sessionCount: n, rateLimit: l },
+      (srv) => measureBudget(srv, srv.sessionIds.slice(0, n), l),
+    );
+    const problems = [
+      ...(r.rateLimited > 0 ? [`${r.rateLimited} requests refused with 429`] : []),
+      ...(r.reconnects > 0 ? [`${r.reconnects} reconnects`] : []),
+    ];
+    return {
+      id: "B13",
+      measure,
+      value: `${r.live}/${r.streams} live after ${num(r.lastLiveMs / 1000, 1)} s; t(${r.requests}) = ${num(r.allowedMs / 1000, 1)} s; × ${num(r.ratio, 2)}; ${r.rateLimited} × 429 (first request ${num(r.firstRequestMs)} ms after spawn)`,
+      target,
+      pass: r.rateLimited === 0 && r.live === r.streams && r.ratio <= 1.2,
+      figures: { ...r, limit: l.limit, windowMs: l.windowMs, burst: l.burst },
+      ...(problems.length > 0 ? { note: problems.join("; ") } : {}),
+    };
+  } catch (e) {
+    return failed("B13", measure, target, e);
+  }
+}
+
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const p = plan(opts.quick);
@@ -522,6 +561,12 @@ async function main(): Promise<void> {
   if (want("B10")) {
     log(`B10: fleet for ${p.fleetMs / 1000} s`);
     rows.push(await fleetRow(p));
+  }
+  if (want("B13")) {
+    log(
+      `B13: ${p.budgetStreams} streams against 100 requests a minute (about ${Math.round(limitAllowsMs(p.budgetStreams, DOCUMENTED_LIMIT) / 1000)} s)`,
+    );
+    rows.push(await budgetRow(p, opts.quick));
   }
 
   const seconds = (performance.now() - t0) / 1000;

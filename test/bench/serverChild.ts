@@ -31,6 +31,8 @@ async function handle(req: ServerRequest): Promise<unknown> {
     }
     case "connections":
       return need().connections();
+    case "requestCounts":
+      return need().requestCounts();
     case "close":
       await server?.close();
       server = null;

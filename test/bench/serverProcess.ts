@@ -1,10 +1,10 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { FloodResult, ServerOptions } from "../../src/server/index.js";
+import type { FloodResult, RequestCounts, ServerOptions } from "../../src/server/index.js";
 
 export interface ServerRequest {
   id: number;
-  cmd: "start" | "flood" | "connections" | "close";
+  cmd: "start" | "flood" | "connections" | "requestCounts" | "close";
   args?: unknown;
 }
 
@@ -26,6 +26,8 @@ export interface RemoteServer {
    */
   fill(ids: string[], perSession: number): Promise<FloodResult>;
   connections(): Promise<number>;
+  /** Requests the service has had so far, and the 429s it answered. */
+  requestCounts(): Promise<RequestCounts>;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startServerProcess(opts: Omit<ServerOptions, "log">): Prom
       return call<FloodResult>("flood", { ids, eventsPerSecond: perSession * 5, durationMs: 200 });
     },
     connections: () => call<number>("connections"),
+    requestCounts: () => call<RequestCounts>("requestCounts"),
     async close() {
       if (child.exitCode !== null) return;
       try {

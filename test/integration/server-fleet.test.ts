@@ -31,6 +31,8 @@ describe("reference service: burst limit", () => {
     expect(refused.headers.get("x-ratelimit-remaining")).toBe("3");
     // Per key, like the window.
     expect((await api(s.url, "/api/sessions", { key: s.key("owner") })).status).toBe(200);
+    // What a benchmark reads back: every request, and the 429s among them.
+    expect(s.requestCounts()).toMatchObject({ requests: 6, rateLimited: 2 });
   });
 });
 

@@ -32,6 +32,16 @@ export interface HandlerContext {
   /** Events a new subscriber is sent before live ones (the client's ?history= may lower it). */
   historyOnOpen: number;
   log?: (line: string) => void;
+  /** Counted as requests come in (read by ReferenceServer.requestCounts). */
+  counts: RequestCounts;
+}
+
+/** Requests the service has had, and the 429s it answered (the limiter's and injected ones). */
+export interface RequestCounts {
+  requests: number;
+  rateLimited: number;
+  /** When the first request came in (ms since epoch), or null. */
+  firstAt: number | null;
 }
 
 interface Call {
@@ -245,6 +255,8 @@ export async function handleRequest(
   res: ServerResponse,
 ): Promise<void> {
   const started = Date.now();
+  ctx.counts.requests++;
+  ctx.counts.firstAt ??= started;
   const rawUrl = req.url ?? "/";
   const q = rawUrl.indexOf("?");
   const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
@@ -306,6 +318,7 @@ export async function handleRequest(
     throw HttpError.detail(404, `Not found: ${req.method} ${path.slice(0, 200)}`);
   } catch (e) {
     if (e instanceof HttpError) {
+      if (e.status === 429) ctx.counts.rateLimited++;
       sendJson(res, e.status, e.body, e.headers);
     } else {
       sendJson(res, 500, { detail: `Internal error: ${(e as Error).message}` });
