@@ -11,6 +11,9 @@ import { globalOptions, tuningFromEnv, uiTuningFromEnv } from "../context.js";
 import { err, fail, registerSecret } from "../output.js";
 import { rejectUnknownCommand } from "../unknownCommand.js";
 
+/** How long the first frame waits for the identity and the first page. */
+const FIRST_FRAME_HOLD_MS = 120;
+
 export function requireTerminal(): boolean {
   if (process.stdout.isTTY && process.stdin.isTTY) return true;
   err(
@@ -34,15 +37,19 @@ async function startUi(
   const noJournal = g.journal === false || cmd.opts<{ journal?: boolean }>().journal === false;
   const { policy: notify, warning } = notifyPolicyFromEnv(process.env);
   if (warning) err(`warning: ${warning}`);
+  // Ink, React and the layout engine start loading now (the layout engine's WebAssembly
+  // compiles in the background) while the key is found and the first requests go out.
+  const tui = import("../tui/runTui.js");
+  tui.catch(() => {});
   try {
     const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl, org: g.org });
-    // Lazy: the stores load only when a terminal session starts; Ink and React only once the
-    // first requests are out (see below).
-    const [{ buildServices }, { journalFor }, { loadFirstScreen }] = await Promise.all([
-      import("../tui/buildServices.js"),
-      import("../journal/journalSetup.js"),
-      import("../../ui/model/services.js"),
-    ]);
+    // Lazy: the stores load only when a terminal session starts.
+    const [{ buildServices }, { journalFor }, { loadFirstScreen, firstScreenAnswered }] =
+      await Promise.all([
+        import("../tui/buildServices.js"),
+        import("../journal/journalSetup.js"),
+        import("../../ui/model/services.js"),
+      ]);
     const withJournal = async (baseUrl: string) => {
       const j = await journalFor(baseUrl, { noJournal });
       return { journal: j.journal, journalStatus: j.status };
@@ -67,9 +74,7 @@ async function startUi(
       const h = buildServices(creds, { ...build, ...(await withJournal(creds.baseUrl)) });
       handles.push(h);
       services = h.services;
-      // Asked before Ink and React load, answered while they do: the first frame usually
-      // has the identity and the list, and is drawn once instead of twice. A service that
-      // answers slowly still gets the frame as soon as the UI is ready, filled in later.
+      // Asked while Ink and React load, answered while they do.
       loadFirstScreen(services);
     } catch (e) {
       if (!(e instanceof NoCredentialsError)) throw e;
@@ -98,7 +103,10 @@ async function startUi(
       handles.push(h);
       return h.services;
     };
-    const { runTui } = await import("../tui/runTui.js");
+    const { runTui } = await tui;
+    // The first frame waits a little for those answers, so that it has the identity and the
+    // list and is drawn once instead of twice; a slower service gets the skeleton first.
+    if (services) await firstScreenAnswered(services, FIRST_FRAME_HOLD_MS);
     process.exitCode = await runTui({
       profile: target.profile,
       baseUrl: target.baseUrl,

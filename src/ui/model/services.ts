@@ -125,5 +125,38 @@ export function loadFirstScreen(
   if (st.loadedAt === null && !st.loading) void st.load();
 }
 
+/**
+ * Resolves once the identity and the first page have both been answered (or failed), or after
+ * `maxWaitMs`, whichever comes first: the CLI holds the first frame that long so that a quick
+ * service's answers are in it and the screen is drawn once, while a slow one still gets the
+ * frame (header, list skeleton) at once after that.
+ */
+export function firstScreenAnswered(
+  services: Pick<AppServices, "identity" | "sessions">,
+  maxWaitMs: number,
+): Promise<void> {
+  const answered = () => {
+    const listed = services.sessions.getState();
+    return (
+      services.identity.getState().loadedAt !== null &&
+      (listed.loadedAt !== null || listed.error !== null)
+    );
+  };
+  return new Promise((resolve) => {
+    const offs: (() => void)[] = [];
+    const timer = setTimeout(finish, maxWaitMs);
+    function finish(): void {
+      clearTimeout(timer);
+      for (const off of offs) off();
+      resolve();
+    }
+    if (answered()) return finish();
+    const check = () => {
+      if (answered()) finish();
+    };
+    offs.push(services.identity.subscribe(check), services.sessions.subscribe(check));
+  });
+}
+
 /** Writes a pane's entries somewhere and says where (the CLI gives cli/tui/savePane.ts). */
 export type SaveEntries = (sessionId: string, entries: readonly TimelineEntry[]) => Promise<string>;
