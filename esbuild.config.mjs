@@ -108,7 +108,9 @@ const result = await esbuild.build({
           const check = '"function"!=typeof fetch';
           const found = src.split(check).length - 1;
           if (found !== 2) {
-            throw new Error(`yoga-layout changed: expected 2 fetch checks in ${a.path}, found ${found}`);
+            throw new Error(
+              `yoga-layout changed: expected 2 fetch checks in ${a.path}, found ${found}`,
+            );
           }
           return { contents: src.replaceAll(check, "true"), loader: "js" };
         });
