@@ -98,13 +98,11 @@ describe("the bundled binary", () => {
   });
 });
 
-/** What one run of the binary loaded: its bundle files, their bytes, and the sources in them. */
+/** What one run of the binary loaded: the bundle files' bytes and the sources in them. */
 interface Loaded {
-  files: string[];
   bytes: number;
   /** Source files behind the loaded bundle files (from their source maps), relative to the root. */
   sources: string[];
-  code: number | null;
 }
 
 const DIST = dirname(CLI);
@@ -125,11 +123,12 @@ async function loadedBy(args: string[], env: Record<string, string>): Promise<Lo
     const map = JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] };
     for (const s of map.sources) sources.add(relative(ROOT, join(dirname(file), s)));
   }
-  return { files, bytes, sources: [...sources].sort(), code: r.code };
+  return { bytes, sources: [...sources].sort() };
 }
 
 /** The heavy parts a command only needs once it talks to a service or draws a UI. */
 const NETWORK = /^(node_modules\/(undici|zod)\/|src\/client\/apiClient\.ts$|src\/server\/)/;
+const HTTP = /^(node_modules\/undici\/|src\/client\/apiClient\.ts$)/;
 const UI = /^(node_modules\/(ink|react|react-reconciler|yoga-layout)\/|src\/ui\/components\/)/;
 
 describe("what the bundled binary loads", () => {
@@ -168,10 +167,19 @@ describe("what the bundled binary loads", () => {
     [["profiles"], "profiles"],
     [["journal", "path"], "journal"],
     [["logout"], "logout"],
-  ])("%j loads its implementation and the client, never Ink or React", async (args, name) => {
+  ])("%j loads its implementation, never Ink, React or the service", async (args, name) => {
     const loaded = await loadedBy(args, env);
     expect(loaded.sources).toContain(`src/cli/commands/${name}.ts`);
     expect(loaded.sources.filter((s) => UI.test(s))).toEqual([]);
     expect(loaded.sources.filter((s) => s.startsWith("src/server/"))).toEqual([]);
   });
+
+  it.each([[["profiles"]], [["journal", "path"]], [["logout"]]])(
+    "%j only reads local files: it does not load the HTTP client",
+    async (args) => {
+      const loaded = await loadedBy(args, env);
+      expect(loaded.sources).toContain(`src/cli/commands/${args[0]}.ts`);
+      expect(loaded.sources.filter((s) => HTTP.test(s))).toEqual([]);
+    },
+  );
 });

@@ -8,7 +8,8 @@ import { saveCredentials } from "../../credentials/store.js";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { expiryStatus, maskKey } from "../../text/format.js";
 import { sanitizeLine } from "../../text/sanitize.js";
-import { announceWaits, globalOptions, tuningFromEnv } from "../context.js";
+import { announceWaits, tuningFromEnv } from "../context.js";
+import { globalOptions } from "../globalOptions.js";
 import { readHiddenLine, readPipedInput } from "../hiddenInput.js";
 import { err, fail, out, registerSecret, table } from "../output.js";
 

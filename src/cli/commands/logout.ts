@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { readConfig, selectProfile } from "../../credentials/profiles.js";
 import { removeCredentials } from "../../credentials/store.js";
-import { globalOptions } from "../context.js";
+import { globalOptions } from "../globalOptions.js";
 import { err, fail, out } from "../output.js";
 
 /** `agent-sessions logout`: remove the profile's stored key; the profile stays. */

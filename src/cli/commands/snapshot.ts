@@ -3,7 +3,8 @@ import { closeDefaultAgent } from "../../client/transport.js";
 import { resolveCredentials } from "../../credentials/resolve.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { stripAnsi } from "../../text/sanitize.js";
-import { globalOptions, tuningFromEnv } from "../context.js";
+import { tuningFromEnv } from "../context.js";
+import { globalOptions } from "../globalOptions.js";
 import { err, fail, out, registerSecret, secrets } from "../output.js";
 import { readRecording, replayTimeOf } from "../replayInput.js";
 

@@ -7,7 +7,8 @@ import { resolveCredentials, resolveTarget } from "../../credentials/resolve.js"
 import { saveCredentials } from "../../credentials/store.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { notifyPolicyFromEnv } from "../../ui/model/notifier.js";
-import { globalOptions, tuningFromEnv, uiTuningFromEnv } from "../context.js";
+import { tuningFromEnv, uiTuningFromEnv } from "../context.js";
+import { globalOptions } from "../globalOptions.js";
 import { err, fail, registerSecret } from "../output.js";
 
 export function requireTerminal(): boolean {
