@@ -3,16 +3,8 @@ import { ApiClient } from "../client/apiClient.js";
 import type { RateLimitTracker, RetryWait } from "../client/rateLimit.js";
 import { resolveCredentials } from "../credentials/resolve.js";
 import { formatDuration } from "../text/format.js";
+import { globalOptions } from "./globalOptions.js";
 import { err, registerSecret, stdoutClosed } from "./output.js";
-
-/** Options every networked command accepts (set on the root program). */
-export interface GlobalOptions {
-  baseUrl?: string;
-  profile?: string;
-  org?: string;
-  /** false with --no-journal. */
-  journal?: boolean;
-}
 
 /** Retry and timeout tuning from the environment (documented in the README). */
 export interface Tuning {
@@ -66,13 +58,6 @@ export interface CommandContext {
   organizationId: string | null;
   profile: string;
   source: "env" | "keychain" | "insecure-file";
-}
-
-/** The root program's options, whichever subcommand is running. */
-export function globalOptions(cmd: Command): GlobalOptions {
-  let root: Command = cmd;
-  while (root.parent) root = root.parent;
-  return root.opts<GlobalOptions>();
 }
 
 /**

@@ -1,8 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { InvalidArgumentError } from "commander";
 import { EXIT } from "../client/errors.js";
 import { buildRecording, type Recording } from "../store/history/recording.js";
-import { REPLAY_SPEEDS, type ReplaySpeed } from "../store/history/replayEngine.js";
 import { parseReplayTime, REPLAY_TIME_HELP } from "../store/history/replayTime.js";
 import { fsReason } from "./journal/fileJournal.js";
 
@@ -18,15 +16,6 @@ export class ReplayInputError extends Error {
     super(message);
     this.name = "ReplayInputError";
   }
-}
-
-export function speedArg(value: string): ReplaySpeed {
-  const v = value.trim().replace(/^[x×]/i, "").toLowerCase();
-  const speed = v === "max" ? "max" : Number(v);
-  if (!REPLAY_SPEEDS.includes(speed as ReplaySpeed)) {
-    throw new InvalidArgumentError("expected 1, 10, 100 or max");
-  }
-  return speed as ReplaySpeed;
 }
 
 /** The files' events; a file that cannot be read, or no event at all, is a usage error. */

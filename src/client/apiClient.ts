@@ -27,6 +27,7 @@ import {
   RateLimitedError,
 } from "./errors.js";
 import { classifyNetworkError, describeFailure, networkFailureOfKind } from "./networkFailure.js";
+import { DEFAULT_MAX_PAGES } from "./paging.js";
 import {
   type HeaderSource,
   headerValue,
@@ -61,9 +62,6 @@ export interface ApiClientOptions extends ConnectionConfig {
   maxBodyBytes?: number;
 }
 
-/** The documented limits of one page. */
-export const PAGE_LIMIT = { min: 1, max: 100 } as const;
-
 export interface ListSessionsParams {
   limit?: number;
   state?: string;
@@ -81,8 +79,6 @@ export interface SessionPagesParams extends Omit<ListSessionsParams, "page"> {
   /** Stop after this many pages whatever the server says. Default 1000. */
   maxPages?: number;
 }
-
-export const DEFAULT_MAX_PAGES = 1000;
 
 /** How a walk over every page ended. */
 export type PagingEnd =

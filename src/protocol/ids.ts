@@ -33,3 +33,16 @@ export function pathSegment(id: string): string {
   if (bad !== null) throw new TypeError(`unsafe id in a URL path: ${bad}`);
   return encodeURIComponent(id);
 }
+
+/**
+ * The interface's ses_<id>, or the UUID form the real service's documentation also uses: the
+ * shape a user may type. Whether an id may go into a URL path is the one rule above
+ * (unsafeIdReason), which every id of this shape passes and which also holds for ids a server
+ * sends in other spec-legal shapes.
+ */
+export const SESSION_ID_PATTERN =
+  /^(?:ses_[A-Za-z0-9_-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+
+export function isSessionId(s: string): boolean {
+  return SESSION_ID_PATTERN.test(s);
+}

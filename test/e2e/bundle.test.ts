@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { CLI, runCli, tempConfigHome } from "../helpers/cli.js";
@@ -94,4 +96,90 @@ describe("the bundled binary", () => {
       await server.close();
     }
   });
+});
+
+/** What one run of the binary loaded: the bundle files' bytes and the sources in them. */
+interface Loaded {
+  bytes: number;
+  /** Source files behind the loaded bundle files (from their source maps), relative to the root. */
+  sources: string[];
+}
+
+const DIST = dirname(CLI);
+const ROOT = join(DIST, "..", "..");
+
+/**
+ * Runs the binary with NODE_DEBUG=esm, which makes Node name every module it loads on stderr,
+ * and reads the source map of each bundle file loaded to say which sources it holds.
+ */
+async function loadedBy(args: string[], env: Record<string, string>): Promise<Loaded> {
+  const r = await runCli(args, { env: { ...env, NODE_DEBUG: "esm" } });
+  const urls = new Set(r.stderr.match(/file:\/\/[^\s'",]+\.js/g) ?? []);
+  const files = [...urls].map((u) => fileURLToPath(u)).filter((f) => f.startsWith(DIST));
+  const sources = new Set<string>();
+  let bytes = 0;
+  for (const file of files) {
+    bytes += statSync(file).size;
+    const map = JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] };
+    for (const s of map.sources) sources.add(relative(ROOT, join(dirname(file), s)));
+  }
+  return { bytes, sources: [...sources].sort() };
+}
+
+/** The heavy parts a command only needs once it talks to a service or draws a UI. */
+const NETWORK = /^(node_modules\/(undici|zod)\/|src\/client\/apiClient\.ts$|src\/server\/)/;
+const HTTP = /^(node_modules\/undici\/|src\/client\/apiClient\.ts$)/;
+const UI = /^(node_modules\/(ink|react|react-reconciler|yoga-layout)\/|src\/ui\/components\/)/;
+
+describe("what the bundled binary loads", () => {
+  const cfg = tempConfigHome();
+  const env = { HOME: cfg.dir, XDG_CONFIG_HOME: cfg.dir, XDG_STATE_HOME: cfg.dir };
+  afterAll(() => cfg.cleanup());
+
+  it.each([
+    [["--version"]],
+    [["--help"]],
+    [["help", "git", "push"]],
+    [["completion", "bash"]],
+    [["whoamii"]],
+  ])(
+    "%j loads the commands' definitions, not the HTTP client, zod, the service or the UI",
+    async (args) => {
+      const loaded = await loadedBy(args, env);
+      // The observation works: the program was seen.
+      expect(loaded.sources).toContain("src/cli/program.ts");
+      expect(loaded.sources.filter((s) => NETWORK.test(s))).toEqual([]);
+      expect(loaded.sources.filter((s) => UI.test(s))).toEqual([]);
+      expect(loaded.sources.filter((s) => s.startsWith("src/cli/commands/"))).toEqual(
+        args[0] === "completion" ? ["src/cli/commands/completion.ts"] : [],
+      );
+      expect(loaded.sources).toContain("src/cli/definitions/sessions.ts");
+      // Commander and the definitions: about 80 kB; with the client's code it was 1 MB.
+      expect(loaded.bytes).toBeLessThan(150_000);
+    },
+  );
+
+  it.each([
+    [["whoami"], "whoami"],
+    [["sessions", "--all"], "sessions"],
+    [["watch", "ses_abc"], "watch"],
+    [["git", "push", "ses_abc"], "git"],
+    [["profiles"], "profiles"],
+    [["journal", "path"], "journal"],
+    [["logout"], "logout"],
+  ])("%j loads its implementation, never Ink, React or the service", async (args, name) => {
+    const loaded = await loadedBy(args, env);
+    expect(loaded.sources).toContain(`src/cli/commands/${name}.ts`);
+    expect(loaded.sources.filter((s) => UI.test(s))).toEqual([]);
+    expect(loaded.sources.filter((s) => s.startsWith("src/server/"))).toEqual([]);
+  });
+
+  it.each([[["profiles"]], [["journal", "path"]], [["logout"]]])(
+    "%j only reads local files: it does not load the HTTP client",
+    async (args) => {
+      const loaded = await loadedBy(args, env);
+      expect(loaded.sources).toContain(`src/cli/commands/${args[0]}.ts`);
+      expect(loaded.sources.filter((s) => HTTP.test(s))).toEqual([]);
+    },
+  );
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
-import { registerServeCommand } from "../../src/cli/commands/serve.js";
+import { registerServeCommand } from "../../src/cli/definitions/serve.js";
 import { api, waitFor } from "./serverTestUtils.js";
 
 let dir: string | null = null;

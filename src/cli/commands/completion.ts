@@ -1,24 +1,9 @@
 import type { Command } from "commander";
-import { COMPLETION_SHELLS, type CompletionShell, completionScript } from "../completion.js";
+import { type CompletionShell, completionScript } from "../completion.js";
 
-export function registerCompletionCommand(program: Command): void {
-  program
-    .command("completion")
-    .description("print a shell completion script (bash, zsh or fish) for this program")
-    .addArgument(
-      program.createArgument("<shell>", "the shell to complete in").choices([...COMPLETION_SHELLS]),
-    )
-    .addHelpText(
-      "after",
-      `
-Load it:
-  bash  ~/.bashrc:  source <(${program.name()} completion bash)
-  zsh   ~/.zshrc:   source <(${program.name()} completion zsh)   (after compinit)
-  fish  ${program.name()} completion fish > ~/.config/fish/completions/${program.name()}.fish`,
-    )
-    .action((shell: CompletionShell, _opts: unknown, cmd: Command) => {
-      let root: Command = cmd;
-      while (root.parent) root = root.parent;
-      process.stdout.write(completionScript(root, shell));
-    });
+/** `agent-sessions completion SHELL`: the script, generated from the whole program. */
+export function runCompletion(shell: CompletionShell, cmd: Command): void {
+  let root: Command = cmd;
+  while (root.parent) root = root.parent;
+  process.stdout.write(completionScript(root, shell));
 }

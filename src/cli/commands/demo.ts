@@ -1,10 +1,8 @@
-import type { Command } from "commander";
 import { closeDefaultAgent } from "../../client/transport.js";
 import { err, fail, registerSecret } from "../output.js";
-import { parsePositiveInt } from "./sessions.js";
 import { watchSessions } from "./watch.js";
 
-interface DemoOptions {
+export interface DemoOptions {
   headless?: boolean;
   paceMs?: number;
   maxEvents?: number;
@@ -28,46 +26,30 @@ async function demoUi(baseUrl: string, apiKey: string, ids: string[]): Promise<n
 }
 
 /**
- * Starts the reference service in-process on a random loopback port with lively sessions and
- * follows them with an owner key. Touches neither the keychain nor the config file.
+ * `agent-sessions demo`: starts the reference service in-process on a random loopback port
+ * with lively sessions and follows them with an owner key. Touches neither the keychain nor
+ * the config file.
  */
-export function registerDemoCommand(program: Command): void {
-  program
-    .command("demo")
-    .description("run the reference service in-process and follow its simulated sessions")
-    .option(
-      "--headless",
-      "print events as lines instead of opening the terminal UI (the default without a terminal)",
-    )
-    .option("--pace-ms <ms>", "mean milliseconds between simulated events", (v) => Number(v), 250)
-    .option(
-      "--max-events <n>",
-      "headless: exit 0 after this many events (a bounded run, e.g. to check an install)",
-      parsePositiveInt,
-    )
-    .action(async (opts: DemoOptions) => {
-      const { startServer } = await import("../../server/index.js");
-      const server = await startServer({ paceMs: opts.paceMs ?? 250, heartbeatMs: 2000 });
-      try {
-        const ids = server.sessionIds().slice(0, 3);
-        registerSecret(server.key("owner"));
-        if (!opts.headless && process.stdout.isTTY && process.stdin.isTTY) {
-          process.exitCode = await demoUi(server.url, server.key("owner"), ids);
-          return;
-        }
-        err(
-          `demo: reference service on ${server.url}; following ${ids.join(", ")} (Ctrl-C to stop)`,
-        );
-        process.exitCode = await watchSessions(
-          ids,
-          opts.maxEvents !== undefined ? { maxEvents: opts.maxEvents } : {},
-          { baseUrl: server.url, apiKey: server.key("owner"), tuning: {} },
-        );
-      } catch (e) {
-        fail(e);
-      } finally {
-        await closeDefaultAgent();
-        await server.close();
-      }
-    });
+export async function runDemo(opts: DemoOptions): Promise<void> {
+  const { startServer } = await import("../../server/index.js");
+  const server = await startServer({ paceMs: opts.paceMs ?? 250, heartbeatMs: 2000 });
+  try {
+    const ids = server.sessionIds().slice(0, 3);
+    registerSecret(server.key("owner"));
+    if (!opts.headless && process.stdout.isTTY && process.stdin.isTTY) {
+      process.exitCode = await demoUi(server.url, server.key("owner"), ids);
+      return;
+    }
+    err(`demo: reference service on ${server.url}; following ${ids.join(", ")} (Ctrl-C to stop)`);
+    process.exitCode = await watchSessions(
+      ids,
+      opts.maxEvents !== undefined ? { maxEvents: opts.maxEvents } : {},
+      { baseUrl: server.url, apiKey: server.key("owner"), tuning: {} },
+    );
+  } catch (e) {
+    fail(e);
+  } finally {
+    await closeDefaultAgent();
+    await server.close();
+  }
 }

@@ -1,6 +1,5 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { type Command, InvalidArgumentError } from "commander";
 import { updateConfig } from "../../credentials/profiles.js";
 import { formatBytes } from "../../text/format.js";
 import { journalRoot, sessionFileBase } from "../journal/journalPaths.js";
@@ -9,15 +8,7 @@ import { fail, out, printJson } from "../output.js";
 
 /** `agent-sessions journal path|on|off|prune`: where the journal is, and managing it. */
 
-const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-export function parseAge(value: string): number {
-  const m = /^(\d{1,6})([smhd])$/.exec(value.trim());
-  if (!m) throw new InvalidArgumentError("expected an age such as 30m, 12h or 7d");
-  return Number(m[1]) * (UNITS[m[2] as string] as number);
-}
-
-interface PruneOptions {
+export interface PruneOptions {
   olderThan?: number;
   session?: string;
 }
@@ -60,64 +51,49 @@ async function prune(opts: PruneOptions): Promise<void> {
   );
 }
 
-export function registerJournalCommand(program: Command): void {
-  const journal = program
-    .command("journal")
-    .description(
-      "the local journal of events seen in the UI: where it is, turn it off or on, prune it",
+/** `journal path`: where the journal is, and whether it is kept. */
+export async function runJournalPath(opts: { json?: boolean }): Promise<void> {
+  try {
+    const path = journalRoot();
+    const on = !(await journalSwitchedOff());
+    if (opts.json) printJson({ path, on });
+    else out(path);
+  } catch (e) {
+    fail(e);
+  }
+}
+
+/** `journal off`: keep no journal from now on. */
+export async function runJournalOff(): Promise<void> {
+  try {
+    await updateConfig((c) => {
+      c.journal = false;
+    });
+    out(
+      "journal: off. Nothing new is written; `agent-sessions journal prune` removes what is there.",
     );
-  journal
-    .command("path")
-    .description("print the journal's folder")
-    .option("--json", "print one JSON object (path, on)")
-    .action(async (opts: { json?: boolean }) => {
-      try {
-        const path = journalRoot();
-        const on = !(await journalSwitchedOff());
-        if (opts.json) printJson({ path, on });
-        else out(path);
-      } catch (e) {
-        fail(e);
-      }
+  } catch (e) {
+    fail(e);
+  }
+}
+
+/** `journal on`: keep a journal again. */
+export async function runJournalOn(): Promise<void> {
+  try {
+    await updateConfig((c) => {
+      delete c.journal;
     });
-  journal
-    .command("off")
-    .description("stop keeping a journal (what is there stays; prune removes it)")
-    .action(async () => {
-      try {
-        await updateConfig((c) => {
-          c.journal = false;
-        });
-        out(
-          "journal: off. Nothing new is written; `agent-sessions journal prune` removes what is there.",
-        );
-      } catch (e) {
-        fail(e);
-      }
-    });
-  journal
-    .command("on")
-    .description("keep a journal again (the default)")
-    .action(async () => {
-      try {
-        await updateConfig((c) => {
-          delete c.journal;
-        });
-        out(`journal: on, in ${journalRoot()}`);
-      } catch (e) {
-        fail(e);
-      }
-    });
-  journal
-    .command("prune")
-    .description("delete journal files: all, one session's, or those not written for a while")
-    .option("--older-than <age>", "only files not written for this long (30m, 12h, 7d)", parseAge)
-    .option("--session <session_id>", "only this session's files")
-    .action(async (opts: PruneOptions) => {
-      try {
-        await prune(opts);
-      } catch (e) {
-        fail(e);
-      }
-    });
+    out(`journal: on, in ${journalRoot()}`);
+  } catch (e) {
+    fail(e);
+  }
+}
+
+/** `journal prune`: delete journal files. */
+export async function runJournalPrune(opts: PruneOptions): Promise<void> {
+  try {
+    await prune(opts);
+  } catch (e) {
+    fail(e);
+  }
 }

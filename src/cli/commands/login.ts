@@ -8,41 +8,22 @@ import { saveCredentials } from "../../credentials/store.js";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { expiryStatus, maskKey } from "../../text/format.js";
 import { sanitizeLine } from "../../text/sanitize.js";
-import { announceWaits, globalOptions, tuningFromEnv } from "../context.js";
+import { announceWaits, tuningFromEnv } from "../context.js";
+import { globalOptions } from "../globalOptions.js";
 import { readHiddenLine, readPipedInput } from "../hiddenInput.js";
 import { err, fail, out, registerSecret, table } from "../output.js";
 
-interface LoginOptions {
+export interface LoginOptions {
   insecureStorage?: boolean;
 }
 
-export function registerLoginCommand(program: Command): void {
-  program
-    .command("login")
-    .description(
-      "verify an API key and store it for a profile (OS keychain by default). The key is read from stdin when piped, else from a hidden prompt; never from arguments",
-    )
-    // --profile and --base-url are the root program's; show them here too.
-    .configureHelp({ showGlobalOptions: true })
-    .option(
-      "--insecure-storage",
-      "store the key in a plain-text file (mode 0600) instead of the OS keychain; every use warns",
-    )
-    // Extra words are refused by us, not commander: its message would echo them, and an
-    // extra word here is most likely the key itself.
-    .allowExcessArguments(true)
-    .allowUnknownOption(true)
-    .addHelpText(
-      "after",
-      "\nExamples:\n  agent-sessions login --base-url https://agents.example.com\n  agent-sessions login --profile work --base-url https://agents.example.com < key.txt\n  pass show agents/key | agent-sessions login",
-    )
-    .action(async (opts: LoginOptions, cmd: Command) => {
-      try {
-        await login(opts, cmd);
-      } catch (e) {
-        fail(e);
-      }
-    });
+/** `agent-sessions login`: verify a key (piped or typed at a hidden prompt) and store it. */
+export async function runLogin(opts: LoginOptions, cmd: Command): Promise<void> {
+  try {
+    await login(opts, cmd);
+  } catch (e) {
+    fail(e);
+  }
 }
 
 async function readKey(profile: string, baseUrl: string): Promise<{ raw: string; from: string }> {

@@ -1,38 +1,30 @@
 import type { Command } from "commander";
 import { readConfig, selectProfile } from "../../credentials/profiles.js";
 import { removeCredentials } from "../../credentials/store.js";
-import { globalOptions } from "../context.js";
+import { globalOptions } from "../globalOptions.js";
 import { err, fail, out } from "../output.js";
 
-export function registerLogoutCommand(program: Command): void {
-  program
-    .command("logout")
-    .description(
-      "remove the profile's stored key (OS keychain and/or plain-text file); the profile's base URL is kept",
-    )
-    // --profile and --base-url are the root program's; show them here too.
-    .configureHelp({ showGlobalOptions: true })
-    .action(async (_opts: Record<string, never>, cmd: Command) => {
-      try {
-        const profile = selectProfile(await readConfig(), globalOptions(cmd).profile);
-        const result = await removeCredentials({ profile });
-        if (result.removed.length === 0) {
-          out(
-            result.known
-              ? `No key was stored for profile ${profile}; nothing to remove.`
-              : `There is no profile ${profile}; nothing to remove.`,
-          );
-        }
-        for (const where of result.removed) {
-          out(`Logged out of profile ${profile}: removed the key from ${where}.`);
-        }
-        if ((process.env.AGENT_SESSIONS_API_KEY ?? "").trim() !== "") {
-          err(
-            "warning: AGENT_SESSIONS_API_KEY is still set in this environment; commands keep using it until you unset it",
-          );
-        }
-      } catch (e) {
-        fail(e);
-      }
-    });
+/** `agent-sessions logout`: remove the profile's stored key; the profile stays. */
+export async function runLogout(cmd: Command): Promise<void> {
+  try {
+    const profile = selectProfile(await readConfig(), globalOptions(cmd).profile);
+    const result = await removeCredentials({ profile });
+    if (result.removed.length === 0) {
+      out(
+        result.known
+          ? `No key was stored for profile ${profile}; nothing to remove.`
+          : `There is no profile ${profile}; nothing to remove.`,
+      );
+    }
+    for (const where of result.removed) {
+      out(`Logged out of profile ${profile}: removed the key from ${where}.`);
+    }
+    if ((process.env.AGENT_SESSIONS_API_KEY ?? "").trim() !== "") {
+      err(
+        "warning: AGENT_SESSIONS_API_KEY is still set in this environment; commands keep using it until you unset it",
+      );
+    }
+  } catch (e) {
+    fail(e);
+  }
 }

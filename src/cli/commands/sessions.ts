@@ -1,6 +1,5 @@
 import type { Command } from "commander";
-import { InvalidArgumentError } from "commander";
-import { DEFAULT_MAX_PAGES, PAGE_LIMIT, type PagingEnd } from "../../client/apiClient.js";
+import type { PagingEnd } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
 import { type Session, sessionName } from "../../protocol/resources.js";
 import { toJsonText } from "../../text/json.js";
@@ -8,37 +7,7 @@ import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { columnWidths, err, fail, out, stdoutClosed, tableLines } from "../output.js";
 
-export function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a positive integer");
-  return n;
-}
-
-/** The documented page size: 1–100, checked here so the service never has to refuse it. */
-export function parsePageLimit(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < PAGE_LIMIT.min || n > PAGE_LIMIT.max) {
-    throw new InvalidArgumentError(
-      `expected an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max} (the service's page size)`,
-    );
-  }
-  return n;
-}
-
-/**
- * A filter value as it may go into a query: letters, digits and . _ : - (states, agent
- * names, template ids and visibilities all look like that), at most 100 characters.
- */
-export function parseFilterValue(value: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/.test(value)) {
-    throw new InvalidArgumentError(
-      "expected a name such as active, claude-code, tpl_xyz or team (letters, digits, . _ : -)",
-    );
-  }
-  return value;
-}
-
-interface SessionsOptions {
+export interface SessionsOptions {
   json?: boolean;
   limit?: number;
   state?: string;
@@ -165,70 +134,48 @@ function tableSink(opts: SessionsOptions): Sink {
   };
 }
 
-export function registerSessionsCommand(program: Command): void {
-  program
-    .command("sessions")
-    .description("list sessions (one page unless --all)")
-    .option("--json", "print a JSON array of session records")
-    .option("--limit <n>", "sessions per page, 1-100 (default: the service's, 20)", parsePageLimit)
-    .option("--state <state>", "only sessions in this state (active, paused, …)", parseFilterValue)
-    .option(
-      "--agent <agent>",
-      "only sessions of this agent (claude-code, codex, …)",
-      parseFilterValue,
-    )
-    .option("--template <id>", "only sessions made from this template", parseFilterValue)
-    .option(
-      "--visibility <v>",
-      "only sessions with this visibility (private, team)",
-      parseFilterValue,
-    )
-    .option(
-      "--all",
-      `follow pagination to the last page (at most ${DEFAULT_MAX_PAGES} pages; exit 7 when cut short)`,
-    )
-    .action(async (opts: SessionsOptions, cmd: Command) => {
-      try {
-        const ctx = await commandContext(cmd);
-        const sink = opts.json ? jsonSink() : tableSink(opts);
-        const params = {
-          limit: opts.limit,
-          state: opts.state,
-          agent: opts.agent,
-          templateId: opts.template,
-          visibility: opts.visibility,
-        };
-        if (!opts.all) {
-          const page = await ctx.client.listSessions(params, stdoutClosed);
-          sink.page(page.sessions);
-          sink.end(null, { total: page.total, more: page.hasMore });
-          return;
-        }
-        const pages = ctx.client.sessionPages(params, stdoutClosed);
-        const listing: Listing = { total: null, more: false };
-        let end: PagingEnd;
-        for (;;) {
-          const next = await pages.next();
-          if (next.done) {
-            end = next.value;
-            break;
-          }
-          sink.page(next.value.sessions);
-          listing.total = next.value.total ?? listing.total;
-          if (stdoutClosed.aborted) {
-            await pages.return({ complete: true, pages: 0 });
-            return;
-          }
-        }
-        sink.end(end, listing);
-        if (!end.complete) {
-          err(
-            `warning: the list is incomplete: ${end.reason} after ${end.pages} page${end.pages === 1 ? "" : "s"} (${sink.count} sessions listed)`,
-          );
-          process.exitCode = EXIT.incomplete;
-        }
-      } catch (e) {
-        fail(e);
+/** `agent-sessions sessions`: one page of the list, or every page with --all. */
+export async function runSessions(opts: SessionsOptions, cmd: Command): Promise<void> {
+  try {
+    const ctx = await commandContext(cmd);
+    const sink = opts.json ? jsonSink() : tableSink(opts);
+    const params = {
+      limit: opts.limit,
+      state: opts.state,
+      agent: opts.agent,
+      templateId: opts.template,
+      visibility: opts.visibility,
+    };
+    if (!opts.all) {
+      const page = await ctx.client.listSessions(params, stdoutClosed);
+      sink.page(page.sessions);
+      sink.end(null, { total: page.total, more: page.hasMore });
+      return;
+    }
+    const pages = ctx.client.sessionPages(params, stdoutClosed);
+    const listing: Listing = { total: null, more: false };
+    let end: PagingEnd;
+    for (;;) {
+      const next = await pages.next();
+      if (next.done) {
+        end = next.value;
+        break;
       }
-    });
+      sink.page(next.value.sessions);
+      listing.total = next.value.total ?? listing.total;
+      if (stdoutClosed.aborted) {
+        await pages.return({ complete: true, pages: 0 });
+        return;
+      }
+    }
+    sink.end(end, listing);
+    if (!end.complete) {
+      err(
+        `warning: the list is incomplete: ${end.reason} after ${end.pages} page${end.pages === 1 ? "" : "s"} (${sink.count} sessions listed)`,
+      );
+      process.exitCode = EXIT.incomplete;
+    }
+  } catch (e) {
+    fail(e);
+  }
 }

@@ -1,14 +1,14 @@
 import type { Command } from "commander";
 import { closeDefaultAgent } from "../../client/transport.js";
 import { resolveCredentials } from "../../credentials/resolve.js";
-import { isSessionId } from "../../protocol/resources.js";
+import { isSessionId } from "../../protocol/ids.js";
 import { stripAnsi } from "../../text/sanitize.js";
-import { globalOptions, tuningFromEnv } from "../context.js";
+import { tuningFromEnv } from "../context.js";
+import { globalOptions } from "../globalOptions.js";
 import { err, fail, out, registerSecret, secrets } from "../output.js";
 import { readRecording, replayTimeOf } from "../replayInput.js";
-import { parsePositiveInt } from "./sessions.js";
 
-interface SnapshotOptions {
+export interface SnapshotOptions {
   width: number;
   height: number;
   after: number;
@@ -21,87 +21,57 @@ interface SnapshotOptions {
   fleet?: boolean;
 }
 
-function collect(value: string, prev: string[] = []): string[] {
-  return [...prev, value];
-}
-
 /**
- * Renders the UI headlessly at a fixed size for a while and prints the final frame as text:
- * for docs, bug reports and CI. `--demo` renders against an in-process reference service.
+ * `agent-sessions snapshot`: renders the UI headlessly at a fixed size for a while and prints
+ * the final frame as text: for docs, bug reports and CI. `--demo` renders against an
+ * in-process reference service.
  */
-export function registerSnapshotCommand(program: Command): void {
-  program
-    .command("snapshot")
-    .description("render the terminal UI headlessly and print the final frame as text")
-    .option("--width <cols>", "terminal columns", parsePositiveInt, 120)
-    .option("--height <rows>", "terminal rows", parsePositiveInt, 36)
-    .option(
-      "--after <ms>",
-      "how long to let it run before taking the frame",
-      parsePositiveInt,
-      1500,
-    )
-    .option("--open <session_id>", "open this session in a pane (repeatable)", collect)
-    .option("--demo", "render against an in-process reference service with an owner key")
-    .option("--ansi", "keep colours and styles in the output")
-    .option(
-      "--replay <file>",
-      "render a recording instead of a service: no network, no key (repeatable)",
-      collect,
-    )
-    .option(
-      "--at <time>",
-      "with --replay: the moment to render (10:12:30, +5m, -30s, 50%, start, end; default end)",
-    )
-    .option("--session <session_id>", "with --replay: the session of lines that do not name theirs")
-    .option("--fleet", "render the fleet view (every session in one table)")
-    .action(async (opts: SnapshotOptions, cmd: Command) => {
-      for (const id of opts.open ?? []) {
-        if (!isSessionId(id)) {
-          cmd.error(`error: '${id}' is not a session id (expected ses_<id> or a UUID)`, {
-            exitCode: 2,
-            code: "agent-sessions.usage",
-          });
-        }
-      }
-      if (opts.replay) {
-        try {
-          const frame = await renderReplaySnapshot(opts.replay, opts);
-          out(opts.ansi ? frame : stripAnsi(frame));
-        } catch (e) {
-          fail(e);
-        }
-        return;
-      }
-      let server: { close(): Promise<void> } | null = null;
-      try {
-        let conn: { baseUrl: string; apiKey: string; profile: string };
-        let open = opts.open ?? [];
-        if (opts.demo) {
-          const { startServer } = await import("../../server/index.js");
-          const s = await startServer({ seed: 42, paceMs: 120, heartbeatMs: 1000 });
-          server = s;
-          conn = { baseUrl: s.url, apiKey: s.key("owner"), profile: "demo" };
-          if (open.length === 0) open = s.sessionIds().slice(0, 2);
-        } else {
-          const g = globalOptions(cmd);
-          const creds = await resolveCredentials({
-            profile: g.profile,
-            baseUrl: g.baseUrl,
-            org: g.org,
-          });
-          conn = creds;
-        }
-        registerSecret(conn.apiKey);
-        const frame = await renderSnapshot(conn, open, opts);
-        out(opts.ansi ? frame : stripAnsi(frame));
-      } catch (e) {
-        fail(e);
-      } finally {
-        await closeDefaultAgent();
-        await server?.close();
-      }
-    });
+export async function runSnapshot(opts: SnapshotOptions, cmd: Command): Promise<void> {
+  for (const id of opts.open ?? []) {
+    if (!isSessionId(id)) {
+      cmd.error(`error: '${id}' is not a session id (expected ses_<id> or a UUID)`, {
+        exitCode: 2,
+        code: "agent-sessions.usage",
+      });
+    }
+  }
+  if (opts.replay) {
+    try {
+      const frame = await renderReplaySnapshot(opts.replay, opts);
+      out(opts.ansi ? frame : stripAnsi(frame));
+    } catch (e) {
+      fail(e);
+    }
+    return;
+  }
+  let server: { close(): Promise<void> } | null = null;
+  try {
+    let conn: { baseUrl: string; apiKey: string; profile: string };
+    let open = opts.open ?? [];
+    if (opts.demo) {
+      const { startServer } = await import("../../server/index.js");
+      const s = await startServer({ seed: 42, paceMs: 120, heartbeatMs: 1000 });
+      server = s;
+      conn = { baseUrl: s.url, apiKey: s.key("owner"), profile: "demo" };
+      if (open.length === 0) open = s.sessionIds().slice(0, 2);
+    } else {
+      const g = globalOptions(cmd);
+      const creds = await resolveCredentials({
+        profile: g.profile,
+        baseUrl: g.baseUrl,
+        org: g.org,
+      });
+      conn = creds;
+    }
+    registerSecret(conn.apiKey);
+    const frame = await renderSnapshot(conn, open, opts);
+    out(opts.ansi ? frame : stripAnsi(frame));
+  } catch (e) {
+    fail(e);
+  } finally {
+    await closeDefaultAgent();
+    await server?.close();
+  }
 }
 
 async function renderSnapshot(

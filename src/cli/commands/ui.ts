@@ -5,11 +5,11 @@ import { KeychainUnavailableError, NoCredentialsError } from "../../credentials/
 import { assertKeychainReachable } from "../../credentials/keychain.js";
 import { resolveCredentials, resolveTarget } from "../../credentials/resolve.js";
 import { saveCredentials } from "../../credentials/store.js";
-import { isSessionId } from "../../protocol/resources.js";
+import { isSessionId } from "../../protocol/ids.js";
 import { notifyPolicyFromEnv } from "../../ui/model/notifier.js";
-import { globalOptions, tuningFromEnv, uiTuningFromEnv } from "../context.js";
+import { tuningFromEnv, uiTuningFromEnv } from "../context.js";
+import { globalOptions } from "../globalOptions.js";
 import { err, fail, registerSecret } from "../output.js";
-import { rejectUnknownCommand } from "../unknownCommand.js";
 
 /** How long the first frame waits for the identity and the first page. */
 const FIRST_FRAME_HOLD_MS = 120;
@@ -27,7 +27,7 @@ export function requireTerminal(): boolean {
  * Opens the UI for the selected profile. With no key yet it shows the login screen, which
  * verifies the pasted key and stores it in the keychain through the credentials module.
  */
-async function startUi(
+export async function startUi(
   cmd: Command,
   initialSessions: string[],
   opts: { fleet?: boolean } = {},
@@ -127,7 +127,7 @@ async function startUi(
   }
 }
 
-function sessionIds(cmd: Command, ids: string[]): string[] | null {
+export function sessionIds(cmd: Command, ids: string[]): string[] | null {
   for (const id of ids) {
     if (!isSessionId(id)) {
       cmd.error(`error: '${id}' is not a session id (expected ses_<id> or a UUID)`, {
@@ -138,40 +138,4 @@ function sessionIds(cmd: Command, ids: string[]): string[] | null {
     }
   }
   return [...new Set(ids)].slice(0, 6);
-}
-
-export function registerUiCommands(program: Command): void {
-  // A word that names no command reaches the root's action: say "unknown command" with a
-  // suggestion rather than commander's "too many arguments".
-  program
-    .usage("[options] [command]")
-    .argument("[command...]")
-    .action(async (words: string[], _opts: unknown, cmd: Command) => {
-      const word = words[0];
-      if (word !== undefined && isSessionId(word)) {
-        cmd.error(
-          `error: unknown command '${word}'\n(to open sessions in the UI: ${cmd.name()} open ${words.join(" ")})`,
-          { exitCode: EXIT.usage, code: "commander.unknownCommand" },
-        );
-      }
-      if (word !== undefined) rejectUnknownCommand(cmd, word);
-      await startUi(cmd, []);
-    });
-  program
-    .command("fleet")
-    .description(
-      "open the terminal UI on the fleet view: every session in one table with live columns",
-    )
-    .action(async (_opts: unknown, cmd: Command) => {
-      await startUi(cmd, [], { fleet: true });
-    });
-  program
-    .command("open")
-    .description("open the terminal UI with these sessions already in panes (up to 6)")
-    .argument("<session_id...>", "sessions to open (ses_…)")
-    .option("--no-journal", "keep no journal of the events seen (this run)")
-    .action(async (ids: string[], _opts: unknown, cmd: Command) => {
-      const list = sessionIds(cmd, ids);
-      if (list) await startUi(cmd, list);
-    });
 }

@@ -8,14 +8,13 @@ import {
   subscribeToSession,
 } from "../../client/eventStream.js";
 import { closeDefaultAgent } from "../../client/transport.js";
-import { isSessionId } from "../../protocol/resources.js";
+import { isSessionId } from "../../protocol/ids.js";
 import { sanitizeRecord } from "../../store/sanitizeRecord.js";
 import { toJsonText } from "../../text/json.js";
 import { type CommandContext, commandContext, uiTuningFromEnv } from "../context.js";
 import { eventToJson, gapText } from "../eventFormat.js";
 import { err, fail, out, stdoutClosed } from "../output.js";
 import { WatchPrinter } from "../watchPrinter.js";
-import { parsePositiveInt } from "./sessions.js";
 import { watchAttention } from "./watchAttention.js";
 
 export interface WatchOptions {
@@ -25,51 +24,39 @@ export interface WatchOptions {
   attention?: boolean;
 }
 
-export function registerWatchCommand(program: Command): void {
-  program
-    .command("watch")
-    .description("stream the events of one or more sessions, like tail -f")
-    .argument("[session_id...]", "sessions to watch (ses_…); with --attention, optional")
-    .option("--json", "one JSON object per event on stdout (heartbeats included)")
-    .option("--max-events <n>", "exit 0 after this many events", parsePositiveInt)
-    .option("--heartbeats", "also print heartbeats in the human form")
-    .option(
-      "--attention",
-      "print only the moments a session starts needing you (paused, error, destroyed, stream stopped or silent), across every session; the ids given are streamed too",
-    )
-    .action(async (ids: string[], opts: WatchOptions, cmd: Command) => {
-      if (ids.length === 0 && !opts.attention) {
-        cmd.error("error: name at least one session to watch (or use --attention for all)", {
-          exitCode: 2,
-          code: "agent-sessions.usage",
-        });
-      }
-      for (const id of ids) {
-        if (!isSessionId(id)) {
-          cmd.error(`error: '${id}' is not a session id (expected ses_<id> or a UUID)`, {
-            exitCode: 2,
-            code: "agent-sessions.usage",
-          });
-        }
-      }
-      try {
-        const ctx = await commandContext(cmd);
-        if (opts.attention) {
-          const refreshMs = uiTuningFromEnv().refreshMs;
-          process.exitCode = await watchAttention(
-            [...new Set(ids)],
-            { ...opts, ...(refreshMs !== undefined ? { refreshMs } : {}) },
-            ctx,
-          );
-          return;
-        }
-        process.exitCode = await watchSessions([...new Set(ids)], opts, ctx);
-      } catch (e) {
-        fail(e);
-      } finally {
-        await closeDefaultAgent();
-      }
+/** `agent-sessions watch`: the sessions' events as lines (or JSON), or --attention. */
+export async function runWatch(ids: string[], opts: WatchOptions, cmd: Command): Promise<void> {
+  if (ids.length === 0 && !opts.attention) {
+    cmd.error("error: name at least one session to watch (or use --attention for all)", {
+      exitCode: 2,
+      code: "agent-sessions.usage",
     });
+  }
+  for (const id of ids) {
+    if (!isSessionId(id)) {
+      cmd.error(`error: '${id}' is not a session id (expected ses_<id> or a UUID)`, {
+        exitCode: 2,
+        code: "agent-sessions.usage",
+      });
+    }
+  }
+  try {
+    const ctx = await commandContext(cmd);
+    if (opts.attention) {
+      const refreshMs = uiTuningFromEnv().refreshMs;
+      process.exitCode = await watchAttention(
+        [...new Set(ids)],
+        { ...opts, ...(refreshMs !== undefined ? { refreshMs } : {}) },
+        ctx,
+      );
+      return;
+    }
+    process.exitCode = await watchSessions([...new Set(ids)], opts, ctx);
+  } catch (e) {
+    fail(e);
+  } finally {
+    await closeDefaultAgent();
+  }
 }
 
 function statusLine(sessionId: string, s: StreamStatus, json: boolean): string {

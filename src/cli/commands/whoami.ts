@@ -7,85 +7,81 @@ import { err, fail, out, printJson, table } from "../output.js";
 
 const EXPIRY_WARNING_MS = 7 * 24 * 3600 * 1000;
 
-export function registerWhoamiCommand(program: Command): void {
-  program
-    .command("whoami")
-    .description("show the key's metadata, the caller identity and the effective scopes")
-    .option("--json", "print one JSON object")
-    .action(async (opts: { json?: boolean }, cmd: Command) => {
-      try {
-        const ctx = await commandContext(cmd);
-        const [key, me] = await Promise.all([ctx.client.verify(), ctx.client.me()]);
-        const narrowed = narrowedScopes(key.scopes, key.effective_scopes);
-        const expiresInMs = key.expires_at ? Date.parse(key.expires_at) - Date.now() : null;
-        if (opts.json) {
-          printJson({
-            key_id: key.key_id,
-            name: key.name,
-            user_id: key.user_id,
-            organization_id: key.organization_id,
-            tenant_id: key.tenant_id,
-            role: key.role,
-            scopes: key.scopes,
-            effective_scopes: key.effective_scopes,
-            narrowed_scopes: narrowed,
-            expires_at: key.expires_at,
-            principal_id: me.principal_id,
-            email: me.email ?? null,
-            org_name: me.org_name ?? null,
-            api_key_name: me.api_key_name ?? null,
-            identity: me,
-            organization_header: ctx.organizationId,
-            rate_limit: ctx.client.rateLimit.info,
-            key_masked: maskKey(ctx.apiKey),
-            key_source: ctx.source,
-            profile: ctx.profile,
-            base_url: ctx.baseUrl,
-          });
-          return;
-        }
-        const s = (v: string | null | undefined) => sanitizeLine(v ?? "");
-        const orgName = me.org_name ? ` "${s(me.org_name)}"` : "";
-        const owner = key.organization_id
-          ? `${s(key.organization_id)}${orgName} · role ${s(key.role ?? "unknown")}`
-          : `personal key (tenant ${s(key.tenant_id)})`;
-        const keyName =
-          me.api_key_name && me.api_key_name !== key.name ? me.api_key_name : key.name;
-        const rate = ctx.client.rateLimit.info;
-        const expiry =
-          key.expires_at === null
-            ? "never"
-            : `${formatExpiry(key.expires_at)} (${s(key.expires_at)})`;
-        const rows: string[][] = [
-          ["principal", `${s(me.principal_id)} (tenant ${s(me.tenant_id)})`],
-          ...(me.email ? [["email", s(me.email)]] : []),
-          ["user", s(key.user_id)],
-          ["organization", owner],
-          ...(ctx.organizationId !== null
-            ? [["acting in", `${s(ctx.organizationId)} (X-Organization-Id)`]]
-            : []),
-          ["key", `"${s(keyName)}" ${maskKey(ctx.apiKey)} (id ${s(key.key_id)})`],
-          ["key source", `${sourceLabel(ctx.source)}, profile ${s(ctx.profile)}`],
-          ["base URL", s(ctx.baseUrl)],
-          ["expires", expiry],
-          ["effective scopes", key.effective_scopes.map(s).join(" ") || "(none)"],
-          ["stored scopes", key.scopes.map(s).join(" ") || "(none)"],
-        ];
-        if (rate) rows.push(["rate limit", formatRateLimit(rate, Date.now())]);
-        if (narrowed.length > 0) {
-          rows.push([
-            "narrowed by role",
-            `${narrowed.map(s).join(" ")} (stored on the key, not allowed for role ${s(key.role ?? "")})`,
-          ]);
-        }
-        out(table(["", ""], rows).split("\n").slice(1).join("\n"));
-        if (expiresInMs !== null && expiresInMs <= EXPIRY_WARNING_MS) {
-          err(`warning: this key ${formatExpiry(key.expires_at as string)}; create a new one soon`);
-        }
-      } catch (e) {
-        fail(e);
-      }
-    });
+export interface WhoamiOptions {
+  json?: boolean;
+}
+
+/** `agent-sessions whoami`: the key's metadata, the caller and the effective scopes. */
+export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void> {
+  try {
+    const ctx = await commandContext(cmd);
+    const [key, me] = await Promise.all([ctx.client.verify(), ctx.client.me()]);
+    const narrowed = narrowedScopes(key.scopes, key.effective_scopes);
+    const expiresInMs = key.expires_at ? Date.parse(key.expires_at) - Date.now() : null;
+    if (opts.json) {
+      printJson({
+        key_id: key.key_id,
+        name: key.name,
+        user_id: key.user_id,
+        organization_id: key.organization_id,
+        tenant_id: key.tenant_id,
+        role: key.role,
+        scopes: key.scopes,
+        effective_scopes: key.effective_scopes,
+        narrowed_scopes: narrowed,
+        expires_at: key.expires_at,
+        principal_id: me.principal_id,
+        email: me.email ?? null,
+        org_name: me.org_name ?? null,
+        api_key_name: me.api_key_name ?? null,
+        identity: me,
+        organization_header: ctx.organizationId,
+        rate_limit: ctx.client.rateLimit.info,
+        key_masked: maskKey(ctx.apiKey),
+        key_source: ctx.source,
+        profile: ctx.profile,
+        base_url: ctx.baseUrl,
+      });
+      return;
+    }
+    const s = (v: string | null | undefined) => sanitizeLine(v ?? "");
+    const orgName = me.org_name ? ` "${s(me.org_name)}"` : "";
+    const owner = key.organization_id
+      ? `${s(key.organization_id)}${orgName} · role ${s(key.role ?? "unknown")}`
+      : `personal key (tenant ${s(key.tenant_id)})`;
+    const keyName = me.api_key_name && me.api_key_name !== key.name ? me.api_key_name : key.name;
+    const rate = ctx.client.rateLimit.info;
+    const expiry =
+      key.expires_at === null ? "never" : `${formatExpiry(key.expires_at)} (${s(key.expires_at)})`;
+    const rows: string[][] = [
+      ["principal", `${s(me.principal_id)} (tenant ${s(me.tenant_id)})`],
+      ...(me.email ? [["email", s(me.email)]] : []),
+      ["user", s(key.user_id)],
+      ["organization", owner],
+      ...(ctx.organizationId !== null
+        ? [["acting in", `${s(ctx.organizationId)} (X-Organization-Id)`]]
+        : []),
+      ["key", `"${s(keyName)}" ${maskKey(ctx.apiKey)} (id ${s(key.key_id)})`],
+      ["key source", `${sourceLabel(ctx.source)}, profile ${s(ctx.profile)}`],
+      ["base URL", s(ctx.baseUrl)],
+      ["expires", expiry],
+      ["effective scopes", key.effective_scopes.map(s).join(" ") || "(none)"],
+      ["stored scopes", key.scopes.map(s).join(" ") || "(none)"],
+    ];
+    if (rate) rows.push(["rate limit", formatRateLimit(rate, Date.now())]);
+    if (narrowed.length > 0) {
+      rows.push([
+        "narrowed by role",
+        `${narrowed.map(s).join(" ")} (stored on the key, not allowed for role ${s(key.role ?? "")})`,
+      ]);
+    }
+    out(table(["", ""], rows).split("\n").slice(1).join("\n"));
+    if (expiresInMs !== null && expiresInMs <= EXPIRY_WARNING_MS) {
+      err(`warning: this key ${formatExpiry(key.expires_at as string)}; create a new one soon`);
+    }
+  } catch (e) {
+    fail(e);
+  }
 }
 
 function sourceLabel(source: string): string {

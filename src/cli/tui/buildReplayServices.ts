@@ -7,11 +7,8 @@ import { ActivityTracker } from "../../store/fleet/activity.js";
 import { FleetStreams } from "../../store/fleet/fleetStreams.js";
 import { createOverlapStore } from "../../store/fleet/overlaps.js";
 import type { Recording } from "../../store/history/recording.js";
-import {
-  createReplay,
-  type ReplayControl,
-  type ReplaySpeed,
-} from "../../store/history/replayEngine.js";
+import { createReplay, type ReplayControl } from "../../store/history/replayEngine.js";
+import type { ReplaySpeed } from "../../store/history/replaySpeed.js";
 import { createIdentityStore } from "../../store/identityStore.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
 import { createSessionsStore } from "../../store/sessionsStore.js";

@@ -2,15 +2,13 @@ import { createStore, type StoreApi } from "zustand/vanilla";
 import type { SessionsStore } from "../sessionsStore.js";
 import type { StreamsStore } from "../streams/streamsStore.js";
 import type { Recording, ReplayEvent } from "./recording.js";
+import { REPLAY_SPEEDS, type ReplaySpeed } from "./replaySpeed.js";
 
 /**
  * Plays a recording into the streams store, in place of the network: the UI's panes, search,
  * filters and export work on it exactly as on live events. The replay's clock (`now`) is the
  * position in the recording, so ages and rates read as they did at that moment.
  */
-
-export type ReplaySpeed = 1 | 10 | 100 | "max";
-export const REPLAY_SPEEDS: readonly ReplaySpeed[] = [1, 10, 100, "max"];
 
 export interface ReplayState {
   /** The moment of the recording shown (ms since epoch). */
