@@ -1,5 +1,5 @@
 import { Box, Text } from "ink";
-import { memo, useCallback, useRef } from "react";
+import { memo, useCallback, useMemo, useRef } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
@@ -9,7 +9,14 @@ import { stateBadge, type Theme, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { throttled } from "../../hooks/throttle.js";
 import { useTicked } from "../../hooks/useNow.js";
-import { type FleetRow, fleetRows } from "../../model/fleetRows.js";
+import {
+  cutEnd,
+  FLEET_STATE_WIDTH,
+  type FleetColumns,
+  type FleetRow,
+  fleetColumns,
+  fleetRows,
+} from "../../model/fleetRows.js";
 import { FLEET_CHROME_ROWS } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
 import { listWindowStart } from "../../model/layout.js";
@@ -46,42 +53,6 @@ const STREAM_GLYPHS: Record<string, string> = {
   stopped: "■",
 };
 
-interface Columns {
-  id: number;
-  name: number;
-  agent: number;
-  last: number;
-  spark: number;
-  files: number;
-  step: number;
-}
-
-/** Column widths for an inner width: what does not fit goes, the step and name share the rest. */
-export function fleetColumns(inner: number): Columns {
-  const fixed = { mark: 3, stream: 2, state: 12, id: 13, last: 10, spark: 11, files: 6 };
-  const agent = inner >= 110 ? 13 : 0;
-  const base =
-    fixed.mark + fixed.stream + fixed.state + fixed.id + fixed.last + fixed.spark + fixed.files;
-  const rest = Math.max(0, inner - base - agent);
-  const step = inner >= 100 ? Math.floor(rest * 0.55) : 0;
-  return {
-    id: fixed.id,
-    name: Math.max(8, rest - step),
-    agent,
-    last: fixed.last,
-    spark: fixed.spark,
-    files: fixed.files,
-    step,
-  };
-}
-
-function cut(text: string, width: number): string {
-  if (width <= 0) return "";
-  return text.length > width - 1
-    ? `${text.slice(0, Math.max(0, width - 2))}… `
-    : text.padEnd(width);
-}
-
 const Row = memo(function Row({
   row,
   selected,
@@ -92,7 +63,7 @@ const Row = memo(function Row({
   row: FleetRow;
   selected: boolean;
   focused: boolean;
-  cols: Columns;
+  cols: FleetColumns;
   width: number;
 }) {
   const theme = useTheme();
@@ -105,9 +76,13 @@ const Row = memo(function Row({
         : row.stream
           ? "warn"
           : "muted";
+  // One Text per column, not one for the row: Ink measures every Text on every frame, and a
+  // column of plain ASCII is measured at once where a whole row with glyphs in it is measured
+  // character by character. The columns are cut and padded to their widths already.
+  const look = { inverse: selected && focused, bold: selected, wrap: "truncate-end" } as const;
   return (
     <Box width={width} height={1}>
-      <Text wrap="truncate-end" inverse={selected && focused} bold={selected}>
+      <Text {...look}>
         <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
         <Text color={theme.c.error} bold>
           {row.attention ? "!" : " "}
@@ -116,24 +91,40 @@ const Row = memo(function Row({
         <Text
           color={theme.c[streamColor]}
         >{`${row.stream ? (STREAM_GLYPHS[row.stream] ?? " ") : " "} `}</Text>
-        <Text color={theme.c[badge.color]}>{cut(`${badge.glyph} ${badge.text}`, 12)}</Text>
-        <Text>{cut(row.id, cols.id)}</Text>
-        <Text bold>{cut(row.name, cols.name)}</Text>
-        {cols.agent > 0 ? <Text color={theme.c.accent}>{cut(row.agent, cols.agent)}</Text> : null}
-        <Text color={theme.c.muted}>{cut(row.lastActivity, cols.last)}</Text>
-        <Text color={theme.c.accent}>{cut(row.spark, cols.spark)}</Text>
-        <Text>{cut(row.files === null ? "—" : String(row.files), cols.files)}</Text>
-        {cols.step > 0 ? <Text color={theme.c.prompt}>{cut(row.step, cols.step)}</Text> : null}
+        <Text color={theme.c[badge.color]}>
+          {cutEnd(`${badge.glyph} ${badge.text}`, FLEET_STATE_WIDTH)}
+        </Text>
       </Text>
+      <Text {...look}>{row.idText}</Text>
+      <Text {...look} bold>
+        {row.name}
+      </Text>
+      {cols.agent > 0 ? (
+        <Text {...look} color={theme.c.accent}>
+          {row.agent}
+        </Text>
+      ) : null}
+      <Text {...look} color={theme.c.muted}>
+        {row.lastActivity}
+      </Text>
+      <Text {...look} color={theme.c.accent}>
+        {row.spark}
+      </Text>
+      <Text {...look}>{row.files}</Text>
+      {cols.step > 0 ? (
+        <Text {...look} color={theme.c.prompt}>
+          {row.step}
+        </Text>
+      ) : null}
     </Box>
   );
 });
 
-function Headings({ cols, width, theme }: { cols: Columns; width: number; theme: Theme }) {
+function Headings({ cols, width, theme }: { cols: FleetColumns; width: number; theme: Theme }) {
   return (
     <Box width={width} height={1}>
       <Text wrap="truncate-end" color={theme.c.muted} bold>
-        {`     ${cut("state", 12)}${cut("session", cols.id)}${cut("name", cols.name)}${cols.agent > 0 ? cut("agent", cols.agent) : ""}${cut("activity", cols.last)}${cut("ev/min 10m", cols.spark)}${cut("files", cols.files)}${cols.step > 0 ? cut("current step", cols.step) : ""}`}
+        {`     ${cutEnd("state", FLEET_STATE_WIDTH)}${cutEnd("session", cols.id)}${cutEnd("name", cols.name)}${cols.agent > 0 ? cutEnd("agent", cols.agent) : ""}${cutEnd("activity", cols.last)}${cutEnd("ev/min 10m", cols.spark)}${cutEnd("files", cols.files)}${cols.step > 0 ? cutEnd("current step", cols.step) : ""}`}
       </Text>
     </Box>
   );
@@ -155,27 +146,26 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   const at = Math.min(cursor, Math.max(0, visible.length - 1));
   const start = listWindowStart(at, visible.length, rows);
   const shown = visible.slice(start, start + rows);
-  const cols = fleetColumns(inner);
+  // One object while the width holds: the rows (memo) draw again only when their own row does.
+  const cols = useMemo(() => fleetColumns(inner), [inner]);
 
   // The rows' live values, on the shared tick and when a store they read changes: at most
   // ten times a second for the streams (fifty busy ones change every frame), at once for
   // attention and overlaps.
+  // The rows and the title line share one beat, so a refresh that changes both is one frame.
+  const streamsBeat = useMemo(() => throttled(streams.subscribe, ROW_REFRESH_MS), [streams]);
   const prev = useRef<readonly FleetRow[]>([]);
   const subscribe = useCallback(
     (fn: () => void) => {
-      const offs = [
-        throttled(streams.subscribe, ROW_REFRESH_MS)(fn),
-        attention.subscribe(fn),
-        overlaps.subscribe(fn),
-      ];
+      const offs = [streamsBeat(fn), attention.subscribe(fn), overlaps.subscribe(fn)];
       return () => {
         for (const off of offs) off();
       };
     },
-    [streams, attention, overlaps],
+    [streamsBeat, attention, overlaps],
   );
   const facts = useTicked((now) => {
-    prev.current = fleetRows(services, shown, now, prev.current);
+    prev.current = fleetRows(services, shown, now, cols, prev.current);
     return prev.current;
   }, subscribe);
   const head = useTicked(
@@ -198,14 +188,14 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
       (fn: () => void) => {
         const offs = [
           sessions.subscribe(fn),
-          throttled(streams.subscribe, ROW_REFRESH_MS)(fn),
+          streamsBeat(fn),
           throttled((f) => budget.subscribe(f), ROW_REFRESH_MS)(fn),
         ];
         return () => {
           for (const off of offs) off();
         };
       },
-      [sessions, streams, budget],
+      [sessions, streamsBeat, budget],
     ),
   );
 
@@ -253,7 +243,9 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
         )}
       </Box>
       <Headings cols={cols} width={inner} theme={theme} />
-      <Box height={rows} width={inner} flexDirection="column">
+      {/* Each row is cut to the width itself: clipping only the height spares Ink measuring
+          and slicing every row again on every frame. */}
+      <Box height={rows} width={inner} flexDirection="column" overflowY="hidden">
         {facts.length === 0 ? (
           <Text color={theme.c.muted}>
             {meta.loading ? " " : meta.total === 0 ? "no sessions" : "no session matches"}
