@@ -7,17 +7,25 @@
  * made up on the next beat, so a busy view refreshes at its rate and not a little below it);
  * after a quiet spell the first change is told at once. Every listener is told in the same
  * call, so the components that share one are rendered in one React batch: one frame, not one
- * each.
+ * each. A view that read the store anyway (it drew for a key or the clock) says so with
+ * `caughtUp`, and the next beat is a whole beat later: no second frame right after the first.
  */
-export function throttled(
-  subscribe: (fn: () => void) => () => void,
-  ms: number,
-): (fn: () => void) => () => void {
+export interface Throttled {
+  subscribe(fn: () => void): () => void;
+  /** The listeners have read the store just now: what changed so far needs no beat. */
+  caughtUp(): void;
+}
+
+export function throttled(subscribe: (fn: () => void) => () => void, ms: number): Throttled {
   const listeners = new Set<() => void>();
   let off: (() => void) | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
-  /** When listeners were last told (the beat it was due on, when told by the timer). */
+  /** When listeners last read the store (the beat it was due on, when told by the timer). */
   let last = Number.NEGATIVE_INFINITY;
+  const cancel = () => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+  };
   const tell = (at: number) => {
     timer = null;
     last = at;
@@ -34,16 +42,23 @@ export function throttled(
     }
     timer = setTimeout(() => tell(due), due - now);
   };
-  return (fn) => {
-    listeners.add(fn);
-    if (off === null) off = subscribe(changed);
-    return () => {
-      listeners.delete(fn);
-      if (listeners.size > 0) return;
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
-      off?.();
-      off = null;
-    };
+  return {
+    subscribe(fn) {
+      listeners.add(fn);
+      if (off === null) off = subscribe(changed);
+      return () => {
+        listeners.delete(fn);
+        if (listeners.size > 0) return;
+        cancel();
+        off?.();
+        off = null;
+      };
+    },
+    caughtUp() {
+      cancel();
+      // Read on a beat (its listeners read at once): the beat keeps its time, so it keeps its rate.
+      const now = performance.now();
+      if (now - last >= ms / 2) last = now;
+    },
   };
 }

@@ -20,6 +20,7 @@ import {
 import { FLEET_CHROME_ROWS } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
 import { listWindowStart } from "../../model/layout.js";
+import type { AppServices } from "../../model/services.js";
 import { TextInput } from "../chrome/TextInput.js";
 
 /**
@@ -130,9 +131,27 @@ function Headings({ cols, width, theme }: { cols: FleetColumns; width: number; t
   );
 }
 
+/** The title line after the count: the fleet's streams, the request budget, the list's age. */
+function fleetHead(services: AppServices, now: number): string {
+  const { sessions, streams, fleetStreams, budget } = services;
+  const st = sessions.getState();
+  const open = fleetStreams.openIds;
+  const all = streams.getState().sessions;
+  const live = open.filter((id) => all[id]?.status.state === "live").length;
+  const b = budget.state;
+  const waiting = b.waitingStreams > 0 ? `, ${b.waitingStreams} streams waiting` : "";
+  const held = b.heldUntil !== null ? ", held after a 429" : "";
+  const updated = st.refreshError
+    ? `refresh failed: ${st.refreshError.message}`
+    : st.loadedAt !== null
+      ? `updated ${formatAge(now - st.loadedAt)}`
+      : "";
+  return `streams ${live} live of ${open.length} (cap ${fleetStreams.cap}) · budget ${b.available}/${b.figures.burst}${waiting}${held}${updated ? ` · ${updated}` : ""}`;
+}
+
 export const FleetView = memo(function FleetView({ width, height }: FleetViewProps) {
   const services = useServices();
-  const { sessions, streams, attention, overlaps, fleetStreams, budget } = services;
+  const { sessions, streams, attention, overlaps, budget } = services;
   const { ui } = useUi();
   const theme = useTheme();
   const visible = useStore(sessions, selectVisibleSessions);
@@ -149,55 +168,43 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   // One object while the width holds: the rows (memo) draw again only when their own row does.
   const cols = useMemo(() => fleetColumns(inner), [inner]);
 
-  // The rows' live values, on the shared tick and when a store they read changes: at most
-  // ten times a second for the streams (fifty busy ones change every frame), at once for
-  // attention and overlaps.
-  // The rows and the title line share one beat, so a refresh that changes both is one frame.
+  // The rows' live values and the title line, on the shared tick and when a store they read
+  // changes: at most ten times a second for the streams and the budget (fifty busy streams
+  // change every frame), at once for attention, overlaps and the list. One hook for both, so
+  // a refresh that changes both is one frame.
   const streamsBeat = useMemo(() => throttled(streams.subscribe, ROW_REFRESH_MS), [streams]);
+  const budgetBeat = useMemo(
+    () => throttled((fn) => budget.subscribe(fn), ROW_REFRESH_MS),
+    [budget],
+  );
   const prev = useRef<readonly FleetRow[]>([]);
   const subscribe = useCallback(
     (fn: () => void) => {
-      const offs = [streamsBeat(fn), attention.subscribe(fn), overlaps.subscribe(fn)];
+      const offs = [
+        streamsBeat.subscribe(fn),
+        budgetBeat.subscribe(fn),
+        attention.subscribe(fn),
+        overlaps.subscribe(fn),
+        sessions.subscribe(fn),
+      ];
       return () => {
         for (const off of offs) off();
       };
     },
-    [streamsBeat, attention, overlaps],
+    [streamsBeat, budgetBeat, attention, overlaps, sessions],
   );
-  const facts = useTicked((now) => {
-    prev.current = fleetRows(services, shown, now, cols, prev.current);
-    return prev.current;
-  }, subscribe);
-  const head = useTicked(
+  const live = useTicked(
     (now) => {
-      const st = sessions.getState();
-      const open = fleetStreams.openIds;
-      const all = streams.getState().sessions;
-      const live = open.filter((id) => all[id]?.status.state === "live").length;
-      const b = budget.state;
-      const waiting = b.waitingStreams > 0 ? `, ${b.waitingStreams} streams waiting` : "";
-      const held = b.heldUntil !== null ? ", held after a 429" : "";
-      const updated = st.refreshError
-        ? `refresh failed: ${st.refreshError.message}`
-        : st.loadedAt !== null
-          ? `updated ${formatAge(now - st.loadedAt)}`
-          : "";
-      return `streams ${live} live of ${open.length} (cap ${fleetStreams.cap}) · budget ${b.available}/${b.figures.burst}${waiting}${held}${updated ? ` · ${updated}` : ""}`;
+      // Whatever makes this read the streams (the beat, a key, the clock) serves as a beat.
+      streamsBeat.caughtUp();
+      prev.current = fleetRows(services, shown, now, cols, prev.current);
+      return { rows: prev.current, head: fleetHead(services, now) };
     },
-    useCallback(
-      (fn: () => void) => {
-        const offs = [
-          sessions.subscribe(fn),
-          streamsBeat(fn),
-          throttled((f) => budget.subscribe(f), ROW_REFRESH_MS)(fn),
-        ];
-        return () => {
-          for (const off of offs) off();
-        };
-      },
-      [sessions, streamsBeat, budget],
-    ),
+    subscribe,
+    (a, b) => a.rows === b.rows && a.head === b.head,
   );
+  const facts = live.rows;
+  const head = live.head;
 
   const sort = `${SORT_LABELS[meta.sortKey] ?? meta.sortKey} ${meta.sortDir === "asc" ? "↑" : "↓"}`;
   const status = meta.loading
