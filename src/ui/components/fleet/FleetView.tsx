@@ -112,9 +112,15 @@ const Row = memo(function Row({
         {row.spark}
       </Text>
       <Text {...look}>{row.files}</Text>
+      {cols.step > 0 && row.step.startsWith("…") ? (
+        // The "…" of a step cut at its start on its own: the rest is usually plain ASCII.
+        <Text {...look} color={theme.c.prompt}>
+          …
+        </Text>
+      ) : null}
       {cols.step > 0 ? (
         <Text {...look} color={theme.c.prompt}>
-          {row.step}
+          {row.step.startsWith("…") ? row.step.slice(1) : row.step}
         </Text>
       ) : null}
     </Box>
