@@ -221,6 +221,9 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
         ? "loading more…"
         : `${visible.length} shown of ${meta.serverTotal ?? meta.total}${meta.hasMore ? " · more below" : ""} · ${keyOf("open")} opens a pane · ${keyOf("fleet")} or ${keyOf("cancel")} goes back`;
 
+  // Every line of the table is cut to its width itself (truncating Texts in boxes of a set
+  // width): clipping only the height spares Ink measuring and slicing every line again on
+  // every frame, which at ten frames a second over a screenful of rows is most of its work.
   return (
     <Box
       width={width}
@@ -229,7 +232,7 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
       borderStyle="double"
       borderColor={theme.c.focus}
       flexShrink={0}
-      overflow="hidden"
+      overflowY="hidden"
     >
       <Box height={1} width={inner}>
         <Text wrap="truncate-end">
@@ -256,8 +259,6 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
         )}
       </Box>
       <Headings cols={cols} width={inner} theme={theme} />
-      {/* Each row is cut to the width itself: clipping only the height spares Ink measuring
-          and slicing every row again on every frame. */}
       <Box height={rows} width={inner} flexDirection="column" overflowY="hidden">
         {facts.length === 0 ? (
           <Text color={theme.c.muted}>
