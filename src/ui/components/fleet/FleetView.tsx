@@ -79,11 +79,13 @@ const Row = memo(function Row({
           : "muted";
   // One Text per column, not one for the row: Ink measures every Text on every frame, and a
   // column of plain ASCII is measured at once where a whole row with glyphs in it is measured
-  // character by character. The columns are cut and padded to their widths already.
-  const look = { inverse: selected && focused, bold: selected, wrap: "truncate-end" } as const;
+  // character by character. The columns are cut and padded to their widths already, and a
+  // column that reads the same is not rendered again when another one of its row changes.
+  const inverse = selected && focused;
+  const stepCut = row.step.startsWith("…");
   return (
     <Box width={width} height={1}>
-      <Text {...look}>
+      <Text wrap="truncate-end" inverse={inverse} bold={selected}>
         <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
         <Text color={theme.c.error} bold>
           {row.attention ? "!" : " "}
@@ -96,34 +98,46 @@ const Row = memo(function Row({
           {cutEnd(`${badge.glyph} ${badge.text}`, FLEET_STATE_WIDTH)}
         </Text>
       </Text>
-      <Text {...look}>{row.idText}</Text>
-      <Text {...look} bold>
-        {row.name}
-      </Text>
+      <Cell text={row.idText} inverse={inverse} bold={selected} />
+      <Cell text={row.name} inverse={inverse} bold />
       {cols.agent > 0 ? (
-        <Text {...look} color={theme.c.accent}>
-          {row.agent}
-        </Text>
+        <Cell text={row.agent} color={theme.c.accent} inverse={inverse} bold={selected} />
       ) : null}
-      <Text {...look} color={theme.c.muted}>
-        {row.lastActivity}
-      </Text>
-      <Text {...look} color={theme.c.accent}>
-        {row.spark}
-      </Text>
-      <Text {...look}>{row.files}</Text>
-      {cols.step > 0 && row.step.startsWith("…") ? (
+      <Cell text={row.lastActivity} color={theme.c.muted} inverse={inverse} bold={selected} />
+      <Cell text={row.spark} color={theme.c.accent} inverse={inverse} bold={selected} />
+      <Cell text={row.files} inverse={inverse} bold={selected} />
+      {cols.step > 0 && stepCut ? (
         // The "…" of a step cut at its start on its own: the rest is usually plain ASCII.
-        <Text {...look} color={theme.c.prompt}>
-          …
-        </Text>
+        <Cell text="…" color={theme.c.prompt} inverse={inverse} bold={selected} />
       ) : null}
       {cols.step > 0 ? (
-        <Text {...look} color={theme.c.prompt}>
-          {row.step.startsWith("…") ? row.step.slice(1) : row.step}
-        </Text>
+        <Cell
+          text={stepCut ? row.step.slice(1) : row.step}
+          color={theme.c.prompt}
+          inverse={inverse}
+          bold={selected}
+        />
       ) : null}
     </Box>
+  );
+});
+
+/** One column of a fleet row. */
+const Cell = memo(function Cell({
+  text,
+  color,
+  inverse,
+  bold,
+}: {
+  text: string;
+  color?: string | undefined;
+  inverse: boolean;
+  bold: boolean;
+}) {
+  return (
+    <Text wrap="truncate-end" color={color} inverse={inverse} bold={bold}>
+      {text}
+    </Text>
   );
 });
 
