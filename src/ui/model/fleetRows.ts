@@ -20,6 +20,8 @@ export interface FleetColumns {
   spark: number;
   files: number;
   step: number;
+  /** The columns are wider than the table (a narrow terminal): the row's end is cut off. */
+  overflows: boolean;
 }
 
 /** The state column: badge glyph and state name. */
@@ -34,14 +36,16 @@ export function fleetColumns(inner: number): FleetColumns {
     fixed.mark + fixed.stream + fixed.state + fixed.id + fixed.last + fixed.spark + files;
   const rest = Math.max(0, inner - base - agent);
   const step = inner >= 100 ? Math.floor(rest * 0.55) : 0;
+  const name = Math.max(8, rest - step);
   return {
     id: fixed.id,
-    name: Math.max(8, rest - step),
+    name,
     agent,
     last: fixed.last,
     spark: fixed.spark,
     files,
     step,
+    overflows: base + agent + name + step > inner,
   };
 }
 

@@ -83,29 +83,40 @@ const Row = memo(function Row({
   // column that reads the same is not rendered again when another one of its row changes.
   const inverse = selected && focused;
   const stepCut = row.step.startsWith("…");
-  return (
-    <Box width={width} height={1}>
-      <Text wrap="truncate-end" inverse={inverse} bold={selected}>
-        <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
-        <Text color={theme.c.error} bold>
-          {row.attention ? "!" : " "}
-        </Text>
-        <Text color={theme.c.warn}>{row.overlap ? "⇄" : " "}</Text>
-        <Text
-          color={theme.c[streamColor]}
-        >{`${row.stream ? (STREAM_GLYPHS[row.stream] ?? " ") : " "} `}</Text>
-        <Text color={theme.c[badge.color]}>
-          {cutEnd(`${badge.glyph} ${badge.text}`, FLEET_STATE_WIDTH)}
-        </Text>
+  const keep = cols.overflows;
+  const marks = (
+    <Text wrap="truncate-end" inverse={inverse} bold={selected}>
+      <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
+      <Text color={theme.c.error} bold>
+        {row.attention ? "!" : " "}
       </Text>
-      <Cell text={row.idText} inverse={inverse} bold={selected} />
-      <Cell text={row.name} inverse={inverse} bold />
+      <Text color={theme.c.warn}>{row.overlap ? "⇄" : " "}</Text>
+      <Text
+        color={theme.c[streamColor]}
+      >{`${row.stream ? (STREAM_GLYPHS[row.stream] ?? " ") : " "} `}</Text>
+      <Text color={theme.c[badge.color]}>
+        {cutEnd(`${badge.glyph} ${badge.text}`, FLEET_STATE_WIDTH)}
+      </Text>
+    </Text>
+  );
+  return (
+    // Too narrow for every column: they keep their widths and the row's end is cut off.
+    <Box width={width} height={1} overflowX={keep ? "hidden" : "visible"}>
+      {keep ? <Box flexShrink={0}>{marks}</Box> : marks}
+      <Cell text={row.idText} inverse={inverse} bold={selected} keep={keep} />
+      <Cell text={row.name} inverse={inverse} bold keep={keep} />
       {cols.agent > 0 ? (
         <Cell text={row.agent} color={theme.c.accent} inverse={inverse} bold={selected} />
       ) : null}
-      <Cell text={row.lastActivity} color={theme.c.muted} inverse={inverse} bold={selected} />
-      <Cell text={row.spark} color={theme.c.accent} inverse={inverse} bold={selected} />
-      <Cell text={row.files} inverse={inverse} bold={selected} />
+      <Cell
+        text={row.lastActivity}
+        color={theme.c.muted}
+        inverse={inverse}
+        bold={selected}
+        keep={keep}
+      />
+      <Cell text={row.spark} color={theme.c.accent} inverse={inverse} bold={selected} keep={keep} />
+      <Cell text={row.files} inverse={inverse} bold={selected} keep={keep} />
       {cols.step > 0 && stepCut ? (
         // The "…" of a step cut at its start on its own: the rest is usually plain ASCII.
         <Cell text="…" color={theme.c.prompt} inverse={inverse} bold={selected} />
@@ -122,23 +133,26 @@ const Row = memo(function Row({
   );
 });
 
-/** One column of a fleet row. */
+/** One column of a fleet row; `keep` holds its width where the row is too narrow for all. */
 const Cell = memo(function Cell({
   text,
   color,
   inverse,
   bold,
+  keep = false,
 }: {
   text: string;
   color?: string | undefined;
   inverse: boolean;
   bold: boolean;
+  keep?: boolean;
 }) {
-  return (
+  const cell = (
     <Text wrap="truncate-end" color={color} inverse={inverse} bold={bold}>
       {text}
     </Text>
   );
+  return keep ? <Box flexShrink={0}>{cell}</Box> : cell;
 });
 
 function Headings({ cols, width, theme }: { cols: FleetColumns; width: number; theme: Theme }) {
