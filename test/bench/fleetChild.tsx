@@ -1,7 +1,9 @@
 /**
  * B10's measured process: the Ink app on the fleet view, every page of sessions listed, the
  * rows in view streaming (up to the cap) while the parent has the service send events to
- * each of them. Counts frames, times the cursor moving (j) to the frame that shows it, and
+ * each of them. The app draws as the CLI does: Ink's frames pass the frame guard and the
+ * terminal writer, and what reaches the terminal is what is measured. Counts the frames that
+ * changed the terminal, times the cursor moving (j) to the terminal write that shows it, and
  * reads the client's CPU and RSS over the window.
  */
 import { performance } from "node:perf_hooks";
@@ -26,6 +28,22 @@ interface Args {
 delete process.env.CI;
 const args = childArgs<Args>();
 
+let lastFrame = "";
+let keyWaiter: { before: string | null; pressedAt: number } | null = null;
+/** A key press that Ink's last frame shows: timed at the terminal write that follows. */
+let keyShown: number | null = null;
+const keyLatencies: number[] = [];
+// Ink's frames, as the writer receives them: which row is selected.
+const assembler = new FrameAssembler((text) => {
+  lastFrame = text;
+  if (keyWaiter) {
+    const now = selectedRow(text);
+    if (now !== null && now !== keyWaiter.before) {
+      keyShown = keyWaiter.pressedAt;
+      keyWaiter = null;
+    }
+  }
+});
 const ui = await mountUi({
   url: args.url,
   key: args.key,
@@ -33,7 +51,19 @@ const ui = await mountUi({
   columns: args.columns,
   rows: args.rows,
   fleet: true,
+  output: "cells",
+  tap: (data) => assembler.write(data, 0),
 });
+const writer = ui.writer;
+if (!writer) throw new Error("the fleet is measured through the terminal writer");
+// The writer sends a frame's changes as it receives the frame's end: the next write after a
+// frame that shows the key is the one that shows it on the terminal.
+ui.terminal.onWrite = (_data, at) => {
+  if (keyShown !== null) {
+    keyLatencies.push(at - keyShown);
+    keyShown = null;
+  }
+};
 const { sessions, streams, fleetStreams } = ui.services;
 
 /** The session of the selected fleet row ("▸" starts it) in a frame. */
@@ -45,24 +75,6 @@ function selectedRow(frame: string): string | null {
   }
   return null;
 }
-
-let lastFrame = "";
-let frames = 0;
-let measuring = false;
-let keyWaiter: { before: string | null; pressedAt: number } | null = null;
-const keyLatencies: number[] = [];
-const assembler = new FrameAssembler((text, at) => {
-  lastFrame = text;
-  if (keyWaiter) {
-    const now = selectedRow(text);
-    if (now !== null && now !== keyWaiter.before) {
-      keyLatencies.push(at - keyWaiter.pressedAt);
-      keyWaiter = null;
-    }
-  }
-  if (measuring) frames++;
-});
-ui.terminal.onWrite = (data, at) => assembler.write(data, at);
 
 // Every page of the list, as a user scrolling to the end would have it.
 await waitUntil(() => sessions.getState().loadedAt !== null, 20_000, "the first page");
@@ -89,7 +101,7 @@ await waitUntil(
 );
 await new Promise((r) => setTimeout(r, args.warmupMs));
 
-measuring = true;
+const frames0 = writer.stats.frames;
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
 let presses = 0;
@@ -101,9 +113,9 @@ const keys = setInterval(() => {
 }, args.keyEveryMs);
 await new Promise((r) => setTimeout(r, args.windowMs));
 clearInterval(keys);
-measuring = false;
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
+const frames = writer.stats.frames - frames0;
 tell({
   type: "result",
   listed: sessions.getState().items.length,

@@ -1,8 +1,10 @@
 import { EventEmitter } from "node:events";
 import { performance } from "node:perf_hooks";
 import { render } from "ink";
+import { registerSecret, secrets } from "../../src/cli/output.js";
 import { buildServices } from "../../src/cli/tui/buildServices.js";
-import { DiffWriter } from "../../src/cli/tui/diffWriter.js";
+import type { DiffWriter } from "../../src/cli/tui/diffWriter.js";
+import { terminalOutput } from "../../src/cli/tui/terminal.js";
 import { App, type AppServices } from "../../src/ui/index.js";
 
 /** A terminal that is only memory: a fixed size, every write kept with the time it came. */
@@ -60,9 +62,10 @@ export interface MountedUi {
 /**
  * The Ink app as the CLI runs it (the CLI's own service builder and render options, the
  * app loading identity and sessions itself), rendered on a virtual terminal, with `sessions`
- * opened in panes at start. The CLI puts its terminal writer between Ink and the terminal
- * (`output: "cells"`); B4 and B5 read Ink's whole frames instead ("frames", the default),
- * so their figures leave out the writer's own work.
+ * opened in panes at start. The CLI puts the frame guard and its terminal writer between Ink
+ * and the terminal (`output: "cells"`, built by the CLI's own terminalOutput with the key
+ * registered as the CLI registers it); B4 and B5 read Ink's whole frames instead ("frames",
+ * the default), so their figures leave out the guard's and the writer's own work.
  */
 export async function mountUi(opts: {
   url: string;
@@ -80,10 +83,22 @@ export async function mountUi(opts: {
   output?: "frames" | "cells" | "lines";
   /** Open on the fleet view (`agent-sessions fleet`). */
   fleet?: boolean;
+  /** With `output: "cells"`: sees every write of Ink (after the guard, before the writer). */
+  tap?: (data: string) => void;
 }): Promise<MountedUi> {
   const handle = buildServices({ baseUrl: opts.url, apiKey: opts.key });
   const terminal = new VirtualTerminal(opts.columns, opts.rows);
-  const writer = opts.output === "cells" ? new DiffWriter(terminal) : null;
+  let output: ReturnType<typeof terminalOutput> | null = null;
+  if (opts.output === "cells") {
+    registerSecret(opts.key);
+    output = terminalOutput(
+      terminal,
+      { ascii: false, altScreen: true },
+      secrets,
+      opts.tap ? { tap: opts.tap } : {},
+    );
+  }
+  const writer = output?.writer ?? null;
   const keyboard = new VirtualKeyboard();
   const instance = render(
     <App
@@ -101,7 +116,7 @@ export async function mountUi(opts: {
       onExit={() => {}}
     />,
     {
-      stdout: (writer ?? terminal) as unknown as NodeJS.WriteStream,
+      stdout: (output?.stream ?? terminal) as unknown as NodeJS.WriteStream,
       stdin: keyboard as unknown as NodeJS.ReadStream,
       stderr: new VirtualTerminal(opts.columns, opts.rows) as unknown as NodeJS.WriteStream,
       // As src/cli/tui/runTui.tsx renders it.
@@ -122,7 +137,7 @@ export async function mountUi(opts: {
     async unmount() {
       instance.unmount();
       instance.cleanup();
-      writer?.dispose();
+      output?.dispose();
       await handle.dispose();
     },
   };

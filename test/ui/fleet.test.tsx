@@ -83,6 +83,20 @@ describe("fleet view", () => {
     await waitForContent(h, "sort: created");
   });
 
+  it("too narrow for every column: the columns keep their widths and the row's end is cut", async () => {
+    fx = await startUiFixture();
+    const size = { columns: 60, rows: 20 };
+    h = mountApp(fx, size, { options: { startInFleet: true } });
+    const frame = await waitForContent(h, /streams 4 live of 4/);
+    const rows = frame.split("\n").filter((l) => /ses_[0-9a-z]{8}/.test(l));
+    expect(rows).toHaveLength(4);
+    for (const row of rows) {
+      expect(Array.from(row).length).toBeLessThanOrEqual(size.columns);
+      // The id whole, then the name cut to its column, then the activity column in full.
+      expect(row).toMatch(/ses_[0-9a-z]{8} \S[^║]{5}[… ] (just now|\d+\w ago|—)/);
+    }
+  });
+
   it("a thousand sessions: only the rows on screen are drawn, and streams stay within the cap", async () => {
     fx = await startUiFixture({ server: { sessionCount: 1000 }, fleetStreams: 5 });
     const ids = fx.ids;

@@ -111,6 +111,8 @@ export class AsciiOutput extends EventEmitter {
 export interface TerminalOutput {
   /** What Ink writes its frames to. */
   stream: TerminalStream;
+  /** The diff writer behind the guard, when there is one (its byte and frame counts). */
+  writer: DiffWriter | null;
   /** Sends what is held back and stops writing (before the screen is given back). */
   dispose(): void;
 }
@@ -119,20 +121,20 @@ export interface TerminalOutput {
  * Ink's stdout on this terminal. Every frame first passes the frame guard (no piece of a key,
  * no OSC/C1/bidi control) and only then reaches the diff writer (alternate screen) or the
  * ASCII table (TERM=dumb on an ASCII locale): the writer compares guarded frames, so the cells
- * it sends are guarded too, however a change cuts a key.
+ * it sends are guarded too, however a change cuts a key. `tap` sees every guarded write of Ink
+ * before the writer compares it (the benchmarks assemble Ink's frames from it).
  */
 export function terminalOutput(
   stdout: TerminalStream,
   caps: TerminalCaps,
   secrets: Pick<Redactor, "mask">,
+  opts: { tap?: (data: string) => void } = {},
 ): TerminalOutput {
-  const writer = caps.altScreen
-    ? new DiffWriter(stdout, { ascii: caps.ascii })
-    : caps.ascii
-      ? new AsciiOutput(stdout)
-      : null;
+  const diff = caps.altScreen ? new DiffWriter(stdout, { ascii: caps.ascii, ...opts }) : null;
+  const writer = diff ?? (caps.ascii ? new AsciiOutput(stdout) : null);
   return {
     stream: guardStream(writer ?? stdout, secrets),
+    writer: diff,
     dispose: () => writer?.dispose(),
   };
 }

@@ -4,26 +4,85 @@ import { formatAge, sparkline } from "../../text/format.js";
 import type { AppServices } from "./services.js";
 
 /**
- * What one row of the fleet table shows, as plain values: derived from the record (the list
- * refresh), the session's stream when it has one, its activity, the attention queue and the
- * overlaps. Rows that read the same keep their object, so only changed rows draw again.
+ * What one row of the fleet table shows: derived from the record (the list refresh), the
+ * session's stream when it has one, its activity, the attention queue and the overlaps, and
+ * cut to the columns it is drawn in. A row that draws the same keeps its object (however much
+ * its stream moved on out of sight), so only rows that look different draw again, and a
+ * refresh that changes nothing on screen draws nothing.
  */
+
+/** Column widths of the table (each text column ends in a space that parts it from the next). */
+export interface FleetColumns {
+  id: number;
+  name: number;
+  agent: number;
+  last: number;
+  spark: number;
+  files: number;
+  step: number;
+  /** The columns are wider than the table (a narrow terminal): the row's end is cut off. */
+  overflows: boolean;
+}
+
+/** The state column: badge glyph and state name. */
+export const FLEET_STATE_WIDTH = 12;
+
+/** Column widths for an inner width: what does not fit goes, the step and name share the rest. */
+export function fleetColumns(inner: number): FleetColumns {
+  const fixed = { mark: 3, stream: 2, state: FLEET_STATE_WIDTH, id: 13, last: 10, spark: 11 };
+  const files = 6;
+  const agent = inner >= 110 ? 13 : 0;
+  const base =
+    fixed.mark + fixed.stream + fixed.state + fixed.id + fixed.last + fixed.spark + files;
+  const rest = Math.max(0, inner - base - agent);
+  const step = inner >= 100 ? Math.floor(rest * 0.55) : 0;
+  const name = Math.max(8, rest - step);
+  return {
+    id: fixed.id,
+    name,
+    agent,
+    last: fixed.last,
+    spark: fixed.spark,
+    files,
+    step,
+    overflows: base + agent + name + step > inner,
+  };
+}
+
+/** Text in a column of `width`: its start, cut with "…" when longer, padded to the width. */
+export function cutEnd(text: string, width: number): string {
+  if (width <= 0) return "";
+  return text.length > width - 1
+    ? `${text.slice(0, Math.max(0, width - 2))}… `
+    : text.padEnd(width);
+}
+
+/**
+ * Text in the last column: its end when longer (the step is the sentence being written, and
+ * what it writes next is at its end), not padded.
+ */
+export function cutStart(text: string, width: number): string {
+  if (width <= 1) return "";
+  return text.length > width - 1 ? `…${text.slice(text.length - (width - 2))}` : text;
+}
 
 export interface FleetRow {
   id: string;
-  name: string;
-  agent: string;
   /** The state shown: the stream's latest when it has one, else the record's. */
   state: string | null;
   /** The stream of the row: live, connecting, reconnecting, stopped, or none. */
   stream: "live" | "connecting" | "reconnecting" | "stopped" | null;
-  /** "12s ago", "just now", or "—". */
+  /** The id, name and agent as drawn. */
+  idText: string;
+  name: string;
+  agent: string;
+  /** "12s ago", "just now", or "—", as drawn. */
   lastActivity: string;
-  /** Events per minute over the last ten minutes, or "" without a stream. */
+  /** Events per minute over the last ten minutes ("" without a stream), as drawn. */
   spark: string;
-  /** Distinct paths changed, or null when unknown (no stream). */
-  files: number | null;
-  /** The newest line of prompt text, or "". */
+  /** Distinct paths changed ("—" when unknown: no stream), as drawn. */
+  files: string;
+  /** The newest line of prompt text, as drawn (its end when it is longer than the column). */
   step: string;
   attention: boolean;
   overlap: boolean;
@@ -35,7 +94,13 @@ function str(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
 
-export function fleetRow(services: RowServices, s: Session, now: number): FleetRow {
+export function fleetRow(
+  services: RowServices,
+  s: Session,
+  now: number,
+  cols: FleetColumns,
+  marked: ReadonlySet<string>,
+): FleetRow {
   const id = s.session_id;
   const stream = services.streams.getState().sessions[id];
   const activity = services.activity;
@@ -44,17 +109,19 @@ export function fleetRow(services: RowServices, s: Session, now: number): FleetR
   const last = lastEvent ?? (Number.isFinite(updated) ? updated : null);
   const counts = activity.perMinute(id, now);
   const files = activity.files(id);
+  const fileCount = files ? files.size : stream ? 0 : null;
   return {
     id,
-    name: sessionName(s) ?? "",
-    agent: str(s.agent),
     state: stream?.sessionState ?? (str(s.state) || null),
     stream: stream ? stream.status.state : null,
-    lastActivity: last === null ? "—" : formatAge(Math.max(0, now - last)),
-    spark: counts ? sparkline(counts) : "",
-    files: files ? files.size : stream ? 0 : null,
-    step: activity.currentStep(id) ?? "",
-    attention: selectMarkedIds(services.attention.getState()).has(id),
+    idText: cutEnd(id, cols.id),
+    name: cutEnd(sessionName(s) ?? "", cols.name),
+    agent: cutEnd(str(s.agent), cols.agent),
+    lastActivity: cutEnd(last === null ? "—" : formatAge(Math.max(0, now - last)), cols.last),
+    spark: cutEnd(counts ? sparkline(counts) : "", cols.spark),
+    files: cutEnd(fileCount === null ? "—" : String(fileCount), cols.files),
+    step: cutStart(activity.currentStep(id) ?? "", cols.step),
+    attention: marked.has(id),
     overlap: (services.overlaps.getState().bySession.get(id)?.length ?? 0) > 0,
   };
 }
@@ -65,19 +132,21 @@ function same(a: FleetRow, b: FleetRow): boolean {
 }
 
 /**
- * The rows in view, reusing the previous objects of rows that did not change (and the
- * previous array when none did).
+ * The rows in view, reusing the previous objects of rows that draw the same (and the previous
+ * array when none changed).
  */
 export function fleetRows(
   services: RowServices,
   shown: readonly Session[],
   now: number,
+  cols: FleetColumns,
   prev: readonly FleetRow[],
 ): readonly FleetRow[] {
   const before = new Map(prev.map((r) => [r.id, r]));
+  const marked = selectMarkedIds(services.attention.getState());
   let changed = shown.length !== prev.length;
   const out = shown.map((s, i) => {
-    const row = fleetRow(services, s, now);
+    const row = fleetRow(services, s, now, cols, marked);
     const old = before.get(row.id);
     if (old && same(old, row)) {
       if (prev[i] !== old) changed = true;

@@ -142,9 +142,12 @@ export function MainScreen(props: MainScreenProps) {
 
   return (
     <UiContext.Provider value={ctx}>
-      <Box flexDirection="column" width={layout.width} height={layout.height} overflow="hidden">
+      {/* Only the height is clipped here: every line is cut to its width by the box it is in,
+          and a clip across the whole width makes Ink measure and slice every line it holds
+          (pane and table borders included) again on every frame. */}
+      <Box flexDirection="column" width={layout.width} height={layout.height} overflowY="hidden">
         <Header profile={props.profile} baseUrl={props.baseUrl} size={size} />
-        <Box flexDirection="row" width={layout.width} height={layout.bodyRows} overflow="hidden">
+        <Box flexDirection="row" width={layout.width} height={layout.bodyRows} overflowY="hidden">
           {covered ? (
             <Body
               dialog={s.dialog}

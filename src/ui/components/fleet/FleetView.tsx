@@ -1,5 +1,5 @@
 import { Box, Text } from "ink";
-import { memo, useCallback, useRef } from "react";
+import { memo, useCallback, useMemo, useRef } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
@@ -9,10 +9,18 @@ import { stateBadge, type Theme, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { throttled } from "../../hooks/throttle.js";
 import { useTicked } from "../../hooks/useNow.js";
-import { type FleetRow, fleetRows } from "../../model/fleetRows.js";
+import {
+  cutEnd,
+  FLEET_STATE_WIDTH,
+  type FleetColumns,
+  type FleetRow,
+  fleetColumns,
+  fleetRows,
+} from "../../model/fleetRows.js";
 import { FLEET_CHROME_ROWS } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
 import { listWindowStart } from "../../model/layout.js";
+import type { AppServices } from "../../model/services.js";
 import { TextInput } from "../chrome/TextInput.js";
 
 /**
@@ -46,42 +54,6 @@ const STREAM_GLYPHS: Record<string, string> = {
   stopped: "■",
 };
 
-interface Columns {
-  id: number;
-  name: number;
-  agent: number;
-  last: number;
-  spark: number;
-  files: number;
-  step: number;
-}
-
-/** Column widths for an inner width: what does not fit goes, the step and name share the rest. */
-export function fleetColumns(inner: number): Columns {
-  const fixed = { mark: 3, stream: 2, state: 12, id: 13, last: 10, spark: 11, files: 6 };
-  const agent = inner >= 110 ? 13 : 0;
-  const base =
-    fixed.mark + fixed.stream + fixed.state + fixed.id + fixed.last + fixed.spark + fixed.files;
-  const rest = Math.max(0, inner - base - agent);
-  const step = inner >= 100 ? Math.floor(rest * 0.55) : 0;
-  return {
-    id: fixed.id,
-    name: Math.max(8, rest - step),
-    agent,
-    last: fixed.last,
-    spark: fixed.spark,
-    files: fixed.files,
-    step,
-  };
-}
-
-function cut(text: string, width: number): string {
-  if (width <= 0) return "";
-  return text.length > width - 1
-    ? `${text.slice(0, Math.max(0, width - 2))}… `
-    : text.padEnd(width);
-}
-
 const Row = memo(function Row({
   row,
   selected,
@@ -92,7 +64,7 @@ const Row = memo(function Row({
   row: FleetRow;
   selected: boolean;
   focused: boolean;
-  cols: Columns;
+  cols: FleetColumns;
   width: number;
 }) {
   const theme = useTheme();
@@ -105,43 +77,115 @@ const Row = memo(function Row({
         : row.stream
           ? "warn"
           : "muted";
-  return (
-    <Box width={width} height={1}>
-      <Text wrap="truncate-end" inverse={selected && focused} bold={selected}>
-        <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
-        <Text color={theme.c.error} bold>
-          {row.attention ? "!" : " "}
-        </Text>
-        <Text color={theme.c.warn}>{row.overlap ? "⇄" : " "}</Text>
-        <Text
-          color={theme.c[streamColor]}
-        >{`${row.stream ? (STREAM_GLYPHS[row.stream] ?? " ") : " "} `}</Text>
-        <Text color={theme.c[badge.color]}>{cut(`${badge.glyph} ${badge.text}`, 12)}</Text>
-        <Text>{cut(row.id, cols.id)}</Text>
-        <Text bold>{cut(row.name, cols.name)}</Text>
-        {cols.agent > 0 ? <Text color={theme.c.accent}>{cut(row.agent, cols.agent)}</Text> : null}
-        <Text color={theme.c.muted}>{cut(row.lastActivity, cols.last)}</Text>
-        <Text color={theme.c.accent}>{cut(row.spark, cols.spark)}</Text>
-        <Text>{cut(row.files === null ? "—" : String(row.files), cols.files)}</Text>
-        {cols.step > 0 ? <Text color={theme.c.prompt}>{cut(row.step, cols.step)}</Text> : null}
+  // One Text per column, not one for the row: Ink measures every Text on every frame, and a
+  // column of plain ASCII is measured at once where a whole row with glyphs in it is measured
+  // character by character. The columns are cut and padded to their widths already, and a
+  // column that reads the same is not rendered again when another one of its row changes.
+  const inverse = selected && focused;
+  const stepCut = row.step.startsWith("…");
+  const keep = cols.overflows;
+  const marks = (
+    <Text wrap="truncate-end" inverse={inverse} bold={selected}>
+      <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
+      <Text color={theme.c.error} bold>
+        {row.attention ? "!" : " "}
       </Text>
+      <Text color={theme.c.warn}>{row.overlap ? "⇄" : " "}</Text>
+      <Text
+        color={theme.c[streamColor]}
+      >{`${row.stream ? (STREAM_GLYPHS[row.stream] ?? " ") : " "} `}</Text>
+      <Text color={theme.c[badge.color]}>
+        {cutEnd(`${badge.glyph} ${badge.text}`, FLEET_STATE_WIDTH)}
+      </Text>
+    </Text>
+  );
+  return (
+    // Too narrow for every column: they keep their widths and the row's end is cut off.
+    <Box width={width} height={1} overflowX={keep ? "hidden" : "visible"}>
+      {keep ? <Box flexShrink={0}>{marks}</Box> : marks}
+      <Cell text={row.idText} inverse={inverse} bold={selected} keep={keep} />
+      <Cell text={row.name} inverse={inverse} bold keep={keep} />
+      {cols.agent > 0 ? (
+        <Cell text={row.agent} color={theme.c.accent} inverse={inverse} bold={selected} />
+      ) : null}
+      <Cell
+        text={row.lastActivity}
+        color={theme.c.muted}
+        inverse={inverse}
+        bold={selected}
+        keep={keep}
+      />
+      <Cell text={row.spark} color={theme.c.accent} inverse={inverse} bold={selected} keep={keep} />
+      <Cell text={row.files} inverse={inverse} bold={selected} keep={keep} />
+      {cols.step > 0 && stepCut ? (
+        // The "…" of a step cut at its start on its own: the rest is usually plain ASCII.
+        <Cell text="…" color={theme.c.prompt} inverse={inverse} bold={selected} />
+      ) : null}
+      {cols.step > 0 ? (
+        <Cell
+          text={stepCut ? row.step.slice(1) : row.step}
+          color={theme.c.prompt}
+          inverse={inverse}
+          bold={selected}
+        />
+      ) : null}
     </Box>
   );
 });
 
-function Headings({ cols, width, theme }: { cols: Columns; width: number; theme: Theme }) {
+/** One column of a fleet row; `keep` holds its width where the row is too narrow for all. */
+const Cell = memo(function Cell({
+  text,
+  color,
+  inverse,
+  bold,
+  keep = false,
+}: {
+  text: string;
+  color?: string | undefined;
+  inverse: boolean;
+  bold: boolean;
+  keep?: boolean;
+}) {
+  const cell = (
+    <Text wrap="truncate-end" color={color} inverse={inverse} bold={bold}>
+      {text}
+    </Text>
+  );
+  return keep ? <Box flexShrink={0}>{cell}</Box> : cell;
+});
+
+function Headings({ cols, width, theme }: { cols: FleetColumns; width: number; theme: Theme }) {
   return (
     <Box width={width} height={1}>
       <Text wrap="truncate-end" color={theme.c.muted} bold>
-        {`     ${cut("state", 12)}${cut("session", cols.id)}${cut("name", cols.name)}${cols.agent > 0 ? cut("agent", cols.agent) : ""}${cut("activity", cols.last)}${cut("ev/min 10m", cols.spark)}${cut("files", cols.files)}${cols.step > 0 ? cut("current step", cols.step) : ""}`}
+        {`     ${cutEnd("state", FLEET_STATE_WIDTH)}${cutEnd("session", cols.id)}${cutEnd("name", cols.name)}${cols.agent > 0 ? cutEnd("agent", cols.agent) : ""}${cutEnd("activity", cols.last)}${cutEnd("ev/min 10m", cols.spark)}${cutEnd("files", cols.files)}${cols.step > 0 ? cutEnd("current step", cols.step) : ""}`}
       </Text>
     </Box>
   );
 }
 
+/** The title line after the count: the fleet's streams, the request budget, the list's age. */
+function fleetHead(services: AppServices, now: number): string {
+  const { sessions, streams, fleetStreams, budget } = services;
+  const st = sessions.getState();
+  const open = fleetStreams.openIds;
+  const all = streams.getState().sessions;
+  const live = open.filter((id) => all[id]?.status.state === "live").length;
+  const b = budget.state;
+  const waiting = b.waitingStreams > 0 ? `, ${b.waitingStreams} streams waiting` : "";
+  const held = b.heldUntil !== null ? ", held after a 429" : "";
+  const updated = st.refreshError
+    ? `refresh failed: ${st.refreshError.message}`
+    : st.loadedAt !== null
+      ? `updated ${formatAge(now - st.loadedAt)}`
+      : "";
+  return `streams ${live} live of ${open.length} (cap ${fleetStreams.cap}) · budget ${b.available}/${b.figures.burst}${waiting}${held}${updated ? ` · ${updated}` : ""}`;
+}
+
 export const FleetView = memo(function FleetView({ width, height }: FleetViewProps) {
   const services = useServices();
-  const { sessions, streams, attention, overlaps, fleetStreams, budget } = services;
+  const { sessions, streams, attention, overlaps, budget } = services;
   const { ui } = useUi();
   const theme = useTheme();
   const visible = useStore(sessions, selectVisibleSessions);
@@ -155,59 +199,46 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   const at = Math.min(cursor, Math.max(0, visible.length - 1));
   const start = listWindowStart(at, visible.length, rows);
   const shown = visible.slice(start, start + rows);
-  const cols = fleetColumns(inner);
+  // One object while the width holds: the rows (memo) draw again only when their own row does.
+  const cols = useMemo(() => fleetColumns(inner), [inner]);
 
-  // The rows' live values, on the shared tick and when a store they read changes: at most
-  // ten times a second for the streams (fifty busy ones change every frame), at once for
-  // attention and overlaps.
+  // The rows' live values and the title line, on the shared tick and when a store they read
+  // changes: at most ten times a second for the streams and the budget (fifty busy streams
+  // change every frame), at once for attention, overlaps and the list. One hook for both, so
+  // a refresh that changes both is one frame.
+  const streamsBeat = useMemo(() => throttled(streams.subscribe, ROW_REFRESH_MS), [streams]);
+  const budgetBeat = useMemo(
+    () => throttled((fn) => budget.subscribe(fn), ROW_REFRESH_MS),
+    [budget],
+  );
   const prev = useRef<readonly FleetRow[]>([]);
   const subscribe = useCallback(
     (fn: () => void) => {
       const offs = [
-        throttled(streams.subscribe, ROW_REFRESH_MS)(fn),
+        streamsBeat.subscribe(fn),
+        budgetBeat.subscribe(fn),
         attention.subscribe(fn),
         overlaps.subscribe(fn),
+        sessions.subscribe(fn),
       ];
       return () => {
         for (const off of offs) off();
       };
     },
-    [streams, attention, overlaps],
+    [streamsBeat, budgetBeat, attention, overlaps, sessions],
   );
-  const facts = useTicked((now) => {
-    prev.current = fleetRows(services, shown, now, prev.current);
-    return prev.current;
-  }, subscribe);
-  const head = useTicked(
+  const live = useTicked(
     (now) => {
-      const st = sessions.getState();
-      const open = fleetStreams.openIds;
-      const all = streams.getState().sessions;
-      const live = open.filter((id) => all[id]?.status.state === "live").length;
-      const b = budget.state;
-      const waiting = b.waitingStreams > 0 ? `, ${b.waitingStreams} streams waiting` : "";
-      const held = b.heldUntil !== null ? ", held after a 429" : "";
-      const updated = st.refreshError
-        ? `refresh failed: ${st.refreshError.message}`
-        : st.loadedAt !== null
-          ? `updated ${formatAge(now - st.loadedAt)}`
-          : "";
-      return `streams ${live} live of ${open.length} (cap ${fleetStreams.cap}) · budget ${b.available}/${b.figures.burst}${waiting}${held}${updated ? ` · ${updated}` : ""}`;
+      // Whatever makes this read the streams (the beat, a key, the clock) serves as a beat.
+      streamsBeat.caughtUp();
+      prev.current = fleetRows(services, shown, now, cols, prev.current);
+      return { rows: prev.current, head: fleetHead(services, now) };
     },
-    useCallback(
-      (fn: () => void) => {
-        const offs = [
-          sessions.subscribe(fn),
-          throttled(streams.subscribe, ROW_REFRESH_MS)(fn),
-          throttled((f) => budget.subscribe(f), ROW_REFRESH_MS)(fn),
-        ];
-        return () => {
-          for (const off of offs) off();
-        };
-      },
-      [sessions, streams, budget],
-    ),
+    subscribe,
+    (a, b) => a.rows === b.rows && a.head === b.head,
   );
+  const facts = live.rows;
+  const head = live.head;
 
   const sort = `${SORT_LABELS[meta.sortKey] ?? meta.sortKey} ${meta.sortDir === "asc" ? "↑" : "↓"}`;
   const status = meta.loading
@@ -218,6 +249,9 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
         ? "loading more…"
         : `${visible.length} shown of ${meta.serverTotal ?? meta.total}${meta.hasMore ? " · more below" : ""} · ${keyOf("open")} opens a pane · ${keyOf("fleet")} or ${keyOf("cancel")} goes back`;
 
+  // Every line of the table is cut to its width itself (truncating Texts in boxes of a set
+  // width): clipping only the height spares Ink measuring and slicing every line again on
+  // every frame, which at ten frames a second over a screenful of rows is most of its work.
   return (
     <Box
       width={width}
@@ -226,7 +260,7 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
       borderStyle="double"
       borderColor={theme.c.focus}
       flexShrink={0}
-      overflow="hidden"
+      overflowY="hidden"
     >
       <Box height={1} width={inner}>
         <Text wrap="truncate-end">
@@ -253,7 +287,7 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
         )}
       </Box>
       <Headings cols={cols} width={inner} theme={theme} />
-      <Box height={rows} width={inner} flexDirection="column">
+      <Box height={rows} width={inner} flexDirection="column" overflowY="hidden">
         {facts.length === 0 ? (
           <Text color={theme.c.muted}>
             {meta.loading ? " " : meta.total === 0 ? "no sessions" : "no session matches"}

@@ -1,0 +1,153 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createStore } from "zustand/vanilla";
+import type { Session } from "../../src/protocol/resources.js";
+import { createAttentionStore } from "../../src/store/attention/attentionStore.js";
+import { ActivityTracker } from "../../src/store/fleet/activity.js";
+import { createOverlapStore } from "../../src/store/fleet/overlaps.js";
+import type { SessionsState } from "../../src/store/sessionsStore.js";
+import { createStreamsStore } from "../../src/store/streams/streamsStore.js";
+import { throttled } from "../../src/ui/hooks/throttle.js";
+import {
+  cutEnd,
+  cutStart,
+  type FleetRow,
+  fleetColumns,
+  fleetRows,
+} from "../../src/ui/model/fleetRows.js";
+
+/** The fleet table's rows as drawn, and the beat they are refreshed on. */
+
+const s = (id: string, fields: Record<string, unknown> = {}) =>
+  ({ session_id: id, name: `name of ${id}`, state: "running", ...fields }) as Session;
+
+function rowServices() {
+  const activity = new ActivityTracker();
+  const sessions = createStore<Pick<SessionsState, "items">>()(() => ({ items: [] }));
+  return {
+    streams: createStreamsStore(),
+    activity,
+    attention: createAttentionStore(),
+    overlaps: createOverlapStore(
+      sessions as unknown as Parameters<typeof createOverlapStore>[0],
+      activity,
+    ),
+  };
+}
+
+const prompt = (content: string) => JSON.stringify({ type: "text", content });
+
+describe("fleet rows", () => {
+  it("cuts the columns: the start of most, the end of the step (the sentence being written)", () => {
+    expect(cutEnd("abc", 6)).toBe("abc   ");
+    expect(cutEnd("abcdefgh", 6)).toBe("abcd… ");
+    expect(cutStart("abc", 6)).toBe("abc");
+    expect(cutStart("now running the tests", 10)).toBe("…he tests");
+    const cols = fleetColumns(198);
+    expect(cols.step).toBeGreaterThan(0);
+    expect(cols.agent).toBeGreaterThan(0);
+  });
+
+  it("keeps a row's object while it draws the same, and the array when no row changed", () => {
+    const svc = rowServices();
+    const shown = [s("ses_a"), s("ses_b")];
+    const cols = fleetColumns(198);
+    const t = 60_000 * 1000;
+    svc.activity.note("ses_a", "prompt_progress", prompt("Reading the config. "), t);
+    const first = fleetRows(svc, shown, t, cols, []);
+    expect(first.map((r) => r.id)).toEqual(["ses_a", "ses_b"]);
+    expect(first[0]?.step).toBe("Reading the config.");
+
+    // More output in the same second: counts grow, nothing drawn changes (the sparkline is
+    // scaled to its busiest minute, the activity still says "just now").
+    svc.activity.note("ses_a", "process_output", "{}", t + 10);
+    svc.activity.note("ses_a", "process_output", "{}", t + 20);
+    const same = fleetRows(svc, shown, t + 30, cols, first);
+    expect(same).toBe(first);
+
+    // A new step: that row is a new object, the other is the one it was.
+    svc.activity.note("ses_a", "prompt_progress", prompt("Now fixing the retry loop"), t + 40);
+    const next = fleetRows(svc, shown, t + 50, cols, same);
+    expect(next).not.toBe(first);
+    expect(next[0]).not.toBe(first[0]);
+    expect(next[0]?.step).toBe("Now fixing the retry loop");
+    expect(next[1]).toBe(first[1]);
+  });
+
+  it("shows the newest words of a step longer than its column", () => {
+    const svc = rowServices();
+    const cols = fleetColumns(198);
+    const long = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+    svc.activity.note("ses_a", "prompt_progress", prompt(long), 1);
+    const [row] = fleetRows(svc, [s("ses_a")], 2, cols, []) as FleetRow[];
+    expect(row?.step.startsWith("…")).toBe(true);
+    expect(row?.step.endsWith("word39")).toBe(true);
+    expect(row?.step.length).toBe(cols.step - 1);
+  });
+});
+
+describe("throttled beat", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function source() {
+    const fns = new Set<() => void>();
+    return {
+      subscribe: (fn: () => void) => {
+        fns.add(fn);
+        return () => fns.delete(fn);
+      },
+      change: () => {
+        for (const fn of fns) fn();
+      },
+      subscribers: () => fns.size,
+    };
+  }
+
+  it("tells the first change at once, then at most once a beat, on a steady beat", () => {
+    const src = source();
+    const beat = throttled(src.subscribe, 100);
+    let told = 0;
+    let alsoTold = 0;
+    const off = beat.subscribe(() => told++);
+    const off2 = beat.subscribe(() => alsoTold++);
+    expect(src.subscribers()).toBe(1);
+    src.change();
+    expect(told).toBe(1);
+    // A change every 16 ms for a second: ten beats, every listener told on each.
+    for (let i = 0; i < 62; i++) {
+      vi.advanceTimersByTime(16);
+      src.change();
+    }
+    vi.advanceTimersByTime(100);
+    expect(told).toBe(11);
+    expect(alsoTold).toBe(told);
+    off();
+    off2();
+    expect(src.subscribers()).toBe(0);
+  });
+
+  it("counts a read of the store in between (a key, the clock) as a beat", () => {
+    const src = source();
+    const beat = throttled(src.subscribe, 100);
+    let told = 0;
+    beat.subscribe(() => told++);
+    src.change();
+    expect(told).toBe(1);
+    vi.advanceTimersByTime(70);
+    src.change();
+    // The view drew for a key and read the store: the change is shown, no beat for it.
+    beat.caughtUp();
+    vi.advanceTimersByTime(50);
+    expect(told).toBe(1);
+    // The next change waits a whole beat from that read (at 70: told at 170, not 100).
+    src.change();
+    vi.advanceTimersByTime(40);
+    expect(told).toBe(1);
+    vi.advanceTimersByTime(10);
+    expect(told).toBe(2);
+  });
+});
