@@ -11,7 +11,10 @@ export interface FloodResult {
 
 /**
  * Emits eventsPerSecond events to EACH of the sessions for durationMs, in one batch per session
- * per tick (so one socket write per subscriber per tick), catching up if the loop lags.
+ * per tick (so one socket write per subscriber per tick), catching up if the loop lags. Every
+ * fourth event of a session is a prompt step, the others process output; the sessions are
+ * out of step with one another (session i's steps come i events later), as real ones are, so
+ * a view of many sessions changes at every tick rather than all at once every fourth.
  */
 export class Flood {
   private timer: NodeJS.Timeout | null = null;
@@ -47,7 +50,9 @@ export class Flood {
     const target = Math.floor((elapsed * this.eventsPerSecond) / 1000);
     const n = target - this.perSession;
     if (n > 0) {
-      for (const id of this.sessionIds) this.store.append(id, batch(this.perSession, n, now), now);
+      this.sessionIds.forEach((id, i) => {
+        this.store.append(id, batch(this.perSession, n, now, i), now);
+      });
       this.perSession = target;
     }
     if (now - started >= this.durationMs) this.finish?.();
@@ -58,13 +63,13 @@ export class Flood {
   }
 }
 
-function batch(from: number, n: number, ts: number): NewEvent[] {
+function batch(from: number, n: number, ts: number, phase: number): NewEvent[] {
   const out: NewEvent[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const k = from + i;
     // Built by hand: this is the hot path of the benchmarks, and the shapes are fixed.
     out[i] =
-      k % 4 === 3
+      (k + phase) % 4 === 3
         ? { event: "prompt_progress", data: `{"type":"text","content":"step ${k} ","ts":${ts}}` }
         : {
             event: "process_output",
