@@ -142,7 +142,16 @@ export interface RateFigures {
 }
 
 /** "97/100 left, resets in 41 s"; parts the server did not send are left out. */
-export function formatRateLimit(r: RateFigures, now: number = Date.now()): string {
+/**
+ * `coarse` (the UI's header, redrawn with the clock): while more than a tenth of the allowance
+ * is left, the reset is told in steps of 10 s ("resets in ~50 s", never sooner than it is),
+ * so an idle screen is not redrawn every second for it; near the limit, to the second.
+ */
+export function formatRateLimit(
+  r: RateFigures,
+  now: number = Date.now(),
+  opts: { coarse?: boolean } = {},
+): string {
   const left =
     r.remaining !== null
       ? `${r.remaining}${r.limit !== null ? `/${r.limit}` : ""} left`
@@ -153,6 +162,8 @@ export function formatRateLimit(r: RateFigures, now: number = Date.now()): strin
   // A clock behind the observation (a fixed test clock, a skewed one) counts as no time passed.
   const elapsed = Math.max(0, now - r.observedAt);
   const inS = Math.max(0, Math.ceil(r.resetSeconds - elapsed / 1000));
+  const plenty = r.remaining !== null && r.limit !== null && r.remaining > r.limit / 10;
+  if (opts.coarse && plenty && inS > 10) return `${left}, resets in ~${Math.ceil(inS / 10) * 10} s`;
   return `${left}, resets in ${inS} s`;
 }
 
@@ -214,6 +225,17 @@ export function formatTimeSpan(from: number, to: number): string {
 export function formatAge(ms: number): string {
   if (!Number.isFinite(ms) || ms < SECOND) return "just now";
   return `${formatDuration(ms)} ago`;
+}
+
+/**
+ * formatAge for a text redrawn with the clock that needs no second-by-second precision:
+ * "just now" under 5 s, then steps of 5 s ("15s ago"), whole minutes from one minute on
+ * ("3m ago"), so an idle screen changes every few seconds instead of every second.
+ */
+export function formatAgeCoarse(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 5 * SECOND) return "just now";
+  if (ms < 60 * SECOND) return `${Math.floor(ms / (5 * SECOND)) * 5}s ago`;
+  return `${formatDuration(Math.floor(ms / (60 * SECOND)) * 60 * SECOND)} ago`;
 }
 
 const SPARK = "▁▂▃▄▅▆▇█";

@@ -188,7 +188,10 @@ export function maskVolatile(frame: string): string {
       .replace(/\b\d{2}:\d{2}:\d{2}\b/g, "HH:MM:SS")
       .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, "TIMESTAMP")
       .replace(/reconnecting in \d+[smhd](?: \d+[smhd])?/g, "reconnecting in N")
-      .replace(/resets in (\d+) s/g, (_m, d: string) => `resets in ${"N".repeat(d.length)} s`)
+      .replace(
+        /resets in (~?)(\d+) s/g,
+        (_m, t: string, d: string) => `resets in ${t}${"N".repeat(d.length)} s`,
+      )
       // Same width as what it hides, so the frame's borders stay where they were.
       .replace(/updated (?:just now|\d+[smhd](?: \d+[smhd])? ago)/g, (m) =>
         "updated AGE".padEnd(m.length),

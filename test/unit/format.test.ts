@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
 import {
   expiryStatus,
+  formatAge,
+  formatAgeCoarse,
   formatBytes,
   formatCountdown,
   formatDuration,
   formatElapsed,
   formatExpiry,
   formatRate,
+  formatRateLimit,
   formatTime,
   maskKey,
   truncate,
@@ -110,5 +113,37 @@ describe("maskKey", () => {
     expect(maskKey("abcdefgh")).toBe("…gh");
     expect(maskKey("abc")).toBe("****");
     expect(maskKey("")).toBe("****");
+  });
+});
+
+describe("texts redrawn with the clock", () => {
+  it("the list's freshness moves in 5 s steps, then whole minutes", () => {
+    expect(formatAgeCoarse(0)).toBe("just now");
+    expect(formatAgeCoarse(4_999)).toBe("just now");
+    expect(formatAgeCoarse(5_000)).toBe("5s ago");
+    expect(formatAgeCoarse(14_999)).toBe("10s ago");
+    expect(formatAgeCoarse(59_999)).toBe("55s ago");
+    expect(formatAgeCoarse(125_000)).toBe("2m ago");
+    expect(formatAge(125_000)).toBe("2m 5s ago");
+    // Across a 20 s stretch read every second, the coarse text changes 4 times, not 20.
+    const texts = new Set(Array.from({ length: 20 }, (_, i) => formatAgeCoarse(3_000 + i * 1000)));
+    expect(texts.size).toBe(5);
+  });
+
+  it("the header's reset countdown is coarse while the allowance is plentiful, exact near the limit", () => {
+    const at = 1_000_000;
+    const figures = { limit: 100, remaining: 97, resetSeconds: 41, observedAt: at };
+    expect(formatRateLimit(figures, at)).toBe("97/100 left, resets in 41 s");
+    expect(formatRateLimit(figures, at, { coarse: true })).toBe("97/100 left, resets in ~50 s");
+    // Rounded up, never sooner than it is: 40 s left reads ~40 s.
+    expect(formatRateLimit(figures, at + 1_000, { coarse: true })).toBe(
+      "97/100 left, resets in ~40 s",
+    );
+    // The last 10 s, and a nearly spent allowance, count every second.
+    expect(formatRateLimit(figures, at + 33_000, { coarse: true })).toBe(
+      "97/100 left, resets in 8 s",
+    );
+    const low = { ...figures, remaining: 9 };
+    expect(formatRateLimit(low, at, { coarse: true })).toBe("9/100 left, resets in 41 s");
   });
 });

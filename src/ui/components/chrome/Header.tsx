@@ -102,7 +102,7 @@ export const Header = memo(function Header({ profile, baseUrl, size }: HeaderPro
         expiryText: e?.text,
         expiryLevel: e?.level,
         waitIn: wait ? formatCountdown(wait.until - now) : null,
-        remaining: info ? formatRateLimit(info, now) : "rate limit: —",
+        remaining: info ? formatRateLimit(info, now, { coarse: true }) : "rate limit: —",
       };
     },
     undefined,

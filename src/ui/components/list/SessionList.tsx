@@ -6,7 +6,7 @@ import { type Session, sessionName } from "../../../protocol/resources.js";
 import { selectMarkedIds } from "../../../store/attention/attentionStore.js";
 import { type Overlap, overlapSummary } from "../../../store/fleet/overlaps.js";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
-import { formatAge } from "../../../text/format.js";
+import { formatAgeCoarse } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { stateBadge, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
@@ -138,7 +138,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
     const st = sessions.getState();
     if (st.refreshError) return `refresh failed: ${st.refreshError.message}`;
     if (st.loadedAt === null) return "";
-    return `updated ${formatAge(now - st.loadedAt)}`;
+    return `updated ${formatAgeCoarse(now - st.loadedAt)}`;
   }, sessions.subscribe);
   const inner = Math.max(4, width - 2);
   const rows = listRows(height);
