@@ -117,6 +117,56 @@ const result = await esbuild.build({
       },
     },
     {
+      // Ink, wrap-ansi, cli-truncate and widest-line measure text with string-width, whose
+      // loading and first use cost about 50 ms of every start. Each import of it gets
+      // src/text/narrowWidth.ts in front: the same widths, the real module loaded only for
+      // text the fast path does not cover (see that file). The build fails if the imports
+      // are gone, so a dependency update cannot drop the fast path unnoticed.
+      name: "string-width-fast-path",
+      setup(build) {
+        const NS = "narrow-width";
+        let fronted = 0;
+        build.onResolve({ filter: /^string-width$/ }, async (a) => {
+          if (a.namespace === NS) return undefined;
+          const real = await build.resolve("string-width", {
+            kind: a.kind,
+            resolveDir: a.resolveDir,
+            namespace: NS,
+          });
+          if (real.errors.length > 0) return { errors: real.errors };
+          fronted++;
+          return { path: real.path, namespace: NS };
+        });
+        build.onLoad({ filter: /.*/, namespace: NS }, (a) => {
+          // Its package.json is next to its index.js; the fast path has a table per major.
+          const { version } = JSON.parse(
+            readFileSync(join(dirname(a.path), "package.json"), "utf8"),
+          );
+          const major = Number(version.split(".")[0]);
+          if (major !== 7 && major !== 8) {
+            throw new Error(
+              `string-width ${version} at ${a.path}: narrowWidth.ts has no table for it`,
+            );
+          }
+          return {
+            contents: [
+              `import { withNarrowFastPath } from ${JSON.stringify(join(ROOT, "src", "text", "narrowWidth.ts"))};`,
+              `export default withNarrowFastPath(${major}, () => require(${JSON.stringify(a.path)}).default);`,
+            ].join("\n"),
+            resolveDir: ROOT,
+            loader: "js",
+          };
+        });
+        build.onEnd((r) => {
+          if (r.errors.length === 0 && fronted < 2) {
+            throw new Error(
+              `string-width: expected the imports of ink and wrap-ansi, found ${fronted}`,
+            );
+          }
+        });
+      },
+    },
+    {
       // Ink imports react-devtools-core only when DEV=true; the published binary has no
       // devtools to talk to.
       name: "stub-devtools",
