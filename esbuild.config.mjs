@@ -64,6 +64,48 @@ if (dry) {
   process.exit(0);
 }
 
+/** A module of src/, as a JS string literal for generated imports. */
+const src = (...parts) => JSON.stringify(join(ROOT, "src", ...parts));
+
+/**
+ * An esbuild plugin that puts a module of ours in front of every import of `specifier`
+ * from the dependencies: `lines(realPath)` is the generated module, which imports the real
+ * one by its path. The build fails when fewer than `minimum` imports were fronted, so a
+ * dependency update cannot drop a fast path unnoticed.
+ */
+function frontImports(specifier, minimum, lines) {
+  const namespace = `front:${specifier}`;
+  const exact = new RegExp(`^${specifier.replace(/[/.@-]/g, "\\$&")}$`);
+  return {
+    name: `front-${specifier}`,
+    setup(build) {
+      let fronted = 0;
+      build.onResolve({ filter: exact }, async (a) => {
+        // The real module, asked for by this plugin itself, resolves as usual.
+        if (a.namespace === namespace) return undefined;
+        const real = await build.resolve(specifier, {
+          kind: a.kind,
+          resolveDir: a.resolveDir,
+          namespace,
+        });
+        if (real.errors.length > 0) return { errors: real.errors };
+        fronted++;
+        return { path: real.path, namespace };
+      });
+      build.onLoad({ filter: /.*/, namespace }, (a) => ({
+        contents: lines(a.path).join("\n"),
+        resolveDir: ROOT,
+        loader: "js",
+      }));
+      build.onEnd((r) => {
+        if (r.errors.length === 0 && fronted < minimum) {
+          throw new Error(`${specifier}: expected ${minimum} imports to front, found ${fronted}`);
+        }
+      });
+    },
+  };
+}
+
 const esbuild = await import("esbuild");
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 const builtAt = Date.now();
@@ -116,56 +158,30 @@ const result = await esbuild.build({
         });
       },
     },
-    {
-      // Ink, wrap-ansi, cli-truncate and widest-line measure text with string-width, whose
-      // loading and first use cost about 50 ms of every start. Each import of it gets
-      // src/text/narrowWidth.ts in front: the same widths, the real module loaded only for
-      // text the fast path does not cover (see that file). The build fails if the imports
-      // are gone, so a dependency update cannot drop the fast path unnoticed.
-      name: "string-width-fast-path",
-      setup(build) {
-        const NS = "narrow-width";
-        let fronted = 0;
-        build.onResolve({ filter: /^string-width$/ }, async (a) => {
-          if (a.namespace === NS) return undefined;
-          const real = await build.resolve("string-width", {
-            kind: a.kind,
-            resolveDir: a.resolveDir,
-            namespace: NS,
-          });
-          if (real.errors.length > 0) return { errors: real.errors };
-          fronted++;
-          return { path: real.path, namespace: NS };
-        });
-        build.onLoad({ filter: /.*/, namespace: NS }, (a) => {
-          // Its package.json is next to its index.js; the fast path has a table per major.
-          const { version } = JSON.parse(
-            readFileSync(join(dirname(a.path), "package.json"), "utf8"),
-          );
-          const major = Number(version.split(".")[0]);
-          if (major !== 7 && major !== 8) {
-            throw new Error(
-              `string-width ${version} at ${a.path}: narrowWidth.ts has no table for it`,
-            );
-          }
-          return {
-            contents: [
-              `import { withNarrowFastPath } from ${JSON.stringify(join(ROOT, "src", "text", "narrowWidth.ts"))};`,
-              `export default withNarrowFastPath(${major}, () => require(${JSON.stringify(a.path)}).default);`,
-            ].join("\n"),
-            resolveDir: ROOT,
-            loader: "js",
-          };
-        });
-        build.onEnd((r) => {
-          if (r.errors.length === 0 && fronted < 2) {
-            throw new Error(
-              `string-width: expected the imports of ink and wrap-ansi, found ${fronted}`,
-            );
-          }
-        });
-      },
-    },
+    // Ink, wrap-ansi, cli-truncate and widest-line measure text with string-width, whose
+    // loading and first use cost about 50 ms of every start: the same widths, the real
+    // module loaded only for text the fast path does not cover (src/text/narrowWidth.ts).
+    frontImports("string-width", 2, (real) => {
+      // Its package.json is next to its index.js; the fast path has a table per major.
+      const { version } = JSON.parse(readFileSync(join(dirname(real), "package.json"), "utf8"));
+      const major = Number(version.split(".")[0]);
+      if (major !== 7 && major !== 8) {
+        throw new Error(`string-width ${version} at ${real}: narrowWidth.ts has no table for it`);
+      }
+      return [
+        `import { withNarrowFastPath } from ${src("text", "narrowWidth.ts")};`,
+        `export default withNarrowFastPath(${major}, () => require(${JSON.stringify(real)}).default);`,
+      ];
+    }),
+    // Ink turns every line of every frame into a string with styledCharsToString, which
+    // diffs the styles of each cell against the one before: the same string, without the
+    // diff where neighbours share a style (src/text/styledRuns.ts).
+    frontImports("@alcalzone/ansi-tokenize", 1, (real) => [
+      `import * as lib from ${JSON.stringify(real)};`,
+      `import { withSameStyleRuns } from ${src("text", "styledRuns.ts")};`,
+      `export * from ${JSON.stringify(real)};`,
+      "export const styledCharsToString = withSameStyleRuns(lib);",
+    ]),
     {
       // Ink imports react-devtools-core only when DEV=true; the published binary has no
       // devtools to talk to.
