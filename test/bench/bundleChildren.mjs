@@ -1,0 +1,28 @@
+// `npm run bench`, after tsc: each measured client process of the benchmark (the Ink app of
+// B4–B7, B10, B12; the stores and streams of B7/B11) is bundled the way the published binary
+// is (bundle.config.mjs: React's production build and the fast paths in front of Ink's
+// dependencies), over tsc's output of the same file, so the rows measure what users run.
+// Identifiers are kept so that BENCH_CPU_PROF profiles stay readable. The reference
+// service's process (serverChild) is left as tsc emits it: it is not what is measured.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+import { bundleOptions } from "../../bundle.config.mjs";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const OUT = join(ROOT, ".tmp", "bench-build", "test", "bench");
+const CHILDREN = [
+  "liveUiChild.tsx",
+  "memoryChild.ts",
+  "idleChild.ts",
+  "bytesChild.tsx",
+  "fleetChild.tsx",
+];
+
+await esbuild.build({
+  ...bundleOptions(),
+  entryPoints: CHILDREN.map((f) => join(ROOT, "test", "bench", f)),
+  outdir: OUT,
+  minifyWhitespace: true,
+  minifySyntax: true,
+});
