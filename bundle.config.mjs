@@ -113,8 +113,8 @@ export function bundleOptions() {
         `import * as lib from ${JSON.stringify(real)};`,
         `import * as fast from ${src("text", "ansiTokenize.ts")};`,
         `export * from ${JSON.stringify(real)};`,
-        "export const tokenize = fast.withPlainTokenize(lib);",
-        "export const styledCharsFromTokens = fast.withPlainStyledChars(lib);",
+        "export const tokenize = fast.withFastTokenize(lib);",
+        "export const styledCharsFromTokens = fast.withSharedStyles(lib);",
         "export const styledCharsToString = fast.withSameStyleRuns(lib);",
       ]),
       {

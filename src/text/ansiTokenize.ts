@@ -4,11 +4,11 @@
  * front of Ink's import of it; test/unit/ansiTokenize.test.ts compares each with the library.
  *
  * - `tokenize` walks its text with Intl.Segmenter, one grapheme at a time. Text made only of
- *   printable ASCII and the narrow characters of narrowWidth.ts has one grapheme per UTF-16
- *   unit, none of them wide, so its tokens are made directly. In the fleet view (B10) that is
- *   every text Ink tokenizes, about 45,000 characters a second.
- * - `styledCharsFromTokens` copies each token with a spread and a fresh copy of the current
- *   codes; when there are no codes at all each cell is one plain object.
+ *   colour codes and runs of printable ASCII and the narrow characters of narrowWidth.ts has
+ *   one grapheme per UTF-16 unit, none of them wide, so its tokens are made directly. In the
+ *   fleet view (B10) that is every text Ink tokenizes, about 45,000 characters a second.
+ * - `styledCharsFromTokens` copies each token with a spread and makes a fresh copy of the
+ *   current codes for every character; one copy per run between codes is enough.
  * - `styledCharsToString` asks `diffAnsiCodes` (three Sets, two filtered copies) what changed
  *   from each cell to the next, 10,000 times for a 200×50 frame, although neighbours almost
  *   always share a style. Where two neighbours carry the same codes (same `code` and
@@ -43,31 +43,71 @@ export interface AnsiTokenizeParts {
   diffAnsiCodes(from: readonly AnsiCode[], to: readonly AnsiCode[]): AnsiCode[];
   tokenize(str: string, endChar?: number): Token[];
   styledCharsFromTokens(tokens: readonly Token[]): StyledChar[];
+  reduceAnsiCodesIncremental(codes: readonly AnsiCode[], newCodes: readonly AnsiCode[]): AnsiCode[];
 }
 
-/** `tokenize`, without the segmenter for plain narrow text. */
-export function withPlainTokenize(lib: Pick<AnsiTokenizeParts, "tokenize">) {
+/** Colour codes exactly as the library's tokenize recognises them (ESC [ digits/semicolons m). */
+const SGR = /\x1b\[[0-9;]*m/g;
+
+/** The tokens of each colour code seen, as the library makes them (few distinct codes). */
+const CODE_TOKENS_KEPT = 512;
+
+/**
+ * `tokenize`, without the segmenter for text made of plain narrow runs and colour codes:
+ * each character of a run is its own grapheme and one column, and each code is tokenized
+ * by the library once and remembered.
+ */
+export function withFastTokenize(lib: Pick<AnsiTokenizeParts, "tokenize">) {
+  const codeTokens = new Map<string, readonly Token[]>();
+  const pushRun = (out: Token[], str: string, from: number, to: number): boolean => {
+    const run = from === 0 && to === str.length ? str : str.slice(from, to);
+    if (narrowWidth(run, NARROW[8]) < 0 || run.includes("\x1b")) return false;
+    for (let i = 0; i < run.length; i++) {
+      out.push({ type: "char", value: run[i] as string, fullWidth: false });
+    }
+    return true;
+  };
   return (str: string, endChar?: number): Token[] => {
     if (endChar !== undefined) return lib.tokenize(str, endChar);
-    if (str.includes("\x1b") || narrowWidth(str, NARROW[8]) < 0) return lib.tokenize(str);
-    const out: CharToken[] = new Array(str.length);
-    for (let i = 0; i < str.length; i++) {
-      out[i] = { type: "char", value: str[i] as string, fullWidth: false };
+    const out: Token[] = [];
+    let at = 0;
+    if (str.includes("\x1b")) {
+      for (const m of str.matchAll(SGR)) {
+        if (!pushRun(out, str, at, m.index)) return lib.tokenize(str);
+        let tokens = codeTokens.get(m[0]);
+        if (tokens === undefined) {
+          tokens = lib.tokenize(m[0]);
+          if (codeTokens.size < CODE_TOKENS_KEPT) codeTokens.set(m[0], tokens);
+        }
+        for (const t of tokens) out.push({ ...t });
+        at = m.index + m[0].length;
+      }
     }
+    if (!pushRun(out, str, at, str.length)) return lib.tokenize(str);
     return out;
   };
 }
 
-/** `styledCharsFromTokens`, without the copies when no token is a code. */
-export function withPlainStyledChars(lib: Pick<AnsiTokenizeParts, "styledCharsFromTokens">) {
+/**
+ * `styledCharsFromTokens`, with one styles array shared by each run of characters between
+ * codes instead of a copy for every character (equal contents; nothing writes to them, and
+ * Ink itself shares a character's styles with the cells a wide character covers).
+ */
+export function withSharedStyles(lib: Pick<AnsiTokenizeParts, "reduceAnsiCodesIncremental">) {
   return (tokens: readonly Token[]): StyledChar[] => {
-    for (const t of tokens) if (t.type !== "char") return lib.styledCharsFromTokens(tokens);
-    return (tokens as readonly CharToken[]).map((t) => ({
-      type: t.type,
-      value: t.value,
-      fullWidth: t.fullWidth,
-      styles: [],
-    }));
+    let codes: readonly AnsiCode[] = [];
+    let shared: AnsiCode[] | null = null;
+    const out: StyledChar[] = [];
+    for (const t of tokens) {
+      if (t.type === "ansi") {
+        codes = lib.reduceAnsiCodesIncremental(codes, [t]);
+        shared = null;
+      } else {
+        shared ??= [...codes];
+        out.push({ type: t.type, value: t.value, fullWidth: t.fullWidth, styles: shared });
+      }
+    }
+    return out;
   };
 }
 

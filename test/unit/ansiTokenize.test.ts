@@ -2,9 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type AnsiTokenizeParts,
-  withPlainStyledChars,
-  withPlainTokenize,
+  withFastTokenize,
   withSameStyleRuns,
+  withSharedStyles,
 } from "../../src/text/ansiTokenize.js";
 import { NARROW } from "../../src/text/narrowWidth.js";
 
@@ -59,7 +59,7 @@ const anyPiece = fc.oneof(
 );
 
 describe("tokenize's fast path (the bundle's front for the texts Ink places)", () => {
-  const fast = withPlainTokenize(lib);
+  const fast = withFastTokenize(lib);
 
   it("gives the library's tokens for every character of the narrow table", () => {
     let checked = 0;
@@ -84,28 +84,36 @@ describe("tokenize's fast path (the bundle's front for the texts Ink places)", (
     );
   });
 
-  it("does not segment plain narrow text", () => {
-    let asked = 0;
-    const counting = withPlainTokenize({
+  it("asks the library only about each colour code once, for narrow text in colour", () => {
+    const asked: string[] = [];
+    const counting = withFastTokenize({
       tokenize: (s, e) => {
-        asked++;
+        asked.push(s);
         return lib.tokenize(s, e);
       },
     });
     fc.assert(
-      fc.property(fc.array(plainPiece, { maxLength: 16 }), (pieces) => {
-        counting(pieces.join(""));
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(plainPiece, fc.constantFrom(...SGR.filter((c) => c.startsWith("\x1b[")))),
+          { maxLength: 16 },
+        ),
+        (p) => {
+          const text = p.join("");
+          expect(counting(text)).toEqual(lib.tokenize(text));
+        },
+      ),
       { numRuns: 500 },
     );
-    expect(asked).toBe(0);
+    expect(asked.every((s) => /^\x1b\[[0-9;]*m$/.test(s))).toBe(true);
+    expect(new Set(asked).size).toBe(asked.length);
     counting("日本");
-    expect(asked).toBe(1);
+    expect(asked.at(-1)).toBe("日本");
   });
 });
 
 describe("styledCharsFromTokens's fast path", () => {
-  const fast = withPlainStyledChars(lib);
+  const fast = withSharedStyles(lib);
 
   it("gives the library's cells for the tokens of random text, plain or styled", () => {
     fc.assert(
