@@ -171,7 +171,9 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
       borderStyle={focused ? "double" : "single"}
       borderColor={focused ? theme.c.focus : theme.c.muted}
       flexShrink={0}
-      overflow="hidden"
+      // Clipped by height only: every line below is a box of the inner width whose text is
+      // cut to it, so Ink need not slice each coloured row to the width again.
+      overflowY="hidden"
     >
       <Box height={1} width={inner}>
         <Text wrap="truncate-end">
