@@ -88,6 +88,11 @@ export function reportError(e: unknown): number {
   return EXIT.error;
 }
 
+/** The exit code a command's action set, else 0. */
+export function exitCodeSet(): number {
+  return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
+}
+
 /** Sets the exit code from an error without exiting, so pending output is flushed. */
 export function fail(e: unknown): void {
   process.exitCode = reportError(e);

@@ -15,7 +15,7 @@ import { registerSnapshotCommand } from "./definitions/snapshot.js";
 import { registerUiCommands } from "./definitions/ui.js";
 import { registerWatchCommand } from "./definitions/watch.js";
 import { registerWhoamiCommand } from "./definitions/whoami.js";
-import { redact, reportError } from "./output.js";
+import { exitCodeSet, redact, reportError } from "./output.js";
 import { rejectUnknownCommand } from "./unknownCommand.js";
 
 /**
@@ -97,7 +97,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
-    return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
+    return exitCodeSet();
   } catch (e) {
     if (e instanceof CommanderError) {
       // help and version "errors" are successful exits; commander already printed them.

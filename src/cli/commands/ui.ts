@@ -8,7 +8,7 @@ import { saveCredentials } from "../../credentials/store.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { notifyPolicyFromEnv } from "../../ui/model/notifier.js";
 import { tuningFromEnv, uiTuningFromEnv } from "../context.js";
-import { globalOptions } from "../globalOptions.js";
+import type { GlobalOptions } from "../globalOptions.js";
 import { err, fail, registerSecret } from "../output.js";
 
 /** How long the first frame waits for the identity and the first page. */
@@ -23,18 +23,17 @@ export function requireTerminal(): boolean {
   return false;
 }
 
+/** What the UI takes from the command line: the global options (`journal: false` for
+ * `--no-journal`, on the program or on `open`) and whether to start on the fleet view. */
+export type UiOptions = GlobalOptions & { fleet?: boolean };
+
 /**
  * Opens the UI for the selected profile. With no key yet it shows the login screen, which
  * verifies the pasted key and stores it in the keychain through the credentials module.
  */
-export async function startUi(
-  cmd: Command,
-  initialSessions: string[],
-  opts: { fleet?: boolean } = {},
-): Promise<void> {
+export async function startUi(g: UiOptions, initialSessions: string[]): Promise<void> {
   if (!requireTerminal()) return;
-  const g = globalOptions(cmd);
-  const noJournal = g.journal === false || cmd.opts<{ journal?: boolean }>().journal === false;
+  const noJournal = g.journal === false;
   const { policy: notify, warning } = notifyPolicyFromEnv(process.env);
   if (warning) err(`warning: ${warning}`);
   // Ink, React and the layout engine start loading now (the layout engine's WebAssembly
@@ -115,7 +114,7 @@ export async function startUi(
       onLogin,
       keychainProblem,
       notify,
-      fleet: opts.fleet ?? false,
+      fleet: g.fleet ?? false,
       cleanup: async () => {
         await Promise.all(handles.map((h) => h.dispose()));
         const { closeDefaultAgent } = await import("../../client/transport.js");

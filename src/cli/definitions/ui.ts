@@ -1,7 +1,16 @@
 import type { Command } from "commander";
 import { EXIT } from "../../client/errors.js";
 import { isSessionId } from "../../protocol/ids.js";
+import type { UiOptions } from "../commands/ui.js";
+import { globalOptions } from "../globalOptions.js";
 import { rejectUnknownCommand } from "../unknownCommand.js";
+
+/** The UI's options from the command line: `--no-journal` on the program or on `open`. */
+function uiOptions(cmd: Command, fleet = false): UiOptions {
+  const g = globalOptions(cmd);
+  const off = g.journal === false || cmd.opts<{ journal?: boolean }>().journal === false;
+  return { ...g, journal: !off, fleet };
+}
 
 /** The terminal UI: the program itself with no command, `fleet` and `open`. */
 export function registerUiCommands(program: Command): void {
@@ -20,7 +29,7 @@ export function registerUiCommands(program: Command): void {
       }
       if (word !== undefined) rejectUnknownCommand(cmd, word);
       const { startUi } = await import("../commands/ui.js");
-      await startUi(cmd, []);
+      await startUi(uiOptions(cmd), []);
     });
   program
     .command("fleet")
@@ -29,7 +38,7 @@ export function registerUiCommands(program: Command): void {
     )
     .action(async (_opts: unknown, cmd: Command) => {
       const { startUi } = await import("../commands/ui.js");
-      await startUi(cmd, [], { fleet: true });
+      await startUi(uiOptions(cmd, true), []);
     });
   program
     .command("open")
@@ -39,6 +48,6 @@ export function registerUiCommands(program: Command): void {
     .action(async (ids: string[], _opts: unknown, cmd: Command) => {
       const { sessionIds, startUi } = await import("../commands/ui.js");
       const list = sessionIds(cmd, ids);
-      if (list) await startUi(cmd, list);
+      if (list) await startUi(uiOptions(cmd), list);
     });
 }
