@@ -61,7 +61,9 @@ export function withFastTokenize(lib: Pick<AnsiTokenizeParts, "tokenize">) {
   const codeTokens = new Map<string, readonly Token[]>();
   const pushRun = (out: Token[], str: string, from: number, to: number): boolean => {
     const run = from === 0 && to === str.length ? str : str.slice(from, to);
-    if (narrowWidth(run, NARROW[8]) < 0 || run.includes("\x1b")) return false;
+    // A run holds no whole colour code (each was matched), so any escape left in it is a
+    // control character, which narrowWidth refuses.
+    if (narrowWidth(run, NARROW[8]) < 0) return false;
     for (let i = 0; i < run.length; i++) {
       out.push({ type: "char", value: run[i] as string, fullWidth: false });
     }
