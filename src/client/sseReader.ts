@@ -91,8 +91,8 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
     // on as is saves an object per event.
     onEvent: ids
       ? (m) => {
+          ids.message(m.id);
           onMessage(m);
-          ids.dispatched();
         }
       : onMessage,
     onRetry: (ms) => opts.onRetry?.(ms),
@@ -221,9 +221,9 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
       parser.feed(lines);
       return;
     }
-    ids.scan(lines);
+    ids.begin(lines);
     parser.feed(lines);
-    ids.fed();
+    ids.end();
   }
 
   function feed(text: string): OversizedEvent | null {
@@ -295,25 +295,119 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
  * Finds items that carry an `id:` field but no data line, which eventsource-parser drops, and
  * reports their ids in order with the parser's messages.
  *
- * Before the parser sees a run of whole lines, scan() walks its items (blank-line separated):
- * an item with a data line is the parser's business and only counted; for one without, the
- * id (its last `id:` field without a NUL, as the parser reads it) is queued behind the number
- * of data items before it. While the parser dispatches, dispatched() releases the queued ids
- * whose turn has come, so a data-less id lands between the right two messages. Cheap on the
- * hot path: per item, one search for the blank line and one for a data line.
+ * Such an id can only matter to a message with no id of its own (WHATWG gives it the last
+ * event id buffer) or, when no message follows it, to the buffer itself: a message with an
+ * id replaces whatever came before it. So a run of whole lines is walked item by item only
+ * when it needs to be:
+ * - when the parser dispatches a message without an id, before that message: every item of
+ *   the run is walked (blank-line separated), data items only counted, and the ids of the
+ *   others queued behind the number of data items before them, to be released as the parser
+ *   dispatches (`message`) and the rest once it has taken the run (`end`);
+ * - when the run's last complete item had no data: the run is walked after the parser took
+ *   it, and the ids after its last message are released.
+ * Otherwise (every message with an id, the last item a message: nearly every busy stream) a
+ * run costs a few searches near its end, for that last item and the item left open.
  */
 class DatalessIds {
   /** The open item (started in an earlier run): has it a data line yet, and its id. */
   private hasData = false;
   private id: string | undefined = undefined;
-  /** Data-less ids of this run: [data items before it, id]. */
+  /** The run the parser is being fed. */
+  private t = "";
+  /** Messages the parser dispatched from this run so far. */
+  private messages = 0;
+  private walked = false;
+  /** Data-less ids of this run from `queued` on: [data items before it, id]. */
   private readonly queue: [number, string][] = [];
-  private dispatchedCount = 0;
+  private queued = 0;
 
   constructor(private readonly onId: (id: string) => void) {}
 
-  scan(t: string): void {
-    this.dispatchedCount = 0;
+  begin(t: string): void {
+    this.t = t;
+    this.messages = 0;
+    this.walked = false;
+  }
+
+  /** The parser is about to dispatch a message with this id field. */
+  message(id: string | undefined): void {
+    if (!this.walked && id === undefined) this.walk();
+    // The ids queued behind this many data items come before this message.
+    if (this.walked) this.release(this.messages);
+    this.messages++;
+  }
+
+  /** The parser took the whole run. */
+  end(): void {
+    if (this.walked) this.release(Number.POSITIVE_INFINITY);
+    else this.settle();
+    this.t = "";
+  }
+
+  reset(): void {
+    this.hasData = false;
+    this.id = undefined;
+    this.queue.length = 0;
+    this.queued = 0;
+    this.t = "";
+  }
+
+  /**
+   * A run nobody walked: every message in it had an id. If its last complete item was one
+   * of them, that id is the buffer now; else the ids after the last message still count.
+   * Either way the item left open is read for the next run.
+   */
+  private settle(): void {
+    const t = this.t;
+    const k = t.lastIndexOf("\n\n");
+    // A run starts at a line start, so a leading LF is a blank line too.
+    const lastBlank = k !== -1 ? k + 1 : t.charCodeAt(0) === 10 ? 0 : -1;
+    if (lastBlank === -1) {
+      this.extend(t, 0, t.length, new FieldFinder(t, "data"), new FieldFinder(t, "id"));
+      return;
+    }
+    const p = lastBlank >= 2 ? t.lastIndexOf("\n\n", lastBlank - 2) : -1;
+    const start = p !== -1 ? p + 2 : lastBlank > 0 && t.charCodeAt(0) === 10 ? 1 : 0;
+    const data = new FieldFinder(t, "data");
+    const hadData = (start === 0 && this.hasData) || data.next(start, lastBlank) !== -1;
+    if (!hadData) {
+      this.walk();
+      this.release(Number.POSITIVE_INFINITY);
+      return;
+    }
+    this.hasData = false;
+    this.id = undefined;
+    if (lastBlank + 1 < t.length) {
+      this.extend(t, lastBlank + 1, t.length, data, new FieldFinder(t, "id"));
+    }
+  }
+
+  /** Reads the open item's lines in [from, end) (no blank line among them). */
+  private extend(t: string, from: number, end: number, data: FieldFinder, idField: FieldFinder) {
+    if (!this.hasData && data.next(from, end) !== -1) this.hasData = true;
+    if (this.hasData) return;
+    let p = idField.next(from, end);
+    while (p !== -1) {
+      const nl = t.indexOf("\n", p);
+      const lineEnd = nl === -1 || nl > end ? end : nl;
+      let v = p + 2 < lineEnd && t.charCodeAt(p + 2) === 58 ? p + 3 : p + 2;
+      if (v < lineEnd && t.charCodeAt(v) === 32) v++;
+      const value = t.slice(v, lineEnd);
+      if (!value.includes("\0")) this.id = value;
+      p = idField.next(lineEnd, end);
+    }
+  }
+
+  /**
+   * Walks every item of the run from its start, queuing the ids of the data-less ones. The
+   * messages dispatched before the walk all had ids: the ids queued before the last of them
+   * are dropped, as that message replaced them.
+   */
+  private walk(): void {
+    this.walked = true;
+    this.queue.length = 0;
+    this.queued = 0;
+    const t = this.t;
     const data = new FieldFinder(t, "data");
     const idField = new FieldFinder(t, "id");
     let dataItems = 0;
@@ -326,20 +420,7 @@ class DatalessIds {
         const k = t.indexOf("\n\n", i === 0 ? 0 : i - 1);
         blank = k === -1 ? -1 : k + 1;
       }
-      const end = blank === -1 ? t.length : blank;
-      if (!this.hasData && data.next(i, end) !== -1) this.hasData = true;
-      if (!this.hasData) {
-        let p = idField.next(i, end);
-        while (p !== -1) {
-          const nl = t.indexOf("\n", p);
-          const lineEnd = nl === -1 || nl > end ? end : nl;
-          let v = p + 2 < lineEnd && t.charCodeAt(p + 2) === 58 ? p + 3 : p + 2;
-          if (v < lineEnd && t.charCodeAt(v) === 32) v++;
-          const value = t.slice(v, lineEnd);
-          if (!value.includes("\0")) this.id = value;
-          p = idField.next(lineEnd, end);
-        }
-      }
+      this.extend(t, i, blank === -1 ? t.length : blank, data, idField);
       if (blank === -1) break;
       if (this.hasData) dataItems++;
       else if (this.id !== undefined) this.queue.push([dataItems, this.id]);
@@ -348,34 +429,22 @@ class DatalessIds {
       i = blank + 1;
       if (i >= t.length) break;
     }
-    // Ids before the run's first message are due before the parser sees it.
-    this.release();
+    const q = this.queue;
+    while (this.queued < q.length && (q[this.queued] as [number, string])[0] < this.messages) {
+      this.queued++;
+    }
   }
 
-  /** The parser dispatched a message: release the ids queued behind it. */
-  dispatched(): void {
-    this.dispatchedCount++;
-    this.release();
-  }
-
-  /** The parser took the whole run: whatever is left is due now. */
-  fed(): void {
-    this.release(Number.POSITIVE_INFINITY);
-  }
-
-  reset(): void {
-    this.hasData = false;
-    this.id = undefined;
-    this.queue.length = 0;
-  }
-
-  private release(upTo = this.dispatchedCount): void {
-    while (this.queue.length > 0) {
-      const head = this.queue[0] as [number, string];
+  private release(upTo: number): void {
+    const q = this.queue;
+    while (this.queued < q.length) {
+      const head = q[this.queued] as [number, string];
       if (head[0] > upTo) return;
-      this.queue.shift();
+      this.queued++;
       this.onId(head[1]);
     }
+    q.length = 0;
+    this.queued = 0;
   }
 }
 

@@ -100,6 +100,51 @@ describe("last event id (property)", () => {
   });
 });
 
+/**
+ * A busy stream: nearly every item is a message with an id of its own, and the reader only
+ * walks a run when a message without one, or a data-less last item, makes it matter. Long
+ * runs, so one chunk holds many items and the rare ones land anywhere in it.
+ */
+const busyItem = fc.oneof(
+  { weight: 12, arbitrary: fc.nat(9999).map((n): Item => ({ id: String(n), data: [`m${n}`] })) },
+  { weight: 1, arbitrary: idValue.map((id): Item => ({ id, data: [] })) },
+  { weight: 1, arbitrary: fc.constant<Item>({ data: ["no id"] }) },
+  { weight: 1, arbitrary: fc.constant<Item>({ data: [], comment: "keep-alive" }) },
+  { weight: 1, arbitrary: fc.constant<Item>({ data: [] }) },
+);
+
+describe("last event id on a busy stream (property)", () => {
+  it("matches WHATWG when data-less ids are rare and chunks hold many items", () => {
+    fc.assert(
+      fc.property(
+        fc.array(busyItem, { minLength: 1, maxLength: 200 }),
+        fc.constantFrom("\n", "\r\n"),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        (items, eol, terminated, cuts) => {
+          const text = serialize(items, eol, terminated);
+          expect(read(text, cuts)).toEqual(reference(items, terminated));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("takes a data-less id after the last message of a chunk, and not one before it", () => {
+    const cases: [string, string | null][] = [
+      ["id: 1\ndata: a\n\nid: 2\n\n", "2"],
+      ["id: 1\n\nid: 2\ndata: a\n\n", "2"],
+      ["id: 1\n\nid: 2\ndata: a\n\n: ping\n\n", "2"],
+      ["id: 1\ndata: a\n\nid: 2\n\n: ping\n\n", "2"],
+      ["id: 1\ndata: a\n\nid:\n\n", null],
+      ["id: 1\ndata: a\n\nid: 2\n", "1"],
+    ];
+    for (const [text, last] of cases) {
+      expect(read(text, []).last, JSON.stringify(text)).toBe(last);
+    }
+  });
+});
+
 describe("Last-Event-ID header value", () => {
   it("is the id's UTF-8 bytes, one per character", () => {
     const v = lastEventIdHeader("☃-1");
