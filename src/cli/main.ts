@@ -2,30 +2,38 @@
 import module from "node:module";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-// Before anything else loads: Node 22.1+ keeps compiled code of this program on disk, so a
-// second start skips most of the parsing (Node 20 has no compile cache; nothing to do there).
-// It lives with the user's other caches, not in the temporary folder (Node's default), unless
-// NODE_COMPILE_CACHE names a folder; a cache that cannot be written only costs speed.
-const enableCompileCache = (module as { enableCompileCache?: (dir?: string) => unknown })
-  .enableCompileCache;
-if (enableCompileCache) {
+/** The user's cache folder for this program, or null when there is no home to put it in. */
+function cacheFolder(): string | null {
   try {
     const xdg = process.env.XDG_CACHE_HOME;
-    const cacheHome = xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".cache");
-    enableCompileCache(
-      process.env.NODE_COMPILE_CACHE
-        ? undefined
-        : join(cacheHome, "agent-sessions", "compile-cache"),
-    );
+    return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".cache"), "agent-sessions");
   } catch {
-    // No home folder or no cache: start without it.
+    return null;
+  }
+}
+
+// Before anything else loads: Node 22.1+ keeps compiled code of this program on disk, so a
+// second start skips most of the parsing (Node 20 has no compile cache; the UI has its own,
+// below). It lives with the user's other caches, not in the temporary folder (Node's
+// default), unless NODE_COMPILE_CACHE names a folder; a cache that cannot be written only
+// costs speed.
+const enableCompileCache = (module as { enableCompileCache?: (dir?: string) => unknown })
+  .enableCompileCache;
+const cache = cacheFolder();
+if (enableCompileCache && cache !== null) {
+  try {
+    enableCompileCache(process.env.NODE_COMPILE_CACHE ? undefined : join(cache, "compile-cache"));
+  } catch {
+    // No cache: start without it.
   }
 }
 // The published binary is one minified bundle; with AGENT_SESSIONS_DEBUG its source map
 // makes stack traces (the key still redacted) name src/ files and lines. Only then: on
 // Node 20 loading the maps costs about a third of the start-up time.
-if (process.env.AGENT_SESSIONS_DEBUG) process.setSourceMapsEnabled(true);
+const debug = Boolean(process.env.AGENT_SESSIONS_DEBUG);
+if (debug) process.setSourceMapsEnabled(true);
 // React (loaded lazily with the UI) must run its production build: the development build
 // costs about a quarter of the frame rate (see docs/performance.md). The
 // bundle has this fixed at build time; the unbundled tree reads it here (through an alias,
@@ -33,31 +41,57 @@ if (process.env.AGENT_SESSIONS_DEBUG) process.setSourceMapsEnabled(true);
 const env = process.env;
 env.NODE_ENV ??= "production";
 
-// Loaded after the cache is on, so the whole program benefits from it.
-const { exitCodeSet, handleClosedOutput, reportError, stdoutClosed } = await import("./output.js");
+/** The UI's start-up script next to this file (set by esbuild.config.mjs; absent unbundled). */
+declare const AGENT_SESSIONS_UI_SCRIPT: string | undefined;
 
-// `agent-sessions … | head`: a reader that goes away ends the command quietly, exit 0.
-handleClosedOutput();
-
-process.on("unhandledRejection", (reason) => {
-  process.exitCode = reportError(reason);
-});
+/** Anything on the command line: the program (commander) parses it. */
+async function runProgram(argv: string[]): Promise<number> {
+  const { handleClosedOutput, reportError, stdoutClosed } = await import("./output.js");
+  // `agent-sessions … | head`: a reader that goes away ends the command quietly, exit 0.
+  handleClosedOutput();
+  process.on("unhandledRejection", (reason) => {
+    process.exitCode = reportError(reason);
+  });
+  const code = await (await import("./program.js")).main(argv);
+  return stdoutClosed.aborted ? 0 : code;
+}
 
 /**
  * `agent-sessions` with nothing after it is the program's root action with no words: the UI.
- * It starts straight away, without building the command line first (commander and every
- * command's definition: about 17 ms of the start). Anything else goes through the program.
+ * It starts straight away, without building the command line (commander and every command's
+ * definition). The bundle runs it from one script compiled with V8's code cache (see
+ * scriptCache.ts): from the second start on, most of the compiling is skipped. The cache is
+ * kept a moment after the first frame, or at exit if that comes first.
+ * NODE_DISABLE_COMPILE_CACHE=1 turns it off, like Node's own.
  */
-async function run(argv: string[]): Promise<number> {
-  if (argv.length > 2) return (await import("./program.js")).main(argv);
+async function runUi(): Promise<number> {
+  const script = typeof AGENT_SESSIONS_UI_SCRIPT === "string" ? AGENT_SESSIONS_UI_SCRIPT : null;
+  // With AGENT_SESSIONS_DEBUG the split modules run instead: they have source maps.
+  if (script === null || debug) return (await import("./uiMain.js")).runBareUi();
+  const { loadScript } = await import("./scriptCache.js");
+  const loaded = await loadScript({
+    path: fileURLToPath(new URL(script, import.meta.url)),
+    cacheDir: cache === null || env.NODE_DISABLE_COMPILE_CACHE ? null : join(cache, "code-cache"),
+    key: `${script.replace(/\.js$/, "")}-${process.version}-${process.arch}`,
+  });
+  const run = loaded.exports.run;
+  if (!run) throw new Error(`${script} did not start the UI`);
+  const timer = setTimeout(() => loaded.saveCache(), SAVE_CACHE_AFTER_MS);
+  timer.unref();
   try {
-    const { startUi } = await import("./commands/ui.js");
-    await startUi({}, []);
-    return exitCodeSet();
-  } catch (e) {
-    return reportError(e);
+    return await run();
+  } finally {
+    clearTimeout(timer);
+    loaded.saveCache();
   }
 }
 
-const code = await run(process.argv);
-process.exitCode = stdoutClosed.aborted ? 0 : code;
+/** Long enough for the first frames to have run their code, short of most sessions. */
+const SAVE_CACHE_AFTER_MS = 2000;
+
+try {
+  process.exitCode = process.argv.length > 2 ? await runProgram(process.argv) : await runUi();
+} catch (e) {
+  // Only a failure to load the program itself ends up here.
+  process.exitCode = (await import("./output.js")).reportError(e);
+}

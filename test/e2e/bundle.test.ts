@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -95,6 +95,103 @@ describe("the bundled binary", () => {
       await exited;
       await server.close();
     }
+  });
+});
+
+/**
+ * Starts the bare binary (the UI) in a pseudo-terminal against a service that answers nothing,
+ * waits for the first frame, then quits with q as a user would. Returns the screen.
+ */
+async function startAndQuit(env: Record<string, string>): Promise<string> {
+  const server = await startScriptedServer();
+  server.fallback(hang);
+  const child = spawn(
+    "script",
+    ["-qfec", `stty cols 120 rows 30; exec ${process.execPath} ${CLI}`, "/dev/null"],
+    {
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        TERM: "xterm-256color",
+        LANG: "C.UTF-8",
+        AGENT_SESSIONS_BASE_URL: server.url,
+        AGENT_SESSIONS_API_KEY: "as_live_0123456789abcdefghijklmnopqrstuv",
+        ...env,
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  let screen = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    screen += d;
+  });
+  try {
+    for (let i = 0; i < 300 && !stripAnsi(screen).includes("loading sessions…"); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.stdin.write("q");
+    const code = await Promise.race([
+      exited,
+      new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 10_000)),
+    ]);
+    expect(code).toBe(0);
+    return stripAnsi(screen);
+  } finally {
+    child.kill("SIGKILL");
+    await server.close();
+  }
+}
+
+describe("the UI's start-up script", () => {
+  const home = tempConfigHome();
+  afterAll(() => home.cleanup());
+  const codeCache = (cacheHome: string) => join(cacheHome, "agent-sessions", "code-cache");
+
+  it("holds the UI and the HTTP client, not the reference service or the command line", () => {
+    const meta = JSON.parse(readFileSync(join(ROOT, ".tmp", "bundle-meta.json"), "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, unknown> }>;
+    };
+    const [name, script] = Object.entries(meta.outputs).find(([f]) =>
+      /^dist\/cli\/ui-[\w-]+\.js$/.test(f),
+    ) ?? ["", { inputs: {} }];
+    expect(readFileSync(CLI, "utf8")).toContain(JSON.stringify(name.slice("dist/cli/".length)));
+    const inputs = Object.keys(script.inputs);
+    expect(inputs).toContain("src/cli/commands/ui.ts");
+    expect(inputs.some((f) => f.includes("node_modules/ink/"))).toBe(true);
+    expect(inputs.some((f) => f.includes("node_modules/undici/"))).toBe(true);
+    expect(inputs.filter((f) => f.startsWith("src/server/"))).toEqual([]);
+    expect(inputs.filter((f) => f.includes("node_modules/commander/"))).toEqual([]);
+    // A classic script: V8 compiles it with its code cache (src/cli/scriptCache.ts).
+    const text = readFileSync(join(ROOT, name), "utf8");
+    expect(text).not.toMatch(/^\s*(import|export)\b/m);
+  });
+
+  it("keeps its compiled code in the user's cache, and the next start runs from it", async () => {
+    const cacheHome = join(home.dir, "cache");
+    const env = { HOME: home.dir, XDG_CONFIG_HOME: home.dir, XDG_CACHE_HOME: cacheHome };
+    expect(await startAndQuit(env)).toContain("verifying key…");
+    const [entry, ...more] = readdirSync(codeCache(cacheHome));
+    expect(more).toEqual([]);
+    expect(entry).toMatch(new RegExp(`^ui-[\\w-]+-${process.version}-${process.arch}\\.v8$`));
+    const file = join(codeCache(cacheHome), entry as string);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const written = readFileSync(file);
+
+    // V8 took the kept code (one it rejects is written again), and the UI drew all the same.
+    expect(await startAndQuit(env)).toContain("verifying key…");
+    expect(readFileSync(file).equals(written)).toBe(true);
+  });
+
+  it("keeps nothing with NODE_DISABLE_COMPILE_CACHE=1", async () => {
+    const cacheHome = join(home.dir, "cache-off");
+    const env = {
+      HOME: home.dir,
+      XDG_CONFIG_HOME: home.dir,
+      XDG_CACHE_HOME: cacheHome,
+      NODE_DISABLE_COMPILE_CACHE: "1",
+    };
+    expect(await startAndQuit(env)).toContain("verifying key…");
+    expect(() => readdirSync(codeCache(cacheHome))).toThrow();
   });
 });
 

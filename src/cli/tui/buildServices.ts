@@ -61,9 +61,13 @@ export function buildServices(
   const journal = opts.journal ?? null;
   const tuning = opts.tuning ?? {};
   const org = conn.organizationId ? { organizationId: conn.organizationId } : {};
+  // Ended by dispose(): requests still waiting for the service (or for a retry) end with it,
+  // so quitting never waits for a service that hangs.
+  const stop = new AbortController();
   const client = new ApiClient({
     baseUrl: conn.baseUrl,
     apiKey: conn.apiKey,
+    signal: stop.signal,
     ...org,
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
@@ -133,6 +137,7 @@ export function buildServices(
     streams: controller,
     dispose() {
       disposed ??= (async () => {
+        stop.abort();
         live.stop();
         offActions();
         services.fleetStreams.releaseAll();
