@@ -125,6 +125,12 @@ tell({
   keyPresses: keyLatencies.length,
   keyP50Ms: percentile(keyLatencies, 50),
   keyP99Ms: percentile(keyLatencies, 99),
+  // The slowest presses, for a p99 that is one or two of them.
+  keySlowestMs: [...keyLatencies]
+    .sort((a, b) => b - a)
+    .slice(0, 5)
+    .map((x) => Math.round(x))
+    .join(" "),
   cpuPct: ((cpu.user + cpu.system) / 1000 / ms) * 100,
   rssMb: process.memoryUsage().rss / 2 ** 20,
 });

@@ -4,7 +4,7 @@ import { render } from "ink";
 import { registerSecret, secrets } from "../../src/cli/output.js";
 import { buildServices } from "../../src/cli/tui/buildServices.js";
 import type { DiffWriter } from "../../src/cli/tui/diffWriter.js";
-import { terminalOutput } from "../../src/cli/tui/terminal.js";
+import { MAX_FPS, terminalOutput } from "../../src/cli/tui/terminal.js";
 import { App, type AppServices } from "../../src/ui/index.js";
 
 /** A terminal that is only memory: a fixed size, every write kept with the time it came. */
@@ -122,7 +122,7 @@ export async function mountUi(opts: {
       // As src/cli/tui/runTui.tsx renders it.
       exitOnCtrlC: false,
       patchConsole: false,
-      maxFps: 30,
+      maxFps: MAX_FPS,
       ...(opts.output === "lines" ? { incrementalRendering: true } : {}),
       ...(opts.onRender
         ? { onRender: (m: { renderTime: number }) => opts.onRender?.(m.renderTime) }

@@ -5,6 +5,7 @@ import { secrets } from "../output.js";
 import { savePaneNdjson } from "./savePane.js";
 import {
   enterAlternateScreen,
+  MAX_FPS,
   stayOnNormalScreen,
   terminalCaps,
   terminalOutput,
@@ -88,7 +89,7 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
       stdout: output.stream as unknown as NodeJS.WriteStream,
       exitOnCtrlC: false,
       patchConsole: false,
-      maxFps: 30,
+      maxFps: MAX_FPS,
     },
   );
   // Also on an uncaught error, which skips `finish`: unmount before the screen is given back,

@@ -14,6 +14,15 @@ const ENTER_ALT = "\u001b[?1049h\u001b[H";
 const LEAVE_ALT = "\u001b[?1049l";
 const SHOW_CURSOR = "\u001b[?25h";
 
+/**
+ * Most frames a second Ink may draw. The stores already pace what changes on their own (the
+ * streams flush once a frame, the fleet's rows ten times a second), so Ink's throttle mostly
+ * delays the frame that shows a key press: at 30 a press waited up to 33 ms behind the last
+ * frame, and the fleet's slowest press took 70–100 ms; at 60 it takes about 30 ms (npm run
+ * bench, B5 and B10), while a flood still draws what the CPU allows (B4).
+ */
+export const MAX_FPS = 60;
+
 export interface TerminalCaps {
   /** Only ASCII can be shown: TERM=dumb, or a locale (LC_ALL, LC_CTYPE, LANG) without UTF-8. */
   ascii: boolean;

@@ -11,6 +11,8 @@ export interface FleetResult {
   keyPresses: number;
   keyP50Ms: number;
   keyP99Ms: number;
+  /** The five slowest presses, ms, slowest first. */
+  keySlowestMs: string;
   cpuPct: number;
   rssMb: number;
 }
