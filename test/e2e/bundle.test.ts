@@ -56,53 +56,24 @@ describe("the bundled binary", () => {
   });
 
   it("draws its first frame (header, list skeleton) before the service answers anything", async () => {
-    const server = await startScriptedServer();
-    server.fallback(hang);
-    // A pseudo-terminal (script from util-linux), as a user's terminal would be.
-    const child = spawn(
-      "script",
-      ["-qfec", `stty cols 120 rows 30; exec ${process.execPath} ${CLI}`, "/dev/null"],
-      {
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: cfg.dir,
-          XDG_CONFIG_HOME: cfg.dir,
-          TERM: "xterm-256color",
-          LANG: "C.UTF-8",
-          AGENT_SESSIONS_BASE_URL: server.url,
-          AGENT_SESSIONS_API_KEY: "as_live_0123456789abcdefghijklmnopqrstuv",
-        },
-        stdio: ["pipe", "pipe", "pipe"],
-      },
-    );
-    const exited = new Promise<void>((r) => child.once("exit", () => r()));
-    let screen = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      screen += d;
-    });
-    const shows = () => {
-      const text = stripAnsi(screen);
-      return text.includes("verifying key…") && text.includes("loading sessions…");
-    };
+    const ui = await startBareUi({ HOME: cfg.dir, XDG_CONFIG_HOME: cfg.dir });
     try {
-      for (let i = 0; i < 300 && !shows(); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(stripAnsi(screen)).toContain("verifying key…");
-      expect(stripAnsi(screen)).toContain("loading sessions…");
+      const screen = await ui.waitFor(["verifying key…", "loading sessions…"]);
+      expect(screen).toContain("verifying key…");
+      expect(screen).toContain("loading sessions…");
       // Nothing was answered: every request the UI sent is still open.
-      expect(server.seen.every((r) => !r.closed)).toBe(true);
+      expect(ui.server.seen.every((r) => !r.closed)).toBe(true);
     } finally {
-      child.kill("SIGKILL");
-      await exited;
-      await server.close();
+      await ui.stop();
     }
   });
 });
 
 /**
- * Starts the bare binary (the UI) in a pseudo-terminal against a service that answers nothing,
- * waits for the first frame, then quits with q as a user would. Returns the screen.
+ * The bare binary (the UI) in a pseudo-terminal (script from util-linux, as a user's terminal
+ * would be) against a service that answers nothing.
  */
-async function startAndQuit(env: Record<string, string>): Promise<string> {
+async function startBareUi(env: Record<string, string>) {
   const server = await startScriptedServer();
   server.fallback(hang);
   const child = spawn(
@@ -125,20 +96,39 @@ async function startAndQuit(env: Record<string, string>): Promise<string> {
   child.stdout.setEncoding("utf8").on("data", (d: string) => {
     screen += d;
   });
+  return {
+    server,
+    child,
+    exited,
+    /** The screen so far, once it shows every text (or after 15 s). */
+    async waitFor(texts: string[]): Promise<string> {
+      for (let i = 0; i < 300 && !texts.every((t) => stripAnsi(screen).includes(t)); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return stripAnsi(screen);
+    },
+    async stop() {
+      child.kill("SIGKILL");
+      await exited;
+      await server.close();
+    },
+  };
+}
+
+/** Starts the bare binary, waits for its first frame, then quits with q as a user would. */
+async function startAndQuit(env: Record<string, string>): Promise<string> {
+  const ui = await startBareUi(env);
   try {
-    for (let i = 0; i < 300 && !stripAnsi(screen).includes("loading sessions…"); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    child.stdin.write("q");
+    const screen = await ui.waitFor(["loading sessions…"]);
+    ui.child.stdin.write("q");
     const code = await Promise.race([
-      exited,
+      ui.exited,
       new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 10_000)),
     ]);
     expect(code).toBe(0);
-    return stripAnsi(screen);
+    return screen;
   } finally {
-    child.kill("SIGKILL");
-    await server.close();
+    await ui.stop();
   }
 }
 
