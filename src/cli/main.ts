@@ -60,8 +60,7 @@ async function runProgram(argv: string[]): Promise<number> {
  * `agent-sessions` with nothing after it is the program's root action with no words: the UI.
  * It starts straight away, without building the command line (commander and every command's
  * definition). The bundle runs it from one script compiled with V8's code cache (see
- * scriptCache.ts): from the second start on, most of the compiling is skipped. The cache is
- * kept a moment after the first frame, or at exit if that comes first.
+ * scriptCache.ts): from the second start on, most of the compiling is skipped.
  * NODE_DISABLE_COMPILE_CACHE=1 turns it off, like Node's own.
  */
 async function runUi(): Promise<number> {
@@ -76,6 +75,10 @@ async function runUi(): Promise<number> {
   });
   const run = loaded.exports.run;
   if (!run) throw new Error(`${script} did not start the UI`);
+  // Without a terminal the UI only says so: too little has run to be worth keeping.
+  if (!(process.stdout.isTTY && process.stdin.isTTY)) return run();
+  // Kept once the first frames have run their code, and again at exit with what the session
+  // ran since (a first start often begins on the login screen); from then on it is read only.
   const timer = setTimeout(() => loaded.saveCache(), SAVE_CACHE_AFTER_MS);
   timer.unref();
   try {

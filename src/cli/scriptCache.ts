@@ -50,8 +50,8 @@ export interface LoadedScript {
   /** How the cache served this start. */
   cache: "used" | "missing" | "rejected" | "off";
   /**
-   * Keeps the code compiled so far for the next start, unless the cache already held it.
-   * Once per process; later calls do nothing. Never throws.
+   * Keeps the code compiled so far for the next start, unless the cache already held it when
+   * this start began. A later call keeps what was compiled since as well. Never throws.
    */
   saveCache(): void;
 }
@@ -93,13 +93,12 @@ export async function loadScript(opts: ScriptOptions): Promise<LoadedScript> {
     exports: ScriptExports,
   ) => Promise<void>;
   await body(createRequire(opts.path), pathToFileURL(opts.path).href, exports);
-  let saved = cache === "used" || cache === "off";
+  const keep = cache === "missing" || cache === "rejected";
   return {
     exports,
     cache,
     saveCache() {
-      if (saved || entry === null || opts.cacheDir === null) return;
-      saved = true;
+      if (!keep || entry === null || opts.cacheDir === null) return;
       try {
         writeEntry(opts.cacheDir, entry, script.createCachedData());
       } catch {
