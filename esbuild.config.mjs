@@ -88,10 +88,11 @@ const script = await esbuild.build({
   legalComments: "none",
 });
 const scriptFile = Object.keys(script.metafile.outputs).find((f) => f.endsWith(".js"));
+const app = bundleOptions();
 const result = await esbuild.build({
-  ...bundleOptions(),
+  ...app,
   define: {
-    ...bundleOptions().define,
+    ...app.define,
     AGENT_SESSIONS_UI_SCRIPT: JSON.stringify(basename(scriptFile)),
   },
   entryPoints: { main: "src/cli/main.ts" },

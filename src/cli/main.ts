@@ -46,14 +46,8 @@ declare const AGENT_SESSIONS_UI_SCRIPT: string | undefined;
 
 /** Anything on the command line: the program (commander) parses it. */
 async function runProgram(argv: string[]): Promise<number> {
-  const { handleClosedOutput, reportError, stdoutClosed } = await import("./output.js");
-  // `agent-sessions … | head`: a reader that goes away ends the command quietly, exit 0.
-  handleClosedOutput();
-  process.on("unhandledRejection", (reason) => {
-    process.exitCode = reportError(reason);
-  });
-  const code = await (await import("./program.js")).main(argv);
-  return stdoutClosed.aborted ? 0 : code;
+  const { runCommand } = await import("./output.js");
+  return runCommand(async () => (await import("./program.js")).main(argv));
 }
 
 /**

@@ -103,6 +103,20 @@ export function reportError(e: unknown): number {
   return EXIT.error;
 }
 
+/**
+ * Runs a whole invocation (the program, or the bare UI) with the process-wide handlers: a
+ * reader that goes away (`agent-sessions … | head`) ends it quietly with exit 0, and an
+ * unhandled rejection is reported like any error. Returns the exit code.
+ */
+export async function runCommand(run: () => Promise<number>): Promise<number> {
+  handleClosedOutput();
+  process.on("unhandledRejection", (reason) => {
+    process.exitCode = reportError(reason);
+  });
+  const code = await run();
+  return stdoutClosed.aborted ? EXIT.ok : code;
+}
+
 /** The exit code a command's action set, else 0. */
 export function exitCodeSet(): number {
   return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;

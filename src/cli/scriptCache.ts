@@ -63,7 +63,8 @@ const PARAMS = "require, __agentSessionsImportMetaUrl, __agentSessionsScript";
 
 export async function loadScript(opts: ScriptOptions): Promise<LoadedScript> {
   const source = readFileSync(opts.path, "utf8");
-  const entry = opts.cacheDir === null ? null : join(opts.cacheDir, `${opts.key}.v8`);
+  const dir = opts.cacheDir;
+  const entry = dir === null ? null : join(dir, `${opts.key}.v8`);
   let cachedData: Buffer | undefined;
   if (entry !== null) {
     try {
@@ -98,9 +99,9 @@ export async function loadScript(opts: ScriptOptions): Promise<LoadedScript> {
     exports,
     cache,
     saveCache() {
-      if (!keep || entry === null || opts.cacheDir === null) return;
+      if (!keep || dir === null || entry === null) return;
       try {
-        writeEntry(opts.cacheDir, entry, script.createCachedData());
+        writeEntry(dir, entry, script.createCachedData());
       } catch {
         // No cache this time: the next start compiles again.
       }

@@ -40,8 +40,9 @@ function env(srv: RemoteServer): NodeJS.ProcessEnv {
 /**
  * B8: spawn to the first frame that shows the identity and the session list, through a
  * pseudo-terminal (`script` from util-linux) of 200×50, median of `runs`, with the median of
- * `node -e 0` for the ratio (after one start that is not counted, which keeps the UI's code
- * cache); and, in the same runs, to the first frame of any kind (the
+ * `node -e 0` for the ratio (after three starts without the UI's code cache, reported on
+ * their own, the last of which keeps it); and, in the same runs, to the first frame of any
+ * kind (the
  * first visible character the binary writes). Every run must show that frame: a run that does not throws, and
  * the row reports the error instead of timing something else.
  */
