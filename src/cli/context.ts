@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { ApiClient } from "../client/apiClient.js";
 import type { RateLimitTracker, RetryWait } from "../client/rateLimit.js";
 import { resolveCredentials } from "../credentials/resolve.js";
-import { formatDuration } from "../text/format.js";
+import { formatDuration, formatSeconds } from "../text/format.js";
 import { globalOptions } from "./globalOptions.js";
 import { err, registerSecret, stdoutClosed } from "./output.js";
 
@@ -98,8 +98,8 @@ export async function commandContext(cmd: Command): Promise<CommandContext> {
  * reason names the cause (see RetryCause), whichever it is: one line for every kind of wait.
  */
 export function describeWait(w: RetryWait): string {
-  const s = w.delayMs / 1000;
-  const secs = `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+  const secs = formatSeconds(w.delayMs);
+  if (w.cause.kind === "budget") return `${w.reason}: waiting ${secs}`;
   const asked =
     w.requestedMs !== undefined && w.requestedMs !== null && w.requestedMs > w.delayMs + 999
       ? `; the service asked for ${formatDuration(w.requestedMs)}, waiting at most ${secs}`
@@ -112,12 +112,23 @@ export function describeWait(w: RetryWait): string {
  * countdown: a script's user sees why nothing happens for a minute, and why (a rate limit, a
  * service error, a dropped connection), so a retried failure is never a silent pause.
  */
-export function announceWaits(tracker: RateLimitTracker): () => void {
+export function announceWaits(tracker: RateLimitTracker, now = Date.now): () => void {
   const told = new WeakSet<RetryWait>();
+  // Pacing repeats on every page of a long listing: said again only when it grows, or after
+  // a quiet while, so stderr tells of it without a line per request.
+  let pacing: { at: number; delayMs: number } | null = null;
   return tracker.subscribe(() => {
     const w = tracker.waiting;
     if (w === null || told.has(w)) return;
     told.add(w);
+    if (w.cause.kind === "budget") {
+      const t = now();
+      if (pacing && t - pacing.at < PACING_QUIET_MS && w.delayMs <= 2 * pacing.delayMs) return;
+      pacing = { at: t, delayMs: w.delayMs };
+    }
     err(describeWait(w));
   });
 }
+
+/** After this long without saying it, a pacing wait is said again. */
+const PACING_QUIET_MS = 30_000;

@@ -1,5 +1,3 @@
-import type { Dispatcher } from "undici";
-import { errorMessage } from "../protocol/errors.js";
 import { type GitAction, type GitResult, gitRequest, readGitAnswer } from "../protocol/git.js";
 import { PATHS, unsafeIdReason } from "../protocol/index.js";
 import {
@@ -15,52 +13,18 @@ import {
 } from "../protocol/resources.js";
 import * as z from "../protocol/schema.js";
 import { REQUIRED_SCOPES } from "../protocol/scopes.js";
-import { keyRedactor, type Redactor } from "../text/redact.js";
-import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
-import {
-  AgentSessionsError,
-  CancelledError,
-  HttpError,
-  InvalidKeyError,
-  MalformedResponseError,
-  NetworkError,
-  RateLimitedError,
-} from "./errors.js";
-import { classifyNetworkError, describeFailure, networkFailureOfKind } from "./networkFailure.js";
+import { AgentSessionsError, InvalidKeyError, MalformedResponseError } from "./errors.js";
 import { DEFAULT_MAX_PAGES } from "./paging.js";
-import {
-  type HeaderSource,
-  headerValue,
-  RateLimitTracker,
-  type RetryCause,
-  type RetryWait,
-} from "./rateLimit.js";
-import { type RequestBudget, sharedBudget } from "./requestBudget.js";
+import type { RateLimitTracker } from "./rateLimit.js";
+import type { RequestBudget } from "./requestBudget.js";
 import { errorFromResponse } from "./responseError.js";
-import { cancellableDelay, linkSignals } from "./signals.js";
-import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
+import { type HttpAnswer, Transport, type TransportOptions, tryJson } from "./transport.js";
 
-export interface ApiClientOptions extends ConnectionConfig {
-  /** Per attempt: connect, headers and the whole body. Default 15000. */
-  timeoutMs?: number;
-  /** Attempts per call, first one included. Default 5. */
-  maxAttempts?: number;
-  /** First backoff delay when the server gave no Retry-After. Default 1000. */
-  backoffBaseMs?: number;
-  /** Cap for any retry delay. Default 60000. */
-  maxDelayMs?: number;
-  /** Fraction of a backoff delay randomised either way. Default 0.2. */
-  jitter?: number;
-  /** Jitter source in [0, 1); injectable for tests. */
-  random?: () => number;
-  rateLimit?: RateLimitTracker;
-  /** The key's request budget; default the process's shared one for this key and service. */
-  budget?: RequestBudget;
-  /** Cancels every request and retry wait of this client. */
-  signal?: AbortSignal;
-  /** Largest response body read. Default 32 MiB. */
-  maxBodyBytes?: number;
-}
+/** The connection and the transport's settings (see TransportOptions), or a transport to share. */
+export type ApiClientOptions = TransportOptions & {
+  /** A transport to go through (its connection and settings win over the other options). */
+  transport?: Transport;
+};
 
 export interface ListSessionsParams {
   limit?: number;
@@ -111,26 +75,10 @@ interface Call<T> {
   notFound?: string;
 }
 
-interface RawResponse {
-  status: number;
-  headers: HeaderSource;
-  contentType: string | undefined;
-  text: string;
-  truncated: boolean;
-}
-
-const MAX_REDIRECTS = 3;
-
 /**
- * Typed calls to the Agent Sessions service over undici's keep-alive pool.
- *
- * Retry policy: 429 is retried for every call (the service refused before acting); 5xx and
- * network errors only for GETs, which are safe to repeat. The first retry waits Retry-After
- * (or the base delay), later ones double it, capped, with jitter, but never shorter than
- * the Retry-After of the answer being retried.
- *
- * Redirects are never followed by undici: a same-origin redirect of a GET is followed here
- * (at most 3), anything else is an error, so the key never reaches another origin.
+ * Typed calls to the Agent Sessions service. How a call travels (the budget, retries,
+ * redirects, timeouts, proxies, network errors) is the transport's (transport.ts); this class
+ * says what each call sends and how its answer is read.
  *
  * /api/v1/me: any answer but 200 is an InvalidKeyError, as the interface says, with two
  * exceptions decided here: 429 goes through the rate-limit retries (RateLimitedError when
@@ -139,56 +87,25 @@ const MAX_REDIRECTS = 3;
  * and a cross-origin redirect is the same HttpError as for any other call.
  */
 export class ApiClient {
-  readonly rateLimit: RateLimitTracker;
-  /** Every attempt of every call draws from it (see requestBudget.ts). */
-  readonly budget: RequestBudget;
-  readonly #conn: ConnectionConfig;
-  readonly #dispatcher: Dispatcher;
-  readonly #timeoutMs: number;
-  readonly #maxAttempts: number;
-  readonly #baseMs: number;
-  readonly #maxDelayMs: number;
-  readonly #jitter: number;
-  readonly #random: () => number;
-  readonly #signal: AbortSignal | undefined;
-  readonly #maxBodyBytes: number;
-  readonly #redactor: Redactor;
+  /** Everything this client sends goes through it; streams of the same key share it. */
+  readonly transport: Transport;
 
   constructor(opts: ApiClientOptions) {
-    let parsed: URL;
-    try {
-      parsed = new URL(opts.baseUrl);
-    } catch {
-      throw new TypeError("The base URL is not a valid URL (expected http://host:port)");
-    }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-      throw new TypeError(
-        `The base URL must start with http:// or https:// (got ${parsed.protocol})`,
-      );
-    }
-    this.#conn = {
-      baseUrl: opts.baseUrl,
-      apiKey: opts.apiKey,
-      userAgent: opts.userAgent,
-      organizationId: opts.organizationId,
-      dispatcher: opts.dispatcher,
-    };
-    this.#dispatcher = opts.dispatcher ?? defaultAgent();
-    this.#timeoutMs = opts.timeoutMs ?? 15_000;
-    this.#maxAttempts = Math.max(1, Math.floor(opts.maxAttempts ?? 5));
-    this.#baseMs = opts.backoffBaseMs ?? 1000;
-    this.#maxDelayMs = opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
-    this.#jitter = opts.jitter ?? 0.2;
-    this.#random = opts.random ?? Math.random;
-    this.#signal = opts.signal;
-    this.#maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
-    this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
-    this.#redactor = keyRedactor(opts.apiKey);
-    this.budget = opts.budget ?? sharedBudget(opts.baseUrl, opts.apiKey);
+    const { transport, ...rest } = opts;
+    this.transport = transport ?? new Transport(rest);
+  }
+
+  get rateLimit(): RateLimitTracker {
+    return this.transport.rateLimit;
+  }
+
+  /** Every attempt of every call draws from it (see requestBudget.ts). */
+  get budget(): RequestBudget {
+    return this.transport.budget;
   }
 
   get baseUrl(): string {
-    return this.#conn.baseUrl;
+    return this.transport.baseUrl;
   }
 
   /** GET /api/cloud/auth/verify: the key's metadata. */
@@ -343,201 +260,38 @@ export class ApiClient {
   }
 
   async #call<T>(call: Call<T>, signal?: AbortSignal): Promise<T> {
-    const linked = linkSignals(this.#signal, signal);
-    try {
-      return await this.#run(call, linked.signal);
-    } finally {
-      linked.dispose();
-    }
-  }
-
-  async #run<T>(call: Call<T>, signal: AbortSignal): Promise<T> {
-    const firstLabel = `${call.method} ${call.path}`;
-    let label = firstLabel;
-    let fellBack = false;
-    let firstMiss: RawResponse | null = null;
-    const idempotent = call.method === "GET";
-    const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
-    let url = resolveUrl(this.#conn.baseUrl, call.path);
-    if (call.query && [...call.query].length > 0) url.search = call.query.toString();
-    const backoff = { anchorMs: undefined as number | undefined };
-    let attempt = 1;
-    let redirects = 0;
-    // Bounded: every pass either returns, throws, follows one of at most MAX_REDIRECTS
-    // redirects, or increments attempt, which throws once it reaches maxAttempts.
-    for (;;) {
-      let res: RawResponse;
-      try {
-        // Paced by the key's budget, but never held longer than a retry could wait.
-        await this.budget.acquire("request", signal, this.#maxDelayMs).catch(() => {
-          throw new CancelledError(`cancelled: ${label}`);
-        });
-        res = await this.#send(call.method, url, payload, signal, label);
-      } catch (e) {
-        // Only what can succeed on a second try is tried again: not a name that does not
-        // resolve, a certificate that does not verify, or a port nothing listens on here.
-        if (
-          e instanceof NetworkError &&
-          e.failure.retryable &&
-          idempotent &&
-          attempt < this.#maxAttempts
-        ) {
-          const cause: RetryCause = { kind: "network", failure: e.failure.kind };
-          await this.#retryWait(attempt, null, e.failure.summary, cause, signal, backoff);
-          attempt += 1;
-          continue;
-        }
-        throw e;
-      }
-      this.rateLimit.update(res.headers);
-      const { status } = res;
-      this.budget.observe(res.headers, status === 429);
-
-      if (status >= 300 && status < 400 && status !== 304) {
-        redirects += 1;
-        url = this.#redirectTarget(call, label, url, res, redirects);
-        continue;
-      }
-
-      if (status === 429) {
-        const retryAfterMs = parseRetryAfter(headerValue(res.headers, "retry-after"));
-        // Everything of this key slows down, not only this call.
-        this.budget.penalize(retryAfterMs);
-        if (attempt >= this.#maxAttempts) {
-          const msg = errorMessage(tryJson(res.text));
-          throw new RateLimitedError(
-            this.#redact(
-              `${label} was still rate limited (HTTP 429) after ${attempt} attempt${attempt === 1 ? "" : "s"}${msg ? `: ${msg}` : ""}`,
-            ),
-            attempt,
-            retryAfterMs,
-          );
-        }
-        await this.#retryWait(
-          attempt,
-          retryAfterMs,
-          "rate limited (HTTP 429)",
-          { kind: "rate_limited" },
-          signal,
-          backoff,
-        );
-        attempt += 1;
-        continue;
-      }
-
-      if (status >= 500 && idempotent && attempt < this.#maxAttempts) {
-        const retryAfterMs = parseRetryAfter(headerValue(res.headers, "retry-after"));
-        await this.#retryWait(
-          attempt,
-          retryAfterMs,
-          `service error (HTTP ${status})`,
-          { kind: "service_error", status },
-          signal,
-          backoff,
-        );
-        attempt += 1;
-        continue;
-      }
-
-      const ok = call.anyNon200IsInvalidKey ? status === 200 : status >= 200 && status < 300;
-      if (ok) return this.#parseOk(call, label, res);
-      if ((status === 404 || status === 405) && call.fallbackPath !== undefined && !fellBack) {
-        // The seed's path is not served here: the documented route, once, same request.
-        fellBack = true;
-        firstMiss = res;
-        label = `${call.method} ${call.fallbackPath}`;
-        url = resolveUrl(this.#conn.baseUrl, call.fallbackPath);
-        continue;
-      }
+    let res = await this.transport.request({
+      method: call.method,
+      path: call.path,
+      ...(call.query ? { query: call.query } : {}),
+      ...(call.body !== undefined ? { body: call.body } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    const ok = (status: number) =>
+      call.anyNon200IsInvalidKey ? status === 200 : status >= 200 && status < 300;
+    if (ok(res.status)) return this.#parseOk(call, res);
+    const missing = (status: number) => status === 404 || status === 405;
+    if (missing(res.status) && call.fallbackPath !== undefined) {
+      // The seed's path is not served here: the documented route, once, same request.
+      const first = res;
+      res = await this.transport.request({
+        method: call.method,
+        path: call.fallbackPath,
+        ...(call.body !== undefined ? { body: call.body } : {}),
+        ...(signal ? { signal } : {}),
+      });
+      if (ok(res.status)) return this.#parseOk(call, res);
       // Both paths missing: the first answer says more (its path is the interface's).
-      const shown = (status === 404 || status === 405) && firstMiss ? firstMiss : res;
-      throw this.#errorFor(
-        call,
-        fellBack && shown === firstMiss ? firstLabel : label,
-        shown,
-        attempt,
-      );
+      if (missing(res.status)) res = first;
     }
+    throw this.#errorFor(call, res);
   }
 
-  async #retryWait(
-    retryNo: number,
-    retryAfterMs: number | null,
-    reason: string,
-    cause: RetryCause,
-    signal: AbortSignal,
-    backoff: { anchorMs: number | undefined },
-  ): Promise<void> {
-    // Retry-After: 0 (or a date in the past) must not turn the retries into a burst: the
-    // schedule never starts below the base delay.
-    if (retryNo === 1 && retryAfterMs !== null) {
-      backoff.anchorMs = Math.max(retryAfterMs, this.#baseMs);
-    }
-    let delayMs = backoffDelay(
-      retryNo,
-      { baseMs: this.#baseMs, maxMs: this.#maxDelayMs, jitter: this.#jitter, random: this.#random },
-      backoff.anchorMs,
-    );
-    // Retrying before the server's own Retry-After would only earn another 429.
-    if (retryAfterMs !== null)
-      delayMs = Math.max(delayMs, Math.min(retryAfterMs, this.#maxDelayMs));
-    const wait: RetryWait = {
-      attempt: retryNo + 1,
-      maxAttempts: this.#maxAttempts,
-      delayMs,
-      until: Date.now() + delayMs,
-      reason,
-      cause,
-      requestedMs: retryAfterMs,
-    };
-    this.rateLimit.beginWait(wait);
-    try {
-      await cancellableDelay(delayMs, signal, "waiting to retry");
-    } finally {
-      this.rateLimit.endWait(wait);
-    }
-  }
-
-  #redirectTarget<T>(
-    call: Call<T>,
-    label: string,
-    from: URL,
-    res: RawResponse,
-    redirects: number,
-  ): URL {
-    const { status } = res;
-    const location = headerValue(res.headers, "location");
-    if (!location) {
-      throw new HttpError(`${label} answered HTTP ${status} without a Location to follow`, status);
-    }
-    let target: URL;
-    try {
-      target = new URL(location, from);
-    } catch {
-      throw new HttpError(`${label} answered HTTP ${status} with an invalid Location`, status);
-    }
-    if (target.origin !== from.origin) {
-      throw new HttpError(
-        `${label}: the service redirected to another origin (${target.origin}); the redirect was not followed and the key was not sent there. Check the base URL.`,
-        status,
-      );
-    }
-    if (call.method !== "GET") {
-      throw new HttpError(
-        `${label} answered with a redirect (HTTP ${status}); redirects are only followed for reads. Check the base URL.`,
-        status,
-      );
-    }
-    if (redirects > MAX_REDIRECTS) {
-      throw new HttpError(`${label}: more than ${MAX_REDIRECTS} redirects; giving up`, status);
-    }
-    return target;
-  }
-
-  #parseOk<T>(call: Call<T>, label: string, res: RawResponse): T {
+  #parseOk<T>(call: Call<T>, res: HttpAnswer): T {
+    const { label } = res;
     if (res.truncated) {
       throw new MalformedResponseError(
-        `${label} returned a response larger than ${this.#maxBodyBytes} bytes`,
+        `${label} returned a response larger than ${this.transport.maxBodyBytes} bytes`,
       );
     }
     const json = tryJson(res.text);
@@ -554,109 +308,25 @@ export class ApiClient {
     } catch (e) {
       if (e instanceof AgentSessionsError) throw e;
       throw new MalformedResponseError(
-        this.#redact(`${label} returned an unexpected response: ${describeParseError(e)}`),
+        this.transport.redactor.redact(
+          `${label} returned an unexpected response: ${describeParseError(e)}`,
+        ),
       );
     }
   }
 
-  #errorFor<T>(call: Call<T>, label: string, res: RawResponse, attempts: number): Error {
+  #errorFor<T>(call: Call<T>, res: HttpAnswer): Error {
     return errorFromResponse({
-      label,
+      label: res.label,
       status: res.status,
       body: tryJson(res.text),
       requiredScope: REQUIRED_SCOPES[call.name],
       notFound: call.notFound,
       anyNon200IsInvalidKey: call.anyNon200IsInvalidKey,
-      attempts,
-      redact: this.#redactor.redact,
+      attempts: res.attempts,
+      redact: this.transport.redactor.redact,
     });
   }
-
-  async #send(
-    method: "GET" | "POST",
-    url: URL,
-    payload: string | undefined,
-    signal: AbortSignal,
-    label: string,
-  ): Promise<RawResponse> {
-    if (signal.aborted) throw new CancelledError(`cancelled: ${label}`);
-    const ctl = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ctl.abort();
-    }, this.#timeoutMs);
-    const onAbort = () => ctl.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    const headers: Record<string, string> = {
-      ...baseHeaders(this.#conn),
-      accept: "application/json",
-    };
-    if (payload !== undefined) headers["content-type"] = "application/json";
-    try {
-      const res = await this.#dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method,
-        headers,
-        body: payload ?? null,
-        signal: ctl.signal,
-      });
-      // Read every body to its end (or destroy it) so the socket goes back to the pool.
-      const { text, truncated } = await readBody(res.body, this.#maxBodyBytes);
-      return {
-        status: res.statusCode,
-        headers: res.headers,
-        contentType: headerValue(res.headers, "content-type"),
-        text,
-        truncated,
-      };
-    } catch (e) {
-      if (signal.aborted) throw new CancelledError(`cancelled: ${label}`);
-      const failure = timedOut
-        ? networkFailureOfKind("timed_out", "no complete answer in time")
-        : classifyNetworkError(e, url);
-      if (
-        timedOut ||
-        failure.code === "UND_ERR_HEADERS_TIMEOUT" ||
-        failure.code === "UND_ERR_BODY_TIMEOUT"
-      ) {
-        throw new NetworkError(
-          `${label}: no complete answer from ${url.origin} within ${formatSeconds(this.#timeoutMs)}`,
-          failure,
-        );
-      }
-      throw new NetworkError(
-        this.#redact(`${label}: could not reach ${url.origin} (${describeFailure(failure)})`),
-        failure,
-      );
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-    }
-  }
-
-  /** Belt and braces: a server that echoes the key (or a piece of it) must not get it printed. */
-  #redact(s: string): string {
-    return this.#redactor.redact(s);
-  }
-}
-
-async function readBody(
-  body: AsyncIterable<Buffer> & { destroy(): unknown },
-  limit: number,
-): Promise<{ text: string; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      return { text: Buffer.concat(chunks).toString("utf8"), truncated: true };
-    }
-    chunks.push(chunk);
-  }
-  return { text: Buffer.concat(chunks).toString("utf8"), truncated: false };
 }
 
 /**
@@ -674,15 +344,6 @@ function checkedId(id: string): string {
 
 function idPath(id: string, build: (id: string) => string): string {
   return build(checkedId(id));
-}
-
-function tryJson(text: string): unknown {
-  if (text.trim() === "") return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** GET /api/sessions/{id} shape is "not shown": accept the record itself or {session: record}. */
@@ -704,8 +365,4 @@ function describeParseError(e: unknown): string {
     return `${where}: ${issue.message}`;
   }
   return e instanceof Error ? e.message : String(e);
-}
-
-function formatSeconds(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }

@@ -13,28 +13,30 @@ import {
   unsafeIdReason,
   withHistoryParam,
 } from "../protocol/index.js";
+import { formatSeconds } from "../text/format.js";
 import { keyRedactor, type Redactor } from "../text/redact.js";
 import { cutText, sanitizeLine } from "../text/sanitize.js";
 import { DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
 import {
   type AgentSessionsError,
+  CancelledError,
   MalformedResponseError,
   NetworkError,
   NotFoundError,
   RateLimitedError,
 } from "./errors.js";
 import { classifyNetworkError, describeFailure, networkFailureOfKind } from "./networkFailure.js";
+import { headerValue } from "./rateLimit.js";
 import { ReconnectPolicy } from "./reconnectPolicy.js";
-import { type RequestBudget, sharedBudget } from "./requestBudget.js";
+import type { RequestBudget } from "./requestBudget.js";
 import { errorFromResponse } from "./responseError.js";
-import { linkSignals } from "./signals.js";
 import {
   createSseReader,
   lastEventIdHeader,
   nextLastEventId,
   type OversizedEvent,
 } from "./sseReader.js";
-import { baseHeaders, type ConnectionConfig, defaultAgent, resolveUrl } from "./transport.js";
+import { type ConnectionConfig, type StreamOpening, Transport } from "./transport.js";
 import { DEFAULT_WATCHDOG, HeartbeatEstimator, SilenceWatchdog } from "./watchdog.js";
 
 export type StreamStatus =
@@ -117,6 +119,12 @@ export interface SubscribeOptions {
    * "connecting" meanwhile). Default the process's shared one for this key and service.
    */
   budget?: RequestBudget;
+  /**
+   * The transport to open connections through (the API client's, so requests and streams
+   * share one budget and one place where waits are published). Default: one made from
+   * `config` (and `budget`).
+   */
+  transport?: Transport;
 }
 
 export interface Subscription {
@@ -203,6 +211,7 @@ class EventStreamSubscription implements Subscription {
   private readonly policy: ReconnectPolicy;
   private readonly redactor: Redactor;
   private readonly headersTimeoutMs: number;
+  private readonly transport: Transport;
   private closed = false;
   /** Connections that got a 200 so far: only the first asks for history. */
   private opened = 0;
@@ -231,6 +240,9 @@ class EventStreamSubscription implements Subscription {
       ...(opts.random ? { random: opts.random } : {}),
     });
     this.redactor = keyRedactor(opts.config.apiKey);
+    this.transport =
+      opts.transport ??
+      new Transport({ ...opts.config, ...(opts.budget ? { budget: opts.budget } : {}) });
     this.headersTimeoutMs = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
     this.heartbeats = new HeartbeatEstimator({
       floorMs: opts.watchdog?.floorMs ?? DEFAULT_WATCHDOG.floorMs,
@@ -476,61 +488,53 @@ class EventStreamSubscription implements Subscription {
     this.controller = ac;
     this.abortCause = null;
     const headers: Record<string, string> = {
-      ...baseHeaders(this.opts.config),
       accept: "text/event-stream",
       "cache-control": "no-cache",
     };
     const resumeFrom = lastEventIdHeader(this._lastEventId);
     if (resumeFrom !== null) headers["last-event-id"] = resumeFrom;
-    const budget =
-      this.opts.budget ?? sharedBudget(this.opts.config.baseUrl, this.opts.config.apiKey);
-    // Openings are paced by the key's budget; close() aborts the wait, reconnectNow() ends it.
-    // Bounded: a second pass goes without waiting.
-    for (let pass = 0; pass < 2; pass++) {
-      const force = this.forceNext;
-      this.forceNext = false;
-      const wait = new AbortController();
-      this.budgetWait = wait;
-      const linked = linkSignals(ac.signal, wait.signal);
-      try {
-        await budget.acquire("stream", linked.signal, force ? 0 : undefined);
-        break;
-      } catch {
-        if (this.closed || ac.signal.aborted)
-          return { kind: "stop", reason: "closed", error: null };
-        this.forceNext = true;
-      } finally {
-        linked.dispose();
-        this.budgetWait = null;
-      }
-    }
-    if (this.closed) return { kind: "stop", reason: "closed", error: null };
-    let res: Dispatcher.ResponseData;
+    // Openings are paced by the key's budget (in the transport); close() aborts the wait,
+    // reconnectNow() ends it.
+    const force = this.forceNext;
+    this.forceNext = false;
+    const wait = new AbortController();
+    this.budgetWait = wait;
+    let opening: StreamOpening;
     try {
-      const url = resolveUrl(this.opts.config.baseUrl, path);
-      const dispatcher = this.opts.config.dispatcher ?? defaultAgent();
-      res = await dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: "GET",
+      opening = await this.transport.openStream({
+        path,
         headers,
         signal: ac.signal,
-        // The watchdog bounds silence on the body; undici's own 300 s limit would cut
-        // quiet streams.
-        bodyTimeout: 0,
-        headersTimeout: this.headersTimeoutMs,
+        headersTimeoutMs: this.headersTimeoutMs,
+        force,
+        budgetSignal: wait.signal,
       });
     } catch (e) {
+      if (this.closed || ac.signal.aborted || e instanceof CancelledError) {
+        return { kind: "stop", reason: "closed", error: null };
+      }
       return this.networkFailure(e, false);
+    } finally {
+      this.budgetWait = null;
     }
+    if (opening.kind === "rate_limited") {
+      const { retryAfterMs, error } = opening;
+      return {
+        kind: "retry",
+        reason: `rate limited (429)${retryAfterMs !== null ? `, retry after ${formatSeconds(retryAfterMs)}` : ""}`,
+        error,
+        retryAfterMs,
+        delivered: false,
+      };
+    }
+    const res = opening;
     if (this.closed) {
       discard(res.body);
       return { kind: "stop", reason: "closed", error: null };
     }
-    const status = res.statusCode;
-    budget.observe(res.headers, status === 429);
+    const status = res.status;
     if (status === 200) {
-      const rawType = headerValue(res.headers["content-type"]);
+      const rawType = headerValue(res.headers, "content-type") ?? null;
       if (mediaType(rawType) !== "text/event-stream") {
         discard(res.body);
         const type = rawType === null ? null : this.clean(rawType);
@@ -572,21 +576,9 @@ class EventStreamSubscription implements Subscription {
     if (status === 403) {
       return { kind: "stop", reason: `403: ${error.message}`, error };
     }
-    if (status === 429) {
-      const retryAfterMs = parseRetryAfter(headerValue(res.headers["retry-after"]), this.now());
-      budget.penalize(retryAfterMs);
-      const msg = serverMessage ?? "Too many requests";
-      return {
-        kind: "retry",
-        reason: `rate limited (429)${retryAfterMs !== null ? `, retry after ${formatSeconds(retryAfterMs)}` : ""}`,
-        error: new RateLimitedError(`Rate limited: ${msg}`, 1, retryAfterMs),
-        retryAfterMs,
-        delivered: false,
-      };
-    }
     const msg = serverMessage ? `HTTP ${status}: ${serverMessage}` : `HTTP ${status}`;
     if (status >= 500 || status === 408) {
-      const retryAfterMs = parseRetryAfter(headerValue(res.headers["retry-after"]), this.now());
+      const retryAfterMs = parseRetryAfter(headerValue(res.headers, "retry-after"), this.now());
       return { kind: "retry", reason: msg, error, retryAfterMs, delivered: false };
     }
     // WHATWG fails the connection on any other status; a redirect is not followed so the key
@@ -596,11 +588,18 @@ class EventStreamSubscription implements Subscription {
 
   private networkFailure(e: unknown, delivered: boolean, live = false): Outcome {
     if (this.closed) return { kind: "stop", reason: "closed", error: null };
-    const failure = classifyNetworkError(e, new URL(this.opts.config.baseUrl));
+    // Opening failures come classified by the transport (the proxy's own included); a body
+    // that breaks off is classified here the same way.
+    const failure =
+      e instanceof NetworkError
+        ? e.failure
+        : classifyNetworkError(e, new URL(this.opts.config.baseUrl));
     const detail =
       failure.code === "UND_ERR_HEADERS_TIMEOUT"
         ? "no response headers in time"
-        : this.clean(describeFailure(failure));
+        : e instanceof NetworkError && failure.summary.startsWith("proxy")
+          ? this.clean(e.message.replace(/^GET \S+: /, ""))
+          : this.clean(describeFailure(failure));
     const error = new NetworkError(`The event stream connection failed: ${detail}.`, failure);
     // A stream that never connected stops at once when trying again cannot help (a name that
     // does not resolve, a bad certificate, nothing listening on loopback). Once it has been
@@ -824,21 +823,9 @@ function discard(body: Dispatcher.ResponseData["body"]): void {
   body.destroy();
 }
 
-function headerValue(v: string | string[] | undefined): string | null {
-  if (v === undefined) return null;
-  return Array.isArray(v) ? (v[0] ?? null) : v;
-}
-
 function mediaType(contentType: string | null): string | null {
   if (contentType === null) return null;
   return (contentType.split(";")[0] ?? "").trim().toLowerCase();
-}
-
-/** "0.05s", "2.5s", "45s": short enough for a status line. */
-export function formatSeconds(ms: number): string {
-  const s = ms / 1000;
-  if (s >= 10) return `${Math.round(s)}s`;
-  return `${Number.parseFloat(s.toFixed(2))}s`;
 }
 
 /** Up to ERROR_BODY_LIMIT bytes of an error body as JSON (or null); the rest is dropped. */

@@ -5,7 +5,9 @@ import type { NetworkFailureKind } from "./networkFailure.js";
 export type RetryCause =
   | { kind: "rate_limited" }
   | { kind: "service_error"; status: number }
-  | { kind: "network"; failure: NetworkFailureKind };
+  | { kind: "network"; failure: NetworkFailureKind }
+  /** Not a retry: the key's request budget paces this request to the service's limits. */
+  | { kind: "budget" };
 
 /** A retry wait in progress: what the UI shows as "connection reset: retry in N s (attempt 2/5)". */
 export interface RetryWait {

@@ -10,8 +10,10 @@ import { originOf } from "./transport.js";
  * refilled at `limit` per window. The figures start at what the real service documents
  * (100 requests a minute, burst 20) and follow what responses say: X-RateLimit-Limit sets the
  * rate, X-RateLimit-Burst (when a server sends it) the burst, X-RateLimit-Remaining caps what
- * may go now (another process may share the key), and Remaining 0 holds everything until
- * X-RateLimit-Reset. The window is taken as a minute unless a Reset says it is longer.
+ * may go now (another process may share the key), and Remaining 0 holds everything for two
+ * tokens' time; the request after it shows whether the figure is true (a 429, whose
+ * Retry-After then holds everything) or only a hint (served anyway: from then on Remaining is
+ * ignored and only 429s slow us down). The refill clock restarts with the first answer. The window is taken as a minute unless a Reset says it is longer.
  *
  * A 429 anywhere slows everything: nothing goes until its Retry-After has passed (then one
  * request may go, as the server said it would take one), the tokens are spent, and the
@@ -69,13 +71,9 @@ const MIN_PACE = 1 / 8;
 
 const REAL_CLOCK: BudgetClock = {
   now: Date.now,
-  setTimer: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    // A budget wait is work only while someone waits on it; the waiter's own promise keeps
-    // the process alive where it must (a request in flight, a stream being opened).
-    t.unref?.();
-    return t;
-  },
+  // Ref'd: the timer exists only while someone waits, and a waiting caller is work. Were it
+  // unref'd, a headless command waiting for its next page would be dropped by Node mid-output.
+  setTimer: (fn, ms) => setTimeout(fn, ms),
   clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
 };
 
@@ -83,7 +81,7 @@ interface Waiter {
   use: BudgetUse;
   /** Goes anyway at this time (null: waits as long as it takes). */
   deadline: number | null;
-  resolve: () => void;
+  resolve: (ticket: number) => void;
   reject: (e: unknown) => void;
   cleanup: () => void;
 }
@@ -105,6 +103,25 @@ export class RequestBudget {
   #oneAfterHold = false;
   #granted = 0;
   #limited = 0;
+  /**
+   * X-RateLimit-Remaining 0 holds everything until the reset, unless the service has shown
+   * the figure is only a hint: a request granted after a "0 left" answer succeeded anyway.
+   * From then on only its 429s slow us down.
+   */
+  #trustZero = true;
+  /** The ticket of the last grant when a "0 left" answer came, or -1. */
+  #zeroAtTicket = -1;
+  /** When the service said that "0 left" ends (its X-RateLimit-Reset). */
+  #zeroResetAt = 0;
+  /** The last ticket granted after a "0 left" answer but before its reset. */
+  #lastEarlyTicket = -1;
+  /**
+   * The refill clock restarts with the first answer: the service's own bucket starts draining
+   * when our first request reaches it, which is later than when we made the budget (a
+   * connection, a TLS handshake). Refilling from our start would run ahead of it and earn a
+   * 429 on the first token after the burst.
+   */
+  #started = false;
   readonly #clock: BudgetClock;
   readonly #queue: Waiter[] = [];
   #timer: unknown = null;
@@ -150,18 +167,33 @@ export class RequestBudget {
   }
 
   /**
-   * Wait for a token. `maxWaitMs` bounds the wait (the request then goes anyway); a signal
-   * that aborts rejects with CancelledError and gives the place up.
+   * Roughly how long a caller asking now would wait (0: it goes at once): for announcing a
+   * wait before it starts. Callers already waiting go first.
    */
-  acquire(use: BudgetUse, signal?: AbortSignal, maxWaitMs?: number): Promise<void> {
+  expectedWaitMs(use: BudgetUse): number {
+    const now = this.#clock.now();
+    this.#refill(now);
+    if (this.#queue.length === 0 && this.#canGrant(use, now)) return 0;
+    const ahead = this.#queue.length;
+    const tokens = this.#oneAfterHold ? Math.max(this.#tokens, 1) : this.#tokens;
+    const need = ahead + 1 + (use === "stream" ? this.#reserve : 0) - tokens;
+    const perMs = (this.#figures.limit / this.#figures.windowMs) * this.#pace;
+    return Math.max(0, this.#heldUntil - now) + Math.max(0, Math.ceil(need / perMs));
+  }
+
+  /**
+   * Wait for a token. `maxWaitMs` bounds the wait (the request then goes anyway); a signal
+   * that aborts rejects with CancelledError and gives the place up. Resolves to the grant's
+   * ticket, which observe() is given with the answer.
+   */
+  acquire(use: BudgetUse, signal?: AbortSignal, maxWaitMs?: number): Promise<number> {
     if (signal?.aborted) return Promise.reject(new CancelledError("cancelled while pacing"));
     const now = this.#clock.now();
     this.#refill(now);
     if (this.#queue.length === 0 && this.#canGrant(use, now)) {
-      this.#take();
-      return Promise.resolve();
+      return Promise.resolve(this.#take());
     }
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<number>((resolve, reject) => {
       const w: Waiter = {
         use,
         deadline: maxWaitMs === undefined ? null : now + Math.max(0, maxWaitMs),
@@ -191,12 +223,33 @@ export class RequestBudget {
 
   /**
    * Learn from a response's rate-limit headers. On a 429 (`limited`) the Retry-After given to
-   * penalize() decides the wait, not Remaining and Reset.
+   * penalize() decides the wait, not Remaining and Reset. `ticket` is the grant the request
+   * went with (acquire's result), when known.
    */
-  observe(headers: HeaderSource, limited = false): void {
+  observe(headers: HeaderSource, limited = false, ticket?: number): void {
     const now = this.#clock.now();
+    if (!this.#started) {
+      // What accrued before the first answer is dropped: the service's bucket only started
+      // when our first request reached it.
+      this.#started = true;
+      this.#at = Math.max(this.#at, now);
+    }
+    if (
+      !limited &&
+      this.#trustZero &&
+      ticket !== undefined &&
+      ticket > this.#zeroAtTicket &&
+      ticket <= this.#lastEarlyTicket
+    ) {
+      // Sent while the service said "0 left", and served: the figure is only a hint.
+      this.#trustZero = false;
+    }
     const h = readRateLimitHeaders(headers, now);
-    if (h === null) return;
+    if (h === null) {
+      this.#changed();
+      this.#pump();
+      return;
+    }
     this.#refill(now);
     const f = { ...this.#figures };
     let learned = false;
@@ -222,11 +275,16 @@ export class RequestBudget {
       this.#figures = f;
       this.#tokens = Math.min(this.#tokens, f.burst);
     }
-    if (h.remaining !== null) {
+    if (h.remaining !== null && this.#trustZero) {
       this.#tokens = Math.min(this.#tokens, h.remaining);
       if (h.remaining === 0 && !limited) {
-        const wait = h.resetSeconds !== null ? h.resetSeconds * 1000 : this.#interval();
-        this.#heldUntil = Math.max(this.#heldUntil, now + wait);
+        // A short hold, not the whole way to the reset: the next request then goes while the
+        // service still says "0 left". A 429 (with its Retry-After) proves the figure right; a
+        // success shows it is only a hint (a service that keeps saying 0), trusted no more.
+        const resetMs = h.resetSeconds !== null ? h.resetSeconds * 1000 : this.#interval();
+        this.#heldUntil = Math.max(this.#heldUntil, now + Math.min(resetMs, 2 * this.#interval()));
+        this.#zeroAtTicket = this.#granted;
+        this.#zeroResetAt = now + resetMs;
       }
     }
     this.#changed();
@@ -277,10 +335,12 @@ export class RequestBudget {
     return this.#tokens >= 1 + (use === "stream" ? this.#reserve : 0);
   }
 
-  #take(): void {
+  #take(): number {
     this.#tokens -= 1;
     this.#granted++;
+    if (this.#clock.now() < this.#zeroResetAt) this.#lastEarlyTicket = this.#granted;
     this.#changed();
+    return this.#granted;
   }
 
   /** Hand out what can go now, and set the timer for the next moment something can. */
@@ -293,8 +353,7 @@ export class RequestBudget {
       if (overdue || this.#canGrant(w.use, now)) {
         this.#queue.splice(i, 1);
         w.cleanup();
-        this.#take();
-        w.resolve();
+        w.resolve(this.#take());
         continue;
       }
       // A request that cannot go yet holds the streams behind it; later requests go first.

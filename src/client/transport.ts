@@ -1,12 +1,32 @@
-// undici's index loads all of undici (fetch, WebSocket, cache stores, mocks) and touches
-// globalThis.Headers, which makes Node load its own copy of undici as well: together about a
-// tenth of the start-up time. The client needs the Agent and the request API only, so it
-// imports those files and adds the API to the dispatchers as the index does.
-import type { Agent, Dispatcher } from "undici";
-import dispatcherApi from "undici/lib/api/index.js";
-import AgentClass from "undici/lib/dispatcher/agent.js";
-import DispatcherClass from "undici/lib/dispatcher/dispatcher.js";
+/**
+ * The one transport (DESIGN rule 12): every request and every event-stream opening goes
+ * through here. It owns the key's request budget, Retry-After and 429 handling, the retry
+ * waits of requests, the same-origin redirect policy, timeouts, the organization header, the
+ * proxy choice and the classification of network failures. Callers (apiClient.ts,
+ * eventStream.ts) only say what they send and read what came back.
+ *
+ * Every wait it makes is published on its RateLimitTracker (the UI's status bar, the headless
+ * commands' stderr) and keeps the process alive: a script waiting a minute for the budget
+ * finishes its output instead of being dropped by Node with half a JSON document.
+ */
+import { type Dispatcher, EnvHttpProxyAgent } from "undici";
+import { errorMessage } from "../protocol/errors.js";
+import { formatSeconds } from "../text/format.js";
+import { keyRedactor, type Redactor } from "../text/redact.js";
 import { USER_AGENT } from "../version.js";
+import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
+import { CancelledError, HttpError, NetworkError, RateLimitedError } from "./errors.js";
+import { classifyNetworkError, describeFailure, networkFailureOfKind } from "./networkFailure.js";
+import { type ProxySettings, proxyFailure, proxySettings } from "./proxy.js";
+import {
+  type HeaderSource,
+  headerValue,
+  RateLimitTracker,
+  type RetryCause,
+  type RetryWait,
+} from "./rateLimit.js";
+import { type BudgetUse, type RequestBudget, sharedBudget } from "./requestBudget.js";
+import { cancellableDelay, linkSignals } from "./signals.js";
 
 /** Where to talk to and as whom. The key lives only here and in request headers. */
 export interface ConnectionConfig {
@@ -15,32 +35,106 @@ export interface ConnectionConfig {
   userAgent?: string;
   /** Sent as X-Organization-Id on every request and stream: scopes calls to that organization. */
   organizationId?: string;
-  /** One keep-alive Agent per process; tests may pass their own. */
+  /** One keep-alive dispatcher per process; tests may pass their own. */
   dispatcher?: Dispatcher;
 }
 
-Object.assign(DispatcherClass.prototype, dispatcherApi);
+export interface TransportOptions extends ConnectionConfig {
+  /** Per attempt: connect, headers and the whole body. Default 15000. */
+  timeoutMs?: number;
+  /** Attempts per request, first one included. Default 5. */
+  maxAttempts?: number;
+  /** First backoff delay when the server gave no Retry-After. Default 1000. */
+  backoffBaseMs?: number;
+  /** Cap for any wait, Retry-After included. Default 60000. */
+  maxDelayMs?: number;
+  /** Fraction of a backoff delay randomised either way. Default 0.2. */
+  jitter?: number;
+  /** Jitter source in [0, 1); injectable for tests. */
+  random?: () => number;
+  /** Where waits and rate-limit figures are published. */
+  rateLimit?: RateLimitTracker;
+  /** The key's request budget; default the process's shared one for this key and service. */
+  budget?: RequestBudget;
+  /** Cancels every request and wait of this transport. */
+  signal?: AbortSignal;
+  /** Largest response body read. Default 32 MiB. */
+  maxBodyBytes?: number;
+}
 
-let sharedAgent: Agent | null = null;
+/** One request, as a caller describes it. */
+export interface RequestSpec {
+  method: "GET" | "POST";
+  /** An interface path ("/api/sessions"), resolved under the base URL and its prefix. */
+  path: string;
+  query?: URLSearchParams;
+  /** Sent as JSON. */
+  body?: unknown;
+  signal?: AbortSignal;
+}
 
-/** The process-wide keep-alive Agent (created on first use). */
-export function defaultAgent(): Agent {
+/** The answer a request ended with (never a 429: that is a RateLimitedError). */
+export interface HttpAnswer {
+  status: number;
+  headers: HeaderSource;
+  contentType: string | undefined;
+  text: string;
+  /** The body was longer than maxBodyBytes and was cut there. */
+  truncated: boolean;
+  /** "GET /api/sessions", for messages. */
+  label: string;
+  attempts: number;
+}
+
+/** How one opening of an event stream went. */
+export type StreamOpening =
+  | {
+      kind: "response";
+      status: number;
+      headers: HeaderSource;
+      body: Dispatcher.ResponseData["body"];
+    }
+  | { kind: "rate_limited"; retryAfterMs: number | null; error: RateLimitedError; body: null };
+
+const MAX_REDIRECTS = 3;
+/** Budget waits shorter than this are pacing, not worth a line on stderr. */
+const ANNOUNCE_BUDGET_WAIT_MS = 1000;
+
+let sharedAgent: Dispatcher | null = null;
+let sharedProxies: ProxySettings | null = null;
+
+/**
+ * The process-wide keep-alive dispatcher (created on first use). It goes through the proxy
+ * that HTTPS_PROXY / HTTP_PROXY name, except for hosts NO_PROXY lists, as curl does: an
+ * http:// service through a forward request, an https:// one through a CONNECT tunnel, so the
+ * key travels inside TLS end to end and never reaches the proxy in clear.
+ */
+export function defaultAgent(): Dispatcher {
   if (!sharedAgent) {
-    sharedAgent = new AgentClass({
+    const proxies = proxySettings();
+    sharedProxies = proxies;
+    sharedAgent = new EnvHttpProxyAgent({
+      httpProxy: proxies.http?.url ?? "",
+      httpsProxy: proxies.https?.url ?? "",
+      noProxy: proxies.noProxy,
+      // A plain http proxy gets plain requests for http:// services (as curl sends them);
+      // https:// services always go through a tunnel.
+      proxyTunnel: false,
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
       // Every open event stream holds a connection of its own (HTTP/1.1): the cap must stay
       // above the number of streams a fleet opens, or the streams past it wait forever.
       connections: 1024,
-    });
+    } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
   }
   return sharedAgent;
 }
 
-/** Close the shared Agent so the process can exit promptly. */
+/** Close the shared dispatcher so the process can exit promptly. */
 export async function closeDefaultAgent(): Promise<void> {
   const a = sharedAgent;
   sharedAgent = null;
+  sharedProxies = null;
   if (a) await a.close();
 }
 
@@ -51,7 +145,7 @@ export function originOf(baseUrl: string): string {
 
 /**
  * Absolute URL for an interface path under the base URL. A base URL may carry a path prefix
- * (https://host/prefix); the interface paths are appended to it.
+ * (https://host/prefix/); the interface paths are appended to it.
  */
 export function resolveUrl(baseUrl: string, path: string): URL {
   const base = new URL(baseUrl);
@@ -59,12 +153,534 @@ export function resolveUrl(baseUrl: string, path: string): URL {
   return new URL(`${prefix}${path}`, base.origin);
 }
 
-/** Headers every request carries. */
-export function baseHeaders(cfg: ConnectionConfig): Record<string, string> {
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${cfg.apiKey}`,
-    "user-agent": cfg.userAgent ?? USER_AGENT,
-  };
-  if (cfg.organizationId) headers["x-organization-id"] = cfg.organizationId;
-  return headers;
+/** A base URL checked before anything is sent: http(s) only. */
+export function checkBaseUrl(baseUrl: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(baseUrl);
+  } catch {
+    throw new TypeError("The base URL is not a valid URL (expected http://host:port)");
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new TypeError(
+      `The base URL must start with http:// or https:// (got ${parsed.protocol})`,
+    );
+  }
+  return parsed;
+}
+
+export class Transport {
+  readonly budget: RequestBudget;
+  readonly rateLimit: RateLimitTracker;
+  readonly redactor: Redactor;
+  readonly #conn: ConnectionConfig;
+  readonly #timeoutMs: number;
+  readonly #maxAttempts: number;
+  readonly #baseMs: number;
+  readonly #maxDelayMs: number;
+  readonly #jitter: number;
+  readonly #random: () => number;
+  readonly #signal: AbortSignal | undefined;
+  readonly #maxBodyBytes: number;
+
+  constructor(opts: TransportOptions) {
+    checkBaseUrl(opts.baseUrl);
+    this.#conn = {
+      baseUrl: opts.baseUrl,
+      apiKey: opts.apiKey,
+      ...(opts.userAgent !== undefined ? { userAgent: opts.userAgent } : {}),
+      ...(opts.organizationId ? { organizationId: opts.organizationId } : {}),
+      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+    };
+    this.#timeoutMs = opts.timeoutMs ?? 15_000;
+    this.#maxAttempts = Math.max(1, Math.floor(opts.maxAttempts ?? 5));
+    this.#baseMs = opts.backoffBaseMs ?? 1000;
+    this.#maxDelayMs = opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+    this.#jitter = opts.jitter ?? 0.2;
+    this.#random = opts.random ?? Math.random;
+    this.#signal = opts.signal;
+    this.#maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
+    this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
+    this.redactor = keyRedactor(opts.apiKey);
+    this.budget = opts.budget ?? sharedBudget(opts.baseUrl, opts.apiKey);
+  }
+
+  get baseUrl(): string {
+    return this.#conn.baseUrl;
+  }
+
+  get maxBodyBytes(): number {
+    return this.#maxBodyBytes;
+  }
+
+  /** The longest any wait of this transport lasts (Retry-After included). */
+  get maxDelayMs(): number {
+    return this.#maxDelayMs;
+  }
+
+  /** The same connection with other settings (a client's own attempts or timeout). */
+  with(opts: Omit<TransportOptions, keyof ConnectionConfig>): Transport {
+    return new Transport({
+      ...this.#conn,
+      timeoutMs: this.#timeoutMs,
+      maxAttempts: this.#maxAttempts,
+      backoffBaseMs: this.#baseMs,
+      maxDelayMs: this.#maxDelayMs,
+      jitter: this.#jitter,
+      random: this.#random,
+      rateLimit: this.rateLimit,
+      budget: this.budget,
+      ...(this.#signal ? { signal: this.#signal } : {}),
+      maxBodyBytes: this.#maxBodyBytes,
+      ...opts,
+    });
+  }
+
+  /** Headers every request and stream carries. */
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#conn.apiKey}`,
+      "user-agent": this.#conn.userAgent ?? USER_AGENT,
+    };
+    if (this.#conn.organizationId) headers["x-organization-id"] = this.#conn.organizationId;
+    return Object.assign(headers, extra);
+  }
+
+  /**
+   * One call. Retry policy: 429 is retried for every call (the service refused before acting);
+   * 5xx and network errors only for GETs, which are safe to repeat. The first retry waits
+   * Retry-After (or the base delay), later ones double it, capped, with jitter, but never
+   * shorter than the Retry-After being answered. A Retry-After longer than the cap ends the
+   * call at once (RateLimitedError naming the wait): waiting the cap only to be refused again
+   * helps nobody. A 429 also holds every other request of the key for the same wait.
+   *
+   * Redirects are never followed by undici: a same-origin redirect of a GET is followed here
+   * (at most 3), anything else is an error, so the key never reaches another origin.
+   */
+  async request(spec: RequestSpec): Promise<HttpAnswer> {
+    const linked = linkSignals(this.#signal, spec.signal);
+    try {
+      return await this.#request(spec, linked.signal);
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  async #request(spec: RequestSpec, signal: AbortSignal): Promise<HttpAnswer> {
+    const label = `${spec.method} ${spec.path}`;
+    const idempotent = spec.method === "GET";
+    const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    let url = resolveUrl(this.#conn.baseUrl, spec.path);
+    if (spec.query && [...spec.query].length > 0) url.search = spec.query.toString();
+    const schedule = { anchorMs: undefined as number | undefined };
+    let attempt = 1;
+    let redirects = 0;
+    // Bounded: every pass either returns, throws, follows one of at most MAX_REDIRECTS
+    // redirects, or increments attempt, which throws once it reaches maxAttempts.
+    for (;;) {
+      let res: Omit<HttpAnswer, "label" | "attempts">;
+      let ticket: number;
+      try {
+        // Paced by the key's budget, but never held longer than a retry could wait.
+        ticket = await this.#acquire("request", signal, this.#maxDelayMs, label);
+        res = await this.#send(spec.method, url, payload, signal, label);
+      } catch (e) {
+        // Only what can succeed on a second try is tried again: not a name that does not
+        // resolve, a certificate that does not verify, or a port nothing listens on here.
+        if (
+          e instanceof NetworkError &&
+          e.failure.retryable &&
+          idempotent &&
+          attempt < this.#maxAttempts
+        ) {
+          const cause: RetryCause = { kind: "network", failure: e.failure.kind };
+          const delay = this.#retryDelay(attempt, null, schedule);
+          await this.#wait(delay, attempt, e.failure.summary, cause, null, signal);
+          attempt += 1;
+          continue;
+        }
+        throw e;
+      }
+      const { status } = res;
+      const retryAfterMs = this.#observe(res.headers, status, ticket);
+
+      if (status >= 300 && status < 400 && status !== 304) {
+        redirects += 1;
+        url = redirectTarget(spec.method, label, url, res.headers, status, redirects);
+        continue;
+      }
+
+      if (status === 429) {
+        const quoted = errorMessage(tryJson(res.text));
+        const error = this.#rateLimitedError(label, attempt, retryAfterMs, quoted);
+        if (error !== null) {
+          this.budget.penalize(retryAfterMs === null ? null : this.#maxDelayMs);
+          throw error;
+        }
+        const delay = this.#retryDelay(attempt, retryAfterMs, schedule);
+        // Everything of this key slows down for the same wait, not only this call.
+        this.budget.penalize(delay);
+        const why = "rate limited (HTTP 429)";
+        await this.#wait(delay, attempt, why, { kind: "rate_limited" }, retryAfterMs, signal);
+        attempt += 1;
+        continue;
+      }
+
+      if (status >= 500 && idempotent && attempt < this.#maxAttempts) {
+        const delay = this.#retryDelay(attempt, retryAfterMs, schedule);
+        const cause: RetryCause = { kind: "service_error", status };
+        const why = `service error (HTTP ${status})`;
+        await this.#wait(delay, attempt, why, cause, retryAfterMs, signal);
+        attempt += 1;
+        continue;
+      }
+      return { ...res, label, attempts: attempt };
+    }
+  }
+
+  /**
+   * One opening of an event stream: paced by the budget like any request (`force` goes
+   * without waiting; `budgetSignal` cuts the wait short and the opening then goes at once).
+   * A 429 is handled here as for requests (the budget holds for its wait) and handed back
+   * with its Retry-After; any other answer is the caller's to read. A failure to connect is
+   * a classified NetworkError.
+   */
+  async openStream(opts: {
+    path: string;
+    headers: Record<string, string>;
+    signal: AbortSignal;
+    headersTimeoutMs: number;
+    force?: boolean;
+    budgetSignal?: AbortSignal;
+  }): Promise<StreamOpening> {
+    const label = `GET ${opts.path}`;
+    let ticket: number;
+    if (opts.force) ticket = await this.#acquire("stream", opts.signal, 0, label);
+    else {
+      const linked = linkSignals(opts.signal, opts.budgetSignal);
+      try {
+        ticket = await this.#acquire("stream", linked.signal, undefined, label);
+      } catch (e) {
+        if (opts.signal.aborted || !opts.budgetSignal?.aborted) throw e;
+        // Asked to go now (reconnect now): the wait ends and the opening goes anyway.
+        ticket = await this.#acquire("stream", opts.signal, 0, label);
+      } finally {
+        linked.dispose();
+      }
+    }
+    const url = resolveUrl(this.#conn.baseUrl, opts.path);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.#dispatcher().request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: "GET",
+        headers: this.headers(opts.headers),
+        signal: opts.signal,
+        // The stream's watchdog bounds silence on the body; undici's own 300 s limit would
+        // cut quiet streams.
+        bodyTimeout: 0,
+        headersTimeout: opts.headersTimeoutMs,
+      });
+    } catch (e) {
+      if (opts.signal.aborted) throw new CancelledError(`cancelled: ${label}`);
+      throw this.#networkError(e, url, label, null);
+    }
+    const retryAfterMs = this.#observe(res.headers, res.statusCode, ticket);
+    if (res.statusCode !== 429) {
+      return { kind: "response", status: res.statusCode, headers: res.headers, body: res.body };
+    }
+    const text = await readBody(res.body, 16 * 1024).catch(() => ({ text: "" }));
+    const quoted = errorMessage(tryJson(text.text));
+    const wait = Math.min(
+      retryAfterMs ?? this.#retryDelay(1, null, { anchorMs: undefined }),
+      this.#maxDelayMs,
+    );
+    this.budget.penalize(wait);
+    const error =
+      this.#rateLimitedError(label, 1, retryAfterMs, quoted) ??
+      new RateLimitedError(
+        this.redactor.redact(`${label} was rate limited (HTTP 429)${quoted ? `: ${quoted}` : ""}`),
+        1,
+        retryAfterMs,
+      );
+    return { kind: "rate_limited", retryAfterMs, error, body: null };
+  }
+
+  /**
+   * What a response says about the limits, learnt once for every kind of call: the figures
+   * shown, the budget's pace, and a 429's Retry-After (null when it gave none or garbage).
+   */
+  #observe(headers: HeaderSource, status: number, ticket: number): number | null {
+    this.rateLimit.update(headers);
+    this.budget.observe(headers, status === 429, ticket);
+    if (status !== 429 && status < 500) return null;
+    return parseRetryAfter(headerValue(headers, "retry-after"));
+  }
+
+  /**
+   * Null while retrying can still help; else the error that ends the call: the attempts are
+   * spent, or the service asks for a wait longer than this client ever waits.
+   */
+  #rateLimitedError(
+    label: string,
+    attempt: number,
+    retryAfterMs: number | null,
+    quoted: string | null,
+  ): RateLimitedError | null {
+    const said = quoted ? `: ${quoted}` : "";
+    if (retryAfterMs !== null && retryAfterMs > this.#maxDelayMs) {
+      return new RateLimitedError(
+        this.redactor.redact(
+          `${label} was rate limited (HTTP 429) and the service asks to wait ${formatSeconds(retryAfterMs)}, longer than the ${formatSeconds(this.#maxDelayMs)} this client waits${said}`,
+        ),
+        attempt,
+        retryAfterMs,
+      );
+    }
+    if (attempt < this.#maxAttempts) return null;
+    return new RateLimitedError(
+      this.redactor.redact(
+        `${label} was still rate limited (HTTP 429) after ${attempt} attempt${attempt === 1 ? "" : "s"}${said}`,
+      ),
+      attempt,
+      retryAfterMs,
+    );
+  }
+
+  /** The wait before retry number `retryNo`: the one schedule for 429, 5xx and network errors. */
+  #retryDelay(
+    retryNo: number,
+    retryAfterMs: number | null,
+    schedule: { anchorMs: number | undefined },
+  ): number {
+    // Retry-After: 0 (or a date in the past) must not turn the retries into a burst: the
+    // schedule never starts below the base delay.
+    if (retryNo === 1 && retryAfterMs !== null) {
+      schedule.anchorMs = Math.max(retryAfterMs, this.#baseMs);
+    }
+    const delayMs = backoffDelay(
+      retryNo,
+      { baseMs: this.#baseMs, maxMs: this.#maxDelayMs, jitter: this.#jitter, random: this.#random },
+      schedule.anchorMs,
+    );
+    // Retrying before the server's own Retry-After would only earn another 429.
+    return retryAfterMs === null
+      ? delayMs
+      : Math.max(delayMs, Math.min(retryAfterMs, this.#maxDelayMs));
+  }
+
+  /** A retry wait, published while it lasts; ref'd, so the process waits with it. */
+  async #wait(
+    delayMs: number,
+    retryNo: number,
+    reason: string,
+    cause: RetryCause,
+    requestedMs: number | null,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const wait: RetryWait = {
+      attempt: retryNo + 1,
+      maxAttempts: this.#maxAttempts,
+      delayMs,
+      until: Date.now() + delayMs,
+      reason,
+      cause,
+      requestedMs,
+    };
+    this.rateLimit.beginWait(wait);
+    try {
+      await cancellableDelay(delayMs, signal, "waiting to retry");
+    } finally {
+      this.rateLimit.endWait(wait);
+    }
+  }
+
+  /**
+   * A token from the budget. A wait longer than a second is published (the headless
+   * commands say it on stderr, the UI in its status line); the budget's own timer keeps the
+   * process alive meanwhile. Resolves to the grant's ticket (see RequestBudget.observe).
+   */
+  async #acquire(
+    use: BudgetUse,
+    signal: AbortSignal,
+    maxWaitMs: number | undefined,
+    label: string,
+  ): Promise<number> {
+    const expected = this.budget.expectedWaitMs(use);
+    let wait: RetryWait | null = null;
+    if (expected >= ANNOUNCE_BUDGET_WAIT_MS && maxWaitMs !== 0) {
+      const f = this.budget.state.figures;
+      const delayMs = Math.min(expected, maxWaitMs ?? expected);
+      wait = {
+        attempt: 1,
+        maxAttempts: 1,
+        delayMs,
+        until: Date.now() + delayMs,
+        reason: `pacing ${use === "stream" ? "stream openings" : "requests"} to the service's limit (${f.limit} per ${describeWindow(f.windowMs)}, burst ${f.burst})`,
+        cause: { kind: "budget" },
+        requestedMs: null,
+      };
+      this.rateLimit.beginWait(wait);
+    }
+    try {
+      return await this.budget.acquire(use, signal, maxWaitMs);
+    } catch {
+      throw new CancelledError(`cancelled: ${label}`);
+    } finally {
+      if (wait) this.rateLimit.endWait(wait);
+    }
+  }
+
+  #dispatcher(): Dispatcher {
+    return this.#conn.dispatcher ?? defaultAgent();
+  }
+
+  async #send(
+    method: "GET" | "POST",
+    url: URL,
+    payload: string | undefined,
+    signal: AbortSignal,
+    label: string,
+  ): Promise<Omit<HttpAnswer, "label" | "attempts">> {
+    if (signal.aborted) throw new CancelledError(`cancelled: ${label}`);
+    const ctl = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort();
+    }, this.#timeoutMs);
+    const onAbort = () => ctl.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const extra: Record<string, string> = { accept: "application/json" };
+    if (payload !== undefined) extra["content-type"] = "application/json";
+    try {
+      const res = await this.#dispatcher().request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers: this.headers(extra),
+        body: payload ?? null,
+        signal: ctl.signal,
+      });
+      // Read every body to its end (or destroy it) so the socket goes back to the pool.
+      const { text, truncated } = await readBody(res.body, this.#maxBodyBytes);
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        contentType: headerValue(res.headers, "content-type"),
+        text,
+        truncated,
+      };
+    } catch (e) {
+      if (signal.aborted) throw new CancelledError(`cancelled: ${label}`);
+      throw this.#networkError(e, url, label, timedOut ? this.#timeoutMs : null);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** The one classification of a failure below HTTP, the proxy's own failures included. */
+  #networkError(e: unknown, url: URL, label: string, timedOutAfterMs: number | null): NetworkError {
+    if (sharedProxies && !this.#conn.dispatcher) {
+      const viaProxy = proxyFailure(e, url, sharedProxies);
+      if (viaProxy)
+        return new NetworkError(
+          this.redactor.redact(`${label}: ${viaProxy.message}`),
+          viaProxy.failure,
+        );
+    }
+    const failure =
+      timedOutAfterMs !== null
+        ? networkFailureOfKind("timed_out", "no complete answer in time")
+        : classifyNetworkError(e, url);
+    if (
+      timedOutAfterMs !== null ||
+      failure.code === "UND_ERR_HEADERS_TIMEOUT" ||
+      failure.code === "UND_ERR_BODY_TIMEOUT"
+    ) {
+      const within =
+        timedOutAfterMs !== null ? ` within ${formatSeconds(timedOutAfterMs)}` : " in time";
+      return new NetworkError(`${label}: no complete answer from ${url.origin}${within}`, failure);
+    }
+    return new NetworkError(
+      this.redactor.redact(`${label}: could not reach ${url.origin} (${describeFailure(failure)})`),
+      failure,
+    );
+  }
+}
+
+/** Where a redirect may be followed to: same origin, reads only, a few times. */
+function redirectTarget(
+  method: "GET" | "POST",
+  label: string,
+  from: URL,
+  headers: HeaderSource,
+  status: number,
+  redirects: number,
+): URL {
+  const location = headerValue(headers, "location");
+  if (!location) {
+    throw new HttpError(`${label} answered HTTP ${status} without a Location to follow`, status);
+  }
+  let target: URL;
+  try {
+    target = new URL(location, from);
+  } catch {
+    throw new HttpError(`${label} answered HTTP ${status} with an invalid Location`, status);
+  }
+  if (target.origin !== from.origin) {
+    throw new HttpError(
+      `${label}: the service redirected to another origin (${target.origin}); the redirect was not followed and the key was not sent there. Check the base URL.`,
+      status,
+    );
+  }
+  if (method !== "GET") {
+    throw new HttpError(
+      `${label} answered with a redirect (HTTP ${status}); redirects are only followed for reads. Check the base URL.`,
+      status,
+    );
+  }
+  if (redirects > MAX_REDIRECTS) {
+    throw new HttpError(`${label}: more than ${MAX_REDIRECTS} redirects; giving up`, status);
+  }
+  return target;
+}
+
+/** A whole body up to `limit` bytes; past it the body is destroyed and marked truncated. */
+export async function readBody(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  limit: number,
+): Promise<{ text: string; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      return { text: Buffer.concat(chunks).toString("utf8"), truncated: true };
+    }
+    chunks.push(chunk);
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), truncated: false };
+}
+
+/** JSON of a body, or undefined for an empty or non-JSON one. */
+export function tryJson(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "minute", "5 minutes", "30 s": a rate-limit window as people say it (a second either way). */
+function describeWindow(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes >= 1 && Math.abs(ms - minutes * 60_000) <= 1000) {
+    return minutes === 1 ? "minute" : `${minutes} minutes`;
+  }
+  return formatSeconds(ms);
 }

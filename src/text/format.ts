@@ -23,6 +23,19 @@ export function formatDuration(ms: number): string {
   return `${s}s`;
 }
 
+/**
+ * A wait or a timeout in a message: "150 ms", "2.5 s", "45 s", "2m 30s", "11574d". The one format of
+ * retry waits, reconnect delays, timeouts and watchdog bounds (the countdown of a wait in
+ * progress is formatCountdown's).
+ */
+export function formatSeconds(ms: number): string {
+  if (ms < SECOND) return `${Math.round(ms)} ms`;
+  const s = ms / SECOND;
+  if (s >= 100) return formatDuration(ms);
+  if (s >= 10) return `${Math.round(s)} s`;
+  return `${Number.parseFloat(s.toFixed(1))} s`;
+}
+
 /** Time left before something happens ("reconnecting in 3s"): rounds up, so it never reads 0s early. */
 export function formatCountdown(ms: number): string {
   if (ms <= 0) return "0s";

@@ -12,6 +12,7 @@ import {
   RateLimitedError,
 } from "../../src/client/errors.js";
 import type { RetryWait } from "../../src/client/rateLimit.js";
+import { RequestBudget } from "../../src/client/requestBudget.js";
 import { closeDefaultAgent } from "../../src/client/transport.js";
 import { USER_AGENT } from "../../src/version.js";
 import {
@@ -208,6 +209,8 @@ describe("429 and retries", () => {
         apiKey: KEY,
         dispatcher: agent,
         random: () => random,
+        // A budget of its own: the 429s of the calls before must not hold this one.
+        budget: new RequestBudget(),
       });
       const ctl = new AbortController();
       const waits: RetryWait[] = [];
@@ -225,7 +228,21 @@ describe("429 and retries", () => {
     };
     expect(await firstWait(0)).toMatchObject({ attempt: 2, maxAttempts: 5, delayMs: 800 });
     expect((await firstWait(1)).delayMs).toBe(1200);
-    expect((await firstWait(0.5, "3600")).delayMs).toBe(60_000);
+    expect((await firstWait(0.5, "60")).delayMs).toBe(60_000);
+  });
+
+  it("a Retry-After past the 60 s cap ends the call at once, naming the wait (no retry)", async () => {
+    const c = client();
+    const waits = recordWaits(c, new AbortController());
+    srv.reply(json(429, { detail: "hourly quota used" }, { "retry-after": "3600" }));
+    const e = await caught(c.me());
+    expect(e).toBeInstanceOf(RateLimitedError);
+    expect((e as RateLimitedError).exitCode).toBe(5);
+    expect((e as Error).message).toBe(
+      "GET /api/v1/me was rate limited (HTTP 429) and the service asks to wait 1h, longer than the 60 s this client waits: hourly quota used",
+    );
+    expect(srv.seen).toHaveLength(1);
+    expect(waits).toHaveLength(0);
   });
 
   it("waits Retry-After, then succeeds, publishing the wait as a countdown", async () => {
@@ -254,14 +271,22 @@ describe("429 and retries", () => {
     expect(c.rateLimit.info?.remaining).toBe(59);
   });
 
-  it("reads an HTTP-date Retry-After (a far one is capped at maxDelayMs)", async () => {
-    const c = client({ maxDelayMs: 40, backoffBaseMs: 7 });
+  it("reads an HTTP-date Retry-After (one past maxDelayMs ends the call)", async () => {
+    const c = client({ maxDelayMs: 5000, backoffBaseMs: 7, jitter: 0 });
     const ctl = new AbortController();
-    const waits = recordWaits(c, ctl);
-    const inAnHour = new Date(Date.now() + 3_600_000).toUTCString();
-    srv.reply(json(429, {}, { "retry-after": inAnHour }), json(200, IDENTITY));
+    const waits = recordWaits(c, ctl, 5000);
+    const soon = new Date(Date.now() + 2000).toUTCString();
+    srv.reply(json(429, {}, { "retry-after": soon }), json(200, IDENTITY));
     await c.me(ctl.signal);
-    expect(waits.map((w) => w.delayMs)).toEqual([40]);
+    expect(waits).toHaveLength(1);
+    expect(waits[0]!.delayMs).toBeGreaterThan(500);
+    expect(waits[0]!.delayMs).toBeLessThanOrEqual(2000);
+    const inAnHour = new Date(Date.now() + 3_600_000).toUTCString();
+    srv.reply(json(429, {}, { "retry-after": inAnHour }));
+    expect(await caught(c.me())).toBeInstanceOf(RateLimitedError);
+    // No retry wait for it (the budget may still pace the call, slowed by the first 429).
+    expect(waits.filter((w) => w.cause.kind !== "budget")).toHaveLength(1);
+    expect(srv.seen).toHaveLength(3);
   });
 
   it("an HTTP-date in the past is no reason to hurry: the retry waits the base delay", async () => {

@@ -103,7 +103,7 @@ describe("attention queue", () => {
       attempt: 1,
       delayMs: 100,
       retryAt: 2,
-      reason: "no data for 45s (watchdog)",
+      reason: "no data for 45 s (watchdog)",
       silent: true,
     });
     st.ensure("ses_x", { state: "live", since: 1 });

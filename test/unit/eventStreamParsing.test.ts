@@ -1,7 +1,6 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatSeconds } from "../../src/client/eventStream.js";
 import {
   createSseReader,
   nextLastEventId,
@@ -10,6 +9,7 @@ import {
 } from "../../src/client/sseReader.js";
 import { DEFAULT_WATCHDOG, HeartbeatEstimator } from "../../src/client/watchdog.js";
 import { decodeEvent } from "../../src/protocol/index.js";
+import { formatSeconds } from "../../src/text/format.js";
 
 /** The sample stream, one entry per line, written with LF and turned into CR / CRLF below. */
 const SAMPLE_LINES = [
@@ -350,8 +350,8 @@ describe("watchdog bound", () => {
   });
 
   it("formats bounds for the status line", () => {
-    expect(formatSeconds(50)).toBe("0.05s");
-    expect(formatSeconds(2500)).toBe("2.5s");
-    expect(formatSeconds(45_000)).toBe("45s");
+    expect(formatSeconds(50)).toBe("50 ms");
+    expect(formatSeconds(2500)).toBe("2.5 s");
+    expect(formatSeconds(45_000)).toBe("45 s");
   });
 });

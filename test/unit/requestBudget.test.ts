@@ -85,7 +85,7 @@ describe("request budget", () => {
     expect(granted.filter((g) => g.startsWith("stream"))).toHaveLength(18);
   });
 
-  it("learns the limit from X-RateLimit-Limit, and Remaining 0 holds everything until Reset", async () => {
+  it("learns the limit from X-RateLimit-Limit; Remaining 0 holds for two tokens, then one request tests it", async () => {
     const { clock, budget, granted, take } = setup();
     budget.observe({ "x-ratelimit-limit": "600", "x-ratelimit-remaining": "599" });
     expect(budget.state.figures).toMatchObject({ limit: 600, burst: 20, source: "server" });
@@ -95,17 +95,57 @@ describe("request budget", () => {
     await clock.advance(100);
     expect(granted).toHaveLength(21);
 
-    budget.observe({
+    const zero = {
       "x-ratelimit-limit": "600",
       "x-ratelimit-remaining": "0",
       "x-ratelimit-reset": "5",
-    });
-    expect(budget.state.heldUntil).toBe(clock.t + 5000);
-    await clock.advance(4_999);
+    };
+    budget.observe(zero);
+    // Not the whole 5 s: two tokens' time (100 ms each at 600 a minute).
+    expect(budget.state.heldUntil).toBe(clock.t + 200);
+    await clock.advance(199);
     expect(granted).toHaveLength(21);
-    await clock.advance(1);
-    await clock.advance(100);
+    await clock.advance(101);
     expect(granted).toHaveLength(22);
+  });
+
+  it("a request sent while the service says 0 left and served anyway: Remaining is a hint from then on", async () => {
+    const { clock, budget } = setup();
+    const zero = {
+      "x-ratelimit-limit": "600",
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": "60",
+    };
+    await budget.acquire("request");
+    budget.observe(zero, false, 1);
+    expect(budget.state.heldUntil).toBe(clock.t + 200);
+    await clock.advance(300);
+    // Still before the service's reset: this one goes "at 0 left", and is served.
+    const ticket = await budget.acquire("request");
+    budget.observe(zero, false, ticket);
+    // No hold any more, and the figure no longer caps what may go.
+    expect(budget.state.heldUntil).toBe(null);
+    await clock.advance(100);
+    budget.observe(zero, false, ticket + 1);
+    expect(budget.state).toMatchObject({ heldUntil: null, available: 1 });
+  });
+
+  it("a request sent at 0 left that earns a 429 keeps Remaining trusted", async () => {
+    const { clock, budget } = setup();
+    const zero = {
+      "x-ratelimit-limit": "600",
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": "60",
+    };
+    await budget.acquire("request");
+    budget.observe(zero, false, 1);
+    await clock.advance(300);
+    const ticket = await budget.acquire("request");
+    budget.observe(zero, true, ticket);
+    budget.penalize(5000);
+    await clock.advance(6000);
+    budget.observe(zero, false, 99);
+    expect(budget.state.heldUntil).toBe(clock.t + 200);
   });
 
   it("takes a burst the server names (X-RateLimit-Burst), never above the limit", () => {

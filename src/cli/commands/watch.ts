@@ -124,8 +124,11 @@ function noticeLine(
 
 export type WatchContext = Pick<CommandContext, "baseUrl" | "apiKey" | "tuning"> & {
   organizationId?: string | null;
-  /** Used to read a session's record again after a gap; one is made when not given. */
-  client?: Pick<ApiClient, "getSession">;
+  /**
+   * Reads a session's record again after a gap, and its transport opens the streams (so
+   * their waits are announced with the command's); one is made when not given.
+   */
+  client?: Pick<ApiClient, "getSession" | "transport">;
 };
 
 /** Follows the sessions until max events, every stream stopped, or SIGINT; returns the exit code. */
@@ -193,6 +196,7 @@ export async function watchSessions(
         apiKey: ctx.apiKey,
         ...(org ? { organizationId: org } : {}),
       },
+      transport: client.transport,
       sessionId,
       // Like tail -f on a live log: from now on (a server keeping history sends none).
       history: 0,

@@ -93,6 +93,7 @@ export function buildServices(
   });
   const controller = new StreamsController({
     config: { baseUrl: conn.baseUrl, apiKey: conn.apiKey, ...org },
+    transport: client.transport,
     store: streams,
     sessions,
     ...(Object.keys(subscribeOptions).length > 0 ? { subscribeOptions } : {}),

@@ -5,7 +5,7 @@ import {
   type Subscription,
   subscribeToSession,
 } from "../../client/eventStream.js";
-import type { ConnectionConfig } from "../../client/transport.js";
+import type { ConnectionConfig, Transport } from "../../client/transport.js";
 import type { SessionEvent } from "../../protocol/events.js";
 import { HISTORY_END_COMMENT } from "../../protocol/history.js";
 import { formatTimeSpan } from "../../text/format.js";
@@ -21,6 +21,8 @@ import type { StreamsState, StreamsStore } from "./streamsStore.js";
 
 export interface StreamsControllerOptions {
   config: ConnectionConfig;
+  /** The API client's transport: streams share its budget and publish their waits there. */
+  transport?: Transport;
   store: StreamsStore;
   /** When given, a session's live state_changed also updates its row in the list. */
   sessions?: SessionsStore;
@@ -184,6 +186,7 @@ export class StreamsController {
     sub = subscribe({
       ...this.#opts.subscribeOptions,
       config,
+      ...(this.#opts.transport ? { transport: this.#opts.transport } : {}),
       sessionId,
       lastEventId,
       ...(this.#opts.history !== undefined

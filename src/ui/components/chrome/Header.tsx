@@ -130,7 +130,9 @@ export const Header = memo(function Header({ profile, baseUrl, size }: HeaderPro
       <Text color={wait ? theme.c.warn : undefined}>{timed.remaining}</Text>
       {wait ? (
         <Text color={theme.c.warn}>
-          {` · ${wait.reason}: retry in ${timed.waitIn} (attempt ${wait.attempt}/${wait.maxAttempts})`}
+          {wait.cause.kind === "budget"
+            ? ` · ${wait.reason}: next in ${timed.waitIn}`
+            : ` · ${wait.reason}: retry in ${timed.waitIn} (attempt ${wait.attempt}/${wait.maxAttempts})`}
         </Text>
       ) : null}
       <JournalNote />

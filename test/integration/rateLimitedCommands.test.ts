@@ -1,0 +1,160 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
+import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+
+/**
+ * Headless commands against a service limited as the real one documents it (100 requests a
+ * minute, burst 20), with enough pages or streams to make them wait: every command finishes
+ * its output and exits 0, and says on stderr that it waits. A process waiting for the
+ * request budget must stay alive (Node ends a process whose top-level await has nothing
+ * left to keep it going with exit 13 and half a JSON document).
+ */
+
+const REAL_LIMIT = { limit: 100, windowMs: 60_000, burst: 20 };
+const cfg = tempConfigHome();
+let server: ReferenceServer | null = null;
+let scripted: ScriptedServer | null = null;
+
+afterEach(async () => {
+  await server?.close();
+  server = null;
+  await scripted?.close();
+  scripted = null;
+});
+
+function env(url: string, key: string, extra: Record<string, string> = {}) {
+  return {
+    XDG_CONFIG_HOME: cfg.dir,
+    AGENT_SESSIONS_BASE_URL: url,
+    AGENT_SESSIONS_API_KEY: key,
+    ...extra,
+  };
+}
+
+describe("paging and streaming under the documented rate limit", () => {
+  it("sessions --all --json --limit 2 pages 23 times past the burst: whole array, exit 0, no 429", async () => {
+    server = await startServer({ seed: 7, paceMs: 0, sessionCount: 45, rateLimit: REAL_LIMIT });
+    const r = await runCli(["sessions", "--all", "--json", "--limit", "2"], {
+      env: env(server.url, server.key("owner")),
+      timeoutMs: 40_000,
+    });
+    expect(r.stderr).not.toMatch(/^error:/m);
+    expect(r.code).toBe(0);
+    const listed = JSON.parse(r.stdout) as { id: string }[];
+    expect(listed.map((s) => s.id).sort()).toEqual([...server.sessionIds()].sort());
+    // Each page past the burst waits its 0.6 s: too short to be worth a line (a second is).
+    expect(r.stderr).not.toMatch(/pacing/);
+    // The budget kept the command under the limit: the service refused nothing.
+    expect(server.requestCounts().rateLimited).toBe(0);
+  }, 60_000);
+
+  it("watch of 25 sessions opens every stream past the burst and delivers, exit 0", async () => {
+    server = await startServer({
+      seed: 8,
+      paceMs: 150,
+      heartbeatMs: 1000,
+      sessionCount: 25,
+      rateLimit: REAL_LIMIT,
+    });
+    const ids = server.sessionIds();
+    const r = await runCli(["watch", "--json", "--max-events", "60", ...ids], {
+      env: env(server.url, server.key("owner")),
+      timeoutMs: 40_000,
+    });
+    expect(r.code).toBe(0);
+    const lines = ndjson(r.stdout);
+    expect(lines).toHaveLength(60);
+    expect(r.stderr).toMatch(/^pacing stream openings to the service's limit/m);
+    expect(server.requestCounts().rateLimited).toBe(0);
+  }, 60_000);
+
+  it("snapshot --fleet of 30 sessions renders every row, exit 0", async () => {
+    server = await startServer({
+      seed: 9,
+      paceMs: 300,
+      heartbeatMs: 1000,
+      sessionCount: 30,
+      rateLimit: REAL_LIMIT,
+    });
+    const r = await runCli(["snapshot", "--fleet", "--height", "50", "--after", "4000"], {
+      env: env(server.url, server.key("owner")),
+      timeoutMs: 40_000,
+    });
+    expect(r.stderr).not.toMatch(/^error:/m);
+    expect(r.code).toBe(0);
+    const shown = server.sessions().filter((s) => s.state !== "destroyed" && s.state !== "error");
+    for (const s of shown.slice(0, 10)) expect(r.stdout).toContain(s.id.slice(0, 12));
+  }, 60_000);
+
+  it("watch --attention over 45 sessions lists them all (3 pages), keeps going, ends 0 on SIGTERM", async () => {
+    server = await startServer({
+      seed: 10,
+      paceMs: 0,
+      heartbeatMs: 1000,
+      sessionCount: 45,
+      rateLimit: REAL_LIMIT,
+    });
+    const ids = server.sessionIds().slice(0, 22);
+    const r = await runCli(["watch", "--attention", "--json", ...ids], {
+      env: env(server.url, server.key("owner"), { AGENT_SESSIONS_REFRESH_MS: "1000" }),
+      timeoutMs: 40_000,
+      onSpawn: (child) => {
+        let said = "";
+        child.stderr?.on("data", (d: Buffer | string) => {
+          said += d.toString();
+          // Every stream open (22 past the burst of 20), then stop as a user would.
+          if (said.includes("for attention")) setTimeout(() => child.kill("SIGTERM"), 3000);
+        });
+      },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/watching \d+ sessions for attention/);
+    expect(r.stderr).not.toMatch(/^error:/m);
+  }, 60_000);
+});
+
+describe("429 storms with absurd Retry-After values", () => {
+  it.each(["-5", "garbage", "1e9"])(
+    "Retry-After %s: the backoff schedule instead, 5 attempts, exit 5 with the documented message",
+    async (value) => {
+      scripted = await startScriptedServer();
+      const refused = json(
+        429,
+        { detail: "Too many requests" },
+        { "retry-after": value, "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0" },
+      );
+      scripted.reply(refused, refused, refused, refused, refused, refused, refused);
+      const r = await runCli(["sessions", "--json"], {
+        env: env(scripted.url, "ask_storm_0123456789", { AGENT_SESSIONS_RETRY_BASE_MS: "50" }),
+        timeoutMs: 30_000,
+      });
+      expect(r.code).toBe(5);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(
+        /^error: GET \/api\/sessions was still rate limited \(HTTP 429\) after 5 attempts: Too many requests$/m,
+      );
+      expect(r.stderr).toMatch(/^hint: /m);
+      expect(r.stderr).toMatch(/^rate limited \(HTTP 429\): retrying in \d+ ms \(attempt 2\/5\)$/m);
+      // No storm: exactly the five attempts, each after the one before had its wait.
+      expect(scripted.seen).toHaveLength(5);
+      const gaps = scripted.seen.slice(1).map((s, i) => s.at - (scripted?.seen[i]?.at ?? 0));
+      for (const g of gaps) expect(g).toBeGreaterThanOrEqual(35);
+    },
+    40_000,
+  );
+
+  it("a Retry-After of a billion seconds ends at once: exit 5 naming the wait, one request", async () => {
+    scripted = await startScriptedServer();
+    scripted.reply(json(429, { detail: "quota" }, { "retry-after": "1000000000" }));
+    const r = await runCli(["sessions"], {
+      env: env(scripted.url, "ask_storm_0123456789"),
+      timeoutMs: 10_000,
+    });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(
+      /^error: GET \/api\/sessions was rate limited \(HTTP 429\) and the service asks to wait \d+d, longer than the 60 s this client waits: quota$/m,
+    );
+    expect(scripted.seen).toHaveLength(1);
+  });
+});
