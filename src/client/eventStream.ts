@@ -13,6 +13,7 @@ import {
   unsafeIdReason,
   withHistoryParam,
 } from "../protocol/index.js";
+import { RecentEvents } from "../protocol/sameEvent.js";
 import { formatSeconds } from "../text/format.js";
 import { keyRedactor, type Redactor } from "../text/redact.js";
 import { cutText, sanitizeLine } from "../text/sanitize.js";
@@ -61,7 +62,8 @@ export type StreamStatus =
  *   it; events sent between `from` (the last bytes received) and `to` (live again) may be
  *   missing.
  * - duplicates: after a reconnect the server sent again `count` events the client already
- *   had (same ids); they were dropped, not delivered twice.
+ *   had (the same id, name and data, in order; see protocol/sameEvent.ts); they were dropped,
+ *   not delivered twice.
  */
 export type StreamNotice =
   | { kind: "gap"; from: number; to: number }
@@ -152,17 +154,8 @@ const BACKOFF_JITTER = 0.2;
 /** How much of an error body is read for its message. */
 const ERROR_BODY_LIMIT = 16 * 1024;
 const REQUIRED_SCOPE = "sessions:prompt";
-/** Recent event ids kept to recognise a replay (a power of two: the ring index is masked). */
-const RECENT_IDS = 256;
-const DECIMAL_ID = /^\d{1,15}$/;
-
-/** The window after a (re)connection in which events the client already has are dropped. */
-interface ReplayWindow {
-  ids: ReadonlySet<string>;
-  /** For ids that have been increasing integers: anything up to this one was seen. */
-  numericLast: number | null;
-  dropped: number;
-}
+/** Recent events kept to recognise a replay (a power of two: the ring index is masked). */
+const RECENT_EVENTS = 256;
 
 export function subscribeToSession(opts: SubscribeOptions): Subscription {
   return new EventStreamSubscription(opts);
@@ -192,10 +185,11 @@ class EventStreamSubscription implements Subscription {
   private _lastEventId: string | null;
   private _lastActivityAt: number | null = null;
   private readonly _stats = { events: 0, reconnects: 0, bytes: 0, duplicates: 0 };
-  /** The last RECENT_IDS event ids, a ring: what a replaying server would send again. */
-  private readonly recentIds: (string | undefined)[] = new Array(RECENT_IDS);
-  private recentPos = 0;
-  private replay: ReplayWindow | null = null;
+  /**
+   * The last RECENT_EVENTS events with ids (what a replaying server would send again) and,
+   * after a (re)connection, the window in which those are dropped.
+   */
+  private readonly recent = new RecentEvents(RECENT_EVENTS);
   /**
    * A connection has been live before: the next live one is a reconnection, and a network
    * failure is retried even when it could not be on a first connection.
@@ -321,53 +315,24 @@ class EventStreamSubscription implements Subscription {
     if (this.opts.onNotice) callSafely(this.opts.onNotice, n);
   }
 
-  /** After a connection: report what its replay window dropped, and close the window. */
+  /** After a connection, or at its first new event: report what the window dropped. */
   private endReplay(): void {
-    const w = this.replay;
-    this.replay = null;
-    if (w && w.dropped > 0) this.notice({ kind: "duplicates", count: w.dropped });
+    const dropped = this.recent.closeWindow();
+    if (dropped > 0) this.notice({ kind: "duplicates", count: dropped });
   }
 
   /**
-   * When a connection opens on a stream that has ids: the ids a replaying server could send
-   * again. Increasing integer ids (the common case) are also recognised beyond the ring.
+   * True when the item is one the client already has: the same id, name and data as one of
+   * the recent events, arriving in order in the replay window after a (re)connection. Any
+   * other item is new (and the first new one closes the window).
    */
-  private openReplay(): void {
-    const last = this._lastEventId;
-    if (last === null) {
-      this.replay = null;
-      return;
-    }
-    const ids = new Set<string>();
-    let numeric = DECIMAL_ID.test(last);
-    let prev = -1;
-    for (let i = 0; i < RECENT_IDS; i++) {
-      const id = this.recentIds[(this.recentPos + i) & (RECENT_IDS - 1)];
-      if (id === undefined) continue;
-      ids.add(id);
-      if (numeric) {
-        const n = DECIMAL_ID.test(id) ? Number(id) : Number.NaN;
-        if (!(n > prev)) numeric = false;
-        else prev = n;
-      }
-    }
-    this.replay = { ids, numericLast: numeric ? Number(last) : null, dropped: 0 };
-  }
-
-  /** True when the item is one the client already has (in a replay window). */
-  private isReplayed(id: string): boolean {
-    const w = this.replay;
-    if (w === null) return false;
-    if (
-      w.ids.has(id) ||
-      (w.numericLast !== null && DECIMAL_ID.test(id) && Number(id) <= w.numericLast)
-    ) {
-      w.dropped++;
+  private isReplayed(event: string | undefined, id: string, data: string): boolean {
+    const open = this.recent.windowOpen;
+    if (this.recent.isReplay(event, id, data)) {
       this._stats.duplicates++;
       return true;
     }
-    // The first new event ends the replay: from here on the server sends what is new.
-    this.endReplay();
+    if (open) this.endReplay();
     return false;
   }
 
@@ -635,7 +600,7 @@ class EventStreamSubscription implements Subscription {
     }
     const reconnection = this.wasLive;
     this.wasLive = true;
-    if (reconnection || this.opts.lastEventId) this.openReplay();
+    if (reconnection || this.opts.lastEventId) this.recent.openWindow();
     const outcome = await this.readBody(body, ac);
     this.endReplay();
     // A stream that has given no id cannot be resumed: whatever it sends until it is live
@@ -664,11 +629,7 @@ class EventStreamSubscription implements Subscription {
       maxEventBytes,
       onMessage: (m) => {
         const id = m.id;
-        if (id !== undefined && id !== "") {
-          if (this.replay !== null && this.isReplayed(id)) return;
-          this.recentIds[this.recentPos] = id;
-          this.recentPos = (this.recentPos + 1) & (RECENT_IDS - 1);
-        }
+        if (id !== undefined && id !== "" && this.isReplayed(m.event, id, m.data)) return;
         this._lastEventId = nextLastEventId(this._lastEventId, id);
         // By name: a heartbeat with a bad payload still shows the server is alive on schedule.
         if (m.event === "heartbeat") {

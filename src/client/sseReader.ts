@@ -1,7 +1,6 @@
 import { isAscii } from "node:buffer";
-import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 
-/** One dispatched SSE item, as eventsource-parser reports it. */
+/** One dispatched SSE item. */
 export interface SseMessage {
   /** The `event:` field; undefined when the item had none (WHATWG default "message"). */
   event: string | undefined;
@@ -27,8 +26,8 @@ export interface SseReaderOptions {
   maxEventBytes: number;
   onMessage: (msg: SseMessage) => void;
   /**
-   * An item with an `id:` but no data: eventsource-parser drops it, yet WHATWG sets the last
-   * event id from it all the same. Called in stream order relative to onMessage.
+   * An item with an `id:` but no data: it is not dispatched, yet WHATWG sets the last event id
+   * from it all the same. Called in stream order relative to onMessage.
    */
   onId?: (id: string) => void;
   onRetry?: (ms: number) => void;
@@ -50,7 +49,7 @@ export const OVERSIZED_HEAD_CHARS = 200;
 
 /**
  * The WHATWG "last event ID buffer": it persists across items; an item without `id:` keeps it,
- * an empty `id:` clears it. eventsource-parser reports the field per item only.
+ * an empty `id:` clears it. The reader reports the field per item only.
  */
 export function nextLastEventId(current: string | null, itemId: string | undefined): string | null {
   if (itemId === undefined) return current;
@@ -76,191 +75,217 @@ export function lastEventIdHeader(id: string | null): string | null {
   return value;
 }
 
+const LF = 10;
+const CR = 13;
+const SPACE = 32;
+const COLON = 58;
+
+/** Fields of an item that is being read (between two blank lines). */
+interface Pending {
+  event: string | undefined;
+  /** The item's own `id:` field (the last one without a NUL); undefined when it had none. */
+  id: string | undefined;
+  data: string;
+  /** `data` lines so far: an item with none is not dispatched. */
+  dataLines: number;
+}
+
 /**
- * Bytes → streaming UTF-8 decoding (characters split across chunks survive) → one line
- * ending → eventsource-parser, with a flat memory bound per item.
+ * Bytes → streaming UTF-8 decoding (characters split across chunks survive) → the WHATWG
+ * event-stream interpretation, in one pass over each chunk, with a flat memory bound per item.
+ *
+ * Lines end in LF, CRLF or CR (a CR that ends a chunk ends its line at once, and an LF opening
+ * the next chunk is then the rest of that CRLF, not a blank line). A line is a comment
+ * (`:` first), or `name: value` (one space after the colon dropped; a line without a colon is
+ * a name with an empty value). `data` lines are joined with LF; `event` names the item;
+ * `id` sets its id unless the value holds a NUL; `retry` is taken when it is all digits;
+ * other names are ignored. A blank line ends the item: it is dispatched when it had a data
+ * line, else an `id` it had is still reported (onId), as it moves the last event id.
+ * A leading BOM is dropped by the decoder. An unterminated last item is discarded.
+ *
+ * The bound counts the bytes received since the last blank line (the item being read, its
+ * comments included). Past `maxEventBytes` the item is cut, whether it ends in the same chunk
+ * or not, so a line that never ends holds at most the bound and one chunk.
  */
 export function createSseReader(opts: SseReaderOptions): SseReader {
+  const max = opts.maxEventBytes;
+  const { onMessage, onId, onRetry, onComment } = opts;
   // fatal: false turns invalid UTF-8 into U+FFFD instead of killing the stream; the decoder
-  // also drops a leading BOM, which the parser only recognises in its byte form.
+  // also drops a leading BOM (ignoreBOM false).
   const decoder = new TextDecoder("utf-8");
-  const onMessage = opts.onMessage as (m: EventSourceMessage) => void;
-  const ids = opts.onId ? new DatalessIds(opts.onId) : null;
-  const parser: EventSourceParser = createParser({
-    // The parser's message already has the three fields, all of them always set: handing it
-    // on as is saves an object per event.
-    onEvent: ids
-      ? (m) => {
-          ids.message(m.id);
-          onMessage(m);
-        }
-      : onMessage,
-    onRetry: (ms) => opts.onRetry?.(ms),
-    onComment: (c) => opts.onComment?.(c),
-    // Unknown fields and bad `retry:` values are ignored, as WHATWG says.
-    onError: () => {},
-  });
+  const item: Pending = { event: undefined, id: undefined, data: "", dataLines: 0 };
+  /** The last event name seen: the same name again is not sliced out once more. */
+  let lastEvent = "";
+  /** The previous chunk ended in CR: an LF opening this one completes that CRLF. */
   let pendingCr = false;
-  // The last character fed, so a blank line split across chunks is still seen. A stream
-  // starts at the beginning of a line.
-  let lastChar = "\n";
-  let pendingBytes = 0;
-  let pendingHead = "";
+  /** The unfinished last line of the previous chunks (its bytes are in carriedBytes). */
+  let partial = "";
+  /** Bytes of the current item received in earlier chunks, and its first characters. */
+  let carriedBytes = 0;
+  let carriedHead = "";
   let dead = false;
-  /** The unfinished last line of what was fed so far (see feedLines). */
-  let partialLine = "";
 
-  /**
-   * The parser waits for the byte after a trailing CR (it could be CRLF), so a CR-only server's
-   * last item would sit there until the next heartbeat. Turning CR and CRLF into LF here,
-   * remembering a CR at the end of a chunk, delivers it at once.
-   */
-  function normalize(text: string): string {
-    let t = text;
-    if (t === "") return t;
-    if (pendingCr && t.charCodeAt(0) === 10) t = t.slice(1);
-    if (t === "") {
-      pendingCr = false;
-      return t;
-    }
-    pendingCr = t.charCodeAt(t.length - 1) === 13;
-    return t.includes("\r") ? t.replace(/\r\n?/g, "\n") : t;
+  // Per chunk: where the current item's part of the chunk starts, and how many of its bytes
+  // up to `exactAt` were counted exactly (only needed when a non-ASCII chunk nears the bound).
+  let itemStart = 0;
+  let exactAt = 0;
+  let exactBytes = 0;
+
+  function resetItem(): void {
+    item.event = undefined;
+    item.id = undefined;
+    item.data = "";
+    item.dataLines = 0;
   }
 
-  /** Bytes since the last blank line: that is everything the parser may be holding. */
-  function track(t: string): void {
-    // A blank line either lies inside t or straddles the previous chunk and this one.
-    let restStart = t.lastIndexOf("\n\n");
-    if (restStart !== -1) restStart += 2;
-    else if (lastChar === "\n" && t.charCodeAt(0) === 10) restStart = 1;
-    if (restStart !== -1) {
-      if (restStart === t.length) {
-        pendingBytes = 0;
-        pendingHead = "";
-      } else {
-        const rest = t.slice(restStart);
-        pendingBytes = Buffer.byteLength(rest);
-        pendingHead = rest.slice(0, OVERSIZED_HEAD_CHARS);
-      }
-    } else {
-      pendingBytes += Buffer.byteLength(t);
-      if (pendingHead.length < OVERSIZED_HEAD_CHARS) {
-        pendingHead += t.slice(0, OVERSIZED_HEAD_CHARS - pendingHead.length);
-      }
-    }
-    lastChar = t.charAt(t.length - 1);
+  function dispatch(): void {
+    if (item.dataLines > 0) {
+      // A fresh object per message: a receiver may keep it.
+      onMessage({ event: item.event, data: item.data, id: item.id });
+    } else if (item.id !== undefined) onId?.(item.id);
+    resetItem();
   }
 
-  function field(name: string): string | undefined {
-    // Only complete lines: a field cut in the middle could be misread.
-    const lines = pendingHead.split("\n").slice(0, -1);
-    let value: string | undefined;
-    for (const line of lines) {
-      if (line.startsWith(`${name}:`)) {
-        const v = line.slice(name.length + 1);
-        value = v.startsWith(" ") ? v.slice(1) : v;
+  /** Interprets one line, s[start, end), which is not blank. */
+  function line(s: string, start: number, end: number): void {
+    const c = s.charCodeAt(start);
+    let v: number;
+    if (c === COLON) {
+      if (onComment) {
+        v = start + 1;
+        if (v < end && s.charCodeAt(v) === SPACE) v++;
+        onComment(s.slice(v, end));
       }
-    }
-    return value;
-  }
-
-  /**
-   * The parser is fed whole lines only. Given a chunk that ends inside a line, it keeps the
-   * rest and, when the next chunk comes, joins it to that whole chunk: a copy of every chunk,
-   * since lines rarely end where chunks do. Here only the unfinished line is joined to the
-   * start of the next chunk; the rest of the chunk goes to the parser as a slice of itself.
-   */
-  function feedLines(t: string): void {
-    const lastNl = t.lastIndexOf("\n");
-    if (lastNl === -1) {
-      partialLine += t;
       return;
     }
-    let from = 0;
-    if (partialLine !== "") {
-      from = t.indexOf("\n") + 1;
-      feedParser(partialLine + t.slice(0, from));
-      partialLine = "";
-    }
-    if (lastNl + 1 > from) {
-      feedParser(from === 0 && lastNl === t.length - 1 ? t : t.slice(from, lastNl + 1));
-    }
-    if (lastNl < t.length - 1) partialLine = t.slice(lastNl + 1);
-  }
-
-  /**
-   * A complete item larger than the bound inside `t`: where it starts (0 when it began before
-   * `t`) and its size. The check after feeding sees only the unfinished item, so one that
-   * also ends inside the chunk (a socket read can be megabytes long) needs this look first.
-   * A chunk too short to hold that many bytes costs one comparison (UTF-8 takes at most 3
-   * bytes per UTF-16 unit).
-   */
-  function oversizedItemIn(t: string): { start: number; bytes: number } | null {
-    const max = opts.maxEventBytes;
-    if (pendingBytes + 3 * t.length <= max) return null;
-    let start = 0;
-    let carried = pendingBytes;
-    if (lastChar === "\n" && t.charCodeAt(0) === 10) {
-      // A blank line straddling the previous chunk and this one ends the pending item.
-      if (carried > max) return { start: 0, bytes: carried };
-      carried = 0;
-      start = 1;
-    }
-    for (let end = t.indexOf("\n\n", start); end !== -1; end = t.indexOf("\n\n", start)) {
-      const bytes = carried + Buffer.byteLength(t.slice(start, end + 1));
-      if (bytes > max) return { start: carried > 0 ? 0 : start, bytes };
-      carried = 0;
-      start = end + 2;
-    }
-    return null;
-  }
-
-  /** Whole lines to the parser, data-less ids found on the side (see DatalessIds). */
-  function feedParser(lines: string): void {
-    if (ids === null) {
-      parser.feed(lines);
-      return;
-    }
-    ids.begin(lines);
-    parser.feed(lines);
-    ids.end();
-  }
-
-  function feed(text: string): OversizedEvent | null {
-    const t = normalize(text);
-    if (t === "") return null;
-    const whole = oversizedItemIn(t);
-    if (whole) {
-      // The items before it go on as usual; it is cut as if it were still unfinished.
-      if (whole.start > 0) {
-        const before = t.slice(0, whole.start);
-        track(before);
-        feedLines(before);
-        pendingHead = "";
+    if (c === 100 /* d */) {
+      v = valueStart(s, start, end, "data");
+      if (v === -1) return;
+      const value = s.slice(v, end);
+      item.data = item.dataLines === 0 ? value : `${item.data}\n${value}`;
+      item.dataLines++;
+    } else if (c === 105 /* i */) {
+      v = valueStart(s, start, end, "id");
+      if (v === -1) return;
+      const value = s.slice(v, end);
+      if (!value.includes("\0")) item.id = value;
+    } else if (c === 101 /* e */) {
+      v = valueStart(s, start, end, "event");
+      if (v === -1) return;
+      if (v === end) item.event = undefined;
+      else {
+        // Names repeat from item to item: reuse the string instead of slicing it again.
+        if (end - v !== lastEvent.length || !s.startsWith(lastEvent, v)) {
+          lastEvent = s.slice(v, end);
+        }
+        item.event = lastEvent;
       }
-      const rest = t.slice(whole.start);
-      if (pendingHead.length < OVERSIZED_HEAD_CHARS) {
-        pendingHead += rest.slice(0, OVERSIZED_HEAD_CHARS - pendingHead.length);
+    } else if (c === 114 /* r */) {
+      v = valueStart(s, start, end, "retry");
+      if (v === -1 || v === end) return;
+      for (let k = v; k < end; k++) {
+        const d = s.charCodeAt(k);
+        if (d < 48 || d > 57) return;
       }
-      pendingBytes = whole.bytes;
-    } else {
-      track(t);
-      feedLines(t);
-      if (pendingBytes <= opts.maxEventBytes) return null;
+      onRetry?.(Number.parseInt(s.slice(v, end), 10));
+    }
+    // Any other field name is ignored.
+  }
+
+  /** Bytes of the current item up to `pos` of this chunk (see the bound above). */
+  function itemBytes(text: string, pos: number, ascii: boolean): number {
+    const chars = pos - itemStart;
+    if (ascii) return carriedBytes + chars;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: below the bound, no need to count.
+    if (carriedBytes + 3 * chars <= max) return carriedBytes + chars;
+    exactBytes += Buffer.byteLength(text.slice(exactAt, pos));
+    exactAt = pos;
+    return carriedBytes + exactBytes;
+  }
+
+  function cutAt(text: string, pos: number, bytes: number): OversizedEvent {
+    let head = carriedHead;
+    if (head.length < OVERSIZED_HEAD_CHARS) {
+      head += text.slice(itemStart, Math.min(pos, itemStart + OVERSIZED_HEAD_CHARS - head.length));
     }
     const cut: OversizedEvent = {
-      event: field("event") || undefined,
-      id: field("id"),
-      head: pendingHead,
-      bytes: pendingBytes,
+      event: item.event,
+      id: item.id,
+      head: head.replace(/\r\n?/g, "\n"),
+      bytes,
     };
     dead = true;
-    parser.reset();
-    ids?.reset();
-    partialLine = "";
-    pendingHead = "";
-    pendingBytes = 0;
+    partial = "";
+    carriedHead = "";
+    carriedBytes = 0;
+    resetItem();
     return cut;
+  }
+
+  function feed(text: string, ascii: boolean): OversizedEvent | null {
+    const len = text.length;
+    if (len === 0) return null;
+    let pos = 0;
+    if (pendingCr) {
+      pendingCr = false;
+      if (text.charCodeAt(0) === LF) pos = 1;
+    }
+    itemStart = pos;
+    exactAt = pos;
+    exactBytes = 0;
+    // Most streams end lines in LF only: then one search per line.
+    const crs = text.indexOf("\r", pos) !== -1;
+    let nextCr = crs ? text.indexOf("\r", pos) : -1;
+    let nextLf = text.indexOf("\n", pos);
+    while (pos < len) {
+      // The end of the line that starts at pos.
+      let end: number;
+      if (!crs) end = nextLf;
+      else {
+        if (nextCr !== -1 && nextCr < pos) nextCr = text.indexOf("\r", pos);
+        if (nextLf !== -1 && nextLf < pos) nextLf = text.indexOf("\n", pos);
+        end = nextCr === -1 ? nextLf : nextLf === -1 || nextCr < nextLf ? nextCr : nextLf;
+      }
+      if (end === -1) break;
+      let next = end + 1;
+      if (text.charCodeAt(end) === CR) {
+        if (next === len) pendingCr = true;
+        else if (text.charCodeAt(next) === LF) next++;
+      }
+      if (partial !== "") {
+        // The line began in an earlier chunk: the only join of two texts.
+        const whole = partial + text.slice(pos, end);
+        partial = "";
+        line(whole, 0, whole.length);
+      } else if (end === pos) {
+        dispatch();
+        itemStart = next;
+        exactAt = next;
+        exactBytes = 0;
+        carriedBytes = 0;
+        carriedHead = "";
+      } else line(text, pos, end);
+      pos = next;
+      if (!crs) nextLf = text.indexOf("\n", pos);
+      if (itemStart < pos || carriedBytes > 0) {
+        const bytes = itemBytes(text, pos, ascii);
+        if (bytes > max) return cutAt(text, pos, bytes);
+      }
+    }
+    // What is left belongs to the next chunk: the item's bytes and head so far, and the
+    // unfinished line.
+    if (pos < len) partial += pos === 0 ? text : text.slice(pos);
+    if (itemStart < len) {
+      const bytes = ascii
+        ? carriedBytes + (len - itemStart)
+        : carriedBytes + exactBytes + Buffer.byteLength(text.slice(exactAt));
+      if (bytes > max) return cutAt(text, len, bytes);
+      if (carriedHead.length < OVERSIZED_HEAD_CHARS) {
+        carriedHead += text.slice(itemStart, itemStart + OVERSIZED_HEAD_CHARS - carriedHead.length);
+      }
+      carriedBytes = bytes;
+    }
+    return null;
   }
 
   // Set once the decoder has stripped (or not met) a leading BOM and holds no partial
@@ -268,212 +293,42 @@ export function createSseReader(opts: SseReaderOptions): SseReader {
   // bytes into a string as they are is several times cheaper.
   let decoderIdle = false;
 
-  function decode(bytes: Uint8Array): string {
-    if (decoderIdle && isAscii(bytes)) {
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-    }
-    const text = decoder.decode(bytes, { stream: true });
-    decoderIdle = text !== "" && (bytes[bytes.length - 1] ?? 0x80) < 0x80;
-    return text;
-  }
-
   return {
     push(bytes) {
       if (dead) throw new Error("SSE reader used after an oversized item");
-      return feed(decode(bytes));
+      const ascii = isAscii(bytes);
+      if (decoderIdle && ascii) {
+        return feed(
+          Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1"),
+          true,
+        );
+      }
+      const text = decoder.decode(bytes, { stream: true });
+      decoderIdle = text !== "" && (bytes[bytes.length - 1] ?? 0x80) < 0x80;
+      return feed(text, ascii && text.length === bytes.byteLength);
     },
     end() {
       if (dead) return;
-      feed(decoder.decode());
+      feed(decoder.decode(), false);
       dead = true;
-      parser.reset();
+      // An unterminated last item is discarded (WHATWG).
+      partial = "";
+      resetItem();
     },
   };
 }
 
 /**
- * Finds items that carry an `id:` field but no data line, which eventsource-parser drops, and
- * reports their ids in order with the parser's messages.
- *
- * Such an id can only matter to a message with no id of its own (WHATWG gives it the last
- * event id buffer) or, when no message follows it, to the buffer itself: a message with an
- * id replaces whatever came before it. So a run of whole lines is walked item by item only
- * when it needs to be:
- * - when the parser dispatches a message without an id, before that message: every item of
- *   the run is walked (blank-line separated), data items only counted, and the ids of the
- *   others queued behind the number of data items before them, to be released as the parser
- *   dispatches (`message`) and the rest once it has taken the run (`end`);
- * - when the run's last complete item had no data: the run is walked after the parser took
- *   it, and the ids after its last message are released.
- * Otherwise (every message with an id, the last item a message: nearly every busy stream) a
- * run costs a few searches near its end, for that last item and the item left open.
+ * Where the value of the field `name` starts when the line s[start, end) is that field
+ * ("name:…", or "name" alone), else -1. One space after the colon is not part of the value.
  */
-class DatalessIds {
-  /** The open item (started in an earlier run): has it a data line yet, and its id. */
-  private hasData = false;
-  private id: string | undefined = undefined;
-  /** The run the parser is being fed. */
-  private t = "";
-  /** Messages the parser dispatched from this run so far. */
-  private messages = 0;
-  private walked = false;
-  /** Data-less ids of this run from `queued` on: [data items before it, id]. */
-  private readonly queue: [number, string][] = [];
-  private queued = 0;
-
-  constructor(private readonly onId: (id: string) => void) {}
-
-  begin(t: string): void {
-    this.t = t;
-    this.messages = 0;
-    this.walked = false;
-  }
-
-  /** The parser is about to dispatch a message with this id field. */
-  message(id: string | undefined): void {
-    if (!this.walked && id === undefined) this.walk();
-    // The ids queued behind this many data items come before this message.
-    if (this.walked) this.release(this.messages);
-    this.messages++;
-  }
-
-  /** The parser took the whole run. */
-  end(): void {
-    if (this.walked) this.release(Number.POSITIVE_INFINITY);
-    else this.settle();
-    this.t = "";
-  }
-
-  reset(): void {
-    this.hasData = false;
-    this.id = undefined;
-    this.queue.length = 0;
-    this.queued = 0;
-    this.t = "";
-  }
-
-  /**
-   * A run nobody walked: every message in it had an id. If its last complete item was one
-   * of them, that id is the buffer now; else the ids after the last message still count.
-   * Either way the item left open is read for the next run.
-   */
-  private settle(): void {
-    const t = this.t;
-    const k = t.lastIndexOf("\n\n");
-    // A run starts at a line start, so a leading LF is a blank line too.
-    const lastBlank = k !== -1 ? k + 1 : t.charCodeAt(0) === 10 ? 0 : -1;
-    if (lastBlank === -1) {
-      this.extend(t, 0, t.length, new FieldFinder(t, "data"), new FieldFinder(t, "id"));
-      return;
-    }
-    const p = lastBlank >= 2 ? t.lastIndexOf("\n\n", lastBlank - 2) : -1;
-    const start = p !== -1 ? p + 2 : lastBlank > 0 && t.charCodeAt(0) === 10 ? 1 : 0;
-    const data = new FieldFinder(t, "data");
-    const hadData = (start === 0 && this.hasData) || data.next(start, lastBlank) !== -1;
-    if (!hadData) {
-      this.walk();
-      this.release(Number.POSITIVE_INFINITY);
-      return;
-    }
-    this.hasData = false;
-    this.id = undefined;
-    if (lastBlank + 1 < t.length) {
-      this.extend(t, lastBlank + 1, t.length, data, new FieldFinder(t, "id"));
-    }
-  }
-
-  /** Reads the open item's lines in [from, end) (no blank line among them). */
-  private extend(t: string, from: number, end: number, data: FieldFinder, idField: FieldFinder) {
-    if (!this.hasData && data.next(from, end) !== -1) this.hasData = true;
-    if (this.hasData) return;
-    let p = idField.next(from, end);
-    while (p !== -1) {
-      const nl = t.indexOf("\n", p);
-      const lineEnd = nl === -1 || nl > end ? end : nl;
-      let v = p + 2 < lineEnd && t.charCodeAt(p + 2) === 58 ? p + 3 : p + 2;
-      if (v < lineEnd && t.charCodeAt(v) === 32) v++;
-      const value = t.slice(v, lineEnd);
-      if (!value.includes("\0")) this.id = value;
-      p = idField.next(lineEnd, end);
-    }
-  }
-
-  /**
-   * Walks every item of the run from its start, queuing the ids of the data-less ones. The
-   * messages dispatched before the walk all had ids: the ids queued before the last of them
-   * are dropped, as that message replaced them.
-   */
-  private walk(): void {
-    this.walked = true;
-    this.queue.length = 0;
-    this.queued = 0;
-    const t = this.t;
-    const data = new FieldFinder(t, "data");
-    const idField = new FieldFinder(t, "id");
-    let dataItems = 0;
-    let i = 0;
-    for (;;) {
-      // The next empty line (t always starts at a line start, after a line end).
-      let blank: number;
-      if (t.charCodeAt(i) === 10) blank = i;
-      else {
-        const k = t.indexOf("\n\n", i === 0 ? 0 : i - 1);
-        blank = k === -1 ? -1 : k + 1;
-      }
-      this.extend(t, i, blank === -1 ? t.length : blank, data, idField);
-      if (blank === -1) break;
-      if (this.hasData) dataItems++;
-      else if (this.id !== undefined) this.queue.push([dataItems, this.id]);
-      this.hasData = false;
-      this.id = undefined;
-      i = blank + 1;
-      if (i >= t.length) break;
-    }
-    const q = this.queue;
-    while (this.queued < q.length && (q[this.queued] as [number, string])[0] < this.messages) {
-      this.queued++;
-    }
-  }
-
-  private release(upTo: number): void {
-    const q = this.queue;
-    while (this.queued < q.length) {
-      const head = q[this.queued] as [number, string];
-      if (head[0] > upTo) return;
-      this.queued++;
-      this.onId(head[1]);
-    }
-    q.length = 0;
-    this.queued = 0;
-  }
-}
-
-/**
- * Lines that are the field `name` ("name:…" or "name" alone) in one run of whole lines,
- * searched with the starting point only moving forward, so a run costs one pass per name
- * however many items it holds.
- */
-class FieldFinder {
-  /** The last raw match of `name` (maybe not at a line start); -1 when there is none left. */
-  private at = -2;
-
-  constructor(
-    private readonly t: string,
-    private readonly name: string,
-  ) {}
-
-  /** First such line starting in [from, end), or -1. `from` only grows between calls. */
-  next(from: number, end: number): number {
-    const { t, name } = this;
-    for (;;) {
-      if (this.at === -1) return -1;
-      if (this.at < from) this.at = t.indexOf(name, from);
-      const p = this.at;
-      if (p === -1 || p >= end) return -1;
-      const atLineStart = p === 0 || t.charCodeAt(p - 1) === 10;
-      const after = t.charCodeAt(p + name.length);
-      if (atLineStart && (after === 58 || after === 10)) return p;
-      this.at = t.indexOf(name, p + 1);
-    }
-  }
+function valueStart(s: string, start: number, end: number, name: string): number {
+  const n = name.length;
+  if (end - start < n || !s.startsWith(name, start)) return -1;
+  let v = start + n;
+  if (v === end) return v;
+  if (s.charCodeAt(v) !== COLON) return -1;
+  v++;
+  if (v < end && s.charCodeAt(v) === SPACE) v++;
+  return v;
 }

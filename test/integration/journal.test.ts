@@ -236,6 +236,39 @@ describe("journal: beside the stream's own loss accounting", () => {
     expect(stored.map((l) => l.id)).toEqual(["1", "2", "3", "4", "5", "6"]);
   });
 
+  it("a restarted service numbering from 1 again: its history is new events, none skipped", async () => {
+    const before = await reference();
+    const id = before.sessionIds()[0] as string;
+    const root = tempDir();
+    for (let i = 1; i <= 3; i++) before.emit(id, "process_output", { text: `old ${i}\n` });
+    const first = run(before.url, before.key("member"), root);
+    await opened(first, id);
+    await first.quit();
+    await before.close();
+
+    // The same session on a service that lost its events: ids 1, 2, 3 again, other events.
+    const after = await reference();
+    expect(after.sessionIds()[0]).toBe(id);
+    for (let i = 1; i <= 3; i++) after.emit(id, "process_output", { text: `new ${i}\n` });
+    const second = run(after.url, after.key("member"), root);
+    const t = await opened(second, id);
+    expect(t.filter((x) => x.startsWith("output"))).toEqual([
+      ...output(1, 3, "old"),
+      ...output(1, 3, "new"),
+    ]);
+    expect(t.join("\n")).not.toContain("repeats of the journal skipped");
+    await second.quit();
+    const stored = journalLines(root, `${id}.ndjson`).filter((l) => l.event !== "heartbeat");
+    expect(stored.map((l) => `${l.id} ${(l.data as { text: string }).text.trim()}`)).toEqual([
+      "1 old 1",
+      "2 old 2",
+      "3 old 3",
+      "1 new 1",
+      "2 new 2",
+      "3 new 3",
+    ]);
+  });
+
   it("shows the time nobody watched and a reconnect's gap each with its own marker", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;

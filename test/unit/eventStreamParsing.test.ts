@@ -1,4 +1,3 @@
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -140,8 +139,8 @@ describe("SSE reader: the same items whatever the chunking and line endings", ()
   });
 
   it("a CR-only item is delivered without waiting for the next byte", () => {
-    // eventsource-parser holds a trailing CR back (it might be half of CRLF); without our
-    // normalisation this item would wait for the next heartbeat.
+    // A trailing CR might be half of a CRLF, but it ends its line at once: held back, this
+    // item would wait for the next heartbeat.
     const r = read(
       [new TextEncoder().encode('event: heartbeat\rdata: {"timestamp":"t"}\r\r')],
       1e6,
@@ -189,12 +188,19 @@ describe("SSE reader: the same items whatever the chunking and line endings", ()
   });
 });
 
-describe("last event id (WHATWG model on top of eventsource-parser)", () => {
-  it("eventsource-parser reports id per item: undefined without the field, '' when empty", () => {
-    const seen: EventSourceMessage[] = [];
-    const p = createParser({ onEvent: (m) => seen.push(m) });
-    p.feed("id: 7\ndata: a\n\ndata: b\n\nid:\ndata: c\n\nid\ndata: d\n\nid: x\0y\ndata: e\n\n");
-    expect(seen.map((m) => m.id)).toEqual(["7", undefined, "", "", undefined]);
+describe("last event id (WHATWG model)", () => {
+  it("is reported per item: undefined without the field, '' when empty or bare, NUL ignored", () => {
+    const ids: (string | undefined)[] = [];
+    const reader = createSseReader({
+      maxEventBytes: 1 << 20,
+      onMessage: (m) => ids.push(m.id),
+    });
+    reader.push(
+      new TextEncoder().encode(
+        "id: 7\ndata: a\n\ndata: b\n\nid:\ndata: c\n\nid\ndata: d\n\nid: x\0y\ndata: e\n\nid: 8\nid: x\0y\ndata: f\n\n",
+      ),
+    );
+    expect(ids).toEqual(["7", undefined, "", "", undefined, "8"]);
   });
 
   it("persists across items without id and is cleared by an empty id", () => {

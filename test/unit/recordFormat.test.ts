@@ -169,6 +169,31 @@ describe("buildRecording", () => {
     ]);
     expect(rec.events.map((e) => e.id)).toEqual(["1", "2"]);
     expect(rec.events[1]?.at).toBe(Date.UTC(2024, 4, 1, 10));
-    expect(rec.warnings).toEqual(["1 event found twice (same session and id), played once"]);
+    expect(rec.warnings).toEqual(["1 event found twice (same session, id and data), played once"]);
+  });
+
+  it("plays every event of a service that used its ids again, and only true repeats once", () => {
+    const line = (id: string, text: string, at: string) =>
+      JSON.stringify({
+        session_id: "ses_a",
+        event: "process_output",
+        id,
+        data: { text },
+        received_at: `2024-05-01T10:00:0${at}Z`,
+      });
+    const before = `${line("1", "old 1", "0")}\n${line("2", "old 2", "1")}\n`;
+    const after = `${line("1", "new 1", "2")}\n${line("2", "new 2", "3")}\n`;
+    const rec = buildRecording([
+      { name: "journal", text: before + after },
+      // An export of the same pane holds the events after the restart again.
+      { name: "watch.ndjson", text: after },
+    ]);
+    expect(rec.events.map((e) => `${e.id} ${JSON.parse(e.data).text}`)).toEqual([
+      "1 old 1",
+      "2 old 2",
+      "1 new 1",
+      "2 new 2",
+    ]);
+    expect(rec.warnings).toEqual(["2 events found twice (same session, id and data), played once"]);
   });
 });

@@ -168,15 +168,16 @@ export function storedData(event: string, data: string, clean: TextCleaner): Sto
 }
 
 /**
- * The identity of an id-less event for spotting it again: its name and its cleaned data
- * (which holds the server's own timestamp when it sends one).
+ * An event's name and cleaned data as one string, the way a journal holds them: with its id,
+ * what identifies an event read again (protocol/sameEvent.ts). The data holds the server's
+ * own timestamp when it sends one.
  */
 export function contentKey(event: string, stored: StoredData): string {
   return stored.json ? `${event}\n${JSON.stringify(stored.value)}` : `${event}\n!${stored.raw}`;
 }
 
 /** contentKey of an event read back from a journal (its data is already clean). */
-export function recordContentKey(r: RecordedEvent): string {
+export function recordContentKey(r: Pick<RecordedEvent, "event" | "data">): string {
   try {
     return `${r.event}\n${JSON.stringify(JSON.parse(r.data))}`;
   } catch {

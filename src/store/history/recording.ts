@@ -1,4 +1,10 @@
-import { parseRecordLine, type RecordedEvent, recordTime } from "./recordFormat.js";
+import { sameEventKey } from "../../protocol/sameEvent.js";
+import {
+  parseRecordLine,
+  type RecordedEvent,
+  recordContentKey,
+  recordTime,
+} from "./recordFormat.js";
 
 /**
  * A recording to replay: the events of one or more NDJSON files (journal, `watch --json`,
@@ -78,24 +84,27 @@ export function buildRecording(
     });
   }
   all.sort((a, b) => a.e.at - b.e.at || a.order - b.order);
-  // Two files may hold the same events (a journal and an export of the same pane).
-  const ids = new Set<string>();
+  // Two files may hold the same events (a journal and an export of the same pane): an event
+  // with an id is played once when another has the same session, id, name and data (see
+  // protocol/sameEvent.ts). The same id with other data is another event (a server that
+  // restarted reuses its ids), and is played.
+  const seenEvents = new Set<string>();
   const events: ReplayEvent[] = [];
   let repeats = 0;
   for (const { e } of all) {
     if (e.id !== null) {
-      const key = `${e.sessionId}\n${e.id}`;
-      if (ids.has(key)) {
+      const key = `${e.sessionId}\n${sameEventKey(e.event, e.id, recordContentKey(e))}`;
+      if (seenEvents.has(key)) {
         repeats++;
         continue;
       }
-      ids.add(key);
+      seenEvents.add(key);
     }
     events.push(e);
   }
   if (repeats > 0) {
     warnings.push(
-      `${repeats} event${repeats === 1 ? "" : "s"} found twice (same session and id), played once`,
+      `${repeats} event${repeats === 1 ? "" : "s"} found twice (same session, id and data), played once`,
     );
   }
   const sessions: string[] = [];

@@ -131,7 +131,8 @@ export class StreamsController {
   }
 
   #subscribe(sessionId: string, journalIds: JournalOverlap | null, fromJournal: number): void {
-    // Only the history can repeat the journal: let go of it (and its ids) once that is over.
+    // Only the history can repeat the journal: let go of it (and what it holds) once that is
+    // over.
     let overlap = journalIds;
     const { store, config, journal } = this.#opts;
     const now = this.#opts.now ?? Date.now;
