@@ -369,9 +369,10 @@ export class Transport {
       }
     }
     const url = resolveUrl(this.#conn.baseUrl, opts.path);
+    const dispatcher = this.#dispatcher();
     let res: Dispatcher.ResponseData;
     try {
-      res = await this.#dispatcher().request({
+      res = await dispatcher.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: "GET",
@@ -544,6 +545,9 @@ export class Transport {
     label: string,
   ): Promise<Omit<HttpAnswer, "label" | "attempts">> {
     if (signal.aborted) throw new CancelledError(`cancelled: ${label}`);
+    // Before the timer and the try: a proxy variable that cannot be used is a usage error,
+    // not a network failure.
+    const dispatcher = this.#dispatcher();
     const ctl = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -555,7 +559,7 @@ export class Transport {
     const extra: Record<string, string> = { accept: "application/json" };
     if (payload !== undefined) extra["content-type"] = "application/json";
     try {
-      const res = await this.#dispatcher().request({
+      const res = await dispatcher.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,

@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
+import {
+  makeThrowawayCa,
+  type ProxyServer,
+  startProxy,
+  startTlsFront,
+  type ThrowawayCa,
+  type TlsFront,
+} from "../helpers/netFixtures.js";
+import { unusedPort } from "../helpers/scriptedHttpServer.js";
+
+/**
+ * The built CLI through a proxy and over TLS, as a user behind a corporate proxy or in front
+ * of a private CA runs it: HTTP(S)_PROXY and NO_PROXY as curl reads them, NODE_EXTRA_CA_CERTS
+ * for the CA, and a base URL with a path prefix. Everything on loopback: the service's host
+ * name resolves only inside the proxy.
+ */
+
+const HOST = "agent-sessions.test";
+const PREFIX = "/tenant-a/api";
+const cfg = tempConfigHome();
+let server: ReferenceServer;
+let proxy: ProxyServer;
+let ca: ThrowawayCa;
+let front: TlsFront;
+
+beforeAll(async () => {
+  server = await startServer({
+    seed: 21,
+    paceMs: 200,
+    heartbeatMs: 1000,
+    sessionCount: 4,
+    rateLimit: { limit: 100, windowMs: 60_000, burst: 20 },
+  });
+  proxy = await startProxy({ [HOST]: "127.0.0.1" });
+  ca = makeThrowawayCa([HOST]);
+  front = await startTlsFront(server.url, ca, PREFIX);
+});
+afterAll(async () => {
+  await front?.close();
+  await proxy?.close();
+  await server?.close();
+  ca?.cleanup();
+  cfg.cleanup();
+});
+
+function env(baseUrl: string, extra: Record<string, string> = {}) {
+  return {
+    XDG_CONFIG_HOME: cfg.dir,
+    AGENT_SESSIONS_BASE_URL: baseUrl,
+    AGENT_SESSIONS_API_KEY: server.key("owner"),
+    ...extra,
+  };
+}
+
+const viaProxy = () => `http://${HOST}:${server.port}`;
+
+describe("through HTTP_PROXY to an http:// service", () => {
+  it("whoami, sessions and watch work for a host only the proxy can resolve", async () => {
+    const e = env(viaProxy(), { HTTP_PROXY: proxy.url });
+    const who = await runCli(["whoami", "--json"], { env: e });
+    expect(who.stderr).not.toMatch(/^error:/m);
+    expect(who.code).toBe(0);
+    const list = await runCli(["sessions", "--json"], { env: e });
+    expect(list.code).toBe(0);
+    const ids = (JSON.parse(list.stdout) as { id: string }[]).map((s) => s.id);
+    expect(ids.sort()).toEqual([...server.sessionIds()].sort());
+    const watch = await runCli(
+      ["watch", "--json", "--max-events", "3", server.sessionIds()[0] ?? ""],
+      {
+        env: e,
+        timeoutMs: 20_000,
+      },
+    );
+    expect(watch.code).toBe(0);
+    expect(ndjson(watch.stdout)).toHaveLength(3);
+    // Forward requests, as curl sends them for http:// (absolute URLs to the proxy).
+    expect(
+      proxy.seen.some((l) => l.startsWith(`GET http://${HOST}:${server.port}/api/sessions`)),
+    ).toBe(true);
+  }, 40_000);
+
+  it("the UI (snapshot) draws the identity and the list through the proxy", async () => {
+    const r = await runCli(["snapshot", "--after", "1500"], {
+      env: env(viaProxy(), { http_proxy: proxy.url }),
+      timeoutMs: 20_000,
+    });
+    expect(r.code).toBe(0);
+    const first = server.sessions()[0];
+    expect(r.stdout).toContain(first?.id.slice(0, 10));
+  }, 30_000);
+
+  it("NO_PROXY sends a listed host direct: the proxy sees nothing", async () => {
+    const before = proxy.seen.length;
+    const r = await runCli(["whoami"], {
+      env: env(server.url, { HTTP_PROXY: proxy.url, NO_PROXY: "localhost,127.0.0.1" }),
+    });
+    expect(r.code).toBe(0);
+    expect(proxy.seen.length).toBe(before);
+  });
+
+  it("a proxy nothing listens on: exit 6, an error naming the variable", async () => {
+    const dead = `http://127.0.0.1:${await unusedPort()}`;
+    const r = await runCli(["whoami"], {
+      env: env(viaProxy(), {
+        HTTPS_PROXY: "",
+        HTTP_PROXY: dead,
+        AGENT_SESSIONS_RETRY_BASE_MS: "10",
+      }),
+    });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: .*could not reach the proxy ${dead.replace(/\./g, "\\.")} from HTTP_PROXY: it refused the connection$`,
+        "m",
+      ),
+    );
+    expect(r.stderr).toMatch(/^hint: Check HTTP_PROXY/m);
+    expect(r.stderr).not.toContain(server.key("owner"));
+  });
+
+  it("a proxy URL that cannot be one: exit 2 before anything is sent", async () => {
+    const r = await runCli(["whoami"], {
+      env: env(viaProxy(), { HTTP_PROXY: "socks5://127.0.0.1:1" }),
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: HTTP_PROXY names a socks5 proxy/m);
+  });
+});
+
+describe("https:// with a private CA, a path prefix, and HTTPS_PROXY", () => {
+  it("works with NODE_EXTRA_CA_CERTS, and every request goes under the prefix", async () => {
+    const seenBefore = front.seen.length;
+    const base = `https://127.0.0.1:${front.port}${PREFIX}/`;
+    const e = env(base, { NODE_EXTRA_CA_CERTS: ca.caFile });
+    const who = await runCli(["whoami"], { env: e });
+    expect(who.stderr).not.toMatch(/^error:/m);
+    expect(who.code).toBe(0);
+    const watch = await runCli(
+      ["watch", "--json", "--max-events", "2", server.sessionIds()[1] ?? ""],
+      {
+        env: e,
+        timeoutMs: 20_000,
+      },
+    );
+    expect(watch.code).toBe(0);
+    const seen = front.seen.slice(seenBefore);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    for (const p of seen) expect(p.startsWith(`${PREFIX}/api/`)).toBe(true);
+  }, 40_000);
+
+  it("without the CA: exit 6, the certificate named, and the way out (NODE_EXTRA_CA_CERTS)", async () => {
+    const r = await runCli(["whoami"], { env: env(`https://127.0.0.1:${front.port}${PREFIX}`) });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/^error: .*TLS certificate/m);
+    expect(r.stderr).toMatch(/^hint: .*NODE_EXTRA_CA_CERTS/m);
+  });
+
+  it("through HTTPS_PROXY the key travels inside the tunnel: the proxy never sees it", async () => {
+    const seenBefore = proxy.seen.length;
+    const bytesBefore = proxy.clientBytes().length;
+    const base = `https://${HOST}:${front.port}${PREFIX}`;
+    const e = env(base, { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: ca.caFile });
+    const list = await runCli(["sessions", "--json"], { env: e });
+    expect(list.stderr).not.toMatch(/^error:/m);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toHaveLength(server.sessionIds().length);
+    expect(proxy.seen.slice(seenBefore)).toContain(`CONNECT ${HOST}:${front.port}`);
+    const key = server.key("owner");
+    const relayed = proxy.clientBytes().slice(bytesBefore);
+    expect(relayed.length).toBeGreaterThan(500);
+    expect(relayed).not.toContain(key);
+    expect(relayed).not.toContain(key.slice(4, 20));
+  }, 30_000);
+});
