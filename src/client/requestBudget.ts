@@ -101,6 +101,11 @@ export class RequestBudget {
   #recoverAt = 0;
   /** After a 429: when its hold ends, one request may go (the server said it would take it). */
   #oneAfterHold = false;
+  /**
+   * That one may be anyone's, a stream opening's too: the reserve streams leave for requests
+   * does not apply to it, or a lone stream after a 429 would wait for tokens nobody uses.
+   */
+  #oneForAnyone = false;
   #granted = 0;
   #limited = 0;
   /**
@@ -176,7 +181,7 @@ export class RequestBudget {
     if (this.#queue.length === 0 && this.#canGrant(use, now)) return 0;
     const ahead = this.#queue.length;
     const tokens = this.#oneAfterHold ? Math.max(this.#tokens, 1) : this.#tokens;
-    const need = ahead + 1 + (use === "stream" ? this.#reserve : 0) - tokens;
+    const need = ahead + this.#need(use) - tokens;
     const perMs = (this.#figures.limit / this.#figures.windowMs) * this.#pace;
     return Math.max(0, this.#heldUntil - now) + Math.max(0, Math.ceil(need / perMs));
   }
@@ -325,6 +330,7 @@ export class RequestBudget {
     }
     if (this.#oneAfterHold && now >= this.#heldUntil) {
       this.#oneAfterHold = false;
+      this.#oneForAnyone = true;
       this.#tokens = Math.max(this.#tokens, 1);
     }
     this.#at = now;
@@ -332,11 +338,18 @@ export class RequestBudget {
 
   #canGrant(use: BudgetUse, now: number): boolean {
     if (now < this.#heldUntil) return false;
-    return this.#tokens >= 1 + (use === "stream" ? this.#reserve : 0);
+    return this.#tokens >= this.#need(use);
+  }
+
+  /** Tokens that must be there for `use` to go (streams leave a reserve for requests). */
+  #need(use: BudgetUse): number {
+    const spare = this.#oneAfterHold || this.#oneForAnyone;
+    return 1 + (use === "stream" && !spare ? this.#reserve : 0);
   }
 
   #take(): number {
     this.#tokens -= 1;
+    this.#oneForAnyone = false;
     this.#granted++;
     if (this.#clock.now() < this.#zeroResetAt) this.#lastEarlyTicket = this.#granted;
     this.#changed();
@@ -371,7 +384,7 @@ export class RequestBudget {
     const head = this.#queue[0];
     if (head) {
       const tokens = this.#oneAfterHold ? Math.max(this.#tokens, 1) : this.#tokens;
-      const need = 1 + (head.use === "stream" ? this.#reserve : 0) - tokens;
+      const need = this.#need(head.use) - tokens;
       const perMs = (this.#figures.limit / this.#figures.windowMs) * this.#pace;
       const start = Math.max(now, this.#heldUntil);
       next = start + Math.max(0, Math.ceil(need / perMs));

@@ -117,9 +117,9 @@ export async function startHostileServer(routes: HostileRoutes = {}): Promise<Ho
     counts.set(name, n + 1);
     // A client that hangs up mid-answer is not the test's failure.
     res.on("error", () => {});
-    // A limit no test reaches, announced so the client's request budget learns it: without
-    // one it would pace at the documented 100 a minute (a route's own headers override it).
-    res.setHeader("x-ratelimit-limit", "1000000");
+    // The real service's documented limit, announced on every answer (a route's own headers
+    // override it): a client that forgets to wait for its budget shows up here, not later.
+    res.setHeader("x-ratelimit-limit", "100");
     const handler = routes[name] ?? defaults[name];
     req.resume();
     handler(req, res, n);

@@ -268,6 +268,9 @@ describe("sessions --all never passes a cut list off as complete", () => {
     const s = await hostile({
       sessions: (req, res) => {
         const n = Number(new URL(req.url ?? "", "http://x").searchParams.get("cursor") ?? "0");
+        // A thousand pages at the documented 100 a minute would take ten minutes: this test
+        // is about the page cap, so this service announces a limit the pages never reach.
+        res.setHeader("x-ratelimit-limit", "1000000");
         sendJson(res, 200, { sessions: [{ id: `ses_${n}` }], next_cursor: String(n + 1) });
       },
     });

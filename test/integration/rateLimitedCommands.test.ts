@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
-import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import {
+  json,
+  raw,
+  type ScriptedServer,
+  startScriptedServer,
+} from "../helpers/scriptedHttpServer.js";
 
 /**
  * Headless commands against a service limited as the real one documents it (100 requests a
@@ -156,5 +161,31 @@ describe("429 storms with absurd Retry-After values", () => {
       /^error: GET \/api\/sessions was rate limited \(HTTP 429\) and the service asks to wait \d+d, longer than the 60 s this client waits: quota$/m,
     );
     expect(scripted.seen).toHaveLength(1);
+  });
+});
+
+describe("a 429 on an event stream", () => {
+  it("watch waits the Retry-After, reconnects and delivers: exit 0, never 13", async () => {
+    scripted = await startScriptedServer();
+    const limits = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0" };
+    const events = [1, 2, 3].map((n) => `event: output\ndata: {"text":"line ${n}"}\n\n`).join("");
+    scripted.reply(
+      json(429, { detail: "slow down" }, { ...limits, "retry-after": "1" }),
+      raw(200, events, { "content-type": "text/event-stream", "x-ratelimit-limit": "100" }),
+    );
+    const r = await runCli(["watch", "--json", "--max-events", "3", "ses_limited1"], {
+      env: env(scripted.url, "ask_storm_0123456789"),
+      timeoutMs: 20_000,
+    });
+    expect(r.stderr).not.toMatch(/^error:/m);
+    expect(r.code).toBe(0);
+    expect(ndjson(r.stdout).map((l) => (l.data as { text?: string }).text)).toEqual([
+      "line 1",
+      "line 2",
+      "line 3",
+    ]);
+    expect(r.stderr).toMatch(/reconnecting.*rate limited \(429\), retry after 1 s/);
+    expect(scripted.seen).toHaveLength(2);
+    expect((scripted.seen[1]?.at ?? 0) - (scripted.seen[0]?.at ?? 0)).toBeGreaterThanOrEqual(900);
   });
 });
