@@ -10,6 +10,7 @@ import {
 import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { sanitizeRecord } from "../../store/sanitizeRecord.js";
+import { formatSeconds } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
 import { type CommandContext, commandContext, uiTuningFromEnv } from "../context.js";
 import { eventToJson, gapText } from "../eventFormat.js";
@@ -84,7 +85,7 @@ function statusLine(sessionId: string, s: StreamStatus, json: boolean): string {
     case "live":
       return `${sessionId}: live`;
     case "reconnecting":
-      return `${sessionId}: reconnecting in ${(s.delayMs / 1000).toFixed(1)} s (attempt ${s.attempt}): ${s.reason}`;
+      return `${sessionId}: reconnecting in ${formatSeconds(s.delayMs)} (attempt ${s.attempt}): ${s.reason}`;
     case "stopped":
       return `${sessionId}: stopped: ${s.reason}`;
   }
