@@ -100,7 +100,18 @@ function routeOf(path: string): keyof HostileRoutes {
   return "other";
 }
 
-export async function startHostileServer(routes: HostileRoutes = {}): Promise<HostileServer> {
+export interface HostileServerOptions {
+  /**
+   * Announce the real service's documented default, 100 requests a minute with a burst of 20
+   * (remaining counted over the last minute), instead of a limit no test reaches.
+   */
+  documentedLimits?: boolean;
+}
+
+export async function startHostileServer(
+  routes: HostileRoutes = {},
+  opts: HostileServerOptions = {},
+): Promise<HostileServer> {
   const seen: SeenRequest[] = [];
   const counts = new Map<string, number>();
   const server = createServer((req, res) => {
@@ -117,9 +128,17 @@ export async function startHostileServer(routes: HostileRoutes = {}): Promise<Ho
     counts.set(name, n + 1);
     // A client that hangs up mid-answer is not the test's failure.
     res.on("error", () => {});
-    // A limit no test reaches, announced so the client's request budget learns it: without
-    // one it would pace at the documented 100 a minute (a route's own headers override it).
-    res.setHeader("x-ratelimit-limit", "1000000");
+    // Unless the documented figures are asked for, a limit no test reaches, announced so the
+    // client's request budget learns it: without one it would pace at the documented 100 a
+    // minute. A route's own headers override either.
+    if (opts.documentedLimits) {
+      const now = performance.now();
+      const inWindow = seen.filter((r) => now - r.at < 60_000).length;
+      res.setHeader("x-ratelimit-limit", "100");
+      res.setHeader("x-ratelimit-burst", "20");
+      res.setHeader("x-ratelimit-remaining", String(Math.max(0, 100 - inWindow)));
+      res.setHeader("x-ratelimit-reset", String(Math.ceil(Date.now() / 1000) + 60));
+    } else res.setHeader("x-ratelimit-limit", "1000000");
     const handler = routes[name] ?? defaults[name];
     req.resume();
     handler(req, res, n);

@@ -1,5 +1,6 @@
 import { unsafeIdReason } from "../../protocol/ids.js";
 import type { Session } from "../../protocol/resources.js";
+import { displayId } from "../../store/admitSession.js";
 import { selectRecord, selectVisibleSessions } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import { mergedTimelineOf } from "../../store/streams/mergedTimeline.js";
@@ -95,16 +96,16 @@ export function updateView(deps: UiDeps, sessionId: string, fn: (v: PaneView) =>
 }
 
 /**
- * Why this session must not be opened or acted on: its id, as the server sent it, could leave
- * its URL path segment (protocol/ids.ts; the sessions store remembers ids that sanitizing
- * changed). Null when it is fine.
+ * Why this session must not be opened or acted on: its id, as the server sent it (a session's
+ * identity is always that raw id, see store/admitSession.ts), could leave its URL path segment
+ * (protocol/ids.ts). Null when it is fine. The message names the id by its display copy.
  */
 export function refusedId(deps: UiDeps, sessionId: string): string | null {
-  const bad =
-    unsafeIdReason(sessionId) ?? deps.services.sessions.getState().unsafeIds[sessionId] ?? null;
-  return bad === null
-    ? null
-    : `Session "${sessionId}" cannot be opened or acted on: its id ${bad}, so no request is made with it`;
+  const bad = unsafeIdReason(sessionId);
+  if (bad === null) return null;
+  const record = sessionRecord(deps, sessionId);
+  const shown = displayId(record ?? sessionId);
+  return `Session "${shown}" cannot be opened or acted on: no request is made with its id, as ${bad}`;
 }
 
 /** Open a session in a pane (or focus its pane), within the pane limit. */
