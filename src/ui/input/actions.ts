@@ -4,7 +4,9 @@ import { displayId } from "../../store/admitSession.js";
 import { selectRecord, selectVisibleSessions } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import { mergedTimelineOf } from "../../store/streams/mergedTimeline.js";
+import { keyOf } from "../model/keymap.js";
 import { appendLog, feedLogFromServices } from "../model/messageLog.js";
+import { fitPanes, panesLeftMessage } from "../model/paneLimit.js";
 import { type EntrySource, initialPaneView, type PaneView } from "../model/paneView.js";
 import { loadFirstScreen } from "../model/services.js";
 import {
@@ -123,7 +125,7 @@ export function openPane(deps: UiDeps, sessionId: string): void {
   }
   const max = deps.options.maxPanes;
   if (s.panes.length >= max) {
-    message(deps, `At most ${max} panes: close one with x first`, "warn");
+    message(deps, `At most ${max} panes: close one with ${keyOf("closePane")} first`, "warn");
     return;
   }
   patch(deps, {
@@ -186,9 +188,11 @@ export function startScreen(deps: UiDeps, initialSessions: readonly string[]): (
     logMessage(deps, level, text),
   );
   loadFirstScreen(deps.services);
-  for (const sessionId of initialSessions.slice(0, deps.options.maxPanes)) {
-    openPane(deps, sessionId);
-  }
+  const max = deps.options.maxPanes;
+  const { open, left } = fitPanes(initialSessions, max);
+  for (const sessionId of open) openPane(deps, sessionId);
   if (deps.ui.getState().panes.length > 0) patch(deps, { focus: 1 });
+  // Said after the panes open, so a refusal among them does not hide it.
+  if (left.length > 0) message(deps, panesLeftMessage(left.map(displayId), max), "warn");
   return stopFeed;
 }
