@@ -16,6 +16,26 @@ export class PromptCancelledError extends Error {
   }
 }
 
+/**
+ * The process was told to stop (SIGTERM) while the prompt waited: the terminal is given back
+ * as it was and the command ends with 143 (128 + 15, the shell's code for SIGTERM).
+ */
+export class PromptTerminatedError extends Error {
+  readonly code = "terminated";
+  readonly exitCode = 143;
+  readonly hint = "";
+  constructor(message = "stopped by SIGTERM at the prompt; nothing was stored") {
+    super(message);
+    this.name = "PromptTerminatedError";
+  }
+}
+
+/** Where the prompt hears SIGTERM; the process by default. */
+export interface SignalSource {
+  once(event: "SIGTERM", listener: () => void): unknown;
+  off(event: "SIGTERM", listener: () => void): unknown;
+}
+
 /** What the prompt needs from a terminal input; process.stdin when it is a TTY. */
 export interface RawInput {
   setRawMode(mode: boolean): unknown;
@@ -42,6 +62,7 @@ export function readHiddenLine(
   prompt: string,
   input: RawInput,
   output: { write(text: string): unknown },
+  signals: SignalSource = process,
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     const wasRaw = input.isRaw === true;
@@ -55,6 +76,7 @@ export function readHiddenLine(
       done = true;
       input.off("data", onData);
       input.off("end", onEnd);
+      signals.off("SIGTERM", onTerm);
       input.setRawMode(wasRaw);
       input.pause();
       output.write("\n");
@@ -63,6 +85,8 @@ export function readHiddenLine(
     };
 
     const onEnd = () => finish({ ok: false, error: new PromptCancelledError() });
+    // Raw mode must not outlive the process: a SIGTERM ends the prompt like Ctrl-C does.
+    const onTerm = () => finish({ ok: false, error: new PromptTerminatedError() });
 
     const onData = (chunk: Buffer | string) => {
       const text = typeof chunk === "string" ? chunk : chunk.toString("utf8");
@@ -116,6 +140,7 @@ export function readHiddenLine(
     input.setRawMode(true);
     input.on("data", onData);
     input.on("end", onEnd);
+    signals.once("SIGTERM", onTerm);
     input.resume();
   });
 }

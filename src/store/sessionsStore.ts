@@ -1,9 +1,9 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { ApiClient } from "../client/apiClient.js";
-import { unsafeIdReason } from "../protocol/ids.js";
 import { type PageToken, type Session, sessionName } from "../protocol/resources.js";
 import { STATE_RANK } from "../protocol/states.js";
 import { noRedaction, type RedactFn } from "../text/redact.js";
+import { type AdmittedSession, admitSession, admitSessions, displayId } from "./admitSession.js";
 import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
 import { sanitizeRecord } from "./sanitizeRecord.js";
 
@@ -18,7 +18,8 @@ export type SessionSortKey = "updated" | "created" | "id" | "state" | "title";
 export type SortDirection = "asc" | "desc";
 
 export interface SessionsState {
-  readonly items: readonly Session[];
+  /** Every record admitted by admitSession (src/store/admitSession.ts), keyed by its raw id. */
+  readonly items: readonly AdmittedSession[];
   /** Where the next page starts; null when there is none. */
   readonly next: PageToken | null;
   readonly hasMore: boolean;
@@ -44,13 +45,7 @@ export interface SessionsState {
    * Records fetched one by one (a pane opened on them) that are not in the loaded pages;
    * a record in the pages is updated there instead.
    */
-  readonly records: Readonly<Record<string, Session>>;
-  /**
-   * Sessions whose id, as the server sent it, cannot go into a URL path (`..`, `/`, a control
-   * character; see protocol/ids.ts), by the id shown, with the reason. They are listed, but
-   * never opened or acted on.
-   */
-  readonly unsafeIds: Readonly<Record<string, string>>;
+  readonly records: Readonly<Record<string, AdmittedSession>>;
 
   /** Replace the list with the first page. */
   load(): Promise<void>;
@@ -78,7 +73,7 @@ export interface SessionsState {
    * loaded pages, else among `records`. Resolves to the sanitized record, or null when it
    * could not be read (what was there stays; the pane's stream reports its own). Never throws.
    */
-  refreshSession(sessionId: string): Promise<Session | null>;
+  refreshSession(sessionId: string): Promise<AdmittedSession | null>;
 }
 
 export type SessionsStore = StoreApi<SessionsState>;
@@ -99,24 +94,6 @@ export function createSessionsStore(
   const now = opts.now ?? Date.now;
   const redact = opts.redact ?? noRedaction;
 
-  /** A page's records made safe to show, and the ids among them that must not be opened. */
-  function admit(
-    raw: readonly Session[],
-    known: Readonly<Record<string, string>>,
-  ): { items: Session[]; unsafeIds: Readonly<Record<string, string>> } {
-    let unsafeIds = known;
-    const items: Session[] = [];
-    for (const r of raw) {
-      const safe = sanitizeRecord(r, redact);
-      const bad = unsafeIdReason(r.session_id);
-      if (bad !== null) {
-        if (unsafeIds === known) unsafeIds = { ...known };
-        (unsafeIds as Record<string, string>)[safe.session_id] = bad;
-      }
-      items.push(safe);
-    }
-    return { items, unsafeIds };
-  }
   let generation = 0;
   /** Cursors the service has given since the first page: one given again would loop forever. */
   let seenCursors = new Set<string>();
@@ -138,13 +115,11 @@ export function createSessionsStore(
       try {
         const page = await client.listSessions({ limit: pageSize }, ctl.signal);
         if (gen !== generation) return;
-        const admitted = admit(page.sessions, {});
         seenCursors = new Set(
           page.next !== null && "cursor" in page.next ? [page.next.cursor] : [],
         );
         set({
-          items: dedupe([], admitted.items),
-          unsafeIds: admitted.unsafeIds,
+          items: dedupe([], admitSessions(page.sessions, redact)),
           next: page.next,
           hasMore: page.next !== null,
           total: page.total,
@@ -176,7 +151,6 @@ export function createSessionsStore(
       sortKey: "updated",
       sortDir: "desc",
       records: {},
-      unsafeIds: {},
 
       load: fetchFirst,
       refresh: fetchFirst,
@@ -197,7 +171,7 @@ export function createSessionsStore(
         const want = Math.max(1, s.items.length);
         set({ refreshing: true });
         try {
-          const got: Session[] = [];
+          const got: AdmittedSession[] = [];
           let next: PageToken | null = null;
           let total: number | null = null;
           let page: PageToken | undefined;
@@ -208,7 +182,7 @@ export function createSessionsStore(
               { limit: pageSize, ...(page ? { page } : {}) },
               ctl.signal,
             );
-            for (const x of p.sessions) got.push(sanitizeRecord(x));
+            for (const x of p.sessions) got.push(admitSession(x, redact));
             total = p.total;
             next = p.next;
             if (next === null || got.length >= want) break;
@@ -246,7 +220,7 @@ export function createSessionsStore(
           return true;
         } catch (e) {
           if (gen !== generation) return false;
-          set({ refreshing: false, refreshError: toErrorInfo(e) });
+          set({ refreshing: false, refreshError: toErrorInfo(e, redact) });
           return false;
         } finally {
           if (live === ctl) live = null;
@@ -264,7 +238,6 @@ export function createSessionsStore(
         try {
           const page = await client.listSessions({ limit: pageSize, page: from }, ctl.signal);
           if (gen !== generation) return;
-          const admitted = admit(page.sessions, get().unsafeIds);
           const next = page.next;
           // A cursor given before, or an offset that does not move forward, would page in a
           // circle: stop, and say the list is cut.
@@ -275,11 +248,10 @@ export function createSessionsStore(
           } else if (next !== null && "offset" in from && next.offset <= from.offset) {
             stuck = "the service's next offset does not move forward";
           }
-          const items = dedupe(get().items, admitted.items);
+          const items = dedupe(get().items, admitSessions(page.sessions, redact));
           appended++;
           set({
             items,
-            unsafeIds: admitted.unsafeIds,
             next: stuck ? null : next,
             hasMore: stuck === null && next !== null,
             total: page.total ?? get().total,
@@ -338,9 +310,9 @@ export function createSessionsStore(
 
       async refreshSession(sessionId) {
         if (!client.getSession) return null;
-        let fresh: Session;
+        let fresh: AdmittedSession;
         try {
-          fresh = sanitizeRecord(await client.getSession(sessionId), redact);
+          fresh = admitSession(await client.getSession(sessionId), redact);
         } catch {
           return null;
         }
@@ -385,7 +357,10 @@ function defaultDir(key: SessionSortKey): SortDirection {
 }
 
 /** Pages can shift while paging: a session seen already keeps its place, with newer fields. */
-function dedupe(existing: readonly Session[], incoming: readonly Session[]): Session[] {
+function dedupe(
+  existing: readonly AdmittedSession[],
+  incoming: readonly AdmittedSession[],
+): AdmittedSession[] {
   const index = new Map<string, number>();
   const out = existing.slice();
   out.forEach((s, i) => {
@@ -417,6 +392,8 @@ export const VISIBLE_FIELDS = [
 ] as const;
 
 function field(s: Session, key: string): string {
+  // The id is searched and drawn as its display copy; only identity uses the raw id.
+  if (key === "session_id") return displayId(s);
   const v = (s as Record<string, unknown>)[key];
   return typeof v === "string" ? v : "";
 }
@@ -479,13 +456,13 @@ function timeOf(s: Session, primary: string, fallback: string): number {
   return Number.isFinite(t) ? t : 0;
 }
 
-export type VisibleInputs = Pick<
+export type VisibleInputs<T extends Session = AdmittedSession> = Pick<
   SessionsState,
-  "items" | "filterText" | "stateFilter" | "sortKey" | "sortDir"
->;
+  "filterText" | "stateFilter" | "sortKey" | "sortDir"
+> & { readonly items: readonly T[] };
 
 /** Filter and sort, pure. Ties (and the "id" key) order by session id, so order is stable. */
-export function deriveVisibleSessions(inp: VisibleInputs): Session[] {
+export function deriveVisibleSessions<T extends Session>(inp: VisibleInputs<T>): T[] {
   const out = inp.items.filter(
     (s) =>
       (inp.stateFilter === null || field(s, "state") === inp.stateFilter) &&
@@ -499,12 +476,8 @@ export function deriveVisibleSessions(inp: VisibleInputs): Session[] {
 }
 
 let lastInputs: VisibleInputs | null = null;
-let lastOutput: Session[] = [];
+let lastOutput: AdmittedSession[] = [];
 
-/**
- * deriveVisibleSessions memoised on its five inputs, so it can be a zustand selector: the
- * same array comes back until the items or a view setting change.
- */
 /** What a list view shows about the list as a whole (counts, loading, filter, sort): the session list and the fleet view alike. */
 export function selectListMeta(s: SessionsState) {
   return {
@@ -521,7 +494,11 @@ export function selectListMeta(s: SessionsState) {
   };
 }
 
-export function selectVisibleSessions(s: VisibleInputs): Session[] {
+/**
+ * deriveVisibleSessions memoised on its five inputs, so it can be a zustand selector: the
+ * same array comes back until the items or a view setting change.
+ */
+export function selectVisibleSessions(s: VisibleInputs): AdmittedSession[] {
   const l = lastInputs;
   if (
     l !== null &&
@@ -558,6 +535,6 @@ export function knownStates(items: readonly Session[]): string[] {
 export function selectRecord(
   s: Pick<SessionsState, "items" | "records">,
   sessionId: string,
-): Session | undefined {
+): AdmittedSession | undefined {
   return s.items.find((x) => x.session_id === sessionId) ?? s.records[sessionId];
 }

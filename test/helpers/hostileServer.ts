@@ -117,9 +117,14 @@ export async function startHostileServer(routes: HostileRoutes = {}): Promise<Ho
     counts.set(name, n + 1);
     // A client that hangs up mid-answer is not the test's failure.
     res.on("error", () => {});
-    // The real service's documented limit, announced on every answer (a route's own headers
-    // override it): a client that forgets to wait for its budget shows up here, not later.
+    // The real service's documented limit on every answer (100 a minute, Remaining counted
+    // over the last minute, Reset as unix seconds); a route's own headers override it. A
+    // client that forgets to wait for its budget shows up here, not in production.
+    const now = performance.now();
+    const inWindow = seen.filter((r) => now - r.at < 60_000).length;
     res.setHeader("x-ratelimit-limit", "100");
+    res.setHeader("x-ratelimit-remaining", String(Math.max(0, 100 - inWindow)));
+    res.setHeader("x-ratelimit-reset", String(Math.ceil(Date.now() / 1000) + 60));
     const handler = routes[name] ?? defaults[name];
     req.resume();
     handler(req, res, n);

@@ -30,6 +30,17 @@ describe("unknown commands and help", () => {
     expect(git.stderr).toContain("Did you mean push?");
   });
 
+  it("open with more sessions than panes names those left out, on stderr", async () => {
+    const ids = Array.from({ length: 8 }, (_, i) => `ses_${i + 1}`);
+    const r = await runCli(["open", ...ids, "ses_1"]);
+    expect(r.stderr).toContain(
+      "warning: 2 sessions were not opened, at most 6 panes: ses_7, ses_8 (close a pane with x, then open from the list)",
+    );
+    // Without a terminal the UI does not start at all, and says so after.
+    expect(r.stderr).toContain("the terminal UI needs a terminal");
+    expect(r.code).toBe(2);
+  });
+
   it("a session id where a command goes points to open", async () => {
     const r = await runCli(["ses_abc123", "ses_def456"]);
     expect(r.code).toBe(2);

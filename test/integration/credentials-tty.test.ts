@@ -94,4 +94,25 @@ describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
     tmux("send-keys", "-l", "visible-again");
     await waitForScreen(/visible-again/);
   });
+  it("SIGTERM at the prompt restores the terminal, says so and exits 143", async () => {
+    expect(existsSync(CLI), "run npm run build first").toBe(true);
+    startLogin();
+    await waitForScreen(/not echoed: /);
+    tmux("send-keys", "-l", "ask_partial");
+    // The shell of the pane runs the CLI as its one child.
+    const shell = tmux("display-message", "-p", "#{pane_pid}").trim();
+    const child = execFileSync("ps", ["-o", "pid=", "--ppid", shell], { encoding: "utf8" }).trim();
+    expect(child).toMatch(/^\d+$/);
+    process.kill(Number(child), "SIGTERM");
+    const after = await waitForScreen(/EXIT=\d+/);
+    expect(after).toContain("EXIT=143");
+    expect(after).toContain("error: stopped by SIGTERM at the prompt; nothing was stored");
+    expect(after).not.toContain("ask_partial");
+    expect(existsSync(join(home.dir, "agent-sessions"))).toBe(false);
+    // Echo and line editing are back: typed text shows up, and Enter ends the line (cat reads
+    // whole lines only in cooked mode, so the echo of its output doubles the line).
+    tmux("send-keys", "-l", "visible-again");
+    tmux("send-keys", "Enter");
+    await waitForScreen(/visible-again\s*\n\s*visible-again/);
+  });
 });

@@ -55,6 +55,16 @@ describe("agent-sessions snapshot", () => {
     expect(frame.at(-1)).toMatch(/q quit/);
   });
 
+  it("--open past the pane limit says which sessions were left out, on stderr and in the frame", async () => {
+    const ids = Array.from({ length: 7 }, (_, i) => ["--open", `ses_n${i + 1}`]).flat();
+    const r = await runCli(["snapshot", "--demo", "--width", "200", "--height", "30", ...ids], {
+      env,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("warning: 1 session was not opened, at most 6 panes: ses_n7");
+    expect(r.stdout).toContain("1 session was not opened, at most 6 panes: ses_n7");
+  });
+
   it("keeps colours with --ansi", async () => {
     const r = await runCli(["snapshot", "--demo", ...SIZE, "--ansi"], { env });
     expect(r.code).toBe(0);

@@ -6,6 +6,7 @@ import { ApiClient } from "../../src/client/apiClient.js";
 import type { SessionPage } from "../../src/protocol/resources.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { createActionsStore } from "../../src/store/actionsStore.js";
+import { createJournalStatus, type SessionJournal } from "../../src/store/history/journal.js";
 import { createIdentityStore } from "../../src/store/identityStore.js";
 import { createSessionsStore } from "../../src/store/sessionsStore.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
@@ -385,5 +386,49 @@ describe("stores against the reference service", () => {
     expect(outcome.error?.requiredScope).toBe("sessions:write");
     expect(outcome.message).not.toContain(server.key("readonly"));
     expect(actions.getState().last).toBe(outcome);
+  });
+});
+
+describe("a journal that cannot be read", () => {
+  it("says so in the pane, its reason made safe, and goes live", async () => {
+    const lb = await serve((_req, res) => {
+      sseHead(res);
+      res.write(item(1, "prompt_progress", { type: "text", content: "live after all\n" }));
+    });
+    const agent = new Agent({ keepAliveTimeout: 1000 });
+    const store = createStreamsStore({ flushMs: 5 });
+    // A journal breaking its promise never to reject (a disk gone, a bug): the pane must not
+    // wait for it forever.
+    const journal: SessionJournal = {
+      load: () =>
+        Promise.reject(new Error(`EIO: i/o error, read ${ESC}]0;pwned\x07${ESC}[2J\nses.ndjson`)),
+      record: () => {},
+      closeSession: () => {},
+      clean: (text) => text,
+      status: createJournalStatus({ state: "on", dir: "/journal", reason: null }),
+    };
+    const controller = new StreamsController({
+      config: { baseUrl: lb.baseUrl, apiKey: KEY, dispatcher: agent },
+      store,
+      journal,
+      subscribeOptions: { backoffBaseMs: 10, maxAttempts: 3 },
+    });
+    cleanups.push(async () => {
+      await controller.closeAll();
+      store.getState().dispose();
+      await agent.destroy();
+    });
+    controller.openStream("ses_j");
+    await vi.waitFor(() => expect(texts(store, "ses_j")).toContain("live after all"), {
+      timeout: 5000,
+    });
+    const shown = texts(store, "ses_j");
+    expect(shown[0]).toBe(
+      "The journal could not be read (EIO: i/o error, read  ⏎ ses.ndjson): only what the server sends is shown.",
+    );
+    expect(store.getState().sessions.ses_j?.status.state).toBe("live");
+    expect(lb.paths.map((p) => new URL(p, "http://x").pathname)).toEqual([
+      "/api/cloud/sessions/ses_j/events",
+    ]);
   });
 });

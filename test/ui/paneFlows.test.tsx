@@ -211,4 +211,16 @@ describe("a pane", () => {
     expect(raw.replace(/\u001b\[[0-9;]*m/g, "")).not.toContain("\u001b");
     expect(raw).toContain("\u001b[31m");
   });
+  it("opening more sessions than there are panes says which were left out and why", async () => {
+    fx = await startUiFixture({ server: { sessionCount: 8 } });
+    const ids = fx.ids.slice(0, 8);
+    h = mountApp(fx, { columns: 200, rows: 40 }, { initialSessions: ids });
+    const frame = await waitForContent(h, "not opened");
+    expect(frame).toContain(
+      `2 sessions were not opened, at most 6 panes: ${ids[6]}, ${ids[7]} (close a pane with x, then open from the list)`,
+    );
+    expect(Object.keys(fx.services.streams.getState().sessions).sort()).toEqual(
+      ids.slice(0, 6).sort(),
+    );
+  });
 });

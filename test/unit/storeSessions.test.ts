@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MissingScopeError } from "../../src/client/errors.js";
 import type { PageToken, Session, SessionPage } from "../../src/protocol/resources.js";
+import { admitSession } from "../../src/store/admitSession.js";
 import {
   createSessionsStore,
   deriveVisibleSessions,
@@ -104,7 +105,7 @@ describe("visible sessions", () => {
     }),
   ];
   const base = {
-    items,
+    items: items.map((s) => admitSession(s)),
     filterText: "",
     stateFilter: null,
     sortKey: "updated" as const,

@@ -1,5 +1,6 @@
 import { closeDefaultAgent } from "../../client/transport.js";
 import { err, fail, registerSecret } from "../output.js";
+import { hasTerminal } from "../terminalCheck.js";
 import { watchSessions } from "./watch.js";
 
 export interface DemoOptions {
@@ -36,7 +37,7 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
   try {
     const ids = server.sessionIds().slice(0, 3);
     registerSecret(server.key("owner"));
-    if (!opts.headless && process.stdout.isTTY && process.stdin.isTTY) {
+    if (!opts.headless && hasTerminal()) {
       process.exitCode = await demoUi(server.url, server.key("owner"), ids);
       return;
     }

@@ -12,6 +12,7 @@ import { announceWaits, tuningFromEnv } from "../context.js";
 import { globalOptions } from "../globalOptions.js";
 import { readHiddenLine, readPipedInput } from "../hiddenInput.js";
 import { err, fail, out, registerSecret, table } from "../output.js";
+import { inputIsTerminal } from "../terminalCheck.js";
 
 export interface LoginOptions {
   insecureStorage?: boolean;
@@ -28,7 +29,7 @@ export async function runLogin(opts: LoginOptions, cmd: Command): Promise<void> 
 
 async function readKey(profile: string, baseUrl: string): Promise<{ raw: string; from: string }> {
   const stdin = process.stdin;
-  if (!stdin.isTTY) return { raw: await readPipedInput(stdin), from: "stdin" };
+  if (!inputIsTerminal(stdin)) return { raw: await readPipedInput(stdin), from: "stdin" };
   const raw = await readHiddenLine(
     `API key for profile ${profile} (${baseUrl}), not echoed: `,
     stdin,

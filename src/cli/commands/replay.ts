@@ -1,4 +1,5 @@
 import type { ReplaySpeed } from "../../store/history/replaySpeed.js";
+import { fitPanes } from "../../ui/model/paneLimit.js";
 import { err, fail } from "../output.js";
 import { readRecording, replayTimeOf } from "../replayInput.js";
 import { requireTerminal } from "./ui.js";
@@ -34,7 +35,7 @@ export async function runReplay(files: string[], opts: ReplayOptions): Promise<v
       profile: "replay",
       baseUrl: files.join(" "),
       services: handle.services,
-      initialSessions: recording.sessions.slice(0, 6),
+      initialSessions: fitPanes(recording.sessions).open,
       notify: { bell: false, osc: false, oscKind: "9", tmux: false },
       now: handle.replay.now,
       cleanup: () => handle.dispose(),

@@ -3,6 +3,7 @@ import { closeDefaultAgent } from "../../client/transport.js";
 import { resolveCredentials } from "../../credentials/resolve.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { stripAnsi } from "../../text/sanitize.js";
+import { fitPanes, panesLeftMessage } from "../../ui/model/paneLimit.js";
 import { tuningFromEnv } from "../context.js";
 import { globalOptions } from "../globalOptions.js";
 import { err, fail, out, registerSecret, secrets } from "../output.js";
@@ -35,6 +36,9 @@ export async function runSnapshot(opts: SnapshotOptions, cmd: Command): Promise<
       });
     }
   }
+  // The UI opens what fits and says the rest in its status line; said here too.
+  const { left } = fitPanes(opts.open ?? []);
+  if (left.length > 0) err(`warning: ${panesLeftMessage(left)}`);
   if (opts.replay) {
     try {
       const frame = await renderReplaySnapshot(opts.replay, opts);
@@ -148,7 +152,7 @@ async function renderReplaySnapshot(files: string[], opts: SnapshotOptions): Pro
   const guarded = guardStream(term, secrets);
   const input = new SilentInput();
   const noColor = !opts.ansi || (process.env.NO_COLOR ?? "") !== "";
-  const open = opts.open && opts.open.length > 0 ? opts.open : recording.sessions.slice(0, 6);
+  const open = opts.open && opts.open.length > 0 ? opts.open : fitPanes(recording.sessions).open;
   const instance = render(
     React.createElement(App, {
       services: handle.services,

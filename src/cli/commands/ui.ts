@@ -7,15 +7,17 @@ import { resolveCredentials, resolveTarget } from "../../credentials/resolve.js"
 import { saveCredentials } from "../../credentials/store.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { notifyPolicyFromEnv } from "../../ui/model/notifier.js";
+import { fitPanes, panesLeftMessage } from "../../ui/model/paneLimit.js";
 import { tuningFromEnv, uiTuningFromEnv } from "../context.js";
 import type { GlobalOptions } from "../globalOptions.js";
 import { err, fail, registerSecret } from "../output.js";
+import { hasTerminal } from "../terminalCheck.js";
 
 /** How long the first frame waits for the identity and the first page. */
 const FIRST_FRAME_HOLD_MS = 120;
 
 export function requireTerminal(): boolean {
-  if (process.stdout.isTTY && process.stdin.isTTY) return true;
+  if (hasTerminal()) return true;
   err(
     "error: the terminal UI needs a terminal; for scripts use the headless commands (whoami, sessions, watch --json, git …; see --help)",
   );
@@ -136,5 +138,9 @@ export function sessionIds(cmd: Command, ids: string[]): string[] | null {
       return null;
     }
   }
-  return [...new Set(ids)].slice(0, 6);
+  // All of them go to the UI, which opens what fits and says the rest in its status line;
+  // said here too, where it stays after the UI has gone.
+  const { left } = fitPanes(ids);
+  if (left.length > 0) err(`warning: ${panesLeftMessage(left)}`);
+  return [...new Set(ids)];
 }

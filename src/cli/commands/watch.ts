@@ -15,6 +15,7 @@ import { toJsonText } from "../../text/json.js";
 import { type CommandContext, commandContext, uiTuningFromEnv } from "../context.js";
 import { eventToJson, gapText } from "../eventFormat.js";
 import { err, fail, out, stdoutClosed } from "../output.js";
+import { outputIsTerminal } from "../terminalCheck.js";
 import { WatchPrinter } from "../watchPrinter.js";
 import { watchAttention } from "./watchAttention.js";
 
@@ -139,11 +140,11 @@ export async function watchSessions(
   ctx: WatchContext,
 ): Promise<number> {
   const json = opts.json === true;
-  const color = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const color = !json && outputIsTerminal() && !process.env.NO_COLOR;
   const printer = new WatchPrinter({
     sessionIds: ids,
     color,
-    width: process.stdout.isTTY ? process.stdout.columns || 80 : 120,
+    width: outputIsTerminal() ? process.stdout.columns || 80 : 120,
     write: out,
   });
   const subs: Subscription[] = [];

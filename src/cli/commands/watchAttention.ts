@@ -1,11 +1,14 @@
 import { ApiClient } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
+import { displayId } from "../../store/admitSession.js";
 import { type AttentionItem, createAttentionStore } from "../../store/attention/attentionStore.js";
 import { LiveList } from "../../store/liveList.js";
 import { createSessionsStore } from "../../store/sessionsStore.js";
 import { StreamsController } from "../../store/streams/streamsController.js";
 import { createStreamsStore } from "../../store/streams/streamsStore.js";
+import { toJsonText } from "../../text/json.js";
 import { oscText } from "../../text/notification.js";
+import { keyRedactor } from "../../text/redact.js";
 import type { CommandContext } from "../context.js";
 import { clock } from "../eventFormat.js";
 import { err, out } from "../output.js";
@@ -34,7 +37,7 @@ const MAX_PAGES = 50;
 
 export function attentionLine(item: AttentionItem, json: boolean): string {
   if (json) {
-    return JSON.stringify({
+    return toJsonText({
       session_id: item.sessionId,
       attention: item.reason,
       message: item.message,
@@ -42,8 +45,9 @@ export function attentionLine(item: AttentionItem, json: boolean): string {
       source: item.source,
     });
   }
-  // The message is server text: one line, nothing a terminal would act on.
-  return `${clock(item.since)} ${item.sessionId} ${item.reason.padEnd(9)} ${oscText(item.message, 300)}`;
+  // The id (as the server sent it) and the message are server text: one line, nothing a
+  // terminal would act on.
+  return `${clock(item.since)} ${displayId(item.sessionId)} ${item.reason.padEnd(9)} ${oscText(item.message, 300)}`;
 }
 
 export async function watchAttention(
@@ -64,8 +68,10 @@ export async function watchAttention(
     ...(ctx.tuning.backoffBaseMs !== undefined ? { backoffBaseMs: ctx.tuning.backoffBaseMs } : {}),
     ...(ctx.tuning.timeoutMs !== undefined ? { timeoutMs: ctx.tuning.timeoutMs } : {}),
   });
-  const sessions = createSessionsStore(client);
-  const streams = createStreamsStore({ capacity: 50 });
+  // Records and events enter the stores as they do in the UI: sanitized, the key redacted.
+  const { redact } = keyRedactor(ctx.apiKey);
+  const sessions = createSessionsStore(client, { redact });
+  const streams = createStreamsStore({ capacity: 50, redact });
   const live = new LiveList({
     sessions,
     budget: client.budget,

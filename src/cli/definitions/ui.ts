@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { EXIT } from "../../client/errors.js";
 import { isSessionId } from "../../protocol/ids.js";
+import { MAX_PANES } from "../../ui/model/paneLimit.js";
 import type { UiOptions } from "../commands/ui.js";
 import { globalOptions } from "../globalOptions.js";
 import { rejectUnknownCommand } from "../unknownCommand.js";
@@ -42,7 +43,7 @@ export function registerUiCommands(program: Command): void {
     });
   program
     .command("open")
-    .description("open the terminal UI with these sessions already in panes (up to 6)")
+    .description(`open the terminal UI with these sessions already in panes (up to ${MAX_PANES})`)
     .argument("<session_id...>", "sessions to open (ses_…)")
     .option("--no-journal", "keep no journal of the events seen (this run)")
     .action(async (ids: string[], _opts: unknown, cmd: Command) => {

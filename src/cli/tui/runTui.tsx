@@ -75,7 +75,6 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
         },
         startInFleet: opts.fleet ?? false,
         scrollback: opts.scrollback ?? 5000,
-        maxPanes: 6,
         noColor,
       }}
       initialSessions={opts.initialSessions ?? []}

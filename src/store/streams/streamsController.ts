@@ -9,6 +9,7 @@ import type { ConnectionConfig, Transport } from "../../client/transport.js";
 import type { SessionEvent } from "../../protocol/events.js";
 import { HISTORY_END_COMMENT } from "../../protocol/history.js";
 import { formatTimeSpan } from "../../text/format.js";
+import { cutText, sanitizeLine } from "../../text/sanitize.js";
 import type { JournalLoad, SessionJournal } from "../history/journal.js";
 import { JournalOverlap } from "../history/journalOverlap.js";
 import type { SessionsStore } from "../sessionsStore.js";
@@ -97,13 +98,28 @@ export class StreamsController {
     // The journal first, then the stream: its events go above whatever the server sends.
     const token = {};
     this.#loading.set(sessionId, token);
-    void journal.load(sessionId).then((load) => {
-      if (this.#loading.get(sessionId) !== token) return;
-      this.#loading.delete(sessionId);
-      const shown = this.#showJournal(sessionId, load);
-      const overlap = new JournalOverlap(load.records, journal.clean);
-      this.#subscribe(sessionId, overlap.empty ? null : overlap, shown);
-    });
+    void journal.load(sessionId).then(
+      (load) => {
+        if (this.#loading.get(sessionId) !== token) return;
+        this.#loading.delete(sessionId);
+        const shown = this.#showJournal(sessionId, load);
+        const overlap = new JournalOverlap(load.records, journal.clean);
+        this.#subscribe(sessionId, overlap.empty ? null : overlap, shown);
+      },
+      (e: unknown) => {
+        // A journal that cannot be read must not hold the pane: it says why and goes live.
+        if (this.#loading.get(sessionId) !== token) return;
+        this.#loading.delete(sessionId);
+        this.#opts.store
+          .getState()
+          .pushMarker(
+            sessionId,
+            "notice",
+            `The journal could not be read (${journalFailure(e)}): only what the server sends is shown.`,
+          );
+        this.#subscribe(sessionId, null, 0);
+      },
+    );
   }
 
   /** Puts a journal's events in the timeline with the gap marker after them; returns how many. */
@@ -286,6 +302,12 @@ export class StreamsController {
     this.#opts.journal?.closeSession(sessionId);
     if (sub.lastEventId) this.#resume.set(sessionId, sub.lastEventId);
   }
+}
+
+/** Why a journal load failed, as one short safe line (an error's text may hold anything). */
+function journalFailure(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  return cutText(sanitizeLine(text), 200) || "no reason given";
 }
 
 /** Timeline entries a history request leaves free for the gap marker and the divider. */

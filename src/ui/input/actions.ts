@@ -1,9 +1,12 @@
 import { unsafeIdReason } from "../../protocol/ids.js";
 import type { Session } from "../../protocol/resources.js";
+import { displayId } from "../../store/admitSession.js";
 import { selectRecord, selectVisibleSessions } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import { mergedTimelineOf } from "../../store/streams/mergedTimeline.js";
+import { keyOf } from "../model/keymap.js";
 import { appendLog, feedLogFromServices } from "../model/messageLog.js";
+import { fitPanes, panesLeftMessage } from "../model/paneLimit.js";
 import { type EntrySource, initialPaneView, type PaneView } from "../model/paneView.js";
 import { loadFirstScreen } from "../model/services.js";
 import {
@@ -95,16 +98,16 @@ export function updateView(deps: UiDeps, sessionId: string, fn: (v: PaneView) =>
 }
 
 /**
- * Why this session must not be opened or acted on: its id, as the server sent it, could leave
- * its URL path segment (protocol/ids.ts; the sessions store remembers ids that sanitizing
- * changed). Null when it is fine.
+ * Why this session must not be opened or acted on: its id, as the server sent it (a session's
+ * identity is always that raw id, see store/admitSession.ts), could leave its URL path segment
+ * (protocol/ids.ts). Null when it is fine. The message names the id by its display copy.
  */
 export function refusedId(deps: UiDeps, sessionId: string): string | null {
-  const bad =
-    unsafeIdReason(sessionId) ?? deps.services.sessions.getState().unsafeIds[sessionId] ?? null;
-  return bad === null
-    ? null
-    : `Session "${sessionId}" cannot be opened or acted on: its id ${bad}, so no request is made with it`;
+  const bad = unsafeIdReason(sessionId);
+  if (bad === null) return null;
+  const record = sessionRecord(deps, sessionId);
+  const shown = displayId(record ?? sessionId);
+  return `Session "${shown}" cannot be opened or acted on: no request is made with its id, as ${bad}`;
 }
 
 /** Open a session in a pane (or focus its pane), within the pane limit. */
@@ -122,7 +125,7 @@ export function openPane(deps: UiDeps, sessionId: string): void {
   }
   const max = deps.options.maxPanes;
   if (s.panes.length >= max) {
-    message(deps, `At most ${max} panes: close one with x first`, "warn");
+    message(deps, `At most ${max} panes: close one with ${keyOf("closePane")} first`, "warn");
     return;
   }
   patch(deps, {
@@ -185,9 +188,11 @@ export function startScreen(deps: UiDeps, initialSessions: readonly string[]): (
     logMessage(deps, level, text),
   );
   loadFirstScreen(deps.services);
-  for (const sessionId of initialSessions.slice(0, deps.options.maxPanes)) {
-    openPane(deps, sessionId);
-  }
+  const max = deps.options.maxPanes;
+  const { open, left } = fitPanes(initialSessions, max);
+  for (const sessionId of open) openPane(deps, sessionId);
   if (deps.ui.getState().panes.length > 0) patch(deps, { focus: 1 });
+  // Said after the panes open, so a refusal among them does not hide it.
+  if (left.length > 0) message(deps, panesLeftMessage(left.map(displayId), max), "warn");
   return stopFeed;
 }

@@ -1,4 +1,5 @@
 import { type Session, sessionName } from "../../protocol/resources.js";
+import { displayId } from "../../store/admitSession.js";
 import { selectMarkedIds } from "../../store/attention/attentionStore.js";
 import { formatAge, sparkline } from "../../text/format.js";
 import type { AppServices } from "./services.js";
@@ -114,7 +115,7 @@ export function fleetRow(
     id,
     state: stream?.sessionState ?? (str(s.state) || null),
     stream: stream ? stream.status.state : null,
-    idText: cutEnd(id, cols.id),
+    idText: cutEnd(displayId(s), cols.id),
     name: cutEnd(sessionName(s) ?? "", cols.name),
     agent: cutEnd(str(s.agent), cols.agent),
     lastActivity: cutEnd(last === null ? "—" : formatAge(Math.max(0, now - last)), cols.last),

@@ -1,4 +1,5 @@
 import type { Session } from "../../protocol/resources.js";
+import { unsafeIdOf } from "../../store/admitSession.js";
 import {
   deriveVisibleSessions,
   type SessionsState,
@@ -65,7 +66,11 @@ export function followFleetStreams(deps: UiDeps): () => void {
     if (ui.view === "merged" && last !== "") return;
     const list = selectVisibleSessions(sessions.getState());
     const { start, rows } = fleetWindow(ui.size, ui.fleetCursor, list.length);
-    const ids = list.slice(start, start + rows).map((s) => s.session_id);
+    // A row whose id cannot go into a URL path is shown, never streamed.
+    const ids = list
+      .slice(start, start + rows)
+      .filter((s) => unsafeIdOf(s) === null)
+      .map((s) => s.session_id);
     const key = ids.join(" ");
     if (key === last) return;
     last = key;

@@ -12,6 +12,7 @@ import type { RateLimitStore } from "../../store/rateLimitStore.js";
 import type { SessionsStore } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import type { StreamsStore } from "../../store/streams/streamsStore.js";
+import { MAX_PANES } from "./paneLimit.js";
 
 /**
  * What the UI is given (dependency injection, no globals). The UI never talks to the network
@@ -95,7 +96,7 @@ export interface AppOptions {
   startInFleet: boolean;
   /** Entries kept per pane; informational here (the streams store owns the buffers). */
   scrollback: number;
-  /** Most panes open at once. Default 6. */
+  /** Most panes open at once. Default MAX_PANES (model/paneLimit.ts). */
   maxPanes: number;
   /** No colours at all (NO_COLOR). Default false. */
   noColor: boolean;
@@ -107,7 +108,7 @@ export const DEFAULT_OPTIONS: AppOptions = {
   tmux: false,
   startInFleet: false,
   scrollback: 5000,
-  maxPanes: 6,
+  maxPanes: MAX_PANES,
   noColor: false,
 };
 

@@ -3,6 +3,7 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { type Session, sessionName } from "../../../protocol/resources.js";
+import { displayId } from "../../../store/admitSession.js";
 import { selectMarkedIds } from "../../../store/attention/attentionStore.js";
 import { type Overlap, overlapSummary } from "../../../store/fleet/overlaps.js";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
@@ -88,11 +89,11 @@ const Row = memo(function Row({
                 {` ⇄ ${[...new Set(overlap.flatMap((o) => o.others))].join(",")}`}
               </Text>
             ) : null}
-            <Text> {title || session.session_id}</Text>
+            <Text> {title || displayId(session)}</Text>
           </>
         ) : (
           <>
-            <Text> {session.session_id} </Text>
+            <Text> {displayId(session)} </Text>
             <Text color={theme.c[badge.color]}>
               {badge.glyph} {badge.text.padEnd(wide ? 10 : 6)}
             </Text>

@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { sessionName } from "../../../protocol/resources.js";
+import { displayId } from "../../../store/admitSession.js";
 import type { AttentionItem } from "../../../store/attention/attentionStore.js";
 import { formatAge, formatTime } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
@@ -31,12 +32,15 @@ const REASONS: Record<string, string> = {
 function Item({
   item,
   name,
+  shownId,
   selected,
   age,
   width,
 }: {
   item: AttentionItem;
   name: string;
+  /** The session's id as drawn (its display copy): the item's id is its identity. */
+  shownId: string;
   selected: boolean;
   age: string;
   width: number;
@@ -50,7 +54,7 @@ function Item({
         <Text color={theme.c.error} bold>
           {item.seen ? "  " : "! "}
         </Text>
-        <Text bold>{item.sessionId}</Text>
+        <Text bold>{shownId}</Text>
         <Text color={theme.c[badge.color]}>{`  ${reason.padEnd(16)}`}</Text>
         <Text
           color={theme.c.muted}
@@ -82,10 +86,7 @@ export const AttentionOverlay = memo(function AttentionOverlay({
     attention.subscribe,
   ).split("\n");
   const unseen = items.filter((i) => !i.seen).length;
-  const nameOf = (id: string) => {
-    const r = records.find((x) => x.session_id === id);
-    return r ? (sessionName(r) ?? "") : "";
-  };
+  const recordOf = (id: string) => records.find((x) => x.session_id === id);
   return (
     <OverlayFrame
       width={width}
@@ -100,7 +101,8 @@ export const AttentionOverlay = memo(function AttentionOverlay({
           <Item
             key={`${item.sessionId}:${item.reason}`}
             item={item}
-            name={nameOf(item.sessionId)}
+            name={sessionName(recordOf(item.sessionId) ?? {}) ?? ""}
+            shownId={displayId(recordOf(item.sessionId) ?? item.sessionId)}
             selected={start + i === at}
             age={ages[i] ?? ""}
             width={Math.max(10, width - 4)}

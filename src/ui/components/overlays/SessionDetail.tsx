@@ -1,6 +1,8 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
+import type { Session } from "../../../protocol/resources.js";
+import { displayId } from "../../../store/admitSession.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
@@ -31,11 +33,17 @@ const FIRST = [
   "updated_at",
 ];
 
-/** The record's fields in display order; the session_id the client adds to an `id` record is left out. */
-export function detailEntries(record: Record<string, unknown>): [string, unknown][] {
-  const all = Object.entries(record).filter(
-    ([k]) => !(k === "session_id" && record.id === record.session_id),
-  );
+/**
+ * The record's fields in display order, the id as its display copy; the session_id the client
+ * adds to an `id` record is left out.
+ */
+export function detailEntries(record: Session): [string, unknown][] {
+  const shownId = displayId(record);
+  const all: [string, unknown][] = [];
+  for (const [k, v] of Object.entries(record)) {
+    if (k !== "session_id") all.push([k, v]);
+    else if (record.id !== shownId) all.push([k, shownId]);
+  }
   const rank = (k: string) => {
     const i = FIRST.indexOf(k);
     return i === -1 ? FIRST.length : i;
@@ -79,7 +87,7 @@ export const SessionDetail = memo(function SessionDetail({
     <OverlayFrame
       width={width}
       height={height}
-      title={`Session ${sessionId}`}
+      title={`Session ${displayId(record ?? sessionId)}`}
       note={` — ${entries.length} fields · ${keyOf("cancel")} or ${keyOf("detail")} closes`}
     >
       {record ? (
