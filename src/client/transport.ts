@@ -218,24 +218,6 @@ export class Transport {
     return this.#maxDelayMs;
   }
 
-  /** The same connection with other settings (a client's own attempts or timeout). */
-  with(opts: Omit<TransportOptions, keyof ConnectionConfig>): Transport {
-    return new Transport({
-      ...this.#conn,
-      timeoutMs: this.#timeoutMs,
-      maxAttempts: this.#maxAttempts,
-      backoffBaseMs: this.#baseMs,
-      maxDelayMs: this.#maxDelayMs,
-      jitter: this.#jitter,
-      random: this.#random,
-      rateLimit: this.rateLimit,
-      budget: this.budget,
-      ...(this.#signal ? { signal: this.#signal } : {}),
-      maxBodyBytes: this.#maxBodyBytes,
-      ...opts,
-    });
-  }
-
   /** Headers every request and stream carries. */
   headers(extra: Record<string, string> = {}): Record<string, string> {
     const headers: Record<string, string> = {
