@@ -3,7 +3,6 @@
 // development-only imports stubbed, and every other dependency taken as its package entry
 // gives it: nothing of a dependency is rewritten or stood in front of.
 import { readFileSync } from "node:fs";
-import { builtinModules } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -46,42 +45,6 @@ export function bundleOptions() {
           }));
         },
       },
-    ],
-  };
-}
-
-const BUILTINS = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
-
-/**
- * The options of a script bundle for src/cli/scriptCache.ts: the app's options, but no import
- * or export statements in the output, so V8 can compile it as a classic script. Node's
- * built-ins come through the `require` the loader passes in (imports of them become
- * CommonJS modules of one line), `import.meta.url` is the loader's parameter, and there is
- * no banner (the loader provides `require`).
- */
-export function scriptOptions() {
-  const base = bundleOptions();
-  const { banner: _banner, ...rest } = base;
-  return {
-    ...rest,
-    define: { ...base.define, "import.meta.url": "__agentSessionsImportMetaUrl" },
-    plugins: [
-      {
-        name: "builtins-through-require",
-        setup(build) {
-          build.onResolve({ filter: /.*/ }, (a) => {
-            if (!BUILTINS.has(a.path)) return undefined;
-            // The one-line module's own require is left to the loader's.
-            if (a.namespace === "builtin") return { path: a.path, external: true };
-            return { path: a.path.replace(/^node:/, ""), namespace: "builtin" };
-          });
-          build.onLoad({ filter: /.*/, namespace: "builtin" }, (a) => ({
-            contents: `module.exports = require(${JSON.stringify(`node:${a.path}`)});`,
-            loader: "js",
-          }));
-        },
-      },
-      ...base.plugins,
     ],
   };
 }
