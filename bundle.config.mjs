@@ -1,7 +1,7 @@
 // What the published binary and the benchmark's measured processes are bundled with
-// (esbuild.config.mjs, test/bench/bundleChildren.mjs): React's production build, the
-// development-only imports stubbed, and every other dependency taken as its package entry
-// gives it: nothing of a dependency is rewritten or stood in front of.
+// (esbuild.config.mjs, test/bench/bundleChildren.mjs): React's production build, and every
+// dependency taken as its package entry gives it: nothing of a dependency is rewritten,
+// replaced or stood in front of (docs/architecture.md, "Public APIs only").
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,31 +23,17 @@ export function bundleOptions() {
       "process.env.NODE_ENV": '"production"',
       AGENT_SESSIONS_BUNDLED_VERSION: JSON.stringify(pkg.version),
     },
-    // The keychain is a native addon, loaded by path in a child process (credentials/keychain).
-    external: ["@napi-rs/keyring"],
+    external: [
+      // The keychain is a native addon, loaded by path in a child process (credentials/keychain).
+      "@napi-rs/keyring",
+      // An optional peer of Ink that we do not ship: Ink imports it only from the module it
+      // loads when DEV=true (its devtools bridge). Left as a plain import, it stays in that
+      // module's own chunk (the builds split at dynamic imports) and is looked for only then.
+      "react-devtools-core",
+    ],
     // CommonJS dependencies (React) call require() for Node's built-ins.
     banner: {
       js: 'import{createRequire as __asCreateRequire}from"node:module";const require=__asCreateRequire(import.meta.url);',
     },
-    plugins: [
-      {
-        // Ink imports react-devtools-core only when DEV=true; the published binary has no
-        // devtools to talk to.
-        name: "stub-devtools",
-        setup(build) {
-          build.onResolve({ filter: /^react-devtools-core$/ }, () => ({
-            path: "react-devtools-core",
-            namespace: "stub",
-          }));
-          build.onLoad({ filter: /.*/, namespace: "stub" }, () => ({
-            contents: "export default { initialize() {}, connectToDevTools() {} };",
-            loader: "js",
-          }));
-        },
-      },
-    ],
   };
 }
-
-/** Inputs esbuild reports that are not files (generated modules). */
-export const isGenerated = (input) => /^[a-z-]+:/.test(input);

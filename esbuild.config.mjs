@@ -71,7 +71,7 @@ if (dry) {
 }
 
 const esbuild = await import("esbuild");
-const { bundleOptions, isGenerated } = await import("./bundle.config.mjs");
+const { bundleOptions } = await import("./bundle.config.mjs");
 const builtAt = Date.now();
 rmSync(join(OUT_DIR, CHUNKS), { recursive: true, force: true });
 const result = await esbuild.build({
@@ -88,7 +88,7 @@ const result = await esbuild.build({
   legalComments: "linked",
 });
 
-const inputs = Object.keys(result.metafile.inputs).filter((f) => !isGenerated(f));
+const inputs = Object.keys(result.metafile.inputs);
 const outputs = {};
 for (const file of Object.keys(result.metafile.outputs)) outputs[file] = mtime(join(ROOT, file));
 mkdirSync(dirname(STAMP), { recursive: true });
