@@ -4,16 +4,15 @@
 // loads the reference service. Both steps are skipped when dist/ is current, and
 // `npm run build -- --dry` only says what would be done.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, dirname, join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const OUT_DIR = join(ROOT, "dist", "cli");
 const ENTRY_OUT = join(OUT_DIR, "main.js");
 const CHUNKS = "chunks";
-const UI_SCRIPT = /^ui-[\w-]+\.js$/;
 const STAMP = join(ROOT, ".tmp", "bundle-stamp.json");
 const args = process.argv.slice(2);
 const dry = args.includes("--dry");
@@ -72,29 +71,11 @@ if (dry) {
 }
 
 const esbuild = await import("esbuild");
-const { bundleOptions, isGenerated, scriptOptions } = await import("./bundle.config.mjs");
+const { bundleOptions } = await import("./bundle.config.mjs");
 const builtAt = Date.now();
 rmSync(join(OUT_DIR, CHUNKS), { recursive: true, force: true });
-for (const f of readdirSync(OUT_DIR)) if (UI_SCRIPT.test(f)) rmSync(join(OUT_DIR, f));
-// The bare `agent-sessions` (the UI) runs from one script compiled with V8's code cache
-// (src/cli/scriptCache.ts); its name carries its content hash, which keys that cache.
-const script = await esbuild.build({
-  ...scriptOptions(),
-  entryPoints: { ui: "src/cli/uiScript.ts" },
-  outdir: OUT_DIR,
-  entryNames: "[name]-[hash]",
-  minify: true,
-  metafile: true,
-  legalComments: "none",
-});
-const scriptFile = Object.keys(script.metafile.outputs).find((f) => f.endsWith(".js"));
-const app = bundleOptions();
 const result = await esbuild.build({
-  ...app,
-  define: {
-    ...app.define,
-    AGENT_SESSIONS_UI_SCRIPT: JSON.stringify(basename(scriptFile)),
-  },
+  ...bundleOptions(),
   entryPoints: { main: "src/cli/main.ts" },
   outdir: OUT_DIR,
   chunkNames: `${CHUNKS}/[name]-[hash]`,
@@ -106,14 +87,8 @@ const result = await esbuild.build({
   metafile: true,
   legalComments: "linked",
 });
-for (const [file, output] of Object.entries(script.metafile.outputs)) {
-  result.metafile.outputs[file] = output;
-}
-for (const [file, input] of Object.entries(script.metafile.inputs)) {
-  result.metafile.inputs[file] ??= input;
-}
 
-const inputs = Object.keys(result.metafile.inputs).filter((f) => !isGenerated(f));
+const inputs = Object.keys(result.metafile.inputs);
 const outputs = {};
 for (const file of Object.keys(result.metafile.outputs)) outputs[file] = mtime(join(ROOT, file));
 mkdirSync(dirname(STAMP), { recursive: true });

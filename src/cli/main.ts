@@ -2,7 +2,6 @@
 import module from "node:module";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { fileURLToPath } from "node:url";
 
 /** The user's cache folder for this program, or null when there is no home to put it in. */
 function cacheFolder(): string | null {
@@ -15,10 +14,10 @@ function cacheFolder(): string | null {
 }
 
 // Before anything else loads: Node 22.1+ keeps compiled code of this program on disk, so a
-// second start skips most of the parsing (Node 20 has no compile cache; the UI has its own,
-// below). It lives with the user's other caches, not in the temporary folder (Node's
-// default), unless NODE_COMPILE_CACHE names a folder; a cache that cannot be written only
-// costs speed.
+// second start skips most of the parsing (Node 20 has no compile cache: every start there
+// compiles everything). It lives with the user's other caches, not in the temporary folder
+// (Node's default), unless NODE_COMPILE_CACHE names a folder; NODE_DISABLE_COMPILE_CACHE=1
+// turns it off; a cache that cannot be written only costs speed.
 const enableCompileCache = (module as { enableCompileCache?: (dir?: string) => unknown })
   .enableCompileCache;
 const cache = cacheFolder();
@@ -41,9 +40,6 @@ if (debug) process.setSourceMapsEnabled(true);
 const env = process.env;
 env.NODE_ENV ??= "production";
 
-/** The UI's start-up script next to this file (set by esbuild.config.mjs; absent unbundled). */
-declare const AGENT_SESSIONS_UI_SCRIPT: string | undefined;
-
 /** Anything on the command line: the program (commander) parses it. */
 async function runProgram(argv: string[]): Promise<number> {
   const { runCommand } = await import("./output.js");
@@ -53,38 +49,11 @@ async function runProgram(argv: string[]): Promise<number> {
 /**
  * `agent-sessions` with nothing after it is the program's root action with no words: the UI.
  * It starts straight away, without building the command line (commander and every command's
- * definition). The bundle runs it from one script compiled with V8's code cache (see
- * scriptCache.ts): from the second start on, most of the compiling is skipped.
- * NODE_DISABLE_COMPILE_CACHE=1 turns it off, like Node's own.
+ * definition): the bundle loads the UI's chunks only.
  */
 async function runUi(): Promise<number> {
-  const script = typeof AGENT_SESSIONS_UI_SCRIPT === "string" ? AGENT_SESSIONS_UI_SCRIPT : null;
-  // With AGENT_SESSIONS_DEBUG the split modules run instead: they have source maps.
-  if (script === null || debug) return (await import("./uiMain.js")).runBareUi();
-  const { loadScript } = await import("./scriptCache.js");
-  const loaded = await loadScript({
-    path: fileURLToPath(new URL(script, import.meta.url)),
-    cacheDir: cache === null || env.NODE_DISABLE_COMPILE_CACHE ? null : join(cache, "code-cache"),
-    key: `${script.replace(/\.js$/, "")}-${process.version}-${process.arch}`,
-  });
-  const run = loaded.exports.run;
-  if (!run) throw new Error(`${script} did not start the UI`);
-  // Without a terminal the UI only says so: too little has run to be worth keeping.
-  if (!(process.stdout.isTTY && process.stdin.isTTY)) return run();
-  // Kept once the first frames have run their code, and again at exit with what the session
-  // ran since (a first start often begins on the login screen); from then on it is read only.
-  const timer = setTimeout(() => loaded.saveCache(), SAVE_CACHE_AFTER_MS);
-  timer.unref();
-  try {
-    return await run();
-  } finally {
-    clearTimeout(timer);
-    loaded.saveCache();
-  }
+  return (await import("./uiMain.js")).runBareUi();
 }
-
-/** Long enough for the first frames to have run their code, short of most sessions. */
-const SAVE_CACHE_AFTER_MS = 2000;
 
 try {
   process.exitCode = process.argv.length > 2 ? await runProgram(process.argv) : await runUi();

@@ -18,23 +18,8 @@ function isActionable(e: unknown): e is ActionableError {
   );
 }
 
-const SECRETS = Symbol.for("agent-sessions.secrets");
-
-/**
- * The secrets of this process (the keys in use): never printed, whole or in pieces. One set
- * per process, kept on the global object: the UI's start-up script (uiScript.ts) carries its
- * own copy of this module, and a key registered through either copy is hidden by both.
- */
-function processSecrets(): ReturnType<typeof createRedactor> {
-  const g = globalThis as Record<symbol, ReturnType<typeof createRedactor> | undefined>;
-  const existing = g[SECRETS];
-  if (existing) return existing;
-  const created = createRedactor();
-  g[SECRETS] = created;
-  return created;
-}
-
-export const secrets = processSecrets();
+/** The secrets of this process (the keys in use): never printed, whole or in pieces. */
+export const secrets = createRedactor();
 
 /**
  * Registers a secret that must never reach the terminal. Everything the CLI prints goes

@@ -1,7 +1,8 @@
 // `npm run bench`, after tsc: each measured client process of the benchmark (the Ink app of
 // B4–B7, B10, B12; the stores and streams of B7/B11) is bundled the way the published binary
-// is (bundle.config.mjs: React's production build and the fast paths in front of Ink's
-// dependencies), over tsc's output of the same file, so the rows measure what users run.
+// is (bundle.config.mjs: React's production build, every dependency through its package
+// entry; split at the dynamic imports), over tsc's output of the same file, so the rows
+// measure what users run.
 // Identifiers are kept so that BENCH_CPU_PROF profiles stay readable. The reference
 // service's process (serverChild) is left as tsc emits it: it is not what is measured.
 import { dirname, join } from "node:path";
@@ -23,6 +24,9 @@ await esbuild.build({
   ...bundleOptions(),
   entryPoints: CHILDREN.map((f) => join(ROOT, "test", "bench", f)),
   outdir: OUT,
+  // Split at the dynamic imports as the binary is: what the app loads lazily stays lazy.
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
   minifyWhitespace: true,
   minifySyntax: true,
 });

@@ -23,6 +23,8 @@ interface Args {
   warmupMs: number;
   windowMs: number;
   keyEveryMs: number;
+  /** With the on-disk event journal (uiMount.tsx). */
+  journal: boolean;
 }
 
 delete process.env.CI;
@@ -51,6 +53,7 @@ const ui = await mountUi({
   columns: args.columns,
   rows: args.rows,
   fleet: true,
+  journal: args.journal,
   output: "cells",
   tap: (data) => assembler.write(data, 0),
 });

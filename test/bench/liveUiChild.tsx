@@ -20,6 +20,8 @@ interface Args {
   keyEveryMs: number;
   /** A press not shown after this long is a miss. */
   keyMissMs: number;
+  /** With the on-disk event journal (uiMount.tsx). */
+  journal: boolean;
 }
 
 delete process.env.CI;
@@ -34,6 +36,7 @@ const ui = await mountUi({
   sessions: args.ids,
   columns: args.columns,
   rows: args.rows,
+  journal: args.journal,
   onRender: (ms) => {
     if (measuring) renderTimes.push(ms);
   },

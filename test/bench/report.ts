@@ -55,7 +55,7 @@ export function markdownTable(rows: readonly Row[]): string {
 export function textTable(rows: readonly Row[]): string {
   const head = ["#", "measure", "value", "target", "result"];
   const body = rows.map((r) => [r.id, r.measure, r.value, r.target, verdict(r)]);
-  const caps = [3, 46, 46, 32, 6];
+  const caps = [11, 46, 46, 32, 6];
   const widths = caps.map((cap, c) =>
     Math.min(cap, Math.max(head[c]!.length, ...body.map((b) => b[c]!.length))),
   );

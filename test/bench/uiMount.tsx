@@ -1,6 +1,10 @@
 import { EventEmitter } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { render } from "ink";
+import { journalFor } from "../../src/cli/journal/journalSetup.js";
 import { registerSecret, secrets } from "../../src/cli/output.js";
 import { buildServices } from "../../src/cli/tui/buildServices.js";
 import type { DiffWriter } from "../../src/cli/tui/diffWriter.js";
@@ -85,12 +89,29 @@ export async function mountUi(opts: {
   fleet?: boolean;
   /** With `output: "cells"`: sees every write of Ink (after the guard, before the writer). */
   tap?: (data: string) => void;
+  /**
+   * With the on-disk event journal, as users run the UI (it is on by default): the CLI's
+   * own journal setup, in a state folder of its own that unmount() removes.
+   */
+  journal?: boolean;
 }): Promise<MountedUi> {
-  const handle = buildServices({ baseUrl: opts.url, apiKey: opts.key });
+  // The CLI registers the key before anything is drawn or stored: the frame guard and the
+  // journal's cleaner hide it.
+  if (opts.output === "cells" || opts.journal) registerSecret(opts.key);
+  const stateHome = opts.journal ? mkdtempSync(join(tmpdir(), "as-bench-journal-")) : null;
+  const journal =
+    stateHome === null
+      ? null
+      : await journalFor(opts.url, {
+          env: { ...process.env, XDG_STATE_HOME: stateHome, XDG_CONFIG_HOME: stateHome },
+        });
+  const handle = buildServices(
+    { baseUrl: opts.url, apiKey: opts.key },
+    journal ? { journal: journal.journal, journalStatus: journal.status } : {},
+  );
   const terminal = new VirtualTerminal(opts.columns, opts.rows);
   let output: ReturnType<typeof terminalOutput> | null = null;
   if (opts.output === "cells") {
-    registerSecret(opts.key);
     output = terminalOutput(
       terminal,
       { ascii: false, altScreen: true },
@@ -139,6 +160,7 @@ export async function mountUi(opts: {
       instance.cleanup();
       output?.dispose();
       await handle.dispose();
+      if (stateHome !== null) rmSync(stateHome, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import module from "node:module";
 import { createServer, type Server } from "node:net";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,6 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { CLI, runCli, tempConfigHome } from "../helpers/cli.js";
 import { hang, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+
+/** Node 22.1+ keeps compiled code between runs (main.ts turns it on); Node 20 has none. */
+const hasCompileCache =
+  typeof (module as { enableCompileCache?: unknown }).enableCompileCache === "function";
 
 /**
  * The published binary (`npm run build` → dist/cli/main.js) is a minified bundle; with
@@ -32,6 +37,13 @@ describe("the bundled binary", () => {
     expect(entry.startsWith("#!/usr/bin/env node\n")).toBe(true);
     expect(entry).toMatch(/import\("\.\/chunks\/program-[\w-]+\.js"\)/);
     expect(entry.split("\n").length).toBeLessThan(10);
+    // Every file of the bundle is the entry or one of its chunks: no second copy of the app.
+    const meta = JSON.parse(readFileSync(join(ROOT, ".tmp", "bundle-meta.json"), "utf8")) as {
+      outputs: Record<string, unknown>;
+    };
+    const outputs = Object.keys(meta.outputs);
+    expect(outputs).toContain("dist/cli/main.js");
+    expect(outputs.filter((f) => !/^dist\/cli\/(main\.js|chunks\/)/.test(f))).toEqual([]);
   });
 
   it("with AGENT_SESSIONS_DEBUG, an error's stack trace names src/ files, and the key stays out", async () => {
@@ -55,6 +67,22 @@ describe("the bundled binary", () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it.skipIf(!hasCompileCache)(
+    "keeps Node's compile cache in the user's cache folder, and nothing with NODE_DISABLE_COMPILE_CACHE=1",
+    async () => {
+      const on = join(cfg.dir, "cache-on");
+      const off = join(cfg.dir, "cache-off");
+      const base = { HOME: cfg.dir, XDG_CONFIG_HOME: cfg.dir };
+      expect((await runCli(["--version"], { env: { ...base, XDG_CACHE_HOME: on } })).code).toBe(0);
+      expect(readdirSync(join(on, "agent-sessions", "compile-cache")).length).toBeGreaterThan(0);
+      const r = await runCli(["--version"], {
+        env: { ...base, XDG_CACHE_HOME: off, NODE_DISABLE_COMPILE_CACHE: "1" },
+      });
+      expect(r.code).toBe(0);
+      expect(existsSync(join(off, "agent-sessions"))).toBe(false);
+    },
+  );
+
   it("draws its first frame (header, list skeleton) before the service answers anything", async () => {
     const ui = await startBareUi({ HOME: cfg.dir, XDG_CONFIG_HOME: cfg.dir });
     try {
@@ -67,18 +95,35 @@ describe("the bundled binary", () => {
       await ui.stop();
     }
   });
+
+  it("quits with q at once while the service answers nothing, exit 0", async () => {
+    const ui = await startBareUi({ HOME: cfg.dir, XDG_CONFIG_HOME: cfg.dir });
+    try {
+      expect(await ui.waitFor(["loading sessions…"])).toContain("loading sessions…");
+      ui.child.stdin.write("q");
+      const code = await Promise.race([
+        ui.exited,
+        new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 10_000)),
+      ]);
+      expect(code).toBe(0);
+    } finally {
+      await ui.stop();
+    }
+  });
 });
 
 /**
  * The bare binary (the UI) in a pseudo-terminal (script from util-linux, as a user's terminal
  * would be) against a service that answers nothing.
  */
-async function startBareUi(env: Record<string, string>) {
+async function startBareUi(env: Record<string, string>, stderrTo?: string) {
   const server = await startScriptedServer();
   server.fallback(hang);
+  // stderr to a file when asked: the UI draws on stdout and reads stdin, both the terminal.
+  const redirect = stderrTo === undefined ? "" : ` 2>'${stderrTo}'`;
   const child = spawn(
     "script",
-    ["-qfec", `stty cols 120 rows 30; exec ${process.execPath} ${CLI}`, "/dev/null"],
+    ["-qfec", `stty cols 120 rows 30; exec ${process.execPath} ${CLI}${redirect}`, "/dev/null"],
     {
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -115,76 +160,6 @@ async function startBareUi(env: Record<string, string>) {
   };
 }
 
-/** Starts the bare binary, waits for its first frame, then quits with q as a user would. */
-async function startAndQuit(env: Record<string, string>): Promise<string> {
-  const ui = await startBareUi(env);
-  try {
-    const screen = await ui.waitFor(["loading sessions…"]);
-    ui.child.stdin.write("q");
-    const code = await Promise.race([
-      ui.exited,
-      new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 10_000)),
-    ]);
-    expect(code).toBe(0);
-    return screen;
-  } finally {
-    await ui.stop();
-  }
-}
-
-describe("the UI's start-up script", () => {
-  const home = tempConfigHome();
-  afterAll(() => home.cleanup());
-  const codeCache = (cacheHome: string) => join(cacheHome, "agent-sessions", "code-cache");
-
-  it("holds the UI and the HTTP client, not the reference service or the command line", () => {
-    const meta = JSON.parse(readFileSync(join(ROOT, ".tmp", "bundle-meta.json"), "utf8")) as {
-      outputs: Record<string, { inputs: Record<string, unknown> }>;
-    };
-    const [name, script] = Object.entries(meta.outputs).find(([f]) =>
-      /^dist\/cli\/ui-[\w-]+\.js$/.test(f),
-    ) ?? ["", { inputs: {} }];
-    expect(readFileSync(CLI, "utf8")).toContain(JSON.stringify(name.slice("dist/cli/".length)));
-    const inputs = Object.keys(script.inputs);
-    expect(inputs).toContain("src/cli/commands/ui.ts");
-    expect(inputs.some((f) => f.includes("node_modules/ink/"))).toBe(true);
-    expect(inputs.some((f) => f.includes("node_modules/undici/"))).toBe(true);
-    expect(inputs.filter((f) => f.startsWith("src/server/"))).toEqual([]);
-    expect(inputs.filter((f) => f.includes("node_modules/commander/"))).toEqual([]);
-    // A classic script: V8 compiles it with its code cache (src/cli/scriptCache.ts).
-    const text = readFileSync(join(ROOT, name), "utf8");
-    expect(text).not.toMatch(/^\s*(import|export)\b/m);
-  });
-
-  it("keeps its compiled code in the user's cache, and the next start runs from it", async () => {
-    const cacheHome = join(home.dir, "cache");
-    const env = { HOME: home.dir, XDG_CONFIG_HOME: home.dir, XDG_CACHE_HOME: cacheHome };
-    expect(await startAndQuit(env)).toContain("verifying key…");
-    const [entry, ...more] = readdirSync(codeCache(cacheHome));
-    expect(more).toEqual([]);
-    expect(entry).toMatch(new RegExp(`^ui-[\\w-]+-${process.version}-${process.arch}\\.v8$`));
-    const file = join(codeCache(cacheHome), entry as string);
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    const written = readFileSync(file);
-
-    // V8 took the kept code (one it rejects is written again), and the UI drew all the same.
-    expect(await startAndQuit(env)).toContain("verifying key…");
-    expect(readFileSync(file).equals(written)).toBe(true);
-  });
-
-  it("keeps nothing with NODE_DISABLE_COMPILE_CACHE=1", async () => {
-    const cacheHome = join(home.dir, "cache-off");
-    const env = {
-      HOME: home.dir,
-      XDG_CONFIG_HOME: home.dir,
-      XDG_CACHE_HOME: cacheHome,
-      NODE_DISABLE_COMPILE_CACHE: "1",
-    };
-    expect(await startAndQuit(env)).toContain("verifying key…");
-    expect(() => readdirSync(codeCache(cacheHome))).toThrow();
-  });
-});
-
 /** What one run of the binary loaded: the bundle files' bytes and the sources in them. */
 interface Loaded {
   bytes: number;
@@ -201,7 +176,12 @@ const ROOT = join(DIST, "..", "..");
  */
 async function loadedBy(args: string[], env: Record<string, string>): Promise<Loaded> {
   const r = await runCli(args, { env: { ...env, NODE_DEBUG: "esm" } });
-  const urls = new Set(r.stderr.match(/file:\/\/[^\s'",]+\.js/g) ?? []);
+  return loadedFrom(r.stderr);
+}
+
+/** What the modules named in NODE_DEBUG=esm's output hold. */
+function loadedFrom(log: string): Loaded {
+  const urls = new Set(log.match(/file:\/\/[^\s'",]+\.js/g) ?? []);
   const files = [...urls].map((u) => fileURLToPath(u)).filter((f) => f.startsWith(DIST));
   const sources = new Set<string>();
   let bytes = 0;
@@ -259,6 +239,26 @@ describe("what the bundled binary loads", () => {
     expect(loaded.sources).toContain(`src/cli/commands/${name}.ts`);
     expect(loaded.sources.filter((s) => UI.test(s))).toEqual([]);
     expect(loaded.sources.filter((s) => s.startsWith("src/server/"))).toEqual([]);
+  });
+
+  it("the bare command (the UI) loads Ink, React and the UI, never the command line or the service", async () => {
+    const log = join(cfg.dir, "bare-ui.log");
+    const ui = await startBareUi(
+      { HOME: cfg.dir, XDG_CONFIG_HOME: cfg.dir, XDG_STATE_HOME: cfg.dir, NODE_DEBUG: "esm" },
+      log,
+    );
+    try {
+      expect(await ui.waitFor(["loading sessions…"])).toContain("loading sessions…");
+    } finally {
+      await ui.stop();
+    }
+    const loaded = loadedFrom(readFileSync(log, "utf8"));
+    expect(loaded.sources).toContain("src/cli/commands/ui.ts");
+    expect(loaded.sources.some((s) => UI.test(s))).toBe(true);
+    expect(loaded.sources.some((s) => HTTP.test(s))).toBe(true);
+    expect(loaded.sources.filter((s) => s.startsWith("src/server/"))).toEqual([]);
+    expect(loaded.sources.filter((s) => s.startsWith("node_modules/commander/"))).toEqual([]);
+    expect(loaded.sources).not.toContain("src/cli/program.ts");
   });
 
   it.each([[["profiles"]], [["journal", "path"]], [["logout"]]])(

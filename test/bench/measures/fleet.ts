@@ -30,8 +30,11 @@ export async function measureFleet(
     perSecondPerSession: number;
     warmupMs: number;
     windowMs: number;
+    /** With the on-disk event journal, as users run the UI. */
+    journal?: boolean;
   },
 ): Promise<FleetResult> {
+  const journal = o.journal ?? false;
   const child = forkChild(
     "./fleetChild.js",
     {
@@ -45,6 +48,7 @@ export async function measureFleet(
       warmupMs: o.warmupMs,
       windowMs: o.windowMs,
       keyEveryMs: 400,
+      journal,
     },
     [],
     appEnv(),

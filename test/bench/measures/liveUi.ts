@@ -36,6 +36,7 @@ export async function measureLiveUi(
   warmupMs: number,
   windowMs: number,
   keys: { everyMs: number; missMs: number },
+  journal = false,
 ): Promise<LiveUiResult> {
   const child = forkChild(
     "./liveUiChild.js",
@@ -49,6 +50,7 @@ export async function measureLiveUi(
       windowMs,
       keyEveryMs: keys.everyMs,
       keyMissMs: keys.missMs,
+      journal,
     },
     [],
     appEnv(),
