@@ -503,6 +503,23 @@ async function fleetRow(p: ReturnType<typeof plan>, journal: boolean): Promise<R
   }
 }
 
+/** One B4 run: 4 panes flooding, Tab presses throughout; with or without the journal. */
+function liveUiRun(p: ReturnType<typeof plan>, journal: boolean) {
+  return withServer(
+    { seed: 6, paceMs: 0, heartbeatMs: 1000, sessionCount: 6, historyLimit: 50_000 },
+    (srv) =>
+      measureLiveUi(
+        srv,
+        srv.sessionIds.slice(0, 4),
+        p.uiPerSecondPerSession,
+        2000,
+        p.uiWindowMs,
+        { everyMs: p.keyEveryMs, missMs: p.keyMissMs },
+        journal,
+      ),
+  );
+}
+
 /**
  * B4's CPU per event with the on-disk event journal on (as users run the UI) against B4's
  * without it: the flood is more than the app can take, so the cost shows as CPU per event
@@ -517,19 +534,7 @@ async function liveUiJournalRow(p: ReturnType<typeof plan>, b4: Row | undefined)
       ? (f.cpuPct / 100 / f.eventsPerSecond) * 1e6
       : null;
   try {
-    const r = await withServer(
-      { seed: 6, paceMs: 0, heartbeatMs: 1000, sessionCount: 6, historyLimit: 50_000 },
-      (srv) =>
-        measureLiveUi(
-          srv,
-          srv.sessionIds.slice(0, 4),
-          p.uiPerSecondPerSession,
-          2000,
-          p.uiWindowMs,
-          { everyMs: p.keyEveryMs, missMs: p.keyMissMs },
-          true,
-        ),
-    );
+    const r = await liveUiRun(p, true);
     const figures = { ...r };
     const mine = perEventUs(figures);
     const base = perEventUs(b4?.figures);
@@ -563,21 +568,7 @@ async function liveUiRows(p: ReturnType<typeof plan>): Promise<Row[]> {
     target: `p99 ≤ 100 ms, every press shown within ${p.keyMissMs / 1000} s, ≥ ${minPresses} presses`,
   };
   try {
-    const r = await withServer(
-      { seed: 6, paceMs: 0, heartbeatMs: 1000, sessionCount: 6, historyLimit: 50_000 },
-      (srv) =>
-        measureLiveUi(
-          srv,
-          srv.sessionIds.slice(0, 4),
-          p.uiPerSecondPerSession,
-          2000,
-          p.uiWindowMs,
-          {
-            everyMs: p.keyEveryMs,
-            missMs: p.keyMissMs,
-          },
-        ),
-    );
+    const r = await liveUiRun(p, false);
     const b5Problems = [
       ...(r.keyMisses > 0
         ? [`${r.keyMisses} of ${r.keyPresses} presses not shown within ${p.keyMissMs / 1000} s`]
