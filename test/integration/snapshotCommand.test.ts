@@ -48,9 +48,14 @@ describe("agent-sessions snapshot", () => {
     const rows = frame.filter((l) => /^│[▸ ][ !][ \d] (?:ses_\w+ )?[●⏸■✓✗◌○◍✕◆] \S/u.test(l));
     expect(rows.length).toBeGreaterThanOrEqual(3);
     // Narrow pane titles keep state and connection before the id; a simulated session may
-    // pause first: its pane title then starts with the attention mark.
-    expect(r.stdout).toMatch(/[─═━] (⚠ )?1 (?:ses_\w+ |[●⏸◌◆] \w+ · ● live · ses_)/u);
-    expect(r.stdout).toMatch(/[─═━] (⚠ )?2 (?:ses_\w+ |[●⏸◌◆] \w+ · ● live · ses_)/u);
+    // pause first: its pane title then starts with the attention mark. (On a loaded machine a
+    // stream may still be connecting when the frame is taken: the layout is the same.)
+    expect(r.stdout).toMatch(
+      /[─═━] (⚠ )?1 (?:ses_\w+ |[●⏸◌◆] \w+ · (?:● live|◌ connecting) · ses_)/u,
+    );
+    expect(r.stdout).toMatch(
+      /[─═━] (⚠ )?2 (?:ses_\w+ |[●⏸◌◆] \w+ · (?:● live|◌ connecting) · ses_)/u,
+    );
     // The footer's key hints close the frame.
     expect(frame.at(-1)).toMatch(/q quit/);
   });
