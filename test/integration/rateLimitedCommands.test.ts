@@ -106,10 +106,14 @@ describe("paging and streaming under the documented rate limit", () => {
       timeoutMs: 40_000,
       onSpawn: (child) => {
         let said = "";
+        let stopping = false;
         child.stderr?.on("data", (d: Buffer | string) => {
           said += d.toString();
-          // Every stream open (22 past the burst of 20), then stop as a user would.
-          if (said.includes("for attention")) setTimeout(() => child.kill("SIGTERM"), 3000);
+          // Every stream open (22 past the burst of 20), then stop once, as a user would.
+          if (!stopping && said.includes("for attention")) {
+            stopping = true;
+            setTimeout(() => child.kill("SIGTERM"), 3000);
+          }
         });
       },
     });

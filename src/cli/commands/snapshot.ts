@@ -4,7 +4,7 @@ import { resolveCredentials } from "../../credentials/resolve.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { stripAnsi } from "../../text/sanitize.js";
 import { fitPanes, panesLeftMessage } from "../../ui/model/paneLimit.js";
-import { tuningFromEnv } from "../context.js";
+import { announceWaits, tuningFromEnv } from "../context.js";
 import { globalOptions } from "../globalOptions.js";
 import { err, fail, out, registerSecret, secrets } from "../output.js";
 import { readRecording, replayTimeOf } from "../replayInput.js";
@@ -97,6 +97,8 @@ async function renderSnapshot(
     ]);
   const { guardStream } = await import("../tui/frameGuard.js");
   const handle = buildServices(conn, { tuning: tuningFromEnv() });
+  // A headless command: its waits (the budget, a retry) are said on stderr.
+  const quiet = announceWaits(handle.client.rateLimit);
   const term = new VirtualTerminal(opts.width, opts.height);
   // Frames pass the same guard as on a real terminal: no piece of the key survives a cut line.
   const guarded = guardStream(term, secrets);
@@ -123,6 +125,7 @@ async function renderSnapshot(
   await new Promise((r) => setTimeout(r, opts.after));
   const frame = term.lastFrame();
   instance.unmount();
+  quiet();
   await handle.dispose();
   return frame;
 }

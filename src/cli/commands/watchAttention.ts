@@ -30,6 +30,11 @@ export interface AttentionWatchOptions {
 
 export type AttentionWatchContext = Pick<CommandContext, "baseUrl" | "apiKey" | "tuning"> & {
   organizationId?: string | null;
+  /**
+   * The command's client: its waits are announced on stderr and a closed stdout cancels it;
+   * the streams open through its transport. One is made when not given.
+   */
+  client?: ApiClient;
 };
 
 /** Most pages of the list read at start (100 sessions each). */
@@ -62,12 +67,16 @@ export async function watchAttention(
     apiKey: ctx.apiKey,
     ...(org ? { organizationId: org } : {}),
   };
-  const client = new ApiClient({
-    ...config,
-    ...(ctx.tuning.maxAttempts !== undefined ? { maxAttempts: ctx.tuning.maxAttempts } : {}),
-    ...(ctx.tuning.backoffBaseMs !== undefined ? { backoffBaseMs: ctx.tuning.backoffBaseMs } : {}),
-    ...(ctx.tuning.timeoutMs !== undefined ? { timeoutMs: ctx.tuning.timeoutMs } : {}),
-  });
+  const client =
+    ctx.client ??
+    new ApiClient({
+      ...config,
+      ...(ctx.tuning.maxAttempts !== undefined ? { maxAttempts: ctx.tuning.maxAttempts } : {}),
+      ...(ctx.tuning.backoffBaseMs !== undefined
+        ? { backoffBaseMs: ctx.tuning.backoffBaseMs }
+        : {}),
+      ...(ctx.tuning.timeoutMs !== undefined ? { timeoutMs: ctx.tuning.timeoutMs } : {}),
+    });
   // Records and events enter the stores as they do in the UI: sanitized, the key redacted.
   const { redact } = keyRedactor(ctx.apiKey);
   const sessions = createSessionsStore(client, { redact });
@@ -81,6 +90,7 @@ export async function watchAttention(
   });
   const controller = new StreamsController({
     config,
+    transport: client.transport,
     store: streams,
     sessions,
     onStateChange: () => live.poke("state"),
