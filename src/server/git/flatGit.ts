@@ -51,7 +51,10 @@ export function flatToRequest(b: Body): GitOperationRequest | string {
   }
 }
 
-/** The workspaces' answer in the flat fields. */
+/**
+ * The workspaces' answer in the flat fields, with `result` kept too: `{operation: "push"}`
+ * is a valid body of both forms, so its answer must read right in both.
+ */
 export function flatAnswer(flatOperation: string, a: OperationAnswer): Record<string, unknown> {
   return {
     success: a.success,
@@ -64,6 +67,7 @@ export function flatAnswer(flatOperation: string, a: OperationAnswer): Record<st
     ...(a.result.pr_url !== undefined
       ? { pr_url: a.result.pr_url, pr_number: a.result.pr_number }
       : {}),
+    result: a.result,
   };
 }
 
