@@ -1,7 +1,6 @@
 import type { SessionEvent } from "../protocol/events.js";
-import { processOutputText } from "../protocol/events.js";
 import { formatTime, gapNotice } from "../text/format.js";
-import { toJsonText } from "../text/json.js";
+import { compactJson, payloadText } from "../text/payloadText.js";
 import { sanitize, sanitizeLine } from "../text/sanitize.js";
 
 /** Tags shown for each kind, shared by `watch` and anything else printing events as lines. */
@@ -33,15 +32,16 @@ export function eventText(ev: SessionEvent, keepSgr = false): string {
     case "file_changed":
       return `${sanitizeLine(ev.data.action)} ${sanitizeLine(ev.data.path)}`;
     case "process_output": {
-      const text = sanitize(processOutputText(ev.data), { keepSgr });
-      return ev.data.stream ? `[${sanitizeLine(ev.data.stream)}] ${text}` : text;
+      const shown = payloadText(ev.data);
+      const text = sanitize(shown.text, { keepSgr });
+      return shown.stream ? `[${sanitizeLine(shown.stream)}] ${text}` : text;
     }
     case "state_changed":
       return `${sanitizeLine(ev.data.previous_state ?? "?")} → ${sanitizeLine(ev.data.state)}`;
     case "heartbeat":
       return sanitizeLine(ev.data.timestamp);
     case "unknown":
-      return `${sanitizeLine(ev.event)} ${toJsonText(ev.data)}`;
+      return `${sanitizeLine(ev.event)} ${compactJson(ev.data)}`;
     case "malformed":
       return `${sanitizeLine(ev.event)}: ${sanitize(ev.error)}: ${sanitize(ev.raw)}`;
   }

@@ -69,6 +69,8 @@ interface Call<T> {
   parseAny?: (status: number, body: unknown) => T;
   /** Tried once with the same request when the path answers 404 or 405. */
   fallbackPath?: string;
+  /** The body sent to fallbackPath, when it differs from `body`. */
+  fallbackBody?: unknown;
   /** /api/v1/me: the interface says any status other than 200 means the key is invalid. */
   anyNon200IsInvalidKey?: boolean;
   /** Message for a 404 without a server message. */
@@ -251,6 +253,7 @@ export class ApiClient {
         path: req.paths[0],
         fallbackPath: req.paths[1],
         body: req.body,
+        ...(req.fallbackBody ? { fallbackBody: req.fallbackBody } : {}),
         parse: (json) => readGitAnswer(200, json),
         parseAny: readGitAnswer,
         notFound: `Session ${id} was not found`,
@@ -277,7 +280,9 @@ export class ApiClient {
       res = await this.transport.request({
         method: call.method,
         path: call.fallbackPath,
-        ...(call.body !== undefined ? { body: call.body } : {}),
+        ...((call.fallbackBody ?? call.body) !== undefined
+          ? { body: call.fallbackBody ?? call.body }
+          : {}),
         ...(signal ? { signal } : {}),
       });
       if (ok(res.status)) return this.#parseOk(call, res);

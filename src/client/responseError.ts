@@ -116,6 +116,15 @@ export function notFoundHint(message: string | null): string | undefined {
 /** What to do next, from the status and what the server said. */
 export function hintFor(status: number, message: string, field: string | null): string {
   const m = message.toLowerCase();
+  // The documented refusal of an action on a session that is not running (git on a paused
+  // session: 400 "Session is not running (state: paused)").
+  const notRunning = /not running \(state: ([a-z_-]{1,32})\)/.exec(m);
+  if (notRunning && status >= 400 && status < 500) {
+    const state = notRunning[1] as string;
+    return state === "paused"
+      ? "The session is paused: resume it first (the service resumes it on its own when a prompt arrives)."
+      : `The session is ${state}, not running: wait until it runs (agent-sessions sessions shows its state).`;
+  }
   if (status === 409) {
     if (/clone/.test(m) && /first|no (clone|repo)|not cloned/.test(m))
       return "Clone a repository into the session first: agent-sessions git clone <session> <repo_url>.";

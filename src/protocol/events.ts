@@ -13,12 +13,12 @@ export type EventName = (typeof EVENT_NAMES)[number];
 
 export const PromptProgressSchema = z.looseObject({ type: z.string(), content: z.string() });
 export const FileChangedSchema = z.looseObject({ path: z.string(), action: z.string() });
-/** Payload "not shown": any JSON object. text/stream/line are rendered when present. */
-export const ProcessOutputSchema = z.looseObject({
-  text: z.optional(z.string()),
-  stream: z.optional(z.string()),
-  line: z.optional(z.union([z.string(), z.number()])),
-});
+/**
+ * Payload "not shown": any JSON object, kept as sent. Real servers carry the text in one of
+ * several fields (text, content, data, …) and the stream as `stream` or `fd`; payloadText in
+ * src/text/payloadText.ts is the one reading of it.
+ */
+export const ProcessOutputSchema = z.looseObject({});
 export const StateChangedSchema = z.looseObject({
   state: z.string(),
   previous_state: z.optional(z.nullable(z.string())),
@@ -107,16 +107,4 @@ export function decodeEvent(
     return malformed(event, evId, rawData, `${event}: ${where}: ${issue?.message ?? "invalid"}`);
   }
   return { kind: event, id: evId, data: parsed.data } as SessionEvent;
-}
-
-/** The text to show for a process_output payload: text, else line, else its JSON. */
-export function processOutputText(data: ProcessOutput): string {
-  if (typeof data.text === "string") return data.text;
-  if (typeof data.line === "string") return data.line;
-  try {
-    return JSON.stringify(data);
-  } catch {
-    // Nested deeper than JSON.stringify's recursion can go (JSON.parse took it): say so.
-    return "[output nested too deeply to show]";
-  }
 }

@@ -29,7 +29,16 @@ export interface GitRequest {
   /** The interface's path first, then the documented one (tried once on 404/405). */
   paths: readonly [string, string];
   body: Record<string, unknown>;
+  /** The body for the documented path, when it differs (the flat body of `/git`). */
+  fallbackBody?: Record<string, unknown>;
 }
+
+/** The operation names of the documented `/git` endpoint's flat body. */
+export const FLAT_GIT_OPERATIONS = {
+  push: "push",
+  branch: "create_branch",
+  pr: "create_pr",
+} as const;
 
 /** An id as its path segment; one that could leave the segment throws (see ids.ts). */
 const seg = pathSegment;
@@ -58,24 +67,49 @@ export function gitRequest(sessionId: string, action: GitAction): GitRequest {
         body: { repo_url: action.repoUrl, ...given({ branch: action.branch }) },
       };
     case "push":
-      return operation(sessionId, GIT_OPERATIONS.push, given({ branch: action.branch }));
+      return operation(sessionId, GIT_OPERATIONS.push, given({ branch: action.branch }), {
+        operation: FLAT_GIT_OPERATIONS.push,
+        ...given({ branch: action.branch }),
+      });
     case "branch":
-      return operation(sessionId, GIT_OPERATIONS.branch, {
-        name: action.name,
-        ...given({ from: action.from }),
-      });
+      return operation(
+        sessionId,
+        GIT_OPERATIONS.branch,
+        { name: action.name, ...given({ from: action.from }) },
+        {
+          operation: FLAT_GIT_OPERATIONS.branch,
+          branch: action.name,
+          ...given({ from: action.from }),
+        },
+      );
     case "pr":
-      return operation(sessionId, GIT_OPERATIONS.pr, {
-        title: action.title,
-        ...given({ body: action.body, base: action.base, head: action.head }),
-      });
+      return operation(
+        sessionId,
+        GIT_OPERATIONS.pr,
+        {
+          title: action.title,
+          ...given({ body: action.body, base: action.base, head: action.head }),
+        },
+        {
+          operation: FLAT_GIT_OPERATIONS.pr,
+          pr_title: action.title,
+          ...given({ pr_body: action.body, pr_base: action.base, branch: action.head }),
+        },
+      );
   }
 }
 
-function operation(sessionId: string, op: string, args: Record<string, string>): GitRequest {
+/** `/git/operation` takes {operation, args}; the documented `/git` a flat body. */
+function operation(
+  sessionId: string,
+  op: string,
+  args: Record<string, string>,
+  flat: Record<string, string>,
+): GitRequest {
   return {
     paths: [GIT_PATHS.operation(sessionId), GIT_PATHS.operationDocumented(sessionId)],
     body: { operation: op, args },
+    fallbackBody: flat,
   };
 }
 
@@ -191,7 +225,8 @@ export function readGitAnswer(status: number, body: unknown): GitResult {
     operation: firstString([top], ["operation"]),
     error,
     output,
-    branch: firstString([top, result], ["branch", "head"]),
+    // The documented flat answer names created_branch (a new branch) and current_branch.
+    branch: firstString([top, result], ["created_branch", "branch", "head", "current_branch"]),
     sha: firstString(sources, ["sha", "commit", "commit_sha"]),
     prUrl: firstString(sources, ["pr_url"]) ?? firstString([pr], ["html_url", "url"]),
     prNumber: firstNumber(sources, ["pr_number", "number"]),

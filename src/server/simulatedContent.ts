@@ -3,8 +3,20 @@ import type { Random } from "./random.js";
 /** One planned simulated event; the timestamp is added when it is emitted. */
 export type PlannedEvent =
   | { event: "prompt_progress"; payload: { type: "text"; content: string } }
-  | { event: "process_output"; payload: { stream: "stdout" | "stderr"; text: string } }
+  | { event: "process_output"; payload: OutputPayload }
   | { event: "file_changed"; payload: { path: string; action: FileAction } };
+
+/**
+ * Process output in the shapes real servers send (the interface leaves it open): `{stream,
+ * text}`, `{content}` and `{stream, data}`; the text sits in `field`.
+ */
+export type OutputPayload = { stream?: "stdout" | "stderr" } & Partial<Record<OutputField, string>>;
+export type OutputField = "text" | "content" | "data";
+
+/** The field an output payload carries its text in. */
+export function outputField(p: OutputPayload): OutputField {
+  return p.text !== undefined ? "text" : p.content !== undefined ? "content" : "data";
+}
 
 export type FileAction = "created" | "modified" | "deleted";
 
@@ -143,10 +155,20 @@ export function thinkingEpisode(rand: Random): PlannedEvent[] {
   return out;
 }
 
+/** One command's lines in one of the shapes, picked by the command (no extra random draw). */
+function outputPayload(shape: number, stream: "stdout" | "stderr", text: string): OutputPayload {
+  if (shape === 1 && stream === "stdout") return { content: text };
+  if (shape === 2) return { stream, data: text };
+  return { stream, text };
+}
+
 export function commandEpisode(rand: Random): PlannedEvent[] {
-  return rand
-    .pick(COMMANDS)
-    .map(([stream, line]) => ({ event: "process_output", payload: { stream, text: `${line}\n` } }));
+  const lines = rand.pick(COMMANDS);
+  const shape = COMMANDS.indexOf(lines) % 3;
+  return lines.map(([stream, line]) => ({
+    event: "process_output",
+    payload: outputPayload(shape, stream, `${line}\n`),
+  }));
 }
 
 /** Placeholder file changes; a cloned session replaces them with files really written. */

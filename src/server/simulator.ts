@@ -4,6 +4,7 @@ import type { NewEvent, SessionState, SessionTable } from "./sessionTable.js";
 import {
   type FileAction,
   nextEpisode,
+  outputField,
   type PlannedEvent,
   withEscapes,
 } from "./simulatedContent.js";
@@ -193,7 +194,11 @@ export class Simulator {
       const real = this.touchFile(sessionId, planned.payload.action);
       if (real) payload = real;
     } else if (planned.event === "process_output" && f.escapes) {
-      payload = { ...planned.payload, text: withEscapes(planned.payload.text, this.rand) };
+      const field = outputField(planned.payload);
+      payload = {
+        ...planned.payload,
+        [field]: withEscapes(planned.payload[field] ?? "", this.rand),
+      };
     }
     return [{ event: planned.event, data: JSON.stringify({ ...payload, ts: now }) }];
   }

@@ -94,7 +94,8 @@ export function describeResult(action: GitAction, r: GitResult): string {
     case "pr": {
       const n = r.prNumber !== null ? ` #${r.prNumber}` : "";
       const url = s(r.prUrl);
-      return `opened pull request${n}: ${s(action.title)}${url ? ` ${url}` : ""}`;
+      const branch = s(r.branch) ?? s(action.head);
+      return `opened pull request${n}: ${s(action.title)}${url ? ` ${url}` : ""}${branch ? ` (branch ${branch})` : ""}`;
     }
   }
 }

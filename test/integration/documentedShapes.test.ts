@@ -418,6 +418,7 @@ describe("git answers", () => {
       "/api/sessions/ses_zz/git/operation",
       "/api/sessions/ses_zz/git",
     ]);
-    expect(JSON.parse(s.seen[1]?.body ?? "")).toEqual({ operation: "push", args: {} });
+    // The documented `/git` gets its flat body.
+    expect(JSON.parse(s.seen[1]?.body ?? "")).toEqual({ operation: "push" });
   });
 });

@@ -236,7 +236,11 @@ describe("reference service: simulator and flood", () => {
       const d = JSON.parse(e.data);
       expect(typeof d.ts).toBe("number");
       if (e.event === "prompt_progress") expect(d).toMatchObject({ type: "text" });
-      if (e.event === "process_output") expect(d.stream).toMatch(/^(stdout|stderr)$/);
+      if (e.event === "process_output") {
+        // Output comes in the shapes real servers send: {stream, text}, {content}, {stream, data}.
+        expect(d.stream ?? "stdout").toMatch(/^(stdout|stderr)$/);
+        expect(typeof (d.text ?? d.content ?? d.data)).toBe("string");
+      }
       if (e.event === "file_changed") expect(d.action).toMatch(/^(created|modified|deleted)$/);
     }
     const text = c

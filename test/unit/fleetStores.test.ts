@@ -19,6 +19,20 @@ const s = (id: string, fields: Record<string, unknown> = {}) =>
   ({ session_id: id, ...fields }) as Session;
 
 describe("activity", () => {
+  it("before any prompt text, the current step is the newest output line, read like panes read it", () => {
+    const a = new ActivityTracker();
+    a.note("ses_a", "process_output", '{"pid":4}', 1);
+    expect(a.currentStep("ses_a")).toBeNull();
+    a.note("ses_a", "process_output", '{"content":"\\u001b[32m✓\\u001b[0m test 3 passed\\n"}', 2);
+    expect(a.currentStep("ses_a")).toBe("✓ test 3 passed");
+    a.note("ses_a", "process_output", '{"stream":"stderr","data":"warn one\\nwarn two"}', 3);
+    expect(a.currentStep("ses_a")).toBe("warn two");
+    a.note("ses_a", "process_output", '{"exit":0}', 4);
+    expect(a.currentStep("ses_a")).toBe("warn two");
+    a.note("ses_a", "prompt_progress", '{"type":"text","content":"Running the tests."}', 5);
+    expect(a.currentStep("ses_a")).toBe("Running the tests.");
+  });
+
   it("counts events per minute over ten minutes (heartbeats are not activity)", () => {
     const a = new ActivityTracker();
     const t0 = 10 * 60_000 * 100;

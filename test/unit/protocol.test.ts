@@ -7,9 +7,9 @@ import {
   expandScopes,
   narrowedScopes,
   parseSessionPage,
-  processOutputText,
   requiredScopeOf,
 } from "../../src/protocol/index.js";
+import { payloadText } from "../../src/text/payloadText.js";
 
 describe("decodeEvent", () => {
   it("types the five events and keeps unknown fields", () => {
@@ -39,9 +39,17 @@ describe("decodeEvent", () => {
     const c = decodeEvent("process_output", '{"pid":4,"exit":0}', "3");
     if (a.kind !== "process_output" || b.kind !== "process_output" || c.kind !== "process_output")
       throw new Error("expected process_output");
-    expect(processOutputText(a.data)).toBe("hello\n");
-    expect(processOutputText(b.data)).toBe("one line");
-    expect(processOutputText(c.data)).toBe('{"pid":4,"exit":0}');
+    expect(payloadText(a.data)).toEqual({ text: "hello\n", compact: false, stream: "stdout" });
+    expect(payloadText(b.data).text).toBe("one line");
+    expect(payloadText(c.data)).toEqual({
+      text: '{"pid":4,"exit":0}',
+      compact: true,
+      stream: undefined,
+    });
+    // Fields of other types are no reason to refuse the item: the shape is open.
+    expect(decodeEvent("process_output", '{"stream":2,"text":null}', "4").kind).toBe(
+      "process_output",
+    );
   });
 
   it("turns bad JSON and wrong types into visible malformed items, never throws", () => {

@@ -157,7 +157,9 @@ describe("actions store", () => {
         result: { pr_number: 7, pr_url: "https://git.example/pull/7", head: "fix-ci" },
       }),
     );
-    expect(pr.message).toBe("opened pull request #7: Fix CI https://git.example/pull/7");
+    expect(pr.message).toBe(
+      "opened pull request #7: Fix CI https://git.example/pull/7 (branch fix-ci)",
+    );
     const failed = await store
       .getState()
       .run({ kind: "push" }, "ses_a1", async () =>

@@ -10,6 +10,7 @@ import {
 import type * as z from "../../protocol/schema.js";
 import type { EventStreams } from "../eventStreams.js";
 import type { Faults } from "../faults.js";
+import { flatAnswer, flatFailure, flatToRequest, isFlatGitBody } from "../git/flatGit.js";
 import type { GitWorkspaces } from "../git/gitWorkspaces.js";
 import { bearerToken, identityBody, type KeyRecord, type KeyRing, verifyBody } from "../keys.js";
 import type { RateLimiter } from "../rateLimiter.js";
@@ -82,7 +83,8 @@ const ROUTES: Route[] = [
     pattern: new RegExp(`^/api/sessions/${SEGMENT}/git/operation$`),
     handle: gitOperation,
   },
-  { method: "POST", pattern: new RegExp(`^/api/sessions/${SEGMENT}/git$`), handle: gitOperation },
+  // The documented `/git` also takes its flat body and then answers flat fields (flatGit.ts).
+  { method: "POST", pattern: new RegExp(`^/api/sessions/${SEGMENT}/git$`), handle: gitDocumented },
 ];
 
 function unauthorized(message: string): HttpError {
@@ -221,7 +223,35 @@ async function gitClone(ctx: HandlerContext, call: Call): Promise<void> {
 async function gitOperation(ctx: HandlerContext, call: Call): Promise<void> {
   authorize(ctx, call, "gitOperation");
   const s = sessionParam(ctx, call);
+  await runGitOperation(ctx, call, s.record.id, await readJsonBody(call.req));
+}
+
+async function gitDocumented(ctx: HandlerContext, call: Call): Promise<void> {
+  authorize(ctx, call, "gitOperation");
+  const s = sessionParam(ctx, call);
   const body = await readJsonBody(call.req);
+  if (!isFlatGitBody(body)) return runGitOperation(ctx, call, s.record.id, body);
+  const flatOp = String(body.operation);
+  // The documented refusal of git on a session that is not running.
+  if (s.record.state === "paused") {
+    throw HttpError.detail(400, "Session is not running (state: paused)");
+  }
+  const req = flatToRequest(body);
+  if (typeof req === "string") return sendJson(call.res, 200, flatFailure(flatOp, req));
+  try {
+    sendJson(call.res, 200, flatAnswer(flatOp, await ctx.git.operate(s.record.id, req)));
+  } catch (e) {
+    if (!(e instanceof HttpError) || e.status >= 500) throw e;
+    sendJson(call.res, 200, flatFailure(flatOp, e.message));
+  }
+}
+
+async function runGitOperation(
+  ctx: HandlerContext,
+  call: Call,
+  sessionId: string,
+  body: unknown,
+): Promise<void> {
   const op = (body as { operation?: unknown } | null)?.operation;
   if (typeof op === "string" && !["push", "branch", "create-pr"].includes(op)) {
     throw HttpError.invalid(
@@ -232,7 +262,7 @@ async function gitOperation(ctx: HandlerContext, call: Call): Promise<void> {
   }
   const parsed = GitOperationRequestSchema.safeParse(body);
   if (!parsed.success) throw invalidBody(parsed.error);
-  sendJson(call.res, 200, await ctx.git.operate(s.record.id, parsed.data));
+  sendJson(call.res, 200, await ctx.git.operate(sessionId, parsed.data));
 }
 
 /** A body that fails its schema: the documented structured error, naming the first field. */

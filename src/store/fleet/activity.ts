@@ -1,9 +1,11 @@
+import { payloadText } from "../../text/payloadText.js";
 import { sanitize } from "../../text/sanitize.js";
 
 /**
  * What the fleet view shows of each streamed session besides its state: events per minute
  * over the last ten minutes (the sparkline), when the last event came, the current step
- * (the newest line of prompt text) and the files it changed. Fed with every SSE item as it
+ * (the newest line of prompt text; before any, the newest line of process output, read by
+ * payloadText like panes and `watch` read it) and the files it changed. Fed with every SSE item as it
  * arrives (StreamsController's onItem), it does almost nothing per item: prompt items are
  * kept as they came (a few of the newest) and read only when a row shows them, and only
  * file changes, rare next to output, are parsed at once. Bounded per session and in sessions.
@@ -33,6 +35,9 @@ class Activity {
   /** The tail of the prompt text read so far, and the step it makes (read once each). */
   text = "";
   step: string | null = null;
+  /** The newest process output item not read yet, as it came, and the line read from it. */
+  output: string | null = null;
+  outputStep: string | null = null;
   readonly files = new Map<string, ChangedFile>();
 }
 
@@ -115,7 +120,8 @@ export class ActivityTracker {
         a.prompts = a.prompts.slice(-PROMPT_ITEMS);
         a.text = "";
       }
-    } else if (event === "file_changed") this.#file(a, data, at);
+    } else if (event === "process_output") a.output = data;
+    else if (event === "file_changed") this.#file(a, data, at);
   }
 
   #file(a: Activity, data: string, at: number): void {
@@ -163,6 +169,32 @@ export class ActivityTracker {
   currentStep(sessionId: string): string | null {
     const a = this.#sessions.get(sessionId);
     if (!a) return null;
+    return this.#promptStep(a) ?? this.#outputStep(a);
+  }
+
+  /** The newest line of process output (its text field; a payload without one adds none). */
+  #outputStep(a: Activity): string | null {
+    if (a.output === null) return a.outputStep;
+    const raw = a.output;
+    a.output = null;
+    try {
+      const shown = payloadText(JSON.parse(raw));
+      if (shown.compact) return a.outputStep;
+      const lines = sanitize(shown.text.slice(-STEP_TEXT)).split("\n");
+      for (let i = lines.length - 1; i >= 0; i--) {
+        const l = (lines[i] as string).replace(/\s+/g, " ").trim();
+        if (l) {
+          a.outputStep = l;
+          break;
+        }
+      }
+    } catch {
+      // a malformed item adds nothing to the step
+    }
+    return a.outputStep;
+  }
+
+  #promptStep(a: Activity): string | null {
     if (a.prompts.length === 0) return a.step;
     let text = a.text;
     for (const raw of a.prompts) {

@@ -1,4 +1,5 @@
-import { decodeEvent, processOutputText, type SessionEvent } from "../../protocol/events.js";
+import { decodeEvent, type SessionEvent } from "../../protocol/events.js";
+import { compactJson, payloadText } from "../../text/payloadText.js";
 import { noRedaction, type RedactFn } from "../../text/redact.js";
 import { foldLines, isClean, sanitize } from "../../text/sanitize.js";
 import type { MarkerKind, TimelineEntry, TimelineKind } from "./entry.js";
@@ -248,10 +249,12 @@ function entryFor(seq: number, ev: SessionEvent, at: number, max: number): Timel
     }
     case "process_output": {
       // One trailing newline ends the line; it is not an empty line of its own.
-      let text = cutAndSanitize(processOutputText(ev.data), max, true);
+      // The one reading of an open payload: its text field, its stream (payloadText).
+      const shown = payloadText(ev.data);
+      let text = cutAndSanitize(shown.text, max, true);
       if (text.endsWith("\n")) text = text.slice(0, -1);
       const entry = base(seq, "output", ev.id, at, text, ev.data);
-      entry.stream = clean(ev.data.stream, 64);
+      entry.stream = clean(shown.stream, 64);
       return entry;
     }
     case "file_changed": {
@@ -271,13 +274,8 @@ function entryFor(seq: number, ev: SessionEvent, at: number, max: number): Timel
       return entry;
     }
     case "unknown": {
-      let json: string;
-      try {
-        json = JSON.stringify(ev.data) ?? String(ev.data);
-      } catch {
-        json = String(ev.data);
-      }
-      const text = cutAndSanitize(json, UNKNOWN_PREVIEW_CHARS, false);
+      // Compact, its strings sanitized before they are written (no escape spelled out).
+      const text = cutAndSanitize(compactJson(ev.data), UNKNOWN_PREVIEW_CHARS, false);
       const entry = base(seq, "unknown", ev.id, at, text, ev.data);
       entry.event = clean(ev.event, 128) ?? "";
       return entry;

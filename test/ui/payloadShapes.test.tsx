@@ -1,0 +1,97 @@
+import { readFileSync, rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { savePaneNdjson } from "../../src/cli/tui/savePane.js";
+import {
+  type AppHarness,
+  mountApp,
+  pressKey,
+  startUiFixture,
+  type UiFixture,
+  waitForContent,
+} from "../helpers/ui.js";
+
+/** Process output of every shape in a pane and in its export: its text, its stream. */
+
+let fx: UiFixture | null = null;
+let h: AppHarness | null = null;
+const dirs: string[] = [];
+
+afterEach(async () => {
+  h?.unmount();
+  h = null;
+  await fx?.close();
+  fx = null;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe("a pane shows process output of any shape by its text", () => {
+  it("text, content, data, output, line, message; stderr from stream or fd; others compact", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "as-ui-shapes-"));
+    dirs.push(dir);
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(
+      fx,
+      { columns: 120, rows: 30 },
+      {
+        initialSessions: [id],
+        onSave: (sessionId, entries) => savePaneNdjson(sessionId, entries, { dir }),
+      },
+    );
+    await waitForContent(h, "● live ·");
+    const payloads = [
+      { text: "shape text\n" },
+      { content: "\u001b[32m✓\u001b[0m test 3 passed" },
+      { stream: "stdout", data: "shape data" },
+      { stream: "stderr", data: "shape stderr" },
+      { fd: 2, output: "shape fd two\n" },
+      { line: "shape line" },
+      { message: "shape message" },
+      { pid: 4, note: "\u001b[31mred\u001b[0m end" },
+    ];
+    for (const p of payloads) fx.server.emit(id, "process_output", p);
+    // The reference service adds its `ts` to what it sends.
+    const frame = await waitForContent(h, '{"pid":4,"note":"red end","ts":');
+    for (const t of [
+      "shape text",
+      "✓ test 3 passed",
+      "shape data",
+      "shape line",
+      "shape message",
+    ]) {
+      expect(frame).toMatch(new RegExp(`output\\s+${t}`));
+    }
+    expect(frame).toMatch(/stderr\s+shape stderr/);
+    expect(frame).toMatch(/stderr\s+shape fd two/);
+    expect(frame).not.toContain("\\u001b");
+    expect(frame).not.toContain('"content"');
+    // Colours of output reach the terminal as SGR, nothing else does.
+    const raw = h.rawFrame();
+    expect(raw).toContain("\u001b[32m✓");
+    expect(raw.replace(/\u001b\[[0-9;]*m/g, "")).not.toContain("\u001b");
+
+    // The export keeps the payload as sent next to the same text.
+    await pressKey(h, "e");
+    const saved = await waitForContent(h, /Saved \d+ entries/);
+    const path = saved.match(/to (\/\S+\.ndjson)/)?.[1] as string;
+    const records = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { kind: string; text: string; stream?: string; data: unknown })
+      .filter((r) => r.kind === "output");
+    expect(records.map((r) => [r.text.replace(/,"ts":\d+/, ""), r.stream])).toEqual([
+      ["shape text", undefined],
+      ["\u001b[32m✓\u001b[0m test 3 passed", undefined],
+      ["shape data", "stdout"],
+      ["shape stderr", "stderr"],
+      ["shape fd two", "stderr"],
+      ["shape line", undefined],
+      ["shape message", undefined],
+      ['{"pid":4,"note":"red end"}', undefined],
+    ]);
+    expect(records[3]?.data).toMatchObject({ stream: "stderr", data: "shape stderr" });
+  });
+});
