@@ -240,7 +240,14 @@ describe("reference service: git", () => {
         .events()
         .filter((e) => e.event === "file_changed")
         .map((e) => JSON.parse(e.data) as { path: string; action: string })
-        .find((d) => d.action === "modified" && !d.path.startsWith("src/agent/"));
+        // A change planned while the workspace was busy (the clone finishing) names a file of
+        // the simulated script, not of the workspace: only real edits count here.
+        .find(
+          (d) =>
+            d.action === "modified" &&
+            !d.path.startsWith("src/agent/") &&
+            existsSync(join(ws, d.path)),
+        );
     await waitFor(() => edited() !== undefined, 10_000, "a simulated edit of a tracked file");
     s.setState(id, "paused");
     const path = edited()?.path as string;
