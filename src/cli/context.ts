@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { ApiClient } from "../client/apiClient.js";
 import type { RateLimitTracker, RetryWait } from "../client/rateLimit.js";
+import type { OrganizationSource } from "../client/routes.js";
 import { resolveCredentials } from "../credentials/resolve.js";
 import { formatDuration, formatSeconds } from "../text/format.js";
 import { globalOptions } from "./globalOptions.js";
@@ -54,10 +55,29 @@ export interface CommandContext {
   client: ApiClient;
   baseUrl: string;
   apiKey: string;
-  /** Sent as X-Organization-Id on every request and stream; null for none. */
+  /**
+   * Sent as X-Organization-Id on every request and stream (--org, AGENT_SESSIONS_ORG, the
+   * profile); null for none given, when an organization key's own organization is sent.
+   */
   organizationId: string | null;
+  organizationFrom: OrganizationSource | null;
   profile: string;
   source: "env" | "keychain" | "insecure-file";
+}
+
+/**
+ * The organization options of every client the CLI makes: the one given and where it came
+ * from, else the key's own (an organization key's organization_id from verify, remembered).
+ */
+export function orgOptions(c: {
+  organizationId?: string | null;
+  organizationFrom?: OrganizationSource | null;
+}): { organizationId?: string; organizationFrom?: OrganizationSource; keyOrganization: true } {
+  return {
+    ...(c.organizationId ? { organizationId: c.organizationId } : {}),
+    ...(c.organizationId && c.organizationFrom ? { organizationFrom: c.organizationFrom } : {}),
+    keyOrganization: true,
+  };
 }
 
 /**
@@ -73,7 +93,7 @@ export async function commandContext(cmd: Command): Promise<CommandContext> {
   const client = new ApiClient({
     baseUrl: creds.baseUrl,
     apiKey: creds.apiKey,
-    ...(creds.organizationId !== null ? { organizationId: creds.organizationId } : {}),
+    ...orgOptions(creds),
     // A reader that went away (`| head`) cancels whatever the command still had in flight.
     signal: stdoutClosed,
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
@@ -87,6 +107,7 @@ export async function commandContext(cmd: Command): Promise<CommandContext> {
     baseUrl: creds.baseUrl,
     apiKey: creds.apiKey,
     organizationId: creds.organizationId,
+    organizationFrom: creds.organizationFrom,
     profile: creds.profile,
     source: creds.source,
   };

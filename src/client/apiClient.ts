@@ -1,5 +1,5 @@
 import { type GitAction, type GitResult, gitRequest, readGitAnswer } from "../protocol/git.js";
-import { PATHS, unsafeIdReason } from "../protocol/index.js";
+import { errorMessage, PATHS, unsafeIdReason } from "../protocol/index.js";
 import {
   type ApiKeyInfo,
   ApiKeyInfoSchema,
@@ -18,6 +18,7 @@ import { DEFAULT_MAX_PAGES } from "./paging.js";
 import type { RateLimitTracker } from "./rateLimit.js";
 import type { RequestBudget } from "./requestBudget.js";
 import { errorFromResponse } from "./responseError.js";
+import { isSessionRoute } from "./routes.js";
 import { type HttpAnswer, Transport, type TransportOptions, tryJson } from "./transport.js";
 
 /** The connection and the transport's settings (see TransportOptions), or a transport to share. */
@@ -110,7 +111,10 @@ export class ApiClient {
     return this.transport.baseUrl;
   }
 
-  /** GET /api/cloud/auth/verify: the key's metadata. */
+  /**
+   * GET /api/cloud/auth/verify: the key's metadata. Its organization_id is remembered for
+   * the key (routes.ts): with keyOrganization, later calls send it as X-Organization-Id.
+   */
   verify(signal?: AbortSignal): Promise<ApiKeyInfo> {
     return this.#call(
       {
@@ -120,6 +124,7 @@ export class ApiClient {
         parse: (json) => {
           const info = ApiKeyInfoSchema.parse(json);
           if (!info.valid) throw new InvalidKeyError("The service says the key is not valid", 200);
+          this.transport.routes.keyVerifiedAs(info.organization_id ?? null);
           return info;
         },
       },
@@ -134,7 +139,11 @@ export class ApiClient {
         name: "me",
         method: "GET",
         path: PATHS.me,
-        parse: (json) => IdentitySchema.parse(json),
+        parse: (json) => {
+          const identity = IdentitySchema.parse(json);
+          this.transport.routes.keyVerified = true;
+          return identity;
+        },
         anyNon200IsInvalidKey: true,
       },
       signal,
@@ -262,34 +271,80 @@ export class ApiClient {
     );
   }
 
+  /**
+   * One call. A session route goes to the mount known for it (routes.ts); when that answers
+   * 404 or 405, or 401 while the key is good (verify answered 200 in this process, or does
+   * now), the other mount's form is tried, and what answered is remembered. A call with a
+   * documented fallback path (git) tries it the same way after the interface's path.
+   */
   async #call<T>(call: Call<T>, signal?: AbortSignal): Promise<T> {
-    let res = await this.transport.request({
-      method: call.method,
-      path: call.path,
-      ...(call.query ? { query: call.query } : {}),
-      ...(call.body !== undefined ? { body: call.body } : {}),
-      ...(signal ? { signal } : {}),
-    });
+    const routes = this.transport.routes;
+    // The known mount's form of each path first (the interface's path, then a documented
+    // fallback), then the other mount's (when it is still worth a try).
+    const forms = [call.path, call.fallbackPath].flatMap((p) =>
+      p === undefined ? [] : [routes.candidates(p)],
+    );
+    const tries: { path: string; otherMount: boolean; fallback: boolean }[] = [];
+    for (const m of [0, 1]) {
+      for (const [j, f] of forms.entries()) {
+        const path = f[m];
+        if (path !== undefined) tries.push({ path, otherMount: m === 1, fallback: j === 1 });
+      }
+    }
     const ok = (status: number) =>
       call.anyNon200IsInvalidKey ? status === 200 : status >= 200 && status < 300;
-    if (ok(res.status)) return this.#parseOk(call, res);
     const missing = (status: number) => status === 404 || status === 405;
-    if (missing(res.status) && call.fallbackPath !== undefined) {
-      // The seed's path is not served here: the documented route, once, same request.
-      const first = res;
-      res = await this.transport.request({
+    let first: HttpAnswer | null = null;
+    let probe = false;
+    for (let i = 0; i < tries.length; i++) {
+      const { path, otherMount, fallback } = tries[i] as (typeof tries)[number];
+      // The documented fallback route takes its own body (git's flat one), when it has one.
+      const body = fallback ? (call.fallbackBody ?? call.body) : call.body;
+      if (otherMount && !probe) break;
+      const res = await this.transport.request({
         method: call.method,
-        path: call.fallbackPath,
-        ...((call.fallbackBody ?? call.body) !== undefined
-          ? { body: call.fallbackBody ?? call.body }
-          : {}),
+        path,
+        ...(call.query ? { query: call.query } : {}),
+        ...(body !== undefined ? { body } : {}),
         ...(signal ? { signal } : {}),
       });
-      if (ok(res.status)) return this.#parseOk(call, res);
-      // Both paths missing: the first answer says more (its path is the interface's).
-      if (missing(res.status)) res = first;
+      first ??= res;
+      if (ok(res.status)) {
+        routes.worked(path);
+        return this.#parseOk(call, res);
+      }
+      if (otherMount && missing(res.status)) continue;
+      if (missing(res.status) || res.status === 401) {
+        // Worth the other mount: a route this service does not serve, or the 401 of a web
+        // dashboard (the key is good, so the 401 is not about it).
+        // Decided by the first answer: a later path of the same mount (a documented
+        // fallback) that is missing says nothing about the mount.
+        if (i === 0) {
+          probe =
+            routeMissing(res) ||
+            (res.status === 401 && isSessionRoute(path) && (await this.#keyIsGood(signal)));
+        }
+        if (missing(res.status) || probe) continue;
+      }
+      // A refusal by a route that exists (a scope, a body, a state) confirms its mount.
+      if (ROUTE_EXISTS.has(res.status)) routes.worked(path);
+      throw this.#errorFor(call, otherMount && res.status === 401 ? (first as HttpAnswer) : res);
     }
-    throw this.#errorFor(call, res);
+    // Every form missing: the first answer says more (its path is the interface's).
+    throw this.#errorFor(call, first as HttpAnswer);
+  }
+
+  /** Whether the key is good: known from this process, or verify asked now (once). */
+  async #keyIsGood(signal?: AbortSignal): Promise<boolean> {
+    const routes = this.transport.routes;
+    if (!routes.keyVerified) {
+      try {
+        await this.verify(signal);
+      } catch {
+        return false;
+      }
+    }
+    return routes.keyVerified;
   }
 
   #parseOk<T>(call: Call<T>, res: HttpAnswer): T {
@@ -330,9 +385,24 @@ export class ApiClient {
       anyNon200IsInvalidKey: call.anyNon200IsInvalidKey,
       attempts: res.attempts,
       redact: this.transport.redactor.redact,
+      organization: this.transport.organization,
     });
   }
 }
+
+/**
+ * A 404 or 405 that says the route is not served here (rather than that a session is not
+ * found): 405, or a 404 whose message is the framework's bare "Not Found".
+ */
+function routeMissing(res: HttpAnswer): boolean {
+  if (res.status === 405) return true;
+  if (res.status !== 404) return false;
+  const msg = errorMessage(tryJson(res.text));
+  return msg !== null && /^not found\b/i.test(msg.trim());
+}
+
+/** Answers only a route that exists gives: its mount is the right one. */
+const ROUTE_EXISTS = new Set([400, 403, 409, 410, 422]);
 
 /**
  * A session id checked before it enters a URL path: a typed error before any request when

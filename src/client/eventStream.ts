@@ -209,8 +209,6 @@ class EventStreamSubscription implements Subscription {
   private closed = false;
   /** Connections that got a 200 so far: only the first asks for history. */
   private opened = 0;
-  /** Index into the two interface paths once one has answered with something but 404. */
-  private workingPath: 0 | 1 | null = null;
   private controller: AbortController | null = null;
   private abortCause: AbortCause | null = null;
   private watchdog: SilenceWatchdog | null = null;
@@ -422,33 +420,42 @@ class EventStreamSubscription implements Subscription {
     });
   }
 
+  /**
+   * One connection: the event stream's path in the mount the client learned for this service
+   * (routes.ts, shared with the API client), else the interface's order; the other form on
+   * 404 or 405, or on 401 while the key is known good. What answered is remembered there.
+   */
   private async connectOnce(): Promise<Outcome> {
-    const bare = [PATHS.events(this.opts.sessionId), PATHS.eventsAlt(this.opts.sessionId)];
+    const routes = this.transport.routes;
+    const bare = routes.candidates(PATHS.events(this.opts.sessionId));
     const history = this.opts.history;
     const n = this.opened === 0 ? history : 0;
-    const paths = history === undefined ? bare : bare.map((p) => withHistoryParam(p, n ?? 0));
-    const first = this.workingPath ?? 0;
-    const order: (0 | 1)[] = first === 0 ? [0, 1] : [1, 0];
-    let outcome: Outcome | "not_found" = "not_found";
-    for (const which of order) {
-      outcome = await this.tryPath(paths[which] as string);
-      if (outcome !== "not_found") {
-        this.workingPath = which;
-        return outcome;
-      }
-      if (this.closed) break;
+    for (let i = 0; i < bare.length; i++) {
+      const path = bare[i] as string;
+      const url = history === undefined ? path : withHistoryParam(path, n ?? 0);
+      const outcome = await this.tryPath(url, path, i + 1 < bare.length);
+      if (outcome !== "not_found") return outcome;
+      if (this.closed) return { kind: "stop", reason: "closed", error: null };
     }
+    const tried = bare.join(" and ");
     return {
       kind: "stop",
-      reason: `session ${this.opts.sessionId} has no event stream (404 on ${bare[0]} and ${bare[1]})`,
+      reason: `session ${this.opts.sessionId} has no event stream (404 on ${tried})`,
       error: new NotFoundError(
-        `Session ${this.opts.sessionId} was not found: its event stream answered 404 on both paths.`,
+        `Session ${this.opts.sessionId} was not found: its event stream answered 404 on ${bare.length === 1 ? "its path" : "both paths"}.`,
       ),
     };
   }
 
-  /** One request. "not_found" means: try the other path. */
-  private async tryPath(path: string): Promise<Outcome | "not_found"> {
+  /**
+   * One request. "not_found" means: try the other path (`more` says there is one; `route` is
+   * the path without its query, as the routes know it).
+   */
+  private async tryPath(
+    path: string,
+    route: string,
+    more: boolean,
+  ): Promise<Outcome | "not_found"> {
     const ac = new AbortController();
     this.controller = ac;
     this.abortCause = null;
@@ -512,6 +519,7 @@ class EventStreamSubscription implements Subscription {
         };
       }
       this.opened++;
+      this.transport.routes.worked(route);
       return this.readStream(res.body, ac);
     }
     if (status === 204) {
@@ -524,7 +532,9 @@ class EventStreamSubscription implements Subscription {
     const body = await readErrorBody(res.body);
     clearTimeout(bodyTimer);
     if (this.closed) return { kind: "stop", reason: "closed", error: null };
-    if (status === 404) return "not_found";
+    if (status === 404 || (more && status === 405)) return "not_found";
+    // The key is good, so a 401 here is the other mount's web dashboard refusing it.
+    if (status === 401 && more && this.transport.routes.keyVerified) return "not_found";
     const quoted = errorMessage(body);
     const serverMessage = quoted === null ? null : this.clean(quoted);
     const error = errorFromResponse({
@@ -533,6 +543,7 @@ class EventStreamSubscription implements Subscription {
       body: body ?? undefined,
       requiredScope: REQUIRED_SCOPE,
       redact: this.redactor.redact,
+      organization: this.transport.organization,
     });
     if (status === 401) {
       const msg = serverMessage ?? "The API key is invalid or expired.";

@@ -30,6 +30,44 @@ export interface ErrorResponse {
   attempts?: number;
   /** Takes the caller's key out of the message: a server may echo the key (or a piece). */
   redact?: (text: string) => string;
+  /** The X-Organization-Id the request carried and where it came from (null: none). */
+  organization?: { id: string; from: string } | null;
+}
+
+/** Where an organization id came from, in words. */
+function organizationSource(from: string): string {
+  if (from === "key") return "the key's own organization (from verify)";
+  if (from === "the profile") return "the profile's organization";
+  return from;
+}
+
+/** A 403 about the organization: what was sent, and what to do about it. */
+function organizationRefusal(msg: string, sent: { id: string; from: string } | null | undefined) {
+  if (sent === undefined) {
+    return new MissingScopeError(
+      msg,
+      null,
+      "Check the organization (--org / AGENT_SESSIONS_ORG): the key's owner must be a member of it.",
+    );
+  }
+  if (sent === null) {
+    return new MissingScopeError(
+      `${msg} (no X-Organization-Id was sent)`,
+      null,
+      "Name the organization with --org (or AGENT_SESSIONS_ORG); the key's owner must be a member of it.",
+    );
+  }
+  const hint =
+    sent.from === "key"
+      ? "The key's own organization was sent; give another with --org, or check the key (agent-sessions whoami)."
+      : sent.from === "the profile"
+        ? "Check the profile's organization (agent-sessions login --org ID to change it), or give --org."
+        : `Check the organization (${sent.from}): the key's owner must be a member of it.`;
+  return new MissingScopeError(
+    `${msg} (sent X-Organization-Id ${sent.id}, ${organizationSource(sent.from)})`,
+    null,
+    hint,
+  );
 }
 
 export function errorFromResponse(r: ErrorResponse): AgentSessionsError {
@@ -60,11 +98,7 @@ function typedError(r: ErrorResponse): AgentSessionsError {
     const scope = named ?? r.requiredScope;
     if (named === null && msg !== null && /\b(member|organi[sz]ation)\b/i.test(msg)) {
       // A 403 about the organization, not a scope: the documented other cause of 403.
-      return new MissingScopeError(
-        msg,
-        null,
-        "Check the organization (--org / AGENT_SESSIONS_ORG): the key's owner must be a member of it.",
-      );
+      return organizationRefusal(msg, r.organization);
     }
     return new MissingScopeError(forbiddenText(r.body, named, label, scope), scope);
   }

@@ -26,6 +26,7 @@ import {
   type RetryWait,
 } from "./rateLimit.js";
 import { type BudgetUse, type RequestBudget, sharedBudget } from "./requestBudget.js";
+import { type OrganizationSource, type ServiceRoutes, sharedRoutes } from "./routes.js";
 import { cancellableDelay, linkSignals } from "./signals.js";
 
 /** Where to talk to and as whom. The key lives only here and in request headers. */
@@ -33,8 +34,13 @@ export interface ConnectionConfig {
   baseUrl: string;
   apiKey: string;
   userAgent?: string;
-  /** Sent as X-Organization-Id on every request and stream: scopes calls to that organization. */
+  /**
+   * Sent as X-Organization-Id on every request and stream: scopes calls to that organization.
+   * Without it, an organization key's own organization is sent once known (see routes.ts).
+   */
   organizationId?: string;
+  /** Where organizationId came from, for messages (default "--org"). */
+  organizationFrom?: OrganizationSource;
   /** One keep-alive dispatcher per process; tests may pass their own. */
   dispatcher?: Dispatcher;
 }
@@ -60,6 +66,13 @@ export interface TransportOptions extends ConnectionConfig {
   signal?: AbortSignal;
   /** Largest response body read. Default 32 MiB. */
   maxBodyBytes?: number;
+  /** Where session routes live and the key's organization; default the process's shared one. */
+  routes?: ServiceRoutes;
+  /**
+   * Without organizationId, send the key's own organization (from verify, asked once per key
+   * and service and remembered by the routes' store). The CLI and the UI set it.
+   */
+  keyOrganization?: boolean;
 }
 
 /** One request, as a caller describes it. */
@@ -145,11 +158,16 @@ export function originOf(baseUrl: string): string {
 
 /**
  * Absolute URL for an interface path under the base URL. A base URL may carry a path prefix
- * (https://host/prefix/); the interface paths are appended to it.
+ * (https://host/prefix/); the interface paths are appended to it. A prefix ending in
+ * `/api/cloud` (the real service's own CLI uses such a base URL) is the mount, not a prefix:
+ * the interface's `/api/…` paths replace it instead of doubling it.
  */
 export function resolveUrl(baseUrl: string, path: string): URL {
   const base = new URL(baseUrl);
-  const prefix = base.pathname.replace(/\/+$/, "");
+  let prefix = base.pathname.replace(/\/+$/, "");
+  if (path.startsWith("/api/") && prefix.endsWith("/api/cloud")) {
+    prefix = prefix.slice(0, -"/api/cloud".length);
+  }
   return new URL(`${prefix}${path}`, base.origin);
 }
 
@@ -173,6 +191,8 @@ export class Transport {
   readonly budget: RequestBudget;
   readonly rateLimit: RateLimitTracker;
   readonly redactor: Redactor;
+  /** Where session routes live for this service and what the key said about itself. */
+  readonly routes: ServiceRoutes;
   readonly #conn: ConnectionConfig;
   readonly #timeoutMs: number;
   readonly #maxAttempts: number;
@@ -182,6 +202,8 @@ export class Transport {
   readonly #random: () => number;
   readonly #signal: AbortSignal | undefined;
   readonly #maxBodyBytes: number;
+  /** Send the key's own organization when none was given. */
+  readonly keyOrganization: boolean;
 
   constructor(opts: TransportOptions) {
     checkBaseUrl(opts.baseUrl);
@@ -190,6 +212,9 @@ export class Transport {
       apiKey: opts.apiKey,
       ...(opts.userAgent !== undefined ? { userAgent: opts.userAgent } : {}),
       ...(opts.organizationId ? { organizationId: opts.organizationId } : {}),
+      ...(opts.organizationId && opts.organizationFrom
+        ? { organizationFrom: opts.organizationFrom }
+        : {}),
       ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     };
     this.#timeoutMs = opts.timeoutMs ?? 15_000;
@@ -203,6 +228,26 @@ export class Transport {
     this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
     this.redactor = keyRedactor(opts.apiKey);
     this.budget = opts.budget ?? sharedBudget(opts.baseUrl, opts.apiKey);
+    this.routes = opts.routes ?? sharedRoutes(opts.baseUrl, opts.apiKey);
+    this.keyOrganization = opts.keyOrganization ?? false;
+  }
+
+  /**
+   * The X-Organization-Id this transport sends and where it comes from: the one given
+   * (--org, AGENT_SESSIONS_ORG, the profile), else the key's own organization once verify
+   * said it; null when none is sent (a personal key, or not known yet).
+   */
+  get organization(): { id: string; from: OrganizationSource } | null {
+    if (this.#conn.organizationId) {
+      return { id: this.#conn.organizationId, from: this.#conn.organizationFrom ?? "--org" };
+    }
+    const own = this.keyOrganization ? this.routes.keyOrganization : null;
+    return own ? { id: own, from: "key" } : null;
+  }
+
+  /** An organization was given explicitly: the key's own is not needed for the header. */
+  get organizationGiven(): boolean {
+    return Boolean(this.#conn.organizationId);
   }
 
   get baseUrl(): string {
@@ -224,7 +269,8 @@ export class Transport {
       authorization: `Bearer ${this.#conn.apiKey}`,
       "user-agent": this.#conn.userAgent ?? USER_AGENT,
     };
-    if (this.#conn.organizationId) headers["x-organization-id"] = this.#conn.organizationId;
+    const org = this.organization;
+    if (org) headers["x-organization-id"] = org.id;
     return Object.assign(headers, extra);
   }
 

@@ -35,3 +35,14 @@ export function insecureKeyDir(env: NodeJS.ProcessEnv = process.env): string {
 export function insecureKeyPath(profile: string, env: NodeJS.ProcessEnv = process.env): string {
   return join(insecureKeyDir(env), `${profile}.key`);
 }
+
+/**
+ * Where what we learn about services is cached (their routes, a key's organization):
+ * `$XDG_CACHE_HOME/agent-sessions/`, else `~/.cache/agent-sessions/`; a relative
+ * XDG_CACHE_HOME is ignored, as for config.
+ */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_CACHE_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".cache");
+  return join(base, "agent-sessions");
+}

@@ -1,3 +1,4 @@
+import type { OrganizationSource } from "../client/routes.js";
 import { isLoopbackHost } from "../protocol/loopback.js";
 import {
   ConfigFileError,
@@ -24,6 +25,8 @@ export interface ResolvedCredentials {
   baseUrl: string;
   /** Sent as X-Organization-Id: --org, AGENT_SESSIONS_ORG, or the profile's; null for none. */
   organizationId: string | null;
+  /** Where organizationId came from (null when none was given). */
+  organizationFrom: OrganizationSource | null;
   apiKey: string;
   source: KeySource;
   /** Lines for stderr, without a "warning:" prefix (plain-text storage, plain http, …). */
@@ -43,6 +46,7 @@ export interface ResolvedTarget {
   profile: string;
   baseUrl: string;
   organizationId: string | null;
+  organizationFrom: OrganizationSource | null;
   config: ProfilesConfig;
   /** The profile's entry in the config file, if it has one. */
   stored: Profile | undefined;
@@ -114,7 +118,7 @@ export async function resolveTarget(opts: ResolveOptions = {}): Promise<Resolved
     throw new MissingBaseUrlError(profile);
   }
   const org = opts.org ?? (env.AGENT_SESSIONS_ORG || undefined) ?? stored?.organization_id;
-  const from =
+  const from: OrganizationSource =
     opts.org !== undefined
       ? "--org"
       : env.AGENT_SESSIONS_ORG
@@ -125,6 +129,7 @@ export async function resolveTarget(opts: ResolveOptions = {}): Promise<Resolved
     profile,
     baseUrl: normalizeBaseUrl(raw),
     organizationId,
+    organizationFrom: organizationId === null ? null : from,
     config,
     stored,
     warnings,
@@ -181,7 +186,7 @@ export function checkKeyShape(apiKey: string, from: string): string {
  */
 export async function resolveCredentials(opts: ResolveOptions = {}): Promise<ResolvedCredentials> {
   const env = opts.env ?? process.env;
-  const { profile, baseUrl, organizationId, stored, config, namedBy, warnings } =
+  const { profile, baseUrl, organizationId, organizationFrom, stored, config, namedBy, warnings } =
     await resolveTarget(opts);
   const http = plainHttpWarning(baseUrl);
   if (http) warnings.push(http);
@@ -189,7 +194,15 @@ export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Res
   const fromEnv = keyFromEnv(env);
   if (fromEnv !== undefined) {
     const apiKey = checkKeyShape(fromEnv, "AGENT_SESSIONS_API_KEY");
-    return { profile, baseUrl, organizationId, apiKey, source: "env", warnings };
+    return {
+      profile,
+      baseUrl,
+      organizationId,
+      organizationFrom,
+      apiKey,
+      source: "env",
+      warnings,
+    };
   }
 
   if (stored === undefined && namedBy !== null) {
@@ -224,6 +237,7 @@ export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Res
       profile,
       baseUrl,
       organizationId,
+      organizationFrom,
       apiKey: found.apiKey,
       source: "insecure-file",
       warnings,
@@ -240,5 +254,13 @@ export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Res
       profile,
     );
   }
-  return { profile, baseUrl, organizationId, apiKey, source: "keychain", warnings };
+  return {
+    profile,
+    baseUrl,
+    organizationId,
+    organizationFrom,
+    apiKey,
+    source: "keychain",
+    warnings,
+  };
 }

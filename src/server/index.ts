@@ -62,6 +62,12 @@ export interface ServerOptions {
   faults?: Partial<FaultSettings>;
   /** Request log (never contains a key); default none. */
   log?: (line: string) => void;
+  /**
+   * Where session routes live. "interface" (default): /api/sessions… as the interface names
+   * them (the event stream under both forms). "cloud": only /api/cloud/sessions…, as the real
+   * service serves them; /api/sessions… answers a bearer key 401 like its web dashboard.
+   */
+  mount?: "interface" | "cloud";
 }
 
 export interface DemoKey {
@@ -210,6 +216,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     git: workspaces,
     historyOnOpen,
     log: opts.log,
+    mount: opts.mount ?? "interface",
     counts: { requests: 0, rateLimited: 0, firstAt: null } as RequestCounts,
   };
   const server = createServer({ noDelay: true }, (req, res) => {

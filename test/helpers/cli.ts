@@ -28,14 +28,30 @@ export function tempConfigHome(): { dir: string; cleanup: () => void } {
 }
 
 /**
- * Runs the built CLI as a user would, with a clean environment: only PATH/HOME and what the
- * test passes. Bounded by a timeout (the child is killed and the test fails).
+ * The cache folder of the CLIs a test process runs (what they learn about services), unless a
+ * test gives its own XDG_CACHE_HOME: never the real user's.
+ */
+let testCacheHome: string | null = null;
+function cacheHome(): string {
+  if (testCacheHome === null) {
+    const dir = mkdtempSync(join(tmpdir(), "as-cache-"));
+    testCacheHome = dir;
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return testCacheHome;
+}
+
+/**
+ * Runs the built CLI as a user would, with a clean environment: only PATH/HOME, a cache folder
+ * of the test process's own, and what the test passes. Bounded by a timeout (the child is
+ * killed and the test fails).
  */
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? "/tmp",
     AGENT_SESSIONS_RETRY_BASE_MS: "20",
+    XDG_CACHE_HOME: cacheHome(),
   };
   for (const [k, v] of Object.entries(opts.env ?? {})) {
     if (v === undefined) delete env[k];

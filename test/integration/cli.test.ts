@@ -59,7 +59,9 @@ describe("headless commands", () => {
         org_name: me.org_name ?? null,
         api_key_name: me.api_key_name ?? null,
         identity: me,
-        organization_header: null,
+        // An organization key acts in its own organization (none for a personal key).
+        organization_header: verify.organization_id ?? null,
+        organization_header_from: verify.organization_id ? "the key's own" : null,
         rate_limit: {
           limit,
           remaining: expect.any(Number),

@@ -20,6 +20,8 @@ import {
   type Subscription,
   subscribeToSession,
 } from "../../src/client/eventStream.js";
+import { ServiceRoutes } from "../../src/client/routes.js";
+import { Transport } from "../../src/client/transport.js";
 import { PATHS, type SessionEvent } from "../../src/protocol/index.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import {
@@ -849,6 +851,13 @@ describe("event stream against the reference service", () => {
     return { config: { baseUrl: ref.url, apiKey: ref.key("owner") }, ...extra };
   }
 
+  /** A transport of its own whose routes know nothing yet (no store, nothing learned). */
+  function freshRoutes(extra: Partial<SubscribeOptions>): Partial<SubscribeOptions> {
+    const config = extra.config as { baseUrl: string; apiKey: string };
+    const routes = new ServiceRoutes(config.baseUrl, config.apiKey, null);
+    return { ...extra, transport: new Transport({ ...config, routes }) };
+  }
+
   function contents(events: SessionEvent[]): string[] {
     return events.flatMap((e) => (e.kind === "prompt_progress" ? [e.data.content] : []));
   }
@@ -946,7 +955,8 @@ describe("event stream against the reference service", () => {
     expect(s403.error?.message).toContain("sessions:prompt");
 
     log.length = 0;
-    const missing = watch(ref.url, owner({ sessionId: "ses_doesnotexist" }));
+    // Routes nobody has learned yet: both forms are tried (once one answers, only that one).
+    const missing = watch(ref.url, freshRoutes(owner({ sessionId: "ses_doesnotexist" })));
     const s404 = await missing.sub.done;
     if (s404.state !== "stopped") throw new Error("unreachable");
     expect(s404.error).toBeInstanceOf(NotFoundError);
@@ -965,7 +975,7 @@ describe("event stream against the reference service", () => {
       statusFor: { path: /^\/api\/cloud\/sessions\/[^/]+\/events$/, status: 404, count: 1 },
       dropAfter: 1,
     });
-    const w = watch(ref.url, owner({ sessionId: session }));
+    const w = watch(ref.url, freshRoutes(owner({ sessionId: session })));
     await live(w);
     ref.emit(session, "prompt_progress", { type: "text", content: "a" });
     const last = ref.emit(session, "prompt_progress", { type: "text", content: "b" });

@@ -14,6 +14,8 @@ export interface ServeFlags {
   historyLimit: number;
   history: number;
   dataDir?: string;
+  /** Where session routes live (default interface). */
+  mount?: "interface" | "cloud";
   keysFile?: string;
   log?: boolean;
   dropAfter?: number;
@@ -79,6 +81,7 @@ export function serveOptions(flags: ServeFlags): ServerOptions {
     historyLimit: flags.historyLimit,
     historyOnOpen: flags.history,
     dataDir: flags.dataDir,
+    ...(flags.mount !== undefined ? { mount: flags.mount } : {}),
     faults,
   };
 }

@@ -72,7 +72,10 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
         org: g.org,
       });
       registerSecret(creds.apiKey);
-      const h = buildServices(creds, { ...build, ...(await withJournal(creds.baseUrl)) });
+      const h = buildServices(
+        { ...creds, keyOrganization: true },
+        { ...build, ...(await withJournal(creds.baseUrl)) },
+      );
       handles.push(h);
       services = h.services;
       // Asked while Ink and React load, answered while they do.
@@ -98,7 +101,13 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
       await client.verify();
       await saveCredentials({ profile: target.profile, baseUrl: target.baseUrl, apiKey: key });
       const h = buildServices(
-        { baseUrl: target.baseUrl, apiKey: key, organizationId: org },
+        {
+          baseUrl: target.baseUrl,
+          apiKey: key,
+          organizationId: org,
+          organizationFrom: target.organizationFrom,
+          keyOrganization: true,
+        },
         { ...build, ...(await withJournal(target.baseUrl)) },
       );
       handles.push(h);

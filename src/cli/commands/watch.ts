@@ -7,12 +7,13 @@ import {
   type Subscription,
   subscribeToSession,
 } from "../../client/eventStream.js";
+import type { OrganizationSource } from "../../client/routes.js";
 import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { sanitizeRecord } from "../../store/sanitizeRecord.js";
 import { formatSeconds } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
-import { type CommandContext, commandContext, uiTuningFromEnv } from "../context.js";
+import { type CommandContext, commandContext, orgOptions, uiTuningFromEnv } from "../context.js";
 import { eventToJson, gapText } from "../eventFormat.js";
 import { err, fail, out, stdoutClosed } from "../output.js";
 import { outputIsTerminal } from "../terminalCheck.js";
@@ -126,6 +127,7 @@ function noticeLine(
 
 export type WatchContext = Pick<CommandContext, "baseUrl" | "apiKey" | "tuning"> & {
   organizationId?: string | null;
+  organizationFrom?: OrganizationSource | null;
   /**
    * Reads a session's record again after a gap, and its transport opens the streams (so
    * their waits are announced with the command's); one is made when not given.
@@ -159,7 +161,7 @@ export async function watchSessions(
     new ApiClient({
       baseUrl: ctx.baseUrl,
       apiKey: ctx.apiKey,
-      ...(org ? { organizationId: org } : {}),
+      ...orgOptions(ctx),
       maxAttempts: 2,
     });
   const stop = new AbortController();

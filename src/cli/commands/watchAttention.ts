@@ -1,5 +1,6 @@
 import { ApiClient } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
+import type { OrganizationSource } from "../../client/routes.js";
 import { displayId } from "../../store/admitSession.js";
 import { type AttentionItem, createAttentionStore } from "../../store/attention/attentionStore.js";
 import { LiveList } from "../../store/liveList.js";
@@ -9,7 +10,7 @@ import { createStreamsStore } from "../../store/streams/streamsStore.js";
 import { toJsonText } from "../../text/json.js";
 import { oscText } from "../../text/notification.js";
 import { keyRedactor } from "../../text/redact.js";
-import type { CommandContext } from "../context.js";
+import { type CommandContext, orgOptions } from "../context.js";
 import { clock } from "../eventFormat.js";
 import { err, out } from "../output.js";
 
@@ -30,6 +31,7 @@ export interface AttentionWatchOptions {
 
 export type AttentionWatchContext = Pick<CommandContext, "baseUrl" | "apiKey" | "tuning"> & {
   organizationId?: string | null;
+  organizationFrom?: OrganizationSource | null;
   /**
    * The command's client: its waits are announced on stderr and a closed stdout cancels it;
    * the streams open through its transport. One is made when not given.
@@ -71,6 +73,7 @@ export async function watchAttention(
     ctx.client ??
     new ApiClient({
       ...config,
+      ...orgOptions(ctx),
       ...(ctx.tuning.maxAttempts !== undefined ? { maxAttempts: ctx.tuning.maxAttempts } : {}),
       ...(ctx.tuning.backoffBaseMs !== undefined
         ? { backoffBaseMs: ctx.tuning.backoffBaseMs }

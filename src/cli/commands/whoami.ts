@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { PATHS } from "../../protocol/index.js";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { formatExpiry, formatRateLimit, maskKey } from "../../text/format.js";
 import { sanitizeLine } from "../../text/sanitize.js";
@@ -9,6 +10,13 @@ const EXPIRY_WARNING_MS = 7 * 24 * 3600 * 1000;
 
 export interface WhoamiOptions {
   json?: boolean;
+  /** Also name the routes in use (one list request finds where session routes live). */
+  verbose?: boolean;
+}
+
+/** Where an organization header came from, in words. */
+function orgFrom(from: string): string {
+  return from === "key" ? "the key's own" : from;
 }
 
 /** `agent-sessions whoami`: the key's metadata, the caller and the effective scopes. */
@@ -16,6 +24,17 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
   try {
     const ctx = await commandContext(cmd);
     const [key, me] = await Promise.all([ctx.client.verify(), ctx.client.me()]);
+    // The verbose view asks for one session so the routes it names are the ones that answer.
+    let sessionsProblem: string | null = null;
+    if (opts.verbose) {
+      try {
+        await ctx.client.listSessions({ limit: 1 });
+      } catch (e) {
+        sessionsProblem = e instanceof Error ? e.message : String(e);
+      }
+    }
+    const routes = ctx.client.transport.routes.describe();
+    const sent = ctx.client.transport.organization;
     const narrowed = narrowedScopes(key.scopes, key.effective_scopes);
     const expiresInMs = key.expires_at ? Date.parse(key.expires_at) - Date.now() : null;
     if (opts.json) {
@@ -35,7 +54,19 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
         org_name: me.org_name ?? null,
         api_key_name: me.api_key_name ?? null,
         identity: me,
-        organization_header: ctx.organizationId,
+        organization_header: sent?.id ?? null,
+        organization_header_from: sent ? orgFrom(sent.from) : null,
+        ...(opts.verbose
+          ? {
+              routes: {
+                sessions: routes.sessions,
+                events: routes.events,
+                verify: PATHS.verify,
+                me: PATHS.me,
+                ...(sessionsProblem !== null ? { sessions_error: sessionsProblem } : {}),
+              },
+            }
+          : {}),
         rate_limit: ctx.client.rateLimit.info,
         key_masked: maskKey(ctx.apiKey),
         key_source: ctx.source,
@@ -58,8 +89,13 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
       ...(me.email ? [["email", s(me.email)]] : []),
       ["user", s(key.user_id)],
       ["organization", owner],
-      ...(ctx.organizationId !== null
-        ? [["acting in", `${s(ctx.organizationId)} (X-Organization-Id)`]]
+      ...(sent !== null
+        ? [
+            [
+              "acting in",
+              `${s(sent.id)} (X-Organization-Id${sent.from === "key" ? ", the key's own" : ""})`,
+            ],
+          ]
         : []),
       ["key", `"${s(keyName)}" ${maskKey(ctx.apiKey)} (id ${s(key.key_id)})`],
       ["key source", `${sourceLabel(ctx.source)}, profile ${s(ctx.profile)}`],
@@ -69,6 +105,13 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
       ["stored scopes", key.scopes.map(s).join(" ") || "(none)"],
     ];
     if (rate) rows.push(["rate limit", formatRateLimit(rate, Date.now())]);
+    if (opts.verbose) {
+      rows.push(["sessions at", s(routes.sessions)]);
+      rows.push(["events at", s(routes.events)]);
+      rows.push(["key checked at", `${PATHS.verify}, ${PATHS.me}`]);
+      if (sessionsProblem !== null)
+        rows.push(["sessions", `could not list: ${s(sessionsProblem)}`]);
+    }
     if (narrowed.length > 0) {
       rows.push([
         "narrowed by role",

@@ -72,6 +72,14 @@ export function registerServeCommand(program: Command, io?: ServeIo): void {
       intArg(0),
       200,
     )
+    .addOption(
+      new Option(
+        "--mount <mount>",
+        "where session routes live: interface (/api/sessions) or cloud (/api/cloud/sessions only, /api/sessions answering 401 like the real service's dashboard)",
+      )
+        .choices(["interface", "cloud"])
+        .default("interface"),
+    )
     .option("--data-dir <path>", "keep repositories and workspaces here (default: a temp dir)")
     .option("--keys-file <path>", "also write the demo keys as JSON to this file (mode 0600)")
     .option("--log", "log each request to stderr (never the key)")

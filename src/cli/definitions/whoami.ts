@@ -6,6 +6,7 @@ export function registerWhoamiCommand(program: Command): void {
     .command("whoami")
     .description("show the key's metadata, the caller identity and the effective scopes")
     .option("--json", "print one JSON object")
+    .option("--verbose", "also name the routes in use (where session routes and streams live)")
     .action(async (opts: WhoamiOptions, cmd: Command) => {
       const { runWhoami } = await import("../commands/whoami.js");
       await runWhoami(opts, cmd);

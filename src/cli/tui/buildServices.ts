@@ -1,5 +1,6 @@
 import { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
+import type { OrganizationSource } from "../../client/routes.js";
 import { createActionsStore } from "../../store/actionsStore.js";
 import { createAttentionStore } from "../../store/attention/attentionStore.js";
 import { ActivityTracker } from "../../store/fleet/activity.js";
@@ -54,13 +55,26 @@ export interface BuildOptions {
  * the `snapshot` command, the benchmarks and the UI tests all build them here.
  */
 export function buildServices(
-  conn: { baseUrl: string; apiKey: string; organizationId?: string | null },
+  conn: {
+    baseUrl: string;
+    apiKey: string;
+    organizationId?: string | null;
+    organizationFrom?: OrganizationSource | null;
+    /** Without organizationId, send an organization key's own organization (the CLI's way). */
+    keyOrganization?: boolean;
+  },
   opts: BuildOptions = {},
 ): ServicesHandle {
   const scrollback = opts.scrollback ?? 5000;
   const journal = opts.journal ?? null;
   const tuning = opts.tuning ?? {};
-  const org = conn.organizationId ? { organizationId: conn.organizationId } : {};
+  const org = {
+    ...(conn.organizationId ? { organizationId: conn.organizationId } : {}),
+    ...(conn.organizationId && conn.organizationFrom
+      ? { organizationFrom: conn.organizationFrom }
+      : {}),
+    ...(conn.keyOrganization ? { keyOrganization: true } : {}),
+  };
   // Ended by dispose(): requests still waiting for the service (or for a retry) end with it,
   // so quitting never waits for a service that hangs.
   const stop = new AbortController();

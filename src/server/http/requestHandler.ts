@@ -35,6 +35,12 @@ export interface HandlerContext {
   log?: (line: string) => void;
   /** Counted as requests come in (read by ReferenceServer.requestCounts). */
   counts: RequestCounts;
+  /**
+   * Where session routes live: "interface" (default) under /api/sessions…; "cloud" only under
+   * /api/cloud/sessions…, as the real service serves them, with /api/sessions… answering a
+   * bearer key 401 like its web dashboard does.
+   */
+  mount?: "interface" | "cloud";
 }
 
 /** Requests the service has had, and the 429s it answered (the limiter's and injected ones). */
@@ -278,6 +284,25 @@ const INJECTED_DETAIL: Record<number, string> = {
   429: "Rate limit exceeded (injected fault)",
 };
 
+const DASHBOARD = /^\/api\/sessions(?=\/|$)/;
+const CLOUD_SESSIONS = /^\/api\/cloud\/sessions(?=\/|$)/;
+
+/**
+ * The path the routes see. In the cloud mount a session route is served only under
+ * /api/cloud/sessions… (routed as the interface's /api/sessions… form), and /api/sessions…
+ * is the web dashboard's: a bearer key gets 401 there, whatever the key.
+ */
+function mountedPath(mount: "interface" | "cloud", path: string): string {
+  if (mount === "interface") return path;
+  if (DASHBOARD.test(path)) {
+    throw new HttpError(401, { detail: "Not authenticated" }, { "www-authenticate": "Cookie" });
+  }
+  const m = CLOUD_SESSIONS.exec(path);
+  // The stream's own route is /api/cloud/sessions/{id}/events already; the others move.
+  if (m && !/\/events$/.test(path)) return `/api/sessions${path.slice(m[0].length)}`;
+  return path;
+}
+
 /** Rate limit, injected faults, then routing; every answer carries the rate-limit headers. */
 export async function handleRequest(
   ctx: HandlerContext,
@@ -326,9 +351,10 @@ export async function handleRequest(
       const detail = INJECTED_DETAIL[injected.status] ?? `Injected fault: HTTP ${injected.status}`;
       throw new HttpError(injected.status, { detail }, headers);
     }
+    const routed = mountedPath(ctx.mount ?? "interface", path);
     let allowed: string[] = [];
     for (const route of ROUTES) {
-      const m = route.pattern.exec(path);
+      const m = route.pattern.exec(routed);
       if (!m) continue;
       if (route.method !== req.method) {
         allowed.push(route.method);
