@@ -11,7 +11,6 @@ import {
   PATHS,
   type SessionEvent,
   unsafeIdReason,
-  withHistoryParam,
 } from "../protocol/index.js";
 import { RecentEvents } from "../protocol/sameEvent.js";
 import { formatSeconds } from "../text/format.js";
@@ -74,11 +73,6 @@ export interface SubscribeOptions {
   sessionId: string;
   /** Resume point: sent as Last-Event-ID on the first request. */
   lastEventId?: string | null;
-  /**
-   * Most earlier events the caller can hold: sent as `?history=N` on the first request and as
-   * `history=0` on every reconnect (see protocol/history.ts). Absent: no parameter is sent.
-   */
-  history?: number;
   /** SSE comment lines (without the colon), e.g. the server's `history-end`. */
   onComment?: (text: string) => void;
   /** Every item, heartbeats, malformed and unknown ones included. */
@@ -207,8 +201,6 @@ class EventStreamSubscription implements Subscription {
   private readonly headersTimeoutMs: number;
   private readonly transport: Transport;
   private closed = false;
-  /** Connections that got a 200 so far: only the first asks for history. */
-  private opened = 0;
   /** Index into the two interface paths once one has answered with something but 404. */
   private workingPath: 0 | 1 | null = null;
   private controller: AbortController | null = null;
@@ -423,10 +415,7 @@ class EventStreamSubscription implements Subscription {
   }
 
   private async connectOnce(): Promise<Outcome> {
-    const bare = [PATHS.events(this.opts.sessionId), PATHS.eventsAlt(this.opts.sessionId)];
-    const history = this.opts.history;
-    const n = this.opened === 0 ? history : 0;
-    const paths = history === undefined ? bare : bare.map((p) => withHistoryParam(p, n ?? 0));
+    const paths = [PATHS.events(this.opts.sessionId), PATHS.eventsAlt(this.opts.sessionId)];
     const first = this.workingPath ?? 0;
     const order: (0 | 1)[] = first === 0 ? [0, 1] : [1, 0];
     let outcome: Outcome | "not_found" = "not_found";
@@ -440,7 +429,7 @@ class EventStreamSubscription implements Subscription {
     }
     return {
       kind: "stop",
-      reason: `session ${this.opts.sessionId} has no event stream (404 on ${bare[0]} and ${bare[1]})`,
+      reason: `session ${this.opts.sessionId} has no event stream (404 on ${paths[0]} and ${paths[1]})`,
       error: new NotFoundError(
         `Session ${this.opts.sessionId} was not found: its event stream answered 404 on both paths.`,
       ),
@@ -511,7 +500,6 @@ class EventStreamSubscription implements Subscription {
           ),
         };
       }
-      this.opened++;
       return this.readStream(res.body, ac);
     }
     if (status === 204) {

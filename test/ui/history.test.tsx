@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createFileJournal } from "../../src/cli/journal/fileJournal.js";
 import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
@@ -113,6 +113,11 @@ describe("a pane with history", () => {
     expect(at("while away 2")).toBeLessThan(at("── ▼ live from here"));
     expect(frame).toContain(
       "── ▼ live from here · above: 2 from the journal, 2 from the server ──",
+    );
+    // The stream has no history: what is sent once it is connected shows below the divider.
+    await vi.waitFor(
+      () => expect(handle?.services.streams.getState().sessions[id]?.status.state).toBe("live"),
+      { timeout: 5000, interval: 10 },
     );
     s.emit(id, "process_output", { text: "now live\n" });
     const after = await waitForContent(ui, "now live");

@@ -1,5 +1,6 @@
 import { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
+import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
 import { createActionsStore } from "../../store/actionsStore.js";
 import { createAttentionStore } from "../../store/attention/attentionStore.js";
 import { ActivityTracker } from "../../store/fleet/activity.js";
@@ -91,6 +92,7 @@ export function buildServices(
     budget: client.budget,
     ...(opts.refreshMs !== undefined ? { baseMs: opts.refreshMs } : {}),
   });
+  const identity = createIdentityStore({ redact });
   const controller = new StreamsController({
     config: { baseUrl: conn.baseUrl, apiKey: conn.apiKey, ...org },
     transport: client.transport,
@@ -99,6 +101,12 @@ export function buildServices(
     ...(Object.keys(subscribeOptions).length > 0 ? { subscribeOptions } : {}),
     // Never more history than the scrollback holds.
     history: scrollback,
+    fetchHistory: (id) => client.sessionHistory(id),
+    // Known scopes without sessions:prompt: no stream that would answer 403.
+    liveAllowed: () => {
+      const k = identity.getState().keyInfo;
+      return k === null || hasScope(k.effective_scopes, REQUIRED_SCOPES.events);
+    },
     ...(journal ? { journal } : {}),
     // A state change on one stream: the others may have changed too, read the list soon.
     onStateChange: () => live.poke("state"),
@@ -113,7 +121,7 @@ export function buildServices(
   });
   const services: AppServices = {
     api: client,
-    identity: createIdentityStore({ redact }),
+    identity,
     sessions,
     streams,
     streamControl: leases,
