@@ -158,4 +158,23 @@ describe("a pane with history", () => {
     const frame = await waitForContent(ui, new RegExp(`1 ${id} ⏸ paused`));
     expect(frame).toContain("waiting for events…");
   });
+
+  it("a key with sessions:read only: the history, one plain notice, the record's changes", async () => {
+    const s = await reference();
+    const id = s.sessionIds()[0] as string;
+    s.emit(id, "prompt_progress", { type: "user", content: "summarise the diff" });
+    s.emit(id, "process_output", { text: "2 files changed\n" });
+    handle = buildServices({ baseUrl: s.url, apiKey: s.key("listonly") }, { recordPollMs: 50 });
+    const ui = mount(s, handle.services, id);
+    const frame = await waitForContent(ui, "live events need sessions:prompt");
+    expect(frame).toContain("[user] summarise the diff");
+    expect(frame).toContain("2 files changed");
+    expect(frame).not.toContain("Insufficient scope");
+    s.setState(id, "paused");
+    const after = await waitForContent(ui, "→ paused");
+    // Said once: in the pane's lines (the title may carry it too).
+    const lines = after.split("\n").filter((l) => l.includes("stream stopped: live events need"));
+    expect(lines).toHaveLength(1);
+    expect(after).not.toContain("Insufficient scope");
+  });
 });

@@ -47,6 +47,8 @@ export interface BuildOptions {
   fleetStreams?: number;
   /** The live list's normal cadence. Default 15000. */
   refreshMs?: number;
+  /** How often a pane without the event stream (no sessions:prompt) reads its record. Default 15000. */
+  recordPollMs?: number;
 }
 
 /**
@@ -102,6 +104,7 @@ export function buildServices(
     // Never more history than the scrollback holds.
     history: scrollback,
     fetchHistory: (id) => client.sessionHistory(id),
+    ...(opts.recordPollMs !== undefined ? { recordPollMs: opts.recordPollMs } : {}),
     // Known scopes without sessions:prompt: no stream that would answer 403.
     liveAllowed: () => {
       const k = identity.getState().keyInfo;

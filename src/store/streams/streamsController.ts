@@ -164,7 +164,8 @@ export class StreamsController {
         const fromServer = this.#showHistory(sessionId, past, overlap);
         const repeats = overlap?.dropped ?? 0;
         const s = this.#opts.store.getState();
-        s.pushMarker(sessionId, "divider", dividerText(shown, fromServer, repeats), {
+        const lead = this.#opts.liveAllowed?.() === false ? "the record from here" : undefined;
+        s.pushMarker(sessionId, "divider", dividerText(shown, fromServer, repeats, lead), {
           ifNotEmpty: true,
           at: (this.#opts.now ?? Date.now)(),
         });
@@ -544,11 +545,16 @@ const MARKER_ROOM = 2;
 const HISTORY_IDLE_MS = 250;
 
 /** The divider's words: what is above it. */
-function dividerText(fromJournal: number, fromServer: number, repeats: number): string {
+function dividerText(
+  fromJournal: number,
+  fromServer: number,
+  repeats: number,
+  lead = "live from here",
+): string {
   const above: string[] = [];
   if (fromJournal > 0) above.push(`${fromJournal} from the journal`);
   if (fromServer > 0) above.push(`${fromServer} from the server`);
   if (repeats > 0)
     above.push(`${repeats} repeat${repeats === 1 ? "" : "s"} of the journal skipped`);
-  return above.length > 0 ? `live from here · above: ${above.join(", ")}` : "live from here";
+  return above.length > 0 ? `${lead} · above: ${above.join(", ")}` : lead;
 }
