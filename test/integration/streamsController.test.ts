@@ -473,6 +473,8 @@ describe("StreamsController: a key without sessions:prompt", () => {
         wait,
       );
       expect(controller.isOpen(id)).toBe(true);
+      // Known scopes: no stream was opened at all.
+      if (known) expect(ref.connections()).toBe(0);
       const before = ref.requestCounts().requests;
       await new Promise((r) => setTimeout(r, 150));
       ref.setState(id, "paused");
