@@ -1,4 +1,5 @@
 import { type GitAction, type GitResult, gitRequest, readGitAnswer } from "../protocol/git.js";
+import { parseSessionHistory, type SessionHistory } from "../protocol/history.js";
 import { errorMessage, PATHS, unsafeIdReason } from "../protocol/index.js";
 import {
   type ApiKeyInfo,
@@ -13,7 +14,13 @@ import {
 } from "../protocol/resources.js";
 import * as z from "../protocol/schema.js";
 import { REQUIRED_SCOPES } from "../protocol/scopes.js";
-import { AgentSessionsError, InvalidKeyError, MalformedResponseError } from "./errors.js";
+import {
+  AgentSessionsError,
+  HttpError,
+  InvalidKeyError,
+  MalformedResponseError,
+  NotFoundError,
+} from "./errors.js";
 import { DEFAULT_MAX_PAGES } from "./paging.js";
 import type { RateLimitTracker } from "./rateLimit.js";
 import type { RequestBudget } from "./requestBudget.js";
@@ -246,6 +253,32 @@ export class ApiClient {
       },
       signal,
     );
+  }
+
+  /**
+   * GET /api/sessions/{id}/history (the `/api/cloud` form on 404 or 405): the session's past
+   * as the service logs it (see protocol/history.ts). Null when neither path is served (a
+   * server without the endpoint: panes start live). Entries come back unread; the answer's
+   * size is bounded by the transport's body limit.
+   */
+  async sessionHistory(id: string, signal?: AbortSignal): Promise<SessionHistory | null> {
+    try {
+      return await this.#call(
+        {
+          name: "sessionHistory",
+          method: "GET",
+          // A session route: the mount this service uses is the routes' (routes.ts).
+          path: idPath(id, PATHS.sessionHistory),
+          parse: parseSessionHistory,
+          notFound: `No history of session ${id} was found`,
+        },
+        signal,
+      );
+    } catch (e) {
+      if (e instanceof NotFoundError) return null;
+      if (e instanceof HttpError && e.status === 405) return null;
+      throw e;
+    }
   }
 
   /**

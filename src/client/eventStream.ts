@@ -11,7 +11,6 @@ import {
   PATHS,
   type SessionEvent,
   unsafeIdReason,
-  withHistoryParam,
 } from "../protocol/index.js";
 import { RecentEvents } from "../protocol/sameEvent.js";
 import { formatSeconds } from "../text/format.js";
@@ -74,11 +73,6 @@ export interface SubscribeOptions {
   sessionId: string;
   /** Resume point: sent as Last-Event-ID on the first request. */
   lastEventId?: string | null;
-  /**
-   * Most earlier events the caller can hold: sent as `?history=N` on the first request and as
-   * `history=0` on every reconnect (see protocol/history.ts). Absent: no parameter is sent.
-   */
-  history?: number;
   /** SSE comment lines (without the colon), e.g. the server's `history-end`. */
   onComment?: (text: string) => void;
   /** Every item, heartbeats, malformed and unknown ones included. */
@@ -207,8 +201,6 @@ class EventStreamSubscription implements Subscription {
   private readonly headersTimeoutMs: number;
   private readonly transport: Transport;
   private closed = false;
-  /** Connections that got a 200 so far: only the first asks for history. */
-  private opened = 0;
   private controller: AbortController | null = null;
   private abortCause: AbortCause | null = null;
   private watchdog: SilenceWatchdog | null = null;
@@ -428,12 +420,9 @@ class EventStreamSubscription implements Subscription {
   private async connectOnce(): Promise<Outcome> {
     const routes = this.transport.routes;
     const bare = routes.candidates(PATHS.events(this.opts.sessionId));
-    const history = this.opts.history;
-    const n = this.opened === 0 ? history : 0;
     for (let i = 0; i < bare.length; i++) {
       const path = bare[i] as string;
-      const url = history === undefined ? path : withHistoryParam(path, n ?? 0);
-      const outcome = await this.tryPath(url, path, i + 1 < bare.length);
+      const outcome = await this.tryPath(path, path, i + 1 < bare.length);
       if (outcome !== "not_found") return outcome;
       if (this.closed) return { kind: "stop", reason: "closed", error: null };
     }
@@ -518,7 +507,6 @@ class EventStreamSubscription implements Subscription {
           ),
         };
       }
-      this.opened++;
       this.transport.routes.worked(route);
       return this.readStream(res.body, ac);
     }

@@ -22,6 +22,8 @@ export const PATHS = {
   session: (id: string) => `/api/sessions/${pathSegment(id)}`,
   events: (id: string) => `/api/cloud/sessions/${pathSegment(id)}/events`,
   eventsAlt: (id: string) => `/api/sessions/${pathSegment(id)}/events`,
+  /** The documented history of a session (the real service's; see history.ts). */
+  sessionHistory: (id: string) => `/api/sessions/${pathSegment(id)}/history`,
   gitClone: GIT_PATHS.clone,
   gitCloneDocumented: GIT_PATHS.cloneDocumented,
   gitOperation: GIT_PATHS.operation,

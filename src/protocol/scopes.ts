@@ -44,6 +44,7 @@ export const REQUIRED_SCOPES = {
   me: null,
   listSessions: "sessions:read",
   getSession: "sessions:read",
+  sessionHistory: "sessions:read",
   events: "sessions:prompt",
   gitClone: "sessions:write",
   gitOperation: "sessions:write",

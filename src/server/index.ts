@@ -44,11 +44,11 @@ export interface ServerOptions {
    * window), as the real service documents it: {limit: 100, windowMs: 60000, burst: 20}.
    */
   rateLimit?: { limit: number; windowMs: number; burst?: number } | false;
-  /** Events kept per session for Last-Event-ID replay, default 10000. */
+  /** Events kept per session for Last-Event-ID replay and the history endpoint, default 10000. */
   historyLimit?: number;
   /**
-   * Newest events sent to a subscriber without Last-Event-ID before live ones (default 200;
-   * 0: none). A client's `?history=N` lowers it, never raises it.
+   * Newest events sent to a subscriber without Last-Event-ID before live ones (default 0, as
+   * the real service, whose stream has no history: a session's past is at `…/history`).
    */
   historyOnOpen?: number;
   /**
@@ -123,7 +123,7 @@ const DEFAULTS = {
   sessionCount: 6,
   rateLimit: { limit: 600, windowMs: 60_000 },
   historyLimit: 10_000,
-  historyOnOpen: 200,
+  historyOnOpen: 0,
 } as const;
 
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {

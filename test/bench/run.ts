@@ -22,6 +22,7 @@ import { limitAllowsMs, measureBudget } from "./measures/budget.js";
 import { drainThroughStore } from "./measures/clientIngest.js";
 import { measureFanout } from "./measures/fanout.js";
 import { measureFleet } from "./measures/fleet.js";
+import { measureHistoryOpen } from "./measures/historyOpen.js";
 import { measureIdle } from "./measures/idle.js";
 import { measureLiveUi } from "./measures/liveUi.js";
 import { measureMemory } from "./measures/memory.js";
@@ -665,6 +666,30 @@ async function budgetRow(p: ReturnType<typeof plan>, quick: boolean): Promise<Ro
   }
 }
 
+/** B14: a pane on a session with 2,000 history entries, mount to the frame showing them. */
+async function historyOpenRow(quick: boolean): Promise<Row> {
+  const entries = 2000;
+  const runs = quick ? 3 : 7;
+  const measure = `history on open: the UI mounted with a pane on a session with ${entries.toLocaleString("en-US")} history entries over loopback, to the first frame showing its history (median of ${runs} opens; GET …/history then the divider)`;
+  const target = "≤ 150 ms";
+  try {
+    const r = await withServer(
+      { seed: 14, paceMs: 0, heartbeatMs: 15_000, sessionCount: 1 },
+      (srv) => measureHistoryOpen(srv, srv.sessionIds[0] as string, entries, runs),
+    );
+    return {
+      id: "B14",
+      measure,
+      value: `${num(r.medianMs)} ms median (max ${num(r.maxMs)} ms); heap ${num(r.heapUsedMiB, 1)} MiB after`,
+      target,
+      pass: r.medianMs <= 150,
+      figures: { ...r },
+    };
+  } catch (e) {
+    return failed("B14", measure, target, e);
+  }
+}
+
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const p = plan(opts.quick);
@@ -726,6 +751,10 @@ async function main(): Promise<void> {
       `B13: ${p.budgetStreams} streams against 100 requests a minute (about ${Math.round(limitAllowsMs(p.budgetStreams, DOCUMENTED_LIMIT) / 1000)} s)`,
     );
     rows.push(await budgetRow(p, opts.quick));
+  }
+  if (want("B14")) {
+    log("B14: history on open");
+    rows.push(await historyOpenRow(opts.quick));
   }
 
   const seconds = (performance.now() - t0) / 1000;

@@ -80,7 +80,10 @@ describe.skipIf(!TMUX)("history, journal and replay in tmux", () => {
       "E2E-LIVE-1",
       "┄┄ not watched from",
       "E2E-WHILE-AWAY",
-      "4 repeats of the journal skipped",
+      // The history's entries the journal recorded from the history are skipped; an event
+      // the journal recorded from the live stream (E2E-LIVE-1) comes back from the history
+      // in the log's own form, which the same-event rule cannot match: it shows again.
+      "3 repeats of the journal skipped",
     ]);
     const rows = screen.split("\n");
     const at = (t: string) => rows.findIndex((r) => r.includes(t));

@@ -1028,7 +1028,7 @@ describe("event stream against the reference service", () => {
       const session = ref.sessionIds()[5] as string;
       ref.faults.set({ lineEnding, comments: true, retryMs: 23, dropAfter: 2 });
       // From now on: the earlier loop's events stay in the session's history.
-      const w = watch(ref.url, owner({ sessionId: session, history: 0 }));
+      const w = watch(ref.url, owner({ sessionId: session }));
       await live(w);
       const ids = ["é", "日本", "🎉"].map((c) =>
         ref.emit(session, "prompt_progress", { type: "text", content: c }),

@@ -1,7 +1,8 @@
 import type { ServerResponse } from "node:http";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { HISTORY_END_COMMENT, PATHS, withHistoryParam } from "../../src/protocol/index.js";
+import { ApiClient } from "../../src/client/apiClient.js";
+import { HISTORY_END_COMMENT, PATHS } from "../../src/protocol/index.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
 import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
@@ -9,9 +10,9 @@ import { type ScriptedServer, startScriptedServer } from "../helpers/scriptedHtt
 import { openSse, type SseClient, waitFor } from "./serverTestUtils.js";
 
 /**
- * History on open: the reference service sends a new subscriber its recent events, the
- * client asks for no more than its scrollback holds, shows a divider where live events begin,
- * and does not ask again on a reconnect.
+ * History on open: the documented `GET …/sessions/{id}/history` answers the session's log;
+ * a pane shows it (no more than its scrollback holds), a divider where live events begin,
+ * then live events. A server without the endpoint gets panes that start live, as before.
  */
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -28,10 +29,19 @@ async function reference(opts: Parameters<typeof startServer>[0] = {}): Promise<
 function pane(baseUrl: string, apiKey: string, capacity: number, history = capacity) {
   const agent = new Agent();
   const store = createStreamsStore({ capacity, flushMs: 5 });
+  const api = new ApiClient({
+    baseUrl,
+    apiKey,
+    dispatcher: agent,
+    maxAttempts: 2,
+    backoffBaseMs: 10,
+  });
   const controller = new StreamsController({
     config: { baseUrl, apiKey, dispatcher: agent },
+    transport: api.transport,
     store,
     history,
+    fetchHistory: (id) => api.sessionHistory(id),
     subscribeOptions: { backoffBaseMs: 10, maxAttempts: 5 },
   });
   cleanups.push(async () => {
@@ -56,66 +66,83 @@ async function sse(url: string, key: string, lastEventId?: string): Promise<SseC
   return c;
 }
 
-describe("reference service: history for a new subscriber", () => {
-  it("sends the newest 200 events by default, then `: history-end`, then live ones", async () => {
+describe("reference service: the documented history endpoint", () => {
+  it("answers {events, count} from the session's kept events; the stream itself sends none", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
-    for (let i = 1; i <= 266; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
+    s.emit(id, "prompt_progress", { type: "user", content: "fix the tests" });
+    s.emit(id, "prompt_progress", { type: "text", content: "Looking " });
+    s.emit(id, "prompt_progress", { type: "text", content: "now.\n" });
+    s.emit(id, "process_output", { text: "ok 1\n" });
+    s.emit(id, "file_changed", { path: "a.ts", action: "modified" });
+    for (const path of [PATHS.sessionHistory(id), `/api/cloud/sessions/${id}/history`]) {
+      const res = await fetch(`${s.url}${path}`, {
+        headers: { authorization: `Bearer ${s.key("member")}` },
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { events: Record<string, unknown>[]; count: number };
+      expect(body.count).toBe(body.events.length);
+      expect(body.events.slice(-4)).toMatchObject([
+        { type: "user", content: "fix the tests" },
+        { type: "assistant_text", content: "Looking now.\n" },
+        { type: "tool_result", content: "ok 1\n" },
+        { type: "file_changed", path: "a.ts", action: "modified" },
+      ]);
+      expect(typeof body.events.at(-1)?.timestamp).toBe("string");
+    }
     const c = await sse(`${s.url}${PATHS.events(id)}`, s.key("member"));
-    await waitFor(() => c.events().length === 200 && c.comments() === 1, 5_000, "history");
-    expect(JSON.parse(c.events()[0]?.data ?? "{}").text).toBe("line 67\n");
-    expect(c.raw()).toContain(`: ${HISTORY_END_COMMENT}\n`);
     s.emit(id, "process_output", { text: "live\n" });
-    await waitFor(() => c.events().length === 201, 5_000, "the live event");
-    // The comment came after the history and before the live event.
-    const raw = c.raw();
-    expect(raw.indexOf(`: ${HISTORY_END_COMMENT}`)).toBeGreaterThan(raw.indexOf("line 266"));
-    expect(raw.indexOf(`: ${HISTORY_END_COMMENT}`)).toBeLessThan(raw.indexOf("live\\n"));
+    await waitFor(() => c.events().length === 1, 5_000, "the live event");
+    expect(JSON.parse(c.events()[0]?.data ?? "{}").text).toBe("live\n");
   });
 
-  it("takes `serve --history N` as its default and a client's ?history=M as a lower cap", async () => {
+  it("takes `serve --history N`: recent events on open, then `: history-end`", async () => {
     const s = await reference({ historyOnOpen: 30 });
     const id = s.sessionIds()[0] as string;
     for (let i = 1; i <= 50; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
-    const key = s.key("member");
-    const plain = await sse(`${s.url}${PATHS.events(id)}`, key);
-    const asksFive = await sse(`${s.url}${withHistoryParam(PATHS.events(id), 5)}`, key);
-    const asksMore = await sse(`${s.url}${withHistoryParam(PATHS.events(id), 1000)}`, key);
-    const asksNone = await sse(`${s.url}${withHistoryParam(PATHS.events(id), 0)}`, key);
-    const all = [plain, asksFive, asksMore, asksNone];
-    await waitFor(() => all.every((c) => c.comments() === 1), 5_000, "every history end");
-    expect(all.map((c) => c.events().length)).toEqual([30, 5, 30, 0]);
-    expect(asksFive.events().map((e) => Number(e.id))).toEqual([46, 47, 48, 49, 50]);
+    const c = await sse(`${s.url}${PATHS.events(id)}?history=5`, s.key("member"));
+    await waitFor(() => c.comments() === 1, 5_000, "the history end");
+    // A ?history= parameter is not read (the real service has none).
+    expect(c.events()).toHaveLength(30);
+    expect(c.raw()).toContain(`: ${HISTORY_END_COMMENT}\n`);
   });
 
-  it("sends no history to a resuming subscriber, only what it missed", async () => {
+  it("sends a resuming subscriber what it missed", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
     for (let i = 1; i <= 10; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
-    const c = await sse(`${s.url}${withHistoryParam(PATHS.events(id), 100)}`, s.key("member"), "8");
+    const c = await sse(`${s.url}${PATHS.events(id)}`, s.key("member"), "8");
     await waitFor(() => c.comments() === 1, 5_000, "the end of the replay");
     expect(c.events().map((e) => Number(e.id))).toEqual([9, 10]);
   });
 });
 
 describe("client: a pane opens with the session's history", () => {
-  it("shows the recent events at once, a divider, and live events below it", async () => {
+  it("shows the history at once, a divider, and live events below it", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
+    const before = texts(pane(s.url, s.key("member"), 5000).store, id).length;
+    expect(before).toBe(0);
+    s.emit(id, "prompt_progress", { type: "user", content: "run the tests" });
     for (let i = 1; i <= 266; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
     const { store, controller } = pane(s.url, s.key("member"), 5000);
     controller.openStream(id);
     await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
+    await waitFor(() => store.getState().sessions[id]?.status.state === "live", 5_000, "live");
     s.emit(id, "process_output", { text: "live one\n" });
     await waitFor(() => texts(store, id).at(-1) === "live one", 5_000, "the live event");
+    const all = entries(store, id);
+    const user = all.find((e) => e.kind === "prompt" && e.promptType === "user");
+    expect(user?.text).toBe("run the tests");
     const t = texts(store, id);
-    expect(t).toHaveLength(202);
-    expect(t[0]).toBe("line 67");
-    expect(t[199]).toBe("line 266");
-    expect(t[200]).toBe("── live from here · above: 200 from the server");
+    const at = t.indexOf("line 1");
+    expect(t.slice(at, at + 266)).toEqual(Array.from({ length: 266 }, (_, i) => `line ${i + 1}`));
+    expect(t.at(-2)).toMatch(/^── live from here · above: \d+ from the server$/);
+    // Outputs of history are drawn as live output is.
+    expect(all.find((e) => e.text === "line 1")?.kind).toBe("output");
   });
 
-  it("never asks for more than its scrollback holds", async () => {
+  it("keeps no more than its scrollback holds, and says so", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
     for (let i = 1; i <= 100; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
@@ -124,26 +151,27 @@ describe("client: a pane opens with the session's history", () => {
     await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
     const t = texts(store, id);
     // 38: the scrollback keeps room for the divider and a gap marker.
-    expect(t[0]).toBe("line 63");
+    expect(t[0]).toMatch(
+      /^\d+ older entries of the session's history not shown \(the scrollback holds 38\)$/,
+    );
+    expect(t[1]).toBe("line 63");
     expect(t.at(-1)).toBe("── live from here · above: 38 from the server");
-    // Nothing was evicted: the server sent exactly what fits.
     expect(store.getState().sessions[id]?.timeline.dropped).toBe(0);
   });
 
-  it("does not ask for history again on a reconnect, and repeats nothing", async () => {
-    const s = await reference({ faults: { dropAfter: 25 } });
+  it("reads history once: a reconnect repeats nothing", async () => {
+    const s = await reference({ faults: { dropAfter: 5 } });
     const id = s.sessionIds()[0] as string;
     for (let i = 1; i <= 20; i++) s.emit(id, "process_output", { text: `old ${i}\n` });
     const { store, controller } = pane(s.url, s.key("member"), 5000);
     controller.openStream(id);
-    await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
-    // 5 more end the first connection (dropAfter 25); the client resumes with Last-Event-ID.
+    await waitFor(() => store.getState().sessions[id]?.status.state === "live", 5_000, "live");
     for (let i = 1; i <= 12; i++) s.emit(id, "process_output", { text: `new ${i}\n` });
     await waitFor(() => texts(store, id).includes("new 12"), 5_000, "every new event");
     const sub = controller.subscription(id);
     expect(sub?.stats.reconnects).toBeGreaterThanOrEqual(1);
     const events = entries(store, id).filter((e) => e.kind === "output");
-    expect(events.map((e) => e.text)).toEqual([
+    expect(events.map((e) => e.text).filter((x) => /^(old|new) /.test(x))).toEqual([
       ...Array.from({ length: 20 }, (_, i) => `old ${i + 1}`),
       ...Array.from({ length: 12 }, (_, i) => `new ${i + 1}`),
     ]);
@@ -159,39 +187,127 @@ describe("client: other servers", () => {
     res.flushHeaders();
   }
 
-  it("asks ?history=N first and history=0 after a reconnect", async () => {
+  function isHistory(url: string | undefined): boolean {
+    return /\/history(\?|$)/.test(url ?? "");
+  }
+
+  it("reads the documented entry types, keeps unknown ones and shows malformed ones", async () => {
     scripted = await startScriptedServer();
     cleanups.push(() => scripted.close());
-    // Two connections that end at once, then one that stays open.
-    scripted.reply(
-      (_q, res) => {
-        sseHead(res);
-        res.end('event: process_output\ndata: {"text":"a"}\n\n');
-      },
-      (_q, res) => {
-        sseHead(res);
-        res.end();
-      },
-    );
-    scripted.fallback((_q, res) => sseHead(res));
-    const { controller } = pane(scripted.url, "k".repeat(20), 123);
+    const events = [
+      { type: "user", message: "add a test", timestamp: "2026-01-01T10:00:00Z", extra: 1 },
+      { type: "assistant", message: { content: [{ type: "text", text: "Sure." }] } },
+      { type: "tool_use", content: { name: "bash", input: { cmd: "npm test" } } },
+      { type: "tool_result", content: "1 passed" },
+      { type: "completion", content: "done" },
+      { type: "thinking_done" },
+      "not an entry",
+      { message: "no type" },
+    ];
+    scripted.fallback((req, res) => {
+      if (isHistory(req.url)) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ events, count: events.length, next: null }));
+      } else sseHead(res);
+    });
+    const { store, controller } = pane(scripted.url, "k".repeat(20), 100);
     controller.openStream("ses_x");
-    await waitFor(() => scripted.seen.length >= 3, 5_000, "three connections");
-    const queries = scripted.seen.map((r) =>
-      new URL(r.url, "http://x").searchParams.get("history"),
+    await waitFor(
+      () => entries(store, "ses_x").some((e) => e.kind === "divider"),
+      5_000,
+      "divider",
     );
-    // 121: the scrollback of 123 less room for the divider and a gap marker.
-    expect(queries.slice(0, 3)).toEqual(["121", "0", "0"]);
+    const shown = entries(store, "ses_x").map((e) => [
+      e.kind,
+      e.promptType ?? e.event ?? "",
+      e.text,
+    ]);
+    expect(shown).toEqual([
+      ["prompt", "user", "add a test"],
+      ["prompt", "", "Sure."],
+      ["prompt", "tool_use", 'bash {"cmd":"npm test"}'],
+      ["output", "", "1 passed"],
+      ["prompt", "completion", "done"],
+      ["unknown", "history:thinking_done", '{"type":"thinking_done"}'],
+      ["malformed", "history", 'history entry is not an object: "not an entry"'],
+      ["malformed", "history", 'history entry has no type: {"message":"no type"}'],
+      ["divider", "", "live from here · above: 8 from the server"],
+    ]);
+    const user = entries(store, "ses_x")[0];
+    expect(user?.ts).toBe(Date.parse("2026-01-01T10:00:00Z"));
+    // No ?history= on the stream.
+    const stream = scripted.seen.find((r) => !isHistory(r.url));
+    expect(new URL(stream?.url ?? "/", "http://x").searchParams.has("history")).toBe(false);
   });
 
-  it("copes with a server that sends more history than asked: the scrollback keeps the newest", async () => {
+  it("a server without the endpoint (404): the pane starts live", async () => {
+    scripted = await startScriptedServer();
+    cleanups.push(() => scripted.close());
+    scripted.fallback((req, res) => {
+      if (isHistory(req.url)) {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end('{"detail":"Not Found"}');
+      } else {
+        sseHead(res);
+        res.write('event: process_output\ndata: {"text":"live"}\n\n');
+      }
+    });
+    const { store, controller } = pane(scripted.url, "k".repeat(20), 100);
+    controller.openStream("ses_x");
+    await waitFor(() => texts(store, "ses_x").includes("live"), 5_000, "the live event");
+    // Both mounts of the history were tried once each.
+    expect(scripted.seen.filter((r) => isHistory(r.url)).map((r) => r.url)).toEqual([
+      "/api/sessions/ses_x/history",
+      "/api/cloud/sessions/ses_x/history",
+    ]);
+    expect(store.getState().sessions.ses_x?.status.state).toBe("live");
+    expect(texts(store, "ses_x").some((t) => t.includes("could not be read"))).toBe(false);
+  });
+
+  it("a huge history converts no more than the scrollback", async () => {
+    scripted = await startScriptedServer();
+    cleanups.push(() => scripted.close());
+    const events = Array.from({ length: 200_000 }, (_, i) => ({
+      type: "tool_result",
+      content: `h ${i + 1}`,
+    }));
+    const body = JSON.stringify({ events, count: events.length });
+    scripted.fallback((req, res) => {
+      if (isHistory(req.url)) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(body);
+      } else sseHead(res);
+    });
+    const { store, controller } = pane(scripted.url, "k".repeat(20), 100);
+    controller.openStream("ses_x");
+    await waitFor(
+      () => entries(store, "ses_x").some((e) => e.kind === "divider"),
+      10_000,
+      "divider",
+    );
+    const t = texts(store, "ses_x");
+    expect(t).toHaveLength(100);
+    expect(t[0]).toBe(
+      "199902 older entries of the session's history not shown (the scrollback holds 98)",
+    );
+    expect(t[1]).toBe("h 199903");
+    expect(t.at(-1)).toBe("── live from here · above: 98 from the server");
+    expect(store.getState().sessions.ses_x?.timeline.dropped).toBe(0);
+  });
+
+  it("copes with a server that also sends history on the stream when it has no endpoint", async () => {
     scripted = await startScriptedServer();
     cleanups.push(() => scripted.close());
     let body = "";
     for (let i = 1; i <= 3000; i++) {
       body += `id: ${i}\nevent: process_output\ndata: {"text":"h ${i}"}\n\n`;
     }
-    scripted.fallback((_q, res) => {
+    scripted.fallback((req, res) => {
+      if (isHistory(req.url)) {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
       sseHead(res);
       res.write(body);
       res.write('event: heartbeat\ndata: {"timestamp":"2024-01-01T00:00:00Z"}\n\n');

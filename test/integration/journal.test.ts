@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createFileJournal, type FileJournal } from "../../src/cli/journal/fileJournal.js";
 import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import { registerSecret } from "../../src/cli/output.js";
+import { ApiClient } from "../../src/client/apiClient.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
 import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
@@ -39,8 +40,9 @@ function tempDir(): string {
   return dir;
 }
 
-async function reference(): Promise<ReferenceServer> {
-  const s = await startServer({ paceMs: 0, seed: 21, heartbeatMs: 60_000 });
+/** A server that sends a new subscriber its recent events on the stream (`serve --history`). */
+async function reference(historyOnOpen = 200): Promise<ReferenceServer> {
+  const s = await startServer({ paceMs: 0, seed: 21, heartbeatMs: 60_000, historyOnOpen });
   cleanups.push(() => s.close());
   return s;
 }
@@ -58,9 +60,16 @@ function run(
   baseUrl: string,
   apiKey: string,
   root: string,
-  opts: { maxSessionBytes?: number; maxTotalBytes?: number; capacity?: number } = {},
+  opts: {
+    maxSessionBytes?: number;
+    maxTotalBytes?: number;
+    capacity?: number;
+    /** Read the documented history endpoint on open. */
+    historyEndpoint?: boolean;
+  } = {},
 ): Run {
   const agent = new Agent();
+  const api = new ApiClient({ baseUrl, apiKey, dispatcher: agent });
   const store = createStreamsStore({ capacity: opts.capacity ?? 5000, flushMs: 5 });
   const journal = createFileJournal({
     dir: join(root, "svc"),
@@ -75,6 +84,7 @@ function run(
     store,
     history: opts.capacity ?? 5000,
     journal,
+    ...(opts.historyEndpoint ? { fetchHistory: (id: string) => api.sessionHistory(id) } : {}),
     subscribeOptions: { backoffBaseMs: 10, maxAttempts: 3 },
   });
   let done = false;
@@ -270,20 +280,22 @@ describe("journal: beside the stream's own loss accounting", () => {
   });
 
   it("shows the time nobody watched and a reconnect's gap each with its own marker", async () => {
-    const s = await reference();
+    // The documented history endpoint, a stream without history: the journal's events that
+    // the history repeats are skipped by the one same-event rule.
+    const s = await reference(0);
     const id = s.sessionIds()[0] as string;
     const key = s.key("member");
     const root = tempDir();
     s.faults.set({ noEventIds: true });
     for (let i = 1; i <= 3; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
-    const first = run(s.url, key, root);
+    const first = run(s.url, key, root, { historyEndpoint: true });
     await opened(first, id);
     await first.quit();
 
     s.emit(id, "process_output", { text: "line 4\n" });
-    const second = run(s.url, key, root);
+    const second = run(s.url, key, root, { historyEndpoint: true });
     await opened(second, id);
-    await dropOnce(s, second, id, 4, "line 5\n");
+    await dropOnce(s, second, id, 0, "line 5\n");
     s.emit(id, "process_output", { text: "line 6\n" });
     await waitFor(() => shown(second.store, id).includes("output: line 6"), 5_000, "line 6");
     const t = shown(second.store, id);

@@ -88,7 +88,6 @@ describe("replay", () => {
     const watch = subscribeToSession({
       config: { baseUrl: s.url, apiKey: s.key("member"), dispatcher: agent },
       sessionId: id,
-      history: 0,
       onEvent: (ev) => watched.push(JSON.stringify(eventToJson(id, ev, Date.now()))),
     });
     cleanups.push(async () => {

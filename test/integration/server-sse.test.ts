@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { PATHS, withHistoryParam } from "../../src/protocol/index.js";
+import { PATHS } from "../../src/protocol/index.js";
 import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
 import { api, openSse, type SseClient, waitFor } from "./serverTestUtils.js";
 
@@ -71,11 +71,8 @@ describe("reference service: event stream", () => {
     const late = await sse(s, id, "0");
     await waitFor(() => late.events().length === 4, 2_000, "bounded replay");
     expect(ids(late)).toEqual([4, 5, 6, 7]);
-    // Without Last-Event-ID and asking for no history (?history=0): live events only.
-    const fresh = await openSse(
-      `${s.url}${withHistoryParam(PATHS.events(id), 0)}`,
-      s.key("member"),
-    );
+    // Without Last-Event-ID: live events only (the stream has no history).
+    const fresh = await openSse(`${s.url}${PATHS.events(id)}`, s.key("member"));
     clients.push(fresh);
     s.emit(id, "process_output", { text: "line 8\n" });
     await waitFor(() => fresh.events().length === 1, 2_000, "live only");

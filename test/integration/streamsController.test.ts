@@ -155,9 +155,7 @@ describe("StreamsController", () => {
   it("flags a stream that stopped on an error for attention", async () => {
     const lb = await serve((_req, res) => {
       res.writeHead(403, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify({ detail: "key lacks sessions:prompt", required_scope: "sessions:prompt" }),
-      );
+      res.end(JSON.stringify({ detail: "Organization mismatch: not org_other" }));
     });
     const { store, controller } = setup(lb.baseUrl);
     controller.openStream("ses_a1");
@@ -167,7 +165,7 @@ describe("StreamsController", () => {
     );
     const a = store.getState().sessions.ses_a1!;
     expect(a.attention?.reason).toBe("stopped");
-    expect(a.attention?.message).toContain("sessions:prompt");
+    expect(a.attention?.message).toContain("Organization mismatch");
     expect(a.attention?.message).not.toContain(KEY);
     expect(controller.isOpen("ses_a1")).toBe(false);
     expect(store.getState().attentionVersion).toBe(1);
@@ -431,4 +429,81 @@ describe("a journal that cannot be read", () => {
       "/api/cloud/sessions/ses_j/events",
     ]);
   });
+});
+
+describe("StreamsController: a key without sessions:prompt", () => {
+  async function readOnlyPane(liveAllowed: (() => boolean) | undefined) {
+    const ref = await startServer({ paceMs: 0, seed: 3, heartbeatMs: 60_000 });
+    cleanups.push(() => ref.close());
+    const id = ref.sessionIds()[0] as string;
+    ref.emit(id, "prompt_progress", { type: "user", content: "what changed?" });
+    ref.emit(id, "process_output", { text: "3 files\n" });
+    const key = ref.key("listonly");
+    const agent = new Agent({ keepAliveTimeout: 1000 });
+    const api = new ApiClient({ baseUrl: ref.url, apiKey: key, dispatcher: agent });
+    const sessions = createSessionsStore(api);
+    const store = createStreamsStore({ flushMs: 5 });
+    const controller = new StreamsController({
+      config: { baseUrl: ref.url, apiKey: key, dispatcher: agent },
+      transport: api.transport,
+      store,
+      sessions,
+      fetchHistory: (sid) => api.sessionHistory(sid),
+      ...(liveAllowed ? { liveAllowed } : {}),
+      recordPollMs: 40,
+      subscribeOptions: { backoffBaseMs: 10, maxAttempts: 3 },
+    });
+    cleanups.push(async () => {
+      await controller.closeAll();
+      store.getState().dispose();
+      await agent.destroy();
+    });
+    return { ref, id, store, controller };
+  }
+
+  for (const known of [true, false]) {
+    it(`shows the history, says once that live events need sessions:prompt, and follows the record (scopes ${known ? "known" : "unknown: the stream's 403"})`, async () => {
+      const { ref, id, store, controller } = await readOnlyPane(known ? () => false : undefined);
+      controller.openStream(id);
+      await vi.waitFor(
+        () =>
+          expect(texts(store, id).some((t) => t.includes("live events need sessions:prompt"))).toBe(
+            true,
+          ),
+        wait,
+      );
+      expect(controller.isOpen(id)).toBe(true);
+      // Known scopes: no stream was opened at all.
+      if (known) expect(ref.connections()).toBe(0);
+      const before = ref.requestCounts().requests;
+      await new Promise((r) => setTimeout(r, 150));
+      ref.setState(id, "paused");
+      await vi.waitFor(
+        () =>
+          expect(
+            store
+              .getState()
+              .sessions[id]?.timeline.toArray()
+              .some((e) => e.kind === "state" && e.state === "paused"),
+          ).toBe(true),
+        wait,
+      );
+      const t = texts(store, id);
+      expect(t).toContain("what changed?");
+      expect(t).toContain("3 files");
+      expect(t.filter((x) => x.includes("live events need sessions:prompt"))).toHaveLength(1);
+      const slice = store.getState().sessions[id];
+      expect(slice?.status.state).toBe("stopped");
+      // Not an error: the stream's stop asks for no attention (a state change may).
+      expect(slice?.attention?.reason).not.toBe("stopped");
+      // The record was read again and again, through the budget, and nothing asked the stream
+      // when the scopes were known.
+      expect(ref.requestCounts().requests).toBeGreaterThan(before);
+      controller.closeStream(id);
+      expect(controller.isOpen(id)).toBe(false);
+      const after = ref.requestCounts().requests;
+      await new Promise((r) => setTimeout(r, 120));
+      expect(ref.requestCounts().requests).toBe(after);
+    });
+  }
 });

@@ -95,11 +95,15 @@ describe("attention", () => {
   });
 
   it("a stream stopping on an error needs attention too", async () => {
-    fx = await startUiFixture({ key: "listonly" });
+    // A stream refused for good (a key without sessions:prompt follows the record instead).
+    fx = await startUiFixture({
+      server: { faults: { statusFor: { path: /\/events$/, status: 410, count: 1000 } } },
+    });
     const id = fx.ids[0] as string;
     h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
-    const frame = await waitForContent(h, `⚠ 1 ${id}`);
-    expect(frame).toContain("■ stopped: Insufficient scope: requires sessions:prompt");
+    const frame = await waitForContent(h, "■ stopped:");
+    expect(frame).toContain("⚠ 1 ");
+    expect(frame).toContain("(HTTP 410)");
     await waitForContent(h, () => h?.bells() === 1);
   });
 

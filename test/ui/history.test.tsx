@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createFileJournal } from "../../src/cli/journal/fileJournal.js";
 import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
@@ -114,6 +114,11 @@ describe("a pane with history", () => {
     expect(frame).toContain(
       "── ▼ live from here · above: 2 from the journal, 2 from the server ──",
     );
+    // The stream has no history: what is sent once it is connected shows below the divider.
+    await vi.waitFor(
+      () => expect(handle?.services.streams.getState().sessions[id]?.status.state).toBe("live"),
+      { timeout: 5000, interval: 10 },
+    );
     s.emit(id, "process_output", { text: "now live\n" });
     const after = await waitForContent(ui, "now live");
     const r2 = after.split("\n");
@@ -152,5 +157,24 @@ describe("a pane with history", () => {
     h = ui;
     const frame = await waitForContent(ui, new RegExp(`1 ${id} ⏸ paused`));
     expect(frame).toContain("waiting for events…");
+  });
+
+  it("a key with sessions:read only: the history, one plain notice, the record's changes", async () => {
+    const s = await reference();
+    const id = s.sessionIds()[0] as string;
+    s.emit(id, "prompt_progress", { type: "user", content: "summarise the diff" });
+    s.emit(id, "process_output", { text: "2 files changed\n" });
+    handle = buildServices({ baseUrl: s.url, apiKey: s.key("listonly") }, { recordPollMs: 50 });
+    const ui = mount(s, handle.services, id);
+    const frame = await waitForContent(ui, "live events need sessions:prompt");
+    expect(frame).toContain("[user] summarise the diff");
+    expect(frame).toContain("2 files changed");
+    expect(frame).not.toContain("Insufficient scope");
+    s.setState(id, "paused");
+    const after = await waitForContent(ui, "→ paused");
+    // Said once: in the pane's lines (the title may carry it too).
+    const lines = after.split("\n").filter((l) => l.includes("stream stopped: live events need"));
+    expect(lines).toHaveLength(1);
+    expect(after).not.toContain("Insufficient scope");
   });
 });

@@ -247,7 +247,9 @@ describe("UI snapshots", () => {
   });
 
   it("a pane whose stream stopped, and why", async () => {
-    fx = await startUiFixture({ key: "listonly" });
+    fx = await startUiFixture({
+      server: { faults: { statusFor: { path: /\/events$/, status: 410, count: 1000 } } },
+    });
     const id = fx.ids[0] as string;
     const ui = mount(
       fx,

@@ -202,8 +202,7 @@ export async function watchSessions(
       },
       transport: client.transport,
       sessionId,
-      // Like tail -f on a live log: from now on (a server keeping history sends none).
-      history: 0,
+      // Like tail -f on a live log: from now on.
       ...(ctx.tuning.backoffBaseMs !== undefined
         ? { backoffBaseMs: ctx.tuning.backoffBaseMs }
         : {}),

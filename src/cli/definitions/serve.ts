@@ -62,15 +62,15 @@ export function registerServeCommand(program: Command, io?: ServeIo): void {
     )
     .option(
       "--history-limit <n>",
-      "events kept per session for Last-Event-ID replay",
+      "events kept per session for Last-Event-ID replay and GET …/history",
       intArg(1),
       10_000,
     )
     .option(
       "--history <n>",
-      "recent events sent to a new subscriber before live ones (0: none)",
+      "recent events a new subscriber is sent before live ones (the real service: none)",
       intArg(0),
-      200,
+      0,
     )
     .addOption(
       new Option(

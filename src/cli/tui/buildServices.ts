@@ -1,6 +1,7 @@
 import { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
 import type { OrganizationSource } from "../../client/routes.js";
+import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
 import { createActionsStore } from "../../store/actionsStore.js";
 import { createAttentionStore } from "../../store/attention/attentionStore.js";
 import { ActivityTracker } from "../../store/fleet/activity.js";
@@ -47,6 +48,8 @@ export interface BuildOptions {
   fleetStreams?: number;
   /** The live list's normal cadence. Default 15000. */
   refreshMs?: number;
+  /** How often a pane without the event stream (no sessions:prompt) reads its record. Default 15000. */
+  recordPollMs?: number;
 }
 
 /**
@@ -105,6 +108,7 @@ export function buildServices(
     budget: client.budget,
     ...(opts.refreshMs !== undefined ? { baseMs: opts.refreshMs } : {}),
   });
+  const identity = createIdentityStore({ redact });
   const controller = new StreamsController({
     config: { baseUrl: conn.baseUrl, apiKey: conn.apiKey, ...org },
     transport: client.transport,
@@ -113,6 +117,13 @@ export function buildServices(
     ...(Object.keys(subscribeOptions).length > 0 ? { subscribeOptions } : {}),
     // Never more history than the scrollback holds.
     history: scrollback,
+    fetchHistory: (id) => client.sessionHistory(id),
+    ...(opts.recordPollMs !== undefined ? { recordPollMs: opts.recordPollMs } : {}),
+    // Known scopes without sessions:prompt: no stream that would answer 403.
+    liveAllowed: () => {
+      const k = identity.getState().keyInfo;
+      return k === null || hasScope(k.effective_scopes, REQUIRED_SCOPES.events);
+    },
     ...(journal ? { journal } : {}),
     // A state change on one stream: the others may have changed too, read the list soon.
     onStateChange: () => live.poke("state"),
@@ -127,7 +138,7 @@ export function buildServices(
   });
   const services: AppServices = {
     api: client,
-    identity: createIdentityStore({ redact }),
+    identity,
     sessions,
     streams,
     streamControl: leases,

@@ -2,9 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   CloneRequestSchema,
   GitOperationRequestSchema,
-  HISTORY_QUERY_PARAM,
   hasScope,
-  parseHistoryParam,
   REQUIRED_SCOPES,
 } from "../../protocol/index.js";
 import type * as z from "../../protocol/schema.js";
@@ -14,6 +12,7 @@ import { flatAnswer, flatFailure, flatToRequest, isFlatGitBody } from "../git/fl
 import type { GitWorkspaces } from "../git/gitWorkspaces.js";
 import { bearerToken, identityBody, type KeyRecord, type KeyRing, verifyBody } from "../keys.js";
 import type { RateLimiter } from "../rateLimiter.js";
+import { historyBody } from "../sessionLog.js";
 import {
   isSessionState,
   type ListFilter,
@@ -30,7 +29,7 @@ export interface HandlerContext {
   store: SessionTable;
   streams: EventStreams;
   git: GitWorkspaces;
-  /** Events a new subscriber is sent before live ones (the client's ?history= may lower it). */
+  /** Events a new subscriber is sent before live ones (default none, as the real service). */
   historyOnOpen: number;
   log?: (line: string) => void;
   /** Counted as requests come in (read by ReferenceServer.requestCounts). */
@@ -76,6 +75,12 @@ const ROUTES: Route[] = [
   { method: "GET", pattern: /^\/api\/sessions$/, handle: listSessions },
   { method: "GET", pattern: new RegExp(`^/api/sessions/${SEGMENT}$`), handle: getSession },
   { method: "GET", pattern: new RegExp(`^/api/cloud/sessions/${SEGMENT}/events$`), handle: events },
+  { method: "GET", pattern: new RegExp(`^/api/sessions/${SEGMENT}/history$`), handle: history },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/api/cloud/sessions/${SEGMENT}/history$`),
+    handle: history,
+  },
   { method: "GET", pattern: new RegExp(`^/api/sessions/${SEGMENT}/events$`), handle: events },
   // The interface's git paths and the documented ones serve the same calls.
   { method: "POST", pattern: new RegExp(`^/api/sessions/${SEGMENT}/git/clone$`), handle: gitClone },
@@ -206,10 +211,14 @@ function events(ctx: HandlerContext, call: Call): void {
   const header = call.req.headers["last-event-id"];
   const raw = Array.isArray(header) ? header[0] : header;
   const lastId = raw !== undefined && /^\d{1,15}$/.test(raw.trim()) ? Number(raw.trim()) : null;
-  // The client says how much its scrollback holds; a value we cannot read is ignored.
-  const asked = parseHistoryParam(call.query.get(HISTORY_QUERY_PARAM));
-  const history = Math.min(ctx.historyOnOpen, asked ?? ctx.historyOnOpen);
-  ctx.streams.open(call.res, s.record.id, lastId, history);
+  ctx.streams.open(call.res, s.record.id, lastId, ctx.historyOnOpen);
+}
+
+/** The documented history: the session's kept events as log entries (see sessionLog.ts). */
+function history(ctx: HandlerContext, call: Call): void {
+  authorize(ctx, call, "sessionHistory");
+  const s = sessionParam(ctx, call);
+  sendJson(call.res, 200, historyBody(s.history.last(s.history.size)));
 }
 
 function zodMessage(error: z.SchemaError): string {

@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { MissingScopeError } from "../../client/errors.js";
 import {
   type StreamStatus,
   type SubscribeOptions,
@@ -7,8 +8,9 @@ import {
 } from "../../client/eventStream.js";
 import type { ConnectionConfig, Transport } from "../../client/transport.js";
 import type { SessionEvent } from "../../protocol/events.js";
-import { HISTORY_END_COMMENT } from "../../protocol/history.js";
-import { formatTimeSpan } from "../../text/format.js";
+import { MALFORMED_RAW_LIMIT } from "../../protocol/events.js";
+import { HISTORY_END_COMMENT, historyItem, type SessionHistory } from "../../protocol/history.js";
+import { formatSeconds, formatTimeSpan } from "../../text/format.js";
 import { cutText, sanitizeLine } from "../../text/sanitize.js";
 import type { JournalLoad, SessionJournal } from "../history/journal.js";
 import { JournalOverlap } from "../history/journalOverlap.js";
@@ -44,10 +46,22 @@ export interface StreamsControllerOptions {
   /** Injected in tests; defaults to the real SSE client. */
   subscribe?: (opts: SubscribeOptions) => Subscription;
   /**
-   * The scrollback a new subscription asks history for (`?history=N`, N leaving room for the
-   * divider and the gap marker). Absent: nothing is asked.
+   * Most entries of the server's history shown (the pane's scrollback; room is left for the
+   * divider and the gap marker). Default 5000.
    */
   history?: number;
+  /**
+   * Reads a session's documented history (ApiClient.sessionHistory); null when the server has
+   * no such endpoint. Absent: panes start live.
+   */
+  fetchHistory?: (sessionId: string) => Promise<SessionHistory | null>;
+  /**
+   * False when the key's effective scopes are known to lack sessions:prompt: no stream is
+   * opened (it would answer 403); the session's record is followed instead.
+   */
+  liveAllowed?: () => boolean;
+  /** How often a followed session's record is read (default 15 s). */
+  recordPollMs?: number;
   /** Events seen in earlier runs, shown first; every item received is handed to it. */
   journal?: SessionJournal;
   now?: () => number;
@@ -63,20 +77,24 @@ export class StreamsController {
   readonly #subs = new Map<string, Subscription>();
   /** Resume points of streams closed earlier, so reopening continues where it stopped. */
   readonly #resume = new Map<string, string>();
-  /** Sessions whose journal is being read before their stream opens. */
+  /** Sessions whose journal or history is being read before their stream opens. */
   readonly #loading = new Map<string, object>();
+  /** Sessions followed through their record (a key without sessions:prompt). */
+  readonly #follows = new Map<string, Follow>();
 
   constructor(opts: StreamsControllerOptions) {
     this.#opts = opts;
   }
 
-  /** Ids with a subscription that has not stopped (or whose journal is being read). */
+  /** Ids with a subscription that has not stopped, whose past is being read, or followed. */
   get openIds(): string[] {
-    return [...this.#subs.keys(), ...this.#loading.keys()];
+    return [...this.#subs.keys(), ...this.#loading.keys(), ...this.#follows.keys()];
   }
 
   isOpen(sessionId: string): boolean {
-    return this.#subs.has(sessionId) || this.#loading.has(sessionId);
+    return (
+      this.#subs.has(sessionId) || this.#loading.has(sessionId) || this.#follows.has(sessionId)
+    );
   }
 
   subscription(sessionId: string): Subscription | undefined {
@@ -85,31 +103,39 @@ export class StreamsController {
 
   /**
    * Start streaming a session (no-op when already streaming). A session streamed before, or
-   * whose slice is still in the store, resumes from its last event id.
+   * whose slice is still in the store, resumes from its last event id. The journal's events
+   * come first, then the server's history (fetchHistory), then the "live from here" divider
+   * and live events; or, for a key without sessions:prompt, the session's record followed.
    */
   openStream(sessionId: string): void {
     if (this.isOpen(sessionId)) return;
-    const { store, journal } = this.#opts;
+    const { store } = this.#opts;
     store.getState().ensure(sessionId, { state: "connecting", attempt: 0 });
-    if (!journal) {
-      this.#subscribe(sessionId, null, 0);
+    if (!this.#opts.journal && !this.#opts.fetchHistory) {
+      this.#goLive(sessionId, null, 0, this.#opts.history !== undefined);
       return;
     }
-    // The journal first, then the stream: its events go above whatever the server sends.
     const token = {};
     this.#loading.set(sessionId, token);
-    void journal.load(sessionId).then(
-      (load) => {
-        if (this.#loading.get(sessionId) !== token) return;
-        this.#loading.delete(sessionId);
-        const shown = this.#showJournal(sessionId, load);
-        const overlap = new JournalOverlap(load.records, journal.clean);
-        this.#subscribe(sessionId, overlap.empty ? null : overlap, shown);
-      },
-      (e: unknown) => {
-        // A journal that cannot be read must not hold the pane: it says why and goes live.
-        if (this.#loading.get(sessionId) !== token) return;
-        this.#loading.delete(sessionId);
+    void this.#prepare(sessionId, token);
+  }
+
+  /** The journal, then the server's history, then live: each step checks the pane is still wanted. */
+  async #prepare(sessionId: string, token: object): Promise<void> {
+    const { journal, fetchHistory } = this.#opts;
+    const wanted = () => this.#loading.get(sessionId) === token;
+    let shown = 0;
+    let overlap: JournalOverlap | null = null;
+    if (journal) {
+      try {
+        const load = await journal.load(sessionId);
+        if (!wanted()) return;
+        shown = this.#showJournal(sessionId, load);
+        const o = new JournalOverlap(load.records, journal.clean);
+        overlap = o.empty ? null : o;
+      } catch (e) {
+        // A journal that cannot be read must not hold the pane: it says why and goes on.
+        if (!wanted()) return;
         this.#opts.store
           .getState()
           .pushMarker(
@@ -117,9 +143,160 @@ export class StreamsController {
             "notice",
             `The journal could not be read (${journalFailure(e)}): only what the server sends is shown.`,
           );
-        this.#subscribe(sessionId, null, 0);
-      },
+      }
+    }
+    if (fetchHistory) {
+      let past: SessionHistory | null = null;
+      try {
+        past = await fetchHistory(sessionId);
+      } catch (e) {
+        if (!wanted()) return;
+        this.#opts.store
+          .getState()
+          .pushMarker(
+            sessionId,
+            "notice",
+            `The session's history could not be read (${journalFailure(e)}): live events only.`,
+          );
+      }
+      if (!wanted()) return;
+      if (past !== null) {
+        const fromServer = this.#showHistory(sessionId, past, overlap);
+        const repeats = overlap?.dropped ?? 0;
+        const s = this.#opts.store.getState();
+        const lead = this.#opts.liveAllowed?.() === false ? "the record from here" : undefined;
+        s.pushMarker(sessionId, "divider", dividerText(shown, fromServer, repeats, lead), {
+          ifNotEmpty: true,
+          at: (this.#opts.now ?? Date.now)(),
+        });
+        s.pushPhase(sessionId, "live");
+        this.#loading.delete(sessionId);
+        this.#goLive(sessionId, null, shown, false);
+        return;
+      }
+    }
+    if (!wanted()) return;
+    this.#loading.delete(sessionId);
+    // No history endpoint: a stream that sends recent events on open is read as before.
+    this.#goLive(
+      sessionId,
+      overlap,
+      shown,
+      journal !== undefined || this.#opts.history !== undefined,
     );
+  }
+
+  /**
+   * The server's history in the timeline as the items live events of the same kind would be:
+   * at most the scrollback's worth, the newest, so a huge answer converts no more than that.
+   */
+  #showHistory(sessionId: string, past: SessionHistory, overlap: JournalOverlap | null): number {
+    const s = this.#opts.store.getState();
+    const now = (this.#opts.now ?? Date.now)();
+    const { journal } = this.#opts;
+    const cap = Math.max(0, (this.#opts.history ?? DEFAULT_HISTORY_ENTRIES) - MARKER_ROOM);
+    const entries = past.events;
+    const first = Math.max(0, entries.length - cap);
+    if (first > 0) {
+      s.pushMarker(
+        sessionId,
+        "notice",
+        `${first} older entr${first === 1 ? "y" : "ies"} of the session's history not shown (the scrollback holds ${cap})`,
+      );
+    }
+    let shown = 0;
+    for (let i = first; i < entries.length; i++) {
+      const item = historyItem(entries[i]);
+      if (!item.ok) {
+        s.pushEvent(sessionId, {
+          kind: "malformed",
+          event: "history",
+          id: null,
+          raw:
+            item.raw.length > MALFORMED_RAW_LIMIT
+              ? `${item.raw.slice(0, MALFORMED_RAW_LIMIT)}…`
+              : item.raw,
+          error: item.error,
+        });
+        shown++;
+        continue;
+      }
+      if (overlap?.repeats(item.event, item.data, undefined)) continue;
+      const at = item.at ?? now;
+      journal?.record(sessionId, item.event, item.data, undefined, at);
+      s.pushItem(sessionId, item.event, item.data, undefined, at);
+      shown++;
+    }
+    return shown;
+  }
+
+  /** The stream, or when the key cannot have it (no sessions:prompt), the record followed. */
+  #goLive(
+    sessionId: string,
+    overlap: JournalOverlap | null,
+    fromJournal: number,
+    streamHistory: boolean,
+  ): void {
+    if (this.#opts.liveAllowed?.() === false) {
+      this.#followRecord(sessionId);
+      return;
+    }
+    this.#subscribe(sessionId, overlap, fromJournal, streamHistory);
+  }
+
+  /**
+   * For a key without sessions:prompt: says so once, then reads the session's record every
+   * recordPollMs through the client (and its budget), showing what changed: its state as a
+   * state change, its last prompt's status as a line, its last activity in the title.
+   */
+  #followRecord(sessionId: string): void {
+    const { store, sessions } = this.#opts;
+    const every = this.#opts.recordPollMs ?? DEFAULT_RECORD_POLL_MS;
+    store.getState().pushStatus(sessionId, {
+      state: "stopped",
+      reason: `${LIVE_NEEDS_PROMPT}; following the session's record every ${formatSeconds(every)}`,
+      error: null,
+    });
+    const follow: Follow = { timer: null, last: null };
+    this.#follows.set(sessionId, follow);
+    if (!sessions) return;
+    const poll = async () => {
+      follow.timer = null;
+      const record = await sessions.getState().refreshSession(sessionId);
+      if (this.#follows.get(sessionId) !== follow) return;
+      if (record !== null) this.#recordChanged(sessionId, follow, record);
+      follow.timer = setTimeout(() => void poll(), every);
+      follow.timer.unref?.();
+    };
+    void poll();
+  }
+
+  #recordChanged(sessionId: string, follow: Follow, record: Record<string, unknown>): void {
+    const now = {
+      state: typeof record.state === "string" ? record.state : null,
+      activity: typeof record.last_activity_at === "string" ? record.last_activity_at : null,
+      prompt: promptStatus(record.last_prompt),
+    };
+    const before = follow.last;
+    follow.last = now;
+    const s = this.#opts.store.getState();
+    if (now.activity !== null && now.activity !== before?.activity) {
+      const at = Date.parse(now.activity);
+      if (Number.isFinite(at)) s.pushMeta(sessionId, { lastActivityAt: at });
+    }
+    if (before === null) return;
+    if (now.state !== null && now.state !== before.state) {
+      const ev: SessionEvent = {
+        kind: "state_changed",
+        id: null,
+        data: { state: now.state, previous_state: before.state },
+      };
+      s.pushEvent(sessionId, ev);
+      this.#opts.onStateChange?.(sessionId, now.state);
+    }
+    if (now.prompt !== null && now.prompt !== before.prompt) {
+      s.pushMarker(sessionId, "notice", `last prompt: ${now.prompt}`);
+    }
   }
 
   /** Puts a journal's events in the timeline with the gap marker after them; returns how many. */
@@ -146,7 +323,12 @@ export class StreamsController {
     return shown;
   }
 
-  #subscribe(sessionId: string, journalIds: JournalOverlap | null, fromJournal: number): void {
+  #subscribe(
+    sessionId: string,
+    journalIds: JournalOverlap | null,
+    fromJournal: number,
+    streamHistory: boolean,
+  ): void {
     // Only the history can repeat the journal: let go of it (and what it holds) once that is
     // over.
     let overlap = journalIds;
@@ -169,10 +351,11 @@ export class StreamsController {
         this.#opts.onStateChange?.(sessionId, ev.data.state);
       }
     };
-    // The server's history runs until it says so (`: history-end`), else until the first
-    // heartbeat or a pause in the burst (a server sends its history at once, before it goes
-    // live), or the connection ends. Only when history was asked for or a journal shown.
-    let inHistory = this.#opts.history !== undefined || journal !== undefined;
+    // A server without the history endpoint may send recent events on open: they run until
+    // it says so (`: history-end`), else until the first heartbeat or a pause in the burst
+    // (a server sends them at once, before it goes live), or the connection ends. Only when
+    // a journal is shown and no history was read from the endpoint.
+    let inHistory = streamHistory;
     let fromServer = 0;
     let lastItemAt = 0;
     let idleTimer: NodeJS.Timeout | null = null;
@@ -200,15 +383,13 @@ export class StreamsController {
       s.pushPhase(sessionId, "live");
     };
     if (inHistory && fromJournal === 0) store.getState().pushPhase(sessionId, "history");
+    let readOnly = false;
     sub = subscribe({
       ...this.#opts.subscribeOptions,
       config,
       ...(this.#opts.transport ? { transport: this.#opts.transport } : {}),
       sessionId,
       lastEventId,
-      ...(this.#opts.history !== undefined
-        ? { history: Math.max(0, this.#opts.history - MARKER_ROOM) }
-        : {}),
       onComment: (text) => {
         if (text === HISTORY_END_COMMENT) endHistory();
       },
@@ -238,8 +419,16 @@ export class StreamsController {
         if (notice.kind === "gap" && sessions) void this.#reread(sessionId, sessions);
       },
       onStatus: (status: StreamStatus) => {
+        if (status.state === "stopped" && needsPromptScope(status.error)) readOnly = true;
         if (status.state === "reconnecting" || status.state === "stopped") endHistory();
-        else if (status.state === "live" && inHistory && idleTimer === null) {
+        if (readOnly) {
+          // The key cannot have live events: the record is followed instead, said once.
+          if (sub && this.#subs.get(sessionId) === sub) {
+            this.#forget(sessionId, sub);
+            this.#followRecord(sessionId);
+          }
+          return;
+        } else if (status.state === "live" && inHistory && idleTimer === null) {
           lastItemAt = performance.now();
           watchIdle();
         }
@@ -264,6 +453,7 @@ export class StreamsController {
 
   /** Stop streaming a session and, unless `keep`, drop its slice from the store. */
   closeStream(sessionId: string, opts: CloseOptions = {}): void {
+    this.#unfollow(sessionId);
     if (this.#loading.delete(sessionId)) this.#opts.journal?.closeSession(sessionId);
     const sub = this.#subs.get(sessionId);
     if (sub) {
@@ -281,6 +471,7 @@ export class StreamsController {
   /** Close every stream and wait until each has stopped; slices are kept for a last look. */
   async closeAll(): Promise<void> {
     this.#loading.clear();
+    for (const id of [...this.#follows.keys()]) this.#unfollow(id);
     const subs = [...this.#subs.entries()];
     for (const [id, sub] of subs) {
       this.#forget(id, sub);
@@ -288,6 +479,13 @@ export class StreamsController {
     }
     await Promise.all(subs.map(([, sub]) => sub.done));
     this.#opts.store.getState().flushNow();
+  }
+
+  #unfollow(sessionId: string): void {
+    const f = this.#follows.get(sessionId);
+    if (!f) return;
+    this.#follows.delete(sessionId);
+    if (f.timer !== null) clearTimeout(f.timer);
   }
 
   async #reread(sessionId: string, sessions: SessionsStore): Promise<void> {
@@ -310,6 +508,33 @@ function journalFailure(e: unknown): string {
   return cutText(sanitizeLine(text), 200) || "no reason given";
 }
 
+/** What a pane says, once, when the key cannot have the event stream. */
+export const LIVE_NEEDS_PROMPT = "live events need sessions:prompt";
+
+/** Default cadence of reading a followed session's record: modest within 100 requests a minute. */
+const DEFAULT_RECORD_POLL_MS = 15_000;
+
+/** History entries shown when no scrollback is given (the store's default capacity). */
+const DEFAULT_HISTORY_ENTRIES = 5000;
+
+interface Follow {
+  timer: NodeJS.Timeout | null;
+  last: { state: string | null; activity: string | null; prompt: string | null } | null;
+}
+
+/** A stream refused for want of sessions:prompt (a 403 naming it). */
+function needsPromptScope(error: unknown): boolean {
+  if (!(error instanceof MissingScopeError)) return false;
+  return error.requiredScope === "sessions:prompt" || error.message.includes("sessions:prompt");
+}
+
+/** The status of a record's last_prompt ({status, …}), as one short word, or null. */
+function promptStatus(v: unknown): string | null {
+  if (v === null || typeof v !== "object") return null;
+  const st = (v as Record<string, unknown>).status;
+  return typeof st === "string" ? cutText(sanitizeLine(st), 64) : null;
+}
+
 /** Timeline entries a history request leaves free for the gap marker and the divider. */
 const MARKER_ROOM = 2;
 
@@ -320,11 +545,16 @@ const MARKER_ROOM = 2;
 const HISTORY_IDLE_MS = 250;
 
 /** The divider's words: what is above it. */
-function dividerText(fromJournal: number, fromServer: number, repeats: number): string {
+function dividerText(
+  fromJournal: number,
+  fromServer: number,
+  repeats: number,
+  lead = "live from here",
+): string {
   const above: string[] = [];
   if (fromJournal > 0) above.push(`${fromJournal} from the journal`);
   if (fromServer > 0) above.push(`${fromServer} from the server`);
   if (repeats > 0)
     above.push(`${repeats} repeat${repeats === 1 ? "" : "s"} of the journal skipped`);
-  return above.length > 0 ? `live from here · above: ${above.join(", ")}` : "live from here";
+  return above.length > 0 ? `${lead} · above: ${above.join(", ")}` : lead;
 }
