@@ -191,18 +191,20 @@ export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Res
   const http = plainHttpWarning(baseUrl);
   if (http) warnings.push(http);
 
+  // What was resolved, with the key and where it came from.
+  const found = (apiKey: string, source: "env" | "insecure-file" | "keychain") => ({
+    profile,
+    baseUrl,
+    organizationId,
+    organizationFrom,
+    apiKey,
+    source,
+    warnings,
+  });
+
   const fromEnv = keyFromEnv(env);
   if (fromEnv !== undefined) {
-    const apiKey = checkKeyShape(fromEnv, "AGENT_SESSIONS_API_KEY");
-    return {
-      profile,
-      baseUrl,
-      organizationId,
-      organizationFrom,
-      apiKey,
-      source: "env",
-      warnings,
-    };
+    return found(checkKeyShape(fromEnv, "AGENT_SESSIONS_API_KEY"), "env");
   }
 
   if (stored === undefined && namedBy !== null) {
@@ -225,23 +227,15 @@ export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Res
   }
 
   if (stored.storage === "insecure-file") {
-    const found = await readInsecureKey(profile, env);
-    if (!found) {
+    const fromFile = await readInsecureKey(profile, env);
+    if (!fromFile) {
       throw new NoCredentialsError(
         `no API key for profile ${profile}: its plain-text key file is gone; run \`agent-sessions login\` or set AGENT_SESSIONS_API_KEY`,
         profile,
       );
     }
-    warnings.push(...found.warnings);
-    return {
-      profile,
-      baseUrl,
-      organizationId,
-      organizationFrom,
-      apiKey: found.apiKey,
-      source: "insecure-file",
-      warnings,
-    };
+    warnings.push(...fromFile.warnings);
+    return found(fromFile.apiKey, "insecure-file");
   }
 
   const apiKey = await keychainGet(keychainAccount(profile, stored.base_url), {
@@ -254,13 +248,5 @@ export async function resolveCredentials(opts: ResolveOptions = {}): Promise<Res
       profile,
     );
   }
-  return {
-    profile,
-    baseUrl,
-    organizationId,
-    organizationFrom,
-    apiKey,
-    source: "keychain",
-    warnings,
-  };
+  return found(apiKey, "keychain");
 }

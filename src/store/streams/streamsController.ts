@@ -136,13 +136,10 @@ export class StreamsController {
       } catch (e) {
         // A journal that cannot be read must not hold the pane: it says why and goes on.
         if (!wanted()) return;
-        this.#opts.store
-          .getState()
-          .pushMarker(
-            sessionId,
-            "notice",
-            `The journal could not be read (${journalFailure(e)}): only what the server sends is shown.`,
-          );
+        this.#notice(
+          sessionId,
+          `The journal could not be read (${journalFailure(e)}): only what the server sends is shown.`,
+        );
       }
     }
     if (fetchHistory) {
@@ -151,13 +148,10 @@ export class StreamsController {
         past = await fetchHistory(sessionId);
       } catch (e) {
         if (!wanted()) return;
-        this.#opts.store
-          .getState()
-          .pushMarker(
-            sessionId,
-            "notice",
-            `The session's history could not be read (${journalFailure(e)}): live events only.`,
-          );
+        this.#notice(
+          sessionId,
+          `The session's history could not be read (${journalFailure(e)}): live events only.`,
+        );
       }
       if (!wanted()) return;
       if (past !== null) {
@@ -297,6 +291,11 @@ export class StreamsController {
     if (now.prompt !== null && now.prompt !== before.prompt) {
       s.pushMarker(sessionId, "notice", `last prompt: ${now.prompt}`);
     }
+  }
+
+  /** A notice in the session's pane: what the pane could not do, and what it does instead. */
+  #notice(sessionId: string, text: string): void {
+    this.#opts.store.getState().pushMarker(sessionId, "notice", text);
   }
 
   /** Puts a journal's events in the timeline with the gap marker after them; returns how many. */
