@@ -28,22 +28,8 @@ export function tempConfigHome(): { dir: string; cleanup: () => void } {
 }
 
 /**
- * The cache folder of the CLIs a test process runs (what they learn about services), unless a
- * test gives its own XDG_CACHE_HOME: never the real user's.
- */
-let testCacheHome: string | null = null;
-function cacheHome(): string {
-  if (testCacheHome === null) {
-    const dir = mkdtempSync(join(tmpdir(), "as-cache-"));
-    testCacheHome = dir;
-    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-  }
-  return testCacheHome;
-}
-
-/**
  * Runs the built CLI as a user would, with a clean environment: only PATH/HOME, a cache folder
- * of the test process's own, and what the test passes. Bounded by a timeout (the child is
+ * of its own, and what the test passes. Bounded by a timeout (the child is
  * killed and the test fails).
  */
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
@@ -51,13 +37,23 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? "/tmp",
     AGENT_SESSIONS_RETRY_BASE_MS: "20",
-    XDG_CACHE_HOME: cacheHome(),
+  };
+  // Unless the test names one (to see what a run remembers for the next), the child gets a
+  // cache folder of its own, removed when it ends: never the real user's, never left behind.
+  let ownCache: string | null = null;
+  if (opts.env?.XDG_CACHE_HOME === undefined) {
+    ownCache = mkdtempSync(join(tmpdir(), "as-cache-"));
+    env.XDG_CACHE_HOME = ownCache;
+  }
+  const dropCache = () => {
+    if (ownCache !== null) rmSync(ownCache, { recursive: true, force: true });
+    ownCache = null;
   };
   for (const [k, v] of Object.entries(opts.env ?? {})) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  return new Promise((resolve, reject) => {
+  return new Promise<CliResult>((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env,
       stdio: "pipe",
@@ -75,9 +71,13 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
       child.kill("SIGKILL");
       reject(new Error(`CLI timed out: ${args.join(" ")}\nstdout: ${stdout}\nstderr: ${stderr}`));
     }, opts.timeoutMs ?? 15_000);
-    child.on("error", reject);
+    child.on("error", (e) => {
+      dropCache();
+      reject(e);
+    });
     child.on("close", (code) => {
       clearTimeout(timer);
+      dropCache();
       resolve({ code, stdout, stderr });
     });
     opts.onSpawn?.(child);

@@ -440,9 +440,30 @@ describe.skipIf(!haveGnomeKeyring && !required)("a keyring that cannot be used h
     });
   }
 
+  /**
+   * For a daemon of this test's own, started in the foreground in the background (`keyring`
+   * its pid): `await_keyring` waits until it owns the Secret Service name, `stop_keyring` ends
+   * it, so no daemon outlives the private bus (a daemonized one would).
+   */
+  const OWN_KEYRING = `await_keyring() {
+      i=0
+      while [ $i -lt 50 ]; do
+        dbus-send --session --dest=org.freedesktop.DBus --print-reply /org/freedesktop/DBus \
+          org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null \
+          | grep -q "boolean true" && break
+        sleep 0.1; i=$((i + 1))
+      done
+    }
+    stop_keyring() { kill "$keyring" 2>/dev/null; wait "$keyring" 2>/dev/null; }`;
+
   // The daemon is started but never unlocked, and there is no display for its prompt:
   // a headless box (or an SSH session) whose keyring nobody unlocked.
-  const START_LOCKED = `gnome-keyring-daemon --start --components=secrets >/dev/null 2>&1; exec "$@"`;
+  const START_LOCKED = `${OWN_KEYRING}
+    gnome-keyring-daemon --start --foreground --components=secrets </dev/null >/dev/null 2>&1 &
+    keyring=$!
+    await_keyring
+    "$@"; rc=$?
+    stop_keyring; exit $rc`;
 
   async function loginOnPrivateBus(key: string) {
     const r = await onPrivateBus(
@@ -467,9 +488,12 @@ describe.skipIf(!haveGnomeKeyring && !required)("a keyring that cannot be used h
   it("a locked keyring: login names the cause and stores nothing", async () => {
     // Create a password-protected login keyring first, then come back without unlocking it.
     const made = await onPrivateBus(
-      `printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
-       for i in $(seq 100); do [ -f "$HOME/.local/share/keyrings/login.keyring" ] && exit 0; sleep 0.05; done
-       exit 1`,
+      `${OWN_KEYRING}
+       printf pw | gnome-keyring-daemon --foreground --unlock --components=secrets >/dev/null 2>&1 &
+       keyring=$!
+       await_keyring
+       for i in $(seq 100); do [ -f "$HOME/.local/share/keyrings/login.keyring" ] && { stop_keyring; exit 0; }; sleep 0.05; done
+       stop_keyring; exit 1`,
       [],
       "",
     );
