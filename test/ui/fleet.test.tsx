@@ -105,11 +105,18 @@ describe("fleet view", () => {
     await pressKey(h, "v");
     await waitForContent(h, /streams 5 live of 5 \(cap 5\)/);
     expect(fx.server.connections()).toBe(5);
-    // To the end, page after page (more sessions load as the cursor nears the end). A press
-    // that lands while a page is still loading only moves the cursor: press again, bounded.
-    for (let i = 0; i < 40 && !h.frame().includes("1000 shown of 1000"); i++) {
+    // To the end, page after page (more sessions load as the cursor nears the end). Each press
+    // waits for the next page to land (one that lands while a page is still loading only moves
+    // the cursor, and the page in flight lands anyway): bounded by the ten pages there are.
+    const loaded = (f: string) => Number(/Fleet (\d+)\/1000/.exec(f)?.[1] ?? 0);
+    for (let i = 0; i < 20 && !h.frame().includes("1000 shown of 1000"); i++) {
+      const before = loaded(h.frame());
       await pressKey(h, "G");
-      await waitForContent(h, (f) => !f.includes("loading more"));
+      await waitForContent(
+        h,
+        (f) => loaded(f) > before || f.includes("1000 shown of 1000"),
+        10_000,
+      );
     }
     await waitForContent(h, "1000 shown of 1000");
     // Everything is loaded: G goes to the very last row.
