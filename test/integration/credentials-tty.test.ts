@@ -17,7 +17,9 @@ const haveTmux = tmuxForSuite("login prompt terminal suite") !== null;
 describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
   let server: ReferenceServer;
   let home: ReturnType<typeof tempConfigHome>;
-  const socket = `as-login-${randomBytes(4).toString("hex")}`;
+  // A tmux server of its own per test: a new session on the socket of the server the test
+  // before just killed can meet that server still shutting down ("server exited unexpectedly").
+  let socket = "";
   const tmux = (...args: string[]) =>
     execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
 
@@ -28,6 +30,7 @@ describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
     await server.close();
   });
   beforeEach(() => {
+    socket = `as-login-${randomBytes(4).toString("hex")}`;
     home = tempConfigHome();
   });
   afterEach(() => {
