@@ -153,10 +153,16 @@ describe("a pane with history", () => {
     // The last session is not on the first page, and has sent no event.
     const id = fx.ids.at(-1) as string;
     fx.server.setState(id, "paused");
+    // Its history (which holds that state change) is not served, so nothing but the record
+    // can have drawn the title: the check cannot race the history's arrival.
+    fx.server.faults.set({
+      statusFor: { path: /\/history$/, status: 404, count: Number.POSITIVE_INFINITY },
+    });
     const ui = mountApp(fx, { columns: 140, rows: 30 }, { initialSessions: [id] });
     h = ui;
     const frame = await waitForContent(ui, new RegExp(`1 ${id} ⏸ paused`));
     expect(frame).toContain("waiting for events…");
+    expect(frame).not.toContain("from the server");
   });
 
   it("a key with sessions:read only: the history, one plain notice, the record's changes", async () => {
