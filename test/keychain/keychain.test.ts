@@ -152,7 +152,11 @@ function fakeKey(label: string): string {
 
 describe.skipIf(unavailable !== null)("OS keychain (real Secret Service)", () => {
   const home = tempConfigHome();
-  const env = { ...process.env, XDG_CONFIG_HOME: home.dir, AGENT_SESSIONS_API_KEY: undefined };
+  // Read by the tests only: the describe body of a skipped suite makes no folder.
+  let env: NodeJS.ProcessEnv = {};
+  beforeAll(() => {
+    env = { ...process.env, XDG_CONFIG_HOME: home.dir, AGENT_SESSIONS_API_KEY: undefined };
+  });
   const created: Array<[string, string]> = [];
 
   afterAll(async () => {
@@ -456,6 +460,7 @@ describe.skipIf(!haveGnomeKeyring && !required)("a keyring that cannot be used h
           XDG_CONFIG_HOME: home.dir,
         },
         stdio: ["pipe", "pipe", "pipe"],
+        detached: true,
       });
       let stdout = "";
       let stderr = "";
@@ -466,7 +471,8 @@ describe.skipIf(!haveGnomeKeyring && !required)("a keyring that cannot be used h
         stderr += d;
       });
       const timer = setTimeout(() => {
-        child.kill("SIGKILL");
+        // The whole group: the bus, the shell and the keyring daemon it started go with it.
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
         reject(new Error(`timed out\n${stdout}\n${stderr}`));
       }, 15_000);
       child.on("close", (code) => {
