@@ -6,13 +6,22 @@
 # files live in a temporary folder of their own (not ~/.local/share/keyrings), so runs side by
 # side on one machine never share, overwrite or reload each other's entries. The daemon runs in
 # the foreground as a child of this script and is stopped when the command ends: a daemonized
-# one outlives the private bus.
+# one outlives the private bus, and so is one left by a run that is interrupted (INT, TERM,
+# HUP end the daemon and remove its folder before the script goes).
 if [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] || ! command -v dbus-run-session >/dev/null 2>&1 \
   || ! command -v gnome-keyring-daemon >/dev/null 2>&1; then
   exec "$@"
 fi
-exec dbus-run-session -- sh -c '
+exec dbus-run-session --dbus-daemon="$(dirname "$0")/helpers/dbus-daemon-quiet.sh" -- sh -c '
   data=$(mktemp -d "${TMPDIR:-/tmp}/as-keyring-XXXXXX") || exit 1
+  keyring=
+  stop() {
+    [ -n "$keyring" ] && kill "$keyring" 2>/dev/null && wait "$keyring" 2>/dev/null
+    rm -rf "$data"
+  }
+  trap "stop; exit 130" INT
+  trap "stop; exit 143" TERM
+  trap "stop; exit 129" HUP
   printf pw | XDG_DATA_HOME="$data" gnome-keyring-daemon --foreground --unlock \
     --components=secrets >/dev/null 2>&1 &
   keyring=$!
@@ -31,8 +40,6 @@ exec dbus-run-session -- sh -c '
   done
   "$@"
   rc=$?
-  kill "$keyring" 2>/dev/null
-  wait "$keyring" 2>/dev/null
-  rm -rf "$data"
+  stop
   exit $rc
 ' with-keyring "$@"

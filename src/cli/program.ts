@@ -101,13 +101,12 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof CommanderError) {
       // help and version "errors" are successful exits; commander already printed them.
-      if (
-        e.code === "commander.helpDisplayed" ||
-        e.code === "commander.version" ||
-        e.code === "commander.help"
-      ) {
+      if (e.code === "commander.helpDisplayed" || e.code === "commander.version") {
         return EXIT.ok;
       }
+      // Help asked for is a success; help shown because something was missing (`git` with no
+      // subcommand) is a usage error, printed on stderr.
+      if (e.code === "commander.help") return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return EXIT.usage;
     }
     return reportError(e);

@@ -1,11 +1,11 @@
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { KeyRouterContext } from "./context/keyRouter.js";
 import { ServicesContext } from "./context/servicesContext.js";
 import { createTheme, ThemeContext } from "./context/theme.js";
 import { useKeyRouter } from "./hooks/useKeyInput.js";
 import { NowContext } from "./hooks/useNow.js";
 import { useTerminalSize } from "./hooks/useTerminalSize.js";
-import type { Problem } from "./model/login.js";
+import { type KeyStorage, keyRefusal, type Problem, type StartKeySource } from "./model/login.js";
 import {
   type AppOptions,
   type AppServices,
@@ -34,12 +34,19 @@ export interface AppProps {
    * Login screen: verify the key, store it, and build the services for it. Rejecting shows
    * the error's message (it must not contain the key).
    */
-  onLogin?: (key: string) => Promise<AppServices>;
+  onLogin?: (key: string, storage: KeyStorage) => Promise<AppServices>;
   /**
    * Why the login screen cannot keep a key here (no OS keychain) and the ways out, as the
    * credentials layer words them; shown before anything is pasted.
    */
   keychainProblem?: Problem | null;
+  /**
+   * Where the key of `services` came from: when the service refuses it, the login screen
+   * opens with the refusal and a way out that fits the source.
+   */
+  keySource?: StartKeySource | null;
+  /** Where the login screen's plain-text choice writes the key (said before it is chosen). */
+  keyFile?: string | null;
   /** q (confirmed) and Ctrl-C. The caller unmounts, closes streams and restores the terminal. */
   onExit: () => void;
   /** Where the pane's `e` (save) writes; without it, saving says it is not available. */
@@ -50,6 +57,17 @@ export interface AppProps {
 
 const EMPTY: readonly string[] = [];
 
+const NO_STORE = { subscribe: () => () => {}, getState: () => null };
+
+/** What the service said when it refused the key of these services (null: not refused). */
+function useRefusedKey(services: AppServices | null): string | null {
+  const store = services?.identity ?? NO_STORE;
+  return useSyncExternalStore(store.subscribe, () => {
+    const error = store.getState()?.error;
+    return error?.code === "invalid_key" ? error.message : null;
+  });
+}
+
 export function App(props: AppProps) {
   const options = useMemo<AppOptions>(
     () => ({ ...DEFAULT_OPTIONS, ...props.options }),
@@ -59,7 +77,9 @@ export function App(props: AppProps) {
   const size = useTerminalSize();
   const keys = useKeyRouter();
   const [loggedIn, setLoggedIn] = useState<AppServices | null>(null);
-  const services = props.services ?? loggedIn;
+  // A key the service refuses opens the login screen, with the refusal, not an empty list.
+  const refused = useRefusedKey(loggedIn ? null : props.services);
+  const services = loggedIn ?? (refused === null ? props.services : null);
   const now = props.now ?? Date.now;
   // New services (another key) mean a fresh screen: its UI state belongs to the old ones.
   const generation = useRef<{ services: AppServices | null; n: number }>({ services, n: 0 });
@@ -69,9 +89,9 @@ export function App(props: AppProps) {
   const { onLogin, onExit } = props;
 
   const login = useCallback(
-    async (key: string) => {
+    async (key: string, storage: KeyStorage) => {
       if (!onLogin) throw new Error("Signing in here is not available: run agent-sessions login");
-      setLoggedIn(await onLogin(key));
+      setLoggedIn(await onLogin(key, storage));
     },
     [onLogin],
   );
@@ -102,6 +122,8 @@ export function App(props: AppProps) {
         onLogin={login}
         onExit={onExit}
         keychainProblem={props.keychainProblem ?? null}
+        refusal={refused === null ? null : keyRefusal(refused, props.keySource ?? null)}
+        keyFile={props.keyFile ?? null}
       />
     );
   }

@@ -21,10 +21,23 @@ export interface CliOptions {
   onSpawn?: (child: import("node:child_process").ChildProcess) => void;
 }
 
-/** A throwaway config home so no test reads or writes the real user's profiles. */
-export function tempConfigHome(): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), "as-cfg-"));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+/**
+ * A throwaway config home so no test reads or writes the real user's profiles. The folder is
+ * made when `dir` is first read: a suite that is skipped (no tmux, no keychain) still runs its
+ * describe body, where most of these are made, but never its afterAll that removes them.
+ */
+export function tempConfigHome(): { readonly dir: string; cleanup: () => void } {
+  let dir: string | null = null;
+  return {
+    get dir() {
+      dir ??= mkdtempSync(join(tmpdir(), "as-cfg-"));
+      return dir;
+    },
+    cleanup: () => {
+      if (dir !== null) rmSync(dir, { recursive: true, force: true });
+      dir = null;
+    },
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { runCli, tempConfigHome } from "../helpers/cli.js";
 import {
   json,
@@ -14,6 +14,7 @@ import {
 
 const KEY = "ask_cli_network_0123456789";
 const cfg = tempConfigHome();
+afterAll(() => cfg.cleanup());
 let srv: ScriptedServer | null = null;
 
 afterEach(async () => {

@@ -30,6 +30,26 @@ describe("unknown commands and help", () => {
     expect(git.stderr).toContain("Did you mean push?");
   });
 
+  it("a mistyped command with options still suggests the command, not the option", async () => {
+    const r = await runCli(["sesions", "--json"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: unknown command 'sesions'$/m);
+    expect(r.stderr).toContain("Did you mean sessions?");
+    expect(r.stderr).not.toContain("unknown option");
+    // An unknown option before any command is still that.
+    const opt = await runCli(["--jsn", "sessions"]);
+    expect(opt.code).toBe(2);
+    expect(opt.stderr).toMatch(/^error: unknown option '--jsn'$/m);
+  });
+
+  it("git with no subcommand prints its help on stderr and exits 2", async () => {
+    const r = await runCli(["git"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^Usage: agent-sessions git \[options\] \[command\]/);
+    expect(r.stderr).toMatch(/^\s+clone \[options\] <session_id> <repo_url>/m);
+  });
+
   it("open with more sessions than panes names those left out, on stderr", async () => {
     const ids = Array.from({ length: 8 }, (_, i) => `ses_${i + 1}`);
     const r = await runCli(["open", ...ids, "ses_1"]);

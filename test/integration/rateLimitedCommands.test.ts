@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
 import {
@@ -18,6 +18,7 @@ import {
 
 const REAL_LIMIT = { limit: 100, windowMs: 60_000, burst: 20 };
 const cfg = tempConfigHome();
+afterAll(() => cfg.cleanup());
 let server: ReferenceServer | null = null;
 let scripted: ScriptedServer | null = null;
 

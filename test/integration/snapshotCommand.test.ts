@@ -70,6 +70,20 @@ describe("agent-sessions snapshot", () => {
     expect(r.stdout).toContain("1 session was not opened, at most 6 panes: ses_n7");
   });
 
+  it("draws ASCII through the UI's glyph table under TERM=dumb or a locale without UTF-8", async () => {
+    for (const extra of [{ TERM: "dumb", LC_ALL: "C" }, { LANG: "en_US.ISO-8859-1" }]) {
+      const r = await runCli(["snapshot", "--demo", ...SIZE], { env: { ...env, ...extra } });
+      expect(r.code).toBe(0);
+      // Nothing but ASCII: no box drawing, badge or ellipsis.
+      expect(r.stdout).not.toMatch(/[^\u0000-\u007f]/);
+      const frame = lines(r.stdout);
+      // The same layout: the header's rounded border as the UI draws it there.
+      expect(frame[0]).toMatch(/^\+-+\+$/);
+      expect(frame.filter((l) => l.length > 100)).toEqual([]);
+      expect(r.stdout).toMatch(/Sessions \d+\/\d+/);
+    }
+  });
+
   it("keeps colours with --ansi", async () => {
     const r = await runCli(["snapshot", "--demo", ...SIZE, "--ansi"], { env });
     expect(r.code).toBe(0);

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { signIn } from "../../src/cli/tui/signIn.js";
 import {
   KEYCHAIN_SERVICE,
   keychainAccount,
@@ -14,6 +15,7 @@ import { configPath } from "../../src/credentials/paths.js";
 import { resolveCredentials } from "../../src/credentials/resolve.js";
 import { removeCredentials, saveCredentials } from "../../src/credentials/store.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import type { AppServices } from "../../src/ui/model/services.js";
 import { CLI, runCli, tempConfigHome } from "../helpers/cli.js";
 
 /**
@@ -150,7 +152,11 @@ function fakeKey(label: string): string {
 
 describe.skipIf(unavailable !== null)("OS keychain (real Secret Service)", () => {
   const home = tempConfigHome();
-  const env = { ...process.env, XDG_CONFIG_HOME: home.dir, AGENT_SESSIONS_API_KEY: undefined };
+  // Read by the tests only: the describe body of a skipped suite makes no folder.
+  let env: NodeJS.ProcessEnv = {};
+  beforeAll(() => {
+    env = { ...process.env, XDG_CONFIG_HOME: home.dir, AGENT_SESSIONS_API_KEY: undefined };
+  });
   const created: Array<[string, string]> = [];
 
   afterAll(async () => {
@@ -239,6 +245,41 @@ describe.skipIf(unavailable !== null)("OS keychain (real Secret Service)", () =>
     expect(secure.storage).toBe("keychain");
     expect(secure.removed).toEqual([`plain-text file ${plain.path}`]);
     expect(existsSync(plain.path as string)).toBe(false);
+  });
+
+  it("the sign-in screen's sign-in keeps the key in the keychain, where the next run finds it", async () => {
+    const server = await startServer({ seed: 6, sessionCount: 1, paceMs: 0 });
+    try {
+      const name = `signin-${RUN}`;
+      created.push([TEST_SERVICE, keychainAccount(name, server.url)]);
+      const warned: string[] = [];
+      const opened: string[] = [];
+      const login = signIn({
+        target: {
+          profile: name,
+          baseUrl: server.url,
+          organizationId: null,
+          organizationFrom: null,
+        },
+        env,
+        keychain: { service: TEST_SERVICE },
+        secret: () => {},
+        warn: (line) => warned.push(line),
+        open: async (conn) => {
+          opened.push(conn.apiKey);
+          return {} as AppServices;
+        },
+      });
+      const key = server.key("owner");
+      await login(key, "keychain");
+      expect(opened).toEqual([key]);
+      expect(warned).toEqual([]);
+      expect(
+        await resolveCredentials({ env, keychain: { service: TEST_SERVICE }, profile: name }),
+      ).toMatchObject({ apiKey: key, source: "keychain" });
+    } finally {
+      await server.close();
+    }
   });
 
   describe("through the CLI", () => {
@@ -419,6 +460,7 @@ describe.skipIf(!haveGnomeKeyring && !required)("a keyring that cannot be used h
           XDG_CONFIG_HOME: home.dir,
         },
         stdio: ["pipe", "pipe", "pipe"],
+        detached: true,
       });
       let stdout = "";
       let stderr = "";
@@ -429,7 +471,8 @@ describe.skipIf(!haveGnomeKeyring && !required)("a keyring that cannot be used h
         stderr += d;
       });
       const timer = setTimeout(() => {
-        child.kill("SIGKILL");
+        // The whole group: the bus, the shell and the keyring daemon it started go with it.
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
         reject(new Error(`timed out\n${stdout}\n${stderr}`));
       }, 15_000);
       child.on("close", (code) => {

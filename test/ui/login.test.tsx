@@ -1,12 +1,18 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { buildServices } from "../../src/cli/tui/buildServices.js";
+import { signIn } from "../../src/cli/tui/signIn.js";
 import { ApiClient } from "../../src/client/apiClient.js";
-import { KEYCHAIN_REMEDIES, KeychainUnavailableError } from "../../src/credentials/errors.js";
+import { KeychainUnavailableError } from "../../src/credentials/errors.js";
 import { assertKeychainReachable } from "../../src/credentials/keychain.js";
-import { saveCredentials } from "../../src/credentials/store.js";
+import { insecureKeyPath } from "../../src/credentials/paths.js";
+import { resolveCredentials } from "../../src/credentials/resolve.js";
 import { App } from "../../src/ui/App.js";
+import type { Problem } from "../../src/ui/model/login.js";
+import { loadFirstScreen } from "../../src/ui/model/services.js";
+import { hasDbusDaemon, startBareBus } from "../helpers/dbus.js";
 import {
   pressKey,
   renderUi,
@@ -14,6 +20,7 @@ import {
   typeText,
   type UiFixture,
   type UiHarness,
+  waitForAbsence,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -104,63 +111,214 @@ describe("login", () => {
     expect(h.frame()).not.toContain(good);
   });
 
-  it.runIf(process.platform === "linux")(
-    "without a keychain, names the two ways out before a key is pasted and when storing fails",
-    async () => {
-      fx = await startUiFixture({ preload: false });
-      const services = fx.services;
-      const config = mkdtempSync(join(tmpdir(), "as-login-nokeychain-"));
+  describe.runIf(process.platform === "linux")("without a keychain", () => {
+    let config = "";
+    let warnings: string[] = [];
+    const oneLine = (f: string) =>
+      f
+        .split("\n")
+        .map((l) => l.replace(/^[│ ]+|[│ ]+$/g, ""))
+        .join(" ");
+    afterEach(() => {
+      if (config) rmSync(config, { recursive: true, force: true });
+      config = "";
+      warnings = [];
+    });
+
+    /** The App with the terminal UI's own sign-in, storing under a throwaway config home. */
+    function mountSignIn(env: NodeJS.ProcessEnv, keychainProblem: Problem | null): UiHarness {
+      const f = fx as UiFixture;
+      const services = f.services;
+      const target = {
+        profile: "work",
+        baseUrl: f.server.url,
+        organizationId: null,
+        organizationFrom: null,
+      };
+      return renderUi(
+        <App
+          services={null}
+          profile="work"
+          baseUrl={f.server.url}
+          onExit={() => {}}
+          keychainProblem={keychainProblem}
+          keyFile={insecureKeyPath("work", env)}
+          onLogin={signIn({
+            target,
+            env,
+            keychain: { timeoutMs: 10_000 },
+            secret: () => {},
+            warn: (line) => warnings.push(line),
+            open: async () => services,
+          })}
+        />,
+        { columns: 120, rows: 36 },
+      );
+    }
+
+    function noBus(): { env: NodeJS.ProcessEnv; problem: Problem } {
+      config = mkdtempSync(join(tmpdir(), "as-login-nokeychain-"));
       // No session bus and no runtime dir: no Secret Service can be reached.
       const env = { XDG_CONFIG_HOME: config, HOME: config };
-      let problem: KeychainUnavailableError | null = null;
       try {
         assertKeychainReachable(env);
       } catch (e) {
-        if (e instanceof KeychainUnavailableError) problem = e;
+        // As the CLI hands it over: the reason, and the ways out.
+        if (e instanceof KeychainUnavailableError) {
+          return { env, problem: { message: e.reason, hint: e.hint } };
+        }
       }
-      expect(problem).not.toBeNull();
-      try {
-        h = renderUi(
-          <App
-            services={null}
-            profile="work"
-            baseUrl={fx.server.url}
-            onExit={() => {}}
-            keychainProblem={problem ? { message: problem.reason, hint: problem.hint } : null}
-            onLogin={async (key) => {
-              await saveCredentials({
-                profile: "work",
-                baseUrl: fx?.server.url ?? "",
-                apiKey: key,
-                env,
-              });
-              return services;
-            }}
-          />,
-          { columns: 120, rows: 34 },
-        );
-        const oneLine = (f: string) =>
-          f
-            .split("\n")
-            .map((l) => l.replace(/^[│ ]+|[│ ]+$/g, ""))
-            .join(" ");
-        let frame = oneLine(await waitForContent(h, "No keychain here"));
-        expect(frame).toContain("AGENT_SESSIONS_API_KEY");
-        expect(frame).toContain("agent-sessions login --insecure-storage");
-        expect(frame).toContain(KEYCHAIN_REMEDIES.replace(/\s+/g, " ").slice(0, 40));
+      throw new Error("a keychain was reachable without a session bus");
+    }
 
-        await pressKey(h, fx.server.key("owner"));
-        await pressKey(h, "enter");
-        frame = oneLine(await waitForContent(h, "✗ the OS keychain is unavailable"));
-        // The failure says the ways out as well, in the credentials layer's words.
-        const after = frame.slice(frame.indexOf("✗ the OS keychain"));
-        expect(after).toContain("AGENT_SESSIONS_API_KEY");
-        expect(after).toContain("--insecure-storage");
-      } finally {
-        rmSync(config, { recursive: true, force: true });
-      }
-    },
-  );
+    it("says so before a key is pasted, and r signs in for this run only, storing nothing", async () => {
+      fx = await startUiFixture({ preload: false });
+      const { env, problem } = noBus();
+      h = mountSignIn(env, problem);
+      let frame = oneLine(await waitForContent(h, "No keychain here"));
+      expect(frame).toContain("AGENT_SESSIONS_API_KEY");
+      await pressKey(h, fx.server.key("owner"));
+      await pressKey(h, "enter");
+      frame = oneLine(await waitForContent(h, "use it for this run only"));
+      expect(frame).toContain("The key cannot go to the keychain");
+      expect(frame).toContain("keep it in a plain-text file");
+      // A long path wraps wherever the line ends.
+      expect(frame.replace(/\s/g, "")).toContain(insecureKeyPath("work", env));
+      await pressKey(h, "r");
+      await waitForContent(h, "demo-owner");
+      // Nothing was written: no profiles file, no key file.
+      expect(readdirSync(config)).toEqual([]);
+      expect(warnings).toEqual([]);
+    });
+
+    it("f keeps the key in the plain-text file (mode 0600), with its warning", async () => {
+      fx = await startUiFixture({ preload: false });
+      const { env, problem } = noBus();
+      h = mountSignIn(env, problem);
+      await waitForContent(h, "No keychain here");
+      const key = fx.server.key("owner");
+      await pressKey(h, key);
+      await pressKey(h, "enter");
+      await waitForContent(h, "use it for this run only");
+      // Esc goes back to the key; Enter asks again.
+      await pressKey(h, "escape");
+      await waitForAbsence(h, "use it for this run only");
+      await pressKey(h, "enter");
+      await waitForContent(h, "use it for this run only");
+      await pressKey(h, "f");
+      await waitForContent(h, "demo-owner");
+      const path = insecureKeyPath("work", env);
+      expect(readFileSync(path, "utf8").trim()).toBe(key);
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      expect(warnings.join("\n")).toContain(`the API key is stored in plain text at ${path}`);
+      // The next run finds it there.
+      const creds = await resolveCredentials({ profile: "work", env });
+      expect(creds.source).toBe("insecure-file");
+    });
+
+    it.runIf(hasDbusDaemon)(
+      "on a session bus with no Secret Service, storing fails and the screen offers the other places",
+      async () => {
+        fx = await startUiFixture({ preload: false });
+        config = mkdtempSync(join(tmpdir(), "as-login-nokeychain-"));
+        const bus = await startBareBus();
+        try {
+          const env = {
+            XDG_CONFIG_HOME: config,
+            HOME: config,
+            DBUS_SESSION_BUS_ADDRESS: bus.address,
+          };
+          // The bus is there, so nothing is known to be missing before the key is pasted.
+          expect(() => assertKeychainReachable(env)).not.toThrow();
+          h = mountSignIn(env, null);
+          await waitForContent(h, "then kept in the OS keychain");
+          await pressKey(h, fx.server.key("owner"));
+          await pressKey(h, "enter");
+          const frame = oneLine(await waitForContent(h, "use it for this run only", 15_000));
+          expect(frame).toContain("no Secret Service answers on the session bus");
+          expect(frame).not.toContain("✗");
+          await pressKey(h, "r");
+          await waitForContent(h, "demo-owner");
+          expect(readdirSync(config)).toEqual([]);
+        } finally {
+          await bus.stop();
+        }
+      },
+      30_000,
+    );
+  });
+
+  it("a key the service refuses opens the sign-in screen with the refusal, not an empty list", async () => {
+    fx = await startUiFixture({ preload: false });
+    const good = fx.server.key("owner");
+    const bad = buildServices(
+      { baseUrl: fx.server.url, apiKey: "ask_revoked_key_0000" },
+      { tuning: { maxAttempts: 1 } },
+    );
+    const services = fx.services;
+    try {
+      loadFirstScreen(bad.services);
+      h = renderUi(
+        <App
+          services={bad.services}
+          keySource="keychain"
+          profile="work"
+          baseUrl={fx.server.url}
+          onExit={() => {}}
+          onLogin={async (key, storage) => {
+            expect(storage).toBe("keychain");
+            await new ApiClient({ baseUrl: fx?.server.url ?? "", apiKey: key }).verify();
+            return services;
+          }}
+        />,
+        { columns: 120, rows: 30 },
+      );
+      const frame = await waitForContent(h, "sign in");
+      // The service's own words, the key's source, and the way out.
+      expect(frame).toContain(
+        "The service refused the key stored in the keychain: Invalid API key",
+      );
+      expect(frame).toContain("Paste a valid key to sign in: it replaces the refused one.");
+      expect(frame).not.toContain("No API key is stored");
+      expect(frame).not.toContain("no sessions");
+      expect(frame).not.toContain("ask_revoked_key_0000");
+      await pressKey(h, good);
+      await pressKey(h, "enter");
+      await waitForContent(h, "demo-owner");
+      await waitForContent(h, fx.ids[0] as string);
+    } finally {
+      h?.unmount();
+      h = null;
+      await bad.dispose();
+    }
+  });
+
+  it("a refused AGENT_SESSIONS_API_KEY says that the variable wins in later runs", async () => {
+    fx = await startUiFixture({ preload: false });
+    const bad = buildServices(
+      { baseUrl: fx.server.url, apiKey: "ask_env_key_0000" },
+      { tuning: { maxAttempts: 1 } },
+    );
+    try {
+      loadFirstScreen(bad.services);
+      h = renderUi(
+        <App
+          services={bad.services}
+          keySource="env"
+          profile="work"
+          baseUrl={fx.server.url}
+          onExit={() => {}}
+        />,
+        { columns: 120, rows: 30 },
+      );
+      const frame = await waitForContent(h, "AGENT_SESSIONS_API_KEY still wins");
+      expect(frame).toContain("The service refused the key in AGENT_SESSIONS_API_KEY");
+    } finally {
+      h?.unmount();
+      h = null;
+      await bad.dispose();
+    }
+  });
 
   it("Esc on the login screen quits", async () => {
     let exits = 0;

@@ -42,7 +42,7 @@ export async function runSnapshot(opts: SnapshotOptions, cmd: Command): Promise<
   if (opts.replay) {
     try {
       const frame = await renderReplaySnapshot(opts.replay, opts);
-      out(opts.ansi ? frame : stripAnsi(frame));
+      out(await asPrinted(frame, opts));
     } catch (e) {
       fail(e);
     }
@@ -69,13 +69,26 @@ export async function runSnapshot(opts: SnapshotOptions, cmd: Command): Promise<
     }
     registerSecret(conn.apiKey);
     const frame = await renderSnapshot(conn, open, opts);
-    out(opts.ansi ? frame : stripAnsi(frame));
+    out(await asPrinted(frame, opts));
   } catch (e) {
     fail(e);
   } finally {
     await closeDefaultAgent();
     await server?.close();
   }
+}
+
+/**
+ * The frame as printed: without colours unless --ansi, and through the UI's one glyph table
+ * where the terminal shows ASCII only (TERM=dumb, a locale without UTF-8), as the UI draws it.
+ */
+async function asPrinted(frame: string, opts: SnapshotOptions): Promise<string> {
+  const text = opts.ansi ? frame : stripAnsi(frame);
+  const [{ terminalCaps }, { toAscii }] = await Promise.all([
+    import("../tui/terminal.js"),
+    import("../../ui/context/theme.js"),
+  ]);
+  return terminalCaps().ascii ? toAscii(text) : text;
 }
 
 async function renderSnapshot(

@@ -1,10 +1,9 @@
 import type { Command } from "commander";
-import { ApiClient } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
 import { KeychainUnavailableError, NoCredentialsError } from "../../credentials/errors.js";
 import { assertKeychainReachable } from "../../credentials/keychain.js";
-import { resolveCredentials, resolveTarget } from "../../credentials/resolve.js";
-import { saveCredentials } from "../../credentials/store.js";
+import { insecureKeyPath } from "../../credentials/paths.js";
+import { type KeySource, resolveCredentials, resolveTarget } from "../../credentials/resolve.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { notifyPolicyFromEnv } from "../../ui/model/notifier.js";
 import { fitPanes, panesLeftMessage } from "../../ui/model/paneLimit.js";
@@ -45,12 +44,17 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
   try {
     const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl, org: g.org });
     // Lazy: the stores load only when a terminal session starts.
-    const [{ buildServices }, { journalFor }, { loadFirstScreen, firstScreenAnswered }] =
-      await Promise.all([
-        import("../tui/buildServices.js"),
-        import("../journal/journalSetup.js"),
-        import("../../ui/model/services.js"),
-      ]);
+    const [
+      { buildServices },
+      { journalFor },
+      { loadFirstScreen, firstScreenAnswered },
+      { signIn },
+    ] = await Promise.all([
+      import("../tui/buildServices.js"),
+      import("../journal/journalSetup.js"),
+      import("../../ui/model/services.js"),
+      import("../tui/signIn.js"),
+    ]);
     const withJournal = async (baseUrl: string) => {
       const j = await journalFor(baseUrl, { noJournal });
       return { journal: j.journal, journalStatus: j.status };
@@ -64,6 +68,7 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
     };
     const handles: { dispose(): Promise<void> }[] = [];
     let services = null;
+    let keySource: KeySource | null = null;
     let keychainProblem: { message: string; hint: string | null } | null = null;
     try {
       const creds = await resolveCredentials({
@@ -72,6 +77,7 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
         org: g.org,
       });
       registerSecret(creds.apiKey);
+      keySource = creds.source;
       const h = buildServices(
         { ...creds, keyOrganization: true },
         { ...build, ...(await withJournal(creds.baseUrl)) },
@@ -82,37 +88,26 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
       loadFirstScreen(services);
     } catch (e) {
       if (!(e instanceof NoCredentialsError)) throw e;
-      // The login screen will be shown: say at once when it cannot keep a key here.
-      try {
-        assertKeychainReachable();
-      } catch (k) {
-        if (!(k instanceof KeychainUnavailableError)) throw k;
-        keychainProblem = { message: k.reason, hint: k.hint };
-      }
     }
-    const onLogin = async (key: string) => {
-      registerSecret(key);
-      const org = target.organizationId;
-      const client = new ApiClient({
-        baseUrl: target.baseUrl,
-        apiKey: key,
-        ...(org !== null ? { organizationId: org } : {}),
-      });
-      await client.verify();
-      await saveCredentials({ profile: target.profile, baseUrl: target.baseUrl, apiKey: key });
-      const h = buildServices(
-        {
-          baseUrl: target.baseUrl,
-          apiKey: key,
-          organizationId: org,
-          organizationFrom: target.organizationFrom,
-          keyOrganization: true,
-        },
-        { ...build, ...(await withJournal(target.baseUrl)) },
-      );
-      handles.push(h);
-      return h.services;
-    };
+    // The login screen may be shown (no key, or one the service refuses): say at once when it
+    // cannot keep a key here.
+    try {
+      assertKeychainReachable();
+    } catch (k) {
+      if (!(k instanceof KeychainUnavailableError)) throw k;
+      keychainProblem = { message: k.reason, hint: k.hint };
+    }
+    const laterWarnings: string[] = [];
+    const onLogin = signIn({
+      target,
+      secret: registerSecret,
+      warn: (line) => laterWarnings.push(line),
+      open: async (conn) => {
+        const h = buildServices(conn, { ...build, ...(await withJournal(conn.baseUrl)) });
+        handles.push(h);
+        return h.services;
+      },
+    });
     const { runTui } = await tui;
     // The first frame waits a little for those answers, so that it has the identity and the
     // list and is drawn once instead of twice; a slower service gets the skeleton first.
@@ -124,6 +119,8 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
       initialSessions,
       onLogin,
       keychainProblem,
+      keySource,
+      keyFile: insecureKeyPath(target.profile),
       notify,
       fleet: g.fleet ?? false,
       cleanup: async () => {
@@ -132,6 +129,8 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
         await closeDefaultAgent();
       },
     });
+    // Said where it stays once the UI has gone: a key now kept in plain text.
+    for (const line of laterWarnings) err(`warning: ${line}`);
   } catch (e) {
     fail(e);
   }

@@ -17,11 +17,20 @@ function uiOptions(cmd: Command, fleet = false): UiOptions {
 export function registerUiCommands(program: Command): void {
   // A word that names no command reaches the root's action: say "unknown command" with a
   // suggestion rather than commander's "too many arguments".
+  // Unknown options reach it too, so that `sesions --json` is told about the mistyped command
+  // (with a suggestion), not about an option the root does not have.
   program
     .usage("[options] [command]")
     .argument("[command...]")
+    .allowUnknownOption()
     .action(async (words: string[], _opts: unknown, cmd: Command) => {
       const word = words[0];
+      if (word?.startsWith("-")) {
+        cmd.error(`error: unknown option '${word}'`, {
+          exitCode: EXIT.usage,
+          code: "commander.unknownOption",
+        });
+      }
       if (word !== undefined && isSessionId(word)) {
         cmd.error(
           `error: unknown command '${word}'\n(to open sessions in the UI: ${cmd.name()} open ${words.join(" ")})`,

@@ -1,5 +1,6 @@
 import { render } from "ink";
 import { App, type AppServices } from "../../ui/index.js";
+import type { KeyStorage, StartKeySource } from "../../ui/model/login.js";
 import { DEFAULT_NOTIFY, type NotifyPolicy } from "../../ui/model/notifier.js";
 import { secrets } from "../output.js";
 import { savePaneNdjson } from "./savePane.js";
@@ -17,9 +18,13 @@ export interface RunTuiOptions {
   /** Null shows the login screen. */
   services: AppServices | null;
   initialSessions?: readonly string[];
-  onLogin?: (key: string) => Promise<AppServices>;
+  onLogin?: (key: string, storage: KeyStorage) => Promise<AppServices>;
   /** No keychain to keep a key in: shown on the login screen with the ways out. */
   keychainProblem?: { message: string; hint: string | null } | null;
+  /** Where the key of `services` came from (the login screen's words when it is refused). */
+  keySource?: StartKeySource | null;
+  /** Where the login screen's plain-text choice writes the key. */
+  keyFile?: string | null;
   /** Bell and desktop notifications (AGENT_SESSIONS_NOTIFY, AGENT_SESSIONS_BELL). */
   notify?: NotifyPolicy;
   /** Open on the fleet view. */
@@ -81,6 +86,8 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
       {...(opts.now ? { now: opts.now } : {})}
       {...(opts.onLogin ? { onLogin: opts.onLogin } : {})}
       keychainProblem={opts.keychainProblem ?? null}
+      keySource={opts.keySource ?? null}
+      keyFile={opts.keyFile ?? null}
       onExit={() => finish(0)}
       onSave={savePaneNdjson}
     />,

@@ -118,6 +118,8 @@ export type CommandId =
   | "deleteChar"
   | "deleteWord"
   | "clearField"
+  | "keyThisRun"
+  | "keyToFile"
   | "replayToggle"
   | "replayFaster"
   | "replaySlower"
@@ -552,6 +554,22 @@ export const KEYMAP: readonly Command[] = [
     label: "clear",
     description: "clear the text field",
     modes: TEXT_FIELDS,
+  },
+  // sign-in where no keychain can keep the key
+  {
+    id: "keyThisRun",
+    keys: [k("r")],
+    label: "this run only",
+    description: "sign in: no keychain here, so keep the key in memory for this run only",
+    modes: ["login"],
+  },
+  {
+    id: "keyToFile",
+    keys: [k("f")],
+    label: "plain-text file",
+    description:
+      "sign in: no keychain here, so keep the key in a plain-text file, mode 0600 (as login --insecure-storage)",
+    modes: ["login"],
   },
   // replay (agent-sessions replay): on the list and in a pane, while a recording plays
   {

@@ -8,24 +8,29 @@ import { useKeyTarget } from "../hooks/useKeyInput.js";
 import { loginTarget } from "../input/handlers/login.js";
 import { commandById, keysLabel } from "../model/keymap.js";
 import { isTooSmall, type TerminalSize } from "../model/layout.js";
-import { createLoginStore, type Problem } from "../model/login.js";
+import { createLoginStore, type KeyStorage, type Problem } from "../model/login.js";
 import { TooSmall } from "./TooSmall.js";
 
 /**
- * No key yet: paste one (never shown, only counted), verify it with the service, store it.
- * The verifying and storing is the caller's (`onLogin`); this screen only collects the key
- * and shows how it went. Its keys are input/handlers/login.ts.
+ * No key yet, or the service refused the one there was: paste one (never shown, only
+ * counted), verify it with the service, keep it. The verifying and storing is the caller's
+ * (`onLogin`); this screen only collects the key, asks where it goes when no keychain can
+ * keep it, and shows how it went. Its keys are input/handlers/login.ts.
  */
 
 export interface LoginScreenProps {
   profile: string;
   baseUrl: string;
   size: TerminalSize;
-  /** Verify and store the key; rejects with a message to show when it cannot. */
-  onLogin: (key: string) => Promise<void>;
+  /** Verify the key and keep it where asked; rejects with a message to show when it cannot. */
+  onLogin: (key: string, storage: KeyStorage) => Promise<void>;
   onExit: () => void;
   /** No keychain to keep the key in: why, and the ways out. */
   keychainProblem?: Problem | null;
+  /** The service refused the key the UI started with: its words and the way out. */
+  refusal?: Problem | null;
+  /** Where `f` (the plain-text choice) would write the key, to say so before it is chosen. */
+  keyFile?: string | null;
 }
 
 export function LoginScreen({
@@ -35,12 +40,14 @@ export function LoginScreen({
   onLogin,
   onExit,
   keychainProblem = null,
+  refusal = null,
+  keyFile = null,
 }: LoginScreenProps) {
   const theme = useTheme();
   const [login] = useState(() => createLoginStore(size));
   const target = useMemo(
-    () => loginTarget({ login, onLogin, exit: onExit }),
-    [login, onLogin, onExit],
+    () => loginTarget({ login, onLogin, exit: onExit, keychainProblem }),
+    [login, onLogin, onExit, keychainProblem],
   );
   useKeyTarget(target);
   useLayoutEffect(() => {
@@ -67,11 +74,19 @@ export function LoginScreen({
         </Text>
         <Text wrap="truncate-end">{`profile: ${profile} · ${baseUrl}`}</Text>
         <Text> </Text>
-        <Text wrap="wrap">
-          No API key is stored for this profile. Paste one and press Enter: it is verified with the
-          service, then kept in the OS keychain. It is never shown.
-        </Text>
-        {keychainProblem ? (
+        {refusal ? (
+          <>
+            <Text color={theme.c.error} wrap="wrap">{`✗ ${refusal.message}`}</Text>
+            {refusal.hint ? <Text wrap="wrap">{refusal.hint}</Text> : null}
+          </>
+        ) : (
+          <Text wrap="wrap">
+            {keychainProblem
+              ? "No API key is stored for this profile. Paste one and press Enter: it is verified with the service, then you choose where it is kept. It is never shown."
+              : "No API key is stored for this profile. Paste one and press Enter: it is verified with the service, then kept in the OS keychain. It is never shown."}
+          </Text>
+        )}
+        {keychainProblem && phase.kind !== "choosing" ? (
           <>
             <Text> </Text>
             <Text wrap="wrap" color={theme.c.warn}>
@@ -87,7 +102,23 @@ export function LoginScreen({
           <Text color={theme.c.muted}>{count > 0 ? `  ${count} characters` : ""}</Text>
         </Box>
         <Text> </Text>
-        {phase.kind === "verifying" ? (
+        {phase.kind === "choosing" ? (
+          <Box flexDirection="column">
+            <Text wrap="wrap" color={theme.c.warn}>
+              {`⚠ The key cannot go to the keychain: ${phase.problem.message}`}
+            </Text>
+            <Text> </Text>
+            <Text wrap="wrap">
+              {`${keysLabel(commandById("keyThisRun"))}  use it for this run only: kept in memory, asked for again next time`}
+            </Text>
+            <Text wrap="wrap">
+              {`${keysLabel(commandById("keyToFile"))}  keep it in a plain-text file${keyFile ? ` (${keyFile})` : ""}, mode 0600: anything that can read your files can read the key`}
+            </Text>
+            <Text color={theme.c.muted}>
+              {`${keysLabel(commandById("cancel"))} back to the key · ${keysLabel(commandById("forceQuit"))} quits`}
+            </Text>
+          </Box>
+        ) : phase.kind === "verifying" ? (
           <Text color={theme.c.accent}>verifying with the service…</Text>
         ) : phase.kind === "failed" ? (
           <Box flexDirection="column">
