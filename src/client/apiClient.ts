@@ -345,7 +345,13 @@ export class ApiClient {
   async sendPrompt(
     id: string,
     prompt: string,
-    opts: { onItem: (item: PromptItem) => void; signal?: AbortSignal; idleMs?: number },
+    opts: {
+      onItem: (item: PromptItem) => void;
+      signal?: AbortSignal;
+      idleMs?: number;
+      /** Return once the service accepted the prompt: its streamed answer is not read. */
+      acceptOnly?: boolean;
+    },
   ): Promise<PromptOutcome> {
     const bad = promptProblem(prompt);
     if (bad !== null) throw new UsageError(`Cannot send the prompt: ${bad}.`);
@@ -375,12 +381,17 @@ export class ApiClient {
             `POST ${PATHS.prompt(id)} answered HTTP ${status} with neither an event stream nor prompt items`,
           );
         },
-        stream: (res) =>
-          readPromptStream(res.stream, {
+        stream: async (res) => {
+          if (opts.acceptOnly) {
+            res.stream.destroy();
+            return { kind: "accepted", status: res.status, body: null };
+          }
+          return readPromptStream(res.stream, {
             onItem: opts.onItem,
             ...(opts.signal ? { signal: opts.signal } : {}),
             ...(opts.idleMs !== undefined ? { idleMs: opts.idleMs } : {}),
-          }),
+          });
+        },
         notFound: `Session ${id} was not found`,
       },
       opts.signal,
