@@ -162,7 +162,8 @@ export function hintFor(status: number, message: string, field: string | null): 
   if (/prompt is running/.test(m) && status >= 400 && status < 500) {
     return "A prompt is running in the session: wait for it to finish, or cancel it first (agent-sessions cancel <session>).";
   }
-  const onlyIn = /can only (pause|resume) (running|paused) sessions \(state: ([a-z_-]{1,32})\)/.exec(m);
+  const onlyIn =
+    /can only (pause|resume) (running|paused) sessions \(state: ([a-z_-]{1,32})\)/.exec(m);
   if (onlyIn && status >= 400 && status < 500) {
     return `The session is ${onlyIn[3]}: it can only be ${onlyIn[1] === "pause" ? "paused while running" : "resumed while paused"} (agent-sessions sessions shows its state).`;
   }
