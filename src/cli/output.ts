@@ -69,6 +69,12 @@ export function out(line: string): void {
   process.stdout.write(`${guard(line)}\n`);
 }
 
+/** Text as it streams (a prompt's answer): guarded like every line, no newline added. */
+export function outText(text: string): void {
+  if (closed.signal.aborted || text === "") return;
+  process.stdout.write(guard(text));
+}
+
 export function err(line: string): void {
   process.stderr.write(`${guard(line)}\n`);
 }

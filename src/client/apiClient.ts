@@ -1,6 +1,26 @@
+import {
+  type Approval,
+  ApprovalSchema,
+  noteProblem,
+  parseApprovals,
+  type ResolveAction,
+  resolveBody,
+} from "../protocol/approvals.js";
 import { type GitAction, type GitResult, gitRequest, readGitAnswer } from "../protocol/git.js";
 import { parseSessionHistory, type SessionHistory } from "../protocol/history.js";
 import { errorMessage, PATHS, unsafeIdReason } from "../protocol/index.js";
+import {
+  type CancelAnswer,
+  CancelAnswerSchema,
+  isAlreadyRunning,
+  itemsOfJson,
+  type LifecycleAction,
+  type LifecycleAnswer,
+  LifecycleAnswerSchema,
+  type PromptItem,
+  promptBody,
+  promptProblem,
+} from "../protocol/prompt.js";
 import {
   type ApiKeyInfo,
   ApiKeyInfoSchema,
@@ -20,8 +40,10 @@ import {
   InvalidKeyError,
   MalformedResponseError,
   NotFoundError,
+  UsageError,
 } from "./errors.js";
 import { DEFAULT_MAX_PAGES } from "./paging.js";
+import { type PromptEnd, readPromptStream } from "./promptAnswer.js";
 import type { RateLimitTracker } from "./rateLimit.js";
 import type { RequestBudget } from "./requestBudget.js";
 import { errorFromResponse } from "./responseError.js";
@@ -52,6 +74,13 @@ export interface SessionPagesParams extends Omit<ListSessionsParams, "page"> {
   maxPages?: number;
 }
 
+/** How a prompt went: its answer's end, or the service's "already running". */
+export type PromptOutcome =
+  | PromptEnd
+  | { kind: "already_running"; status: number; body: unknown }
+  /** A 2xx JSON answer that is neither items nor "already running" (202: accepted). */
+  | { kind: "accepted"; status: number; body: unknown };
+
 /** How a walk over every page ended. */
 export type PagingEnd =
   | { complete: true; pages: number }
@@ -75,6 +104,8 @@ interface Call<T> {
    * endpoints whose answer shape is open (git).
    */
   parseAny?: (status: number, body: unknown) => T;
+  /** The answer may be an event stream: a streamed 2xx answer is handed here unread. */
+  stream?: (res: HttpAnswer & { stream: NonNullable<HttpAnswer["stream"]> }) => Promise<T>;
   /** Tried once with the same request when the path answers 404 or 405. */
   fallbackPath?: string;
   /** The body sent to fallbackPath, when it differs from `body`. */
@@ -305,6 +336,164 @@ export class ApiClient {
   }
 
   /**
+   * POST /api/sessions/{id}/prompt {prompt}: sends a prompt and reads its answer, a
+   * `text/event-stream` of `{type, content}` items handed to onItem as they arrive (a JSON
+   * answer of one item or a list is read the same way). `202 {status: "already_running"}`
+   * comes back as such. Like every POST it is retried only on 429 (the service refused before
+   * acting): a prompt that may have reached the service is never sent twice.
+   */
+  async sendPrompt(
+    id: string,
+    prompt: string,
+    opts: {
+      onItem: (item: PromptItem) => void;
+      signal?: AbortSignal;
+      idleMs?: number;
+      /** Return once the service accepted the prompt: its streamed answer is not read. */
+      acceptOnly?: boolean;
+    },
+  ): Promise<PromptOutcome> {
+    const bad = promptProblem(prompt);
+    if (bad !== null) throw new UsageError(`Cannot send the prompt: ${bad}.`);
+    const fromItems = (items: PromptItem[]): PromptEnd => {
+      for (const [n, item] of items.entries()) {
+        opts.onItem(item);
+        if (item.type === "done") return { kind: "done", items: n + 1 };
+        if (item.type === "error") return { kind: "error", items: n + 1, message: item.content };
+      }
+      return { kind: "cut", items: items.length, reason: "the service's answer did not say done" };
+    };
+    return this.#call<PromptOutcome>(
+      {
+        name: "sendPrompt",
+        method: "POST",
+        path: idPath(id, PATHS.prompt),
+        body: promptBody(prompt),
+        parse: () => {
+          throw new MalformedResponseError("unreachable");
+        },
+        parseAny: (status, body) => {
+          if (isAlreadyRunning(status, body)) return { kind: "already_running", status, body };
+          const items = itemsOfJson(body);
+          if (items !== null) return fromItems(items);
+          if (status === 202) return { kind: "accepted", status, body };
+          throw new MalformedResponseError(
+            `POST ${PATHS.prompt(id)} answered HTTP ${status} with neither an event stream nor prompt items`,
+          );
+        },
+        stream: async (res) => {
+          if (opts.acceptOnly) {
+            res.stream.destroy();
+            return { kind: "accepted", status: res.status, body: null };
+          }
+          return readPromptStream(res.stream, {
+            onItem: opts.onItem,
+            ...(opts.signal ? { signal: opts.signal } : {}),
+            ...(opts.idleMs !== undefined ? { idleMs: opts.idleMs } : {}),
+          });
+        },
+        notFound: `Session ${id} was not found`,
+      },
+      opts.signal,
+    );
+  }
+
+  /** POST /api/sessions/{id}/prompt/cancel: `{session_id, cancelled}`. */
+  cancelPrompt(id: string, signal?: AbortSignal): Promise<CancelAnswer> {
+    return this.#call(
+      {
+        name: "cancelPrompt",
+        method: "POST",
+        path: idPath(id, PATHS.promptCancel),
+        parse: (json) => CancelAnswerSchema.parse(json),
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/sessions/{id}/approvals: the session's approval requests, newest first. */
+  listApprovals(id: string, signal?: AbortSignal): Promise<Approval[]> {
+    return this.#call(
+      {
+        name: "listApprovals",
+        method: "GET",
+        path: idPath(id, PATHS.approvals),
+        parse: parseApprovals,
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /**
+   * POST /api/sessions/{id}/approvals/{approval_id}/resolve {action, note?}: the resolved
+   * approval. A note over 512 characters or an approval id that cannot be a path segment is
+   * refused before anything is sent. 403 (role), 404 (gone) and 409 (already resolved) come
+   * back as the usual typed errors; see store/approvalActions.ts for the fresh read after 409.
+   */
+  resolveApproval(
+    id: string,
+    approvalId: string,
+    action: ResolveAction,
+    note?: string,
+    signal?: AbortSignal,
+  ): Promise<Approval> {
+    const bad = noteProblem(note);
+    if (bad !== null) return Promise.reject(new UsageError(`Cannot send the decision: ${bad}.`));
+    let path: string;
+    try {
+      path = PATHS.resolveApproval(checkedId(id), checkedApprovalId(approvalId));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.#call(
+      {
+        name: "resolveApproval",
+        method: "POST",
+        path,
+        body: resolveBody(action, note),
+        parse: (json) => ApprovalSchema.parse(json),
+        notFound: `Approval ${approvalId} of session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /**
+   * POST /api/sessions/{id}/pause|resume|start: the documented answer (every field optional).
+   * 400 (wrong state), 409 (a prompt runs), 410 (gone) and 503 (still provisioning) are the
+   * usual typed errors with the service's words; a 503 is not retried here (a POST), the
+   * user is told to try again.
+   */
+  lifecycle(id: string, action: LifecycleAction, signal?: AbortSignal): Promise<LifecycleAnswer> {
+    return this.#call(
+      {
+        name: action,
+        method: "POST",
+        path: idPath(id, (sid) => PATHS.lifecycle(sid, action)),
+        parse: (json) => LifecycleAnswerSchema.parse(json ?? {}),
+        parseAny: (_status, body) =>
+          LifecycleAnswerSchema.parse(body !== null && typeof body === "object" ? body : {}),
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  pause(id: string, signal?: AbortSignal): Promise<LifecycleAnswer> {
+    return this.lifecycle(id, "pause", signal);
+  }
+
+  resume(id: string, signal?: AbortSignal): Promise<LifecycleAnswer> {
+    return this.lifecycle(id, "resume", signal);
+  }
+
+  start(id: string, signal?: AbortSignal): Promise<LifecycleAnswer> {
+    return this.lifecycle(id, "start", signal);
+  }
+
+  /**
    * One call. A session route goes to the mount known for it (routes.ts); when that answers
    * 404 or 405, or 401 while the key is good (verify answered 200 in this process, or does
    * now), the other mount's form is tried, and what answered is remembered. A call with a
@@ -340,10 +529,13 @@ export class ApiClient {
         ...(call.query ? { query: call.query } : {}),
         ...(body !== undefined ? { body } : {}),
         ...(signal ? { signal } : {}),
+        ...(call.stream ? { stream: true } : {}),
       });
       first ??= res;
       if (ok(res.status)) {
         routes.worked(path);
+        const streamed = res.stream;
+        if (streamed && call.stream) return call.stream({ ...res, stream: streamed });
         return this.#parseOk(call, res);
       }
       if (otherMount && missing(res.status)) continue;
@@ -446,6 +638,17 @@ function checkedId(id: string): string {
   const bad = unsafeIdReason(id);
   if (bad !== null) {
     throw new MalformedResponseError(`The session id "${id}" cannot be used in a request: ${bad}.`);
+  }
+  return id;
+}
+
+/** An approval id from a server, checked like a session id before it enters a path. */
+function checkedApprovalId(id: string): string {
+  const bad = unsafeIdReason(id);
+  if (bad !== null) {
+    throw new MalformedResponseError(
+      `The approval id "${id}" cannot be used in a request: ${bad}.`,
+    );
   }
   return id;
 }

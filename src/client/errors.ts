@@ -16,6 +16,12 @@ export const EXIT = {
   network: 6,
   /** The output is incomplete: `sessions --all` stopped at a repeated cursor or its page cap. */
   incomplete: 7,
+  /** `prompt`: the agent's answer ended with an error item. */
+  promptError: 8,
+  /** `prompt`: the prompt was cancelled (Ctrl-C, or the service said so). */
+  promptCancelled: 9,
+  /** `prompt`: a prompt is already running in the session (202 already_running). */
+  promptBusy: 10,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
@@ -155,6 +161,18 @@ export class HttpError extends AgentSessionsError {
       hint ??
         (status >= 500 ? "The service failed; try again later." : "Check the request's arguments."),
     );
+  }
+}
+
+/** Input refused before anything was sent (an empty prompt, a note too long): exit 2. */
+export class UsageError extends AgentSessionsError {
+  readonly code = "usage";
+  readonly exitCode = EXIT.usage;
+  readonly hint: string;
+  constructor(message: string, hint = "Check the arguments (--help shows them).") {
+    super(message);
+    this.name = "UsageError";
+    this.hint = hint;
   }
 }
 

@@ -159,7 +159,20 @@ export function hintFor(status: number, message: string, field: string | null): 
       ? "The session is paused: resume it first (the service resumes it on its own when a prompt arrives)."
       : `The session is ${state}, not running: wait until it runs (agent-sessions sessions shows its state).`;
   }
+  if (/prompt is running/.test(m) && status >= 400 && status < 500) {
+    return "A prompt is running in the session: wait for it to finish, or cancel it first (agent-sessions cancel <session>).";
+  }
+  const onlyIn =
+    /can only (pause|resume) (running|paused) sessions \(state: ([a-z_-]{1,32})\)/.exec(m);
+  if (onlyIn && status >= 400 && status < 500) {
+    return `The session is ${onlyIn[3]}: it can only be ${onlyIn[1] === "pause" ? "paused while running" : "resumed while paused"} (agent-sessions sessions shows its state).`;
+  }
+  if (/provision/.test(m) && status === 503) {
+    return "The session is still being provisioned: try again in a little while.";
+  }
   if (status === 409) {
+    if (/already (resolved|approved|rejected)/.test(m))
+      return "Someone decided first; agent-sessions approvals lists what is still pending.";
     if (/clone/.test(m) && /first|no (clone|repo)|not cloned/.test(m))
       return "Clone a repository into the session first: agent-sessions git clone <session> <repo_url>.";
     if (/push/.test(m) && /first|not on|not pushed/.test(m))

@@ -84,6 +84,12 @@ export interface RequestSpec {
   /** Sent as JSON. */
   body?: unknown;
   signal?: AbortSignal;
+  /**
+   * The answer may be an event stream (a prompt's): a 2xx `text/event-stream` answer comes
+   * back with its body unread (HttpAnswer.stream) once its headers arrive; any other answer
+   * is read whole as usual.
+   */
+  stream?: boolean;
 }
 
 /** The answer a request ended with (never a 429: that is a RateLimitedError). */
@@ -97,6 +103,11 @@ export interface HttpAnswer {
   /** "GET /api/sessions", for messages. */
   label: string;
   attempts: number;
+  /**
+   * A streamed answer's body, unread (RequestSpec.stream and a 2xx event stream; `text` is
+   * then empty). Its reader must read it to the end or destroy it.
+   */
+  stream?: Dispatcher.ResponseData["body"];
 }
 
 /** How one opening of an event stream went. */
@@ -287,10 +298,14 @@ export class Transport {
    */
   async request(spec: RequestSpec): Promise<HttpAnswer> {
     const linked = linkSignals(this.#signal, spec.signal);
+    let answer: HttpAnswer | undefined;
     try {
-      return await this.#request(spec, linked.signal);
+      answer = await this.#request(spec, linked.signal);
+      return answer;
     } finally {
-      linked.dispose();
+      // A streamed body still needs the signals that end it: unlinked once it closes.
+      if (answer?.stream) answer.stream.once("close", linked.dispose);
+      else linked.dispose();
     }
   }
 
@@ -311,7 +326,7 @@ export class Transport {
       try {
         // Paced by the key's budget, but never held longer than a retry could wait.
         ticket = await this.#acquire("request", signal, this.#maxDelayMs, label);
-        res = await this.#send(spec.method, url, payload, signal, label);
+        res = await this.#send(spec.method, url, payload, signal, label, spec.stream === true);
       } catch (e) {
         // Only what can succeed on a second try is tried again: not a name that does not
         // resolve, a certificate that does not verify, or a port nothing listens on here.
@@ -571,6 +586,7 @@ export class Transport {
     payload: string | undefined,
     signal: AbortSignal,
     label: string,
+    stream = false,
   ): Promise<Omit<HttpAnswer, "label" | "attempts">> {
     if (signal.aborted) throw new CancelledError(`cancelled: ${label}`);
     // Before the timer and the try: a proxy variable that cannot be used is a usage error,
@@ -584,7 +600,9 @@ export class Transport {
     }, this.#timeoutMs);
     const onAbort = () => ctl.abort();
     signal.addEventListener("abort", onAbort, { once: true });
-    const extra: Record<string, string> = { accept: "application/json" };
+    const extra: Record<string, string> = {
+      accept: stream ? "text/event-stream, application/json" : "application/json",
+    };
     if (payload !== undefined) extra["content-type"] = "application/json";
     try {
       const res = await dispatcher.request({
@@ -594,16 +612,34 @@ export class Transport {
         headers: this.headers(extra),
         body: payload ?? null,
         signal: ctl.signal,
+        // A streamed answer may be quiet between items; its reader bounds the silence.
+        ...(stream ? { bodyTimeout: 0 } : {}),
       });
+      const contentType = headerValue(res.headers, "content-type");
+      if (
+        stream &&
+        res.statusCode >= 200 &&
+        res.statusCode < 300 &&
+        /^\s*text\/event-stream\b/i.test(contentType ?? "")
+      ) {
+        // The timeout covered the headers; from here the caller's signal ends the body.
+        clearTimeout(timer);
+        const body = res.body;
+        const stop = () => body.destroy();
+        signal.addEventListener("abort", stop, { once: true });
+        body.once("close", () => signal.removeEventListener("abort", stop));
+        return {
+          status: res.statusCode,
+          headers: res.headers,
+          contentType,
+          text: "",
+          truncated: false,
+          stream: body,
+        };
+      }
       // Read every body to its end (or destroy it) so the socket goes back to the pool.
       const { text, truncated } = await readBody(res.body, this.#maxBodyBytes);
-      return {
-        status: res.statusCode,
-        headers: res.headers,
-        contentType: headerValue(res.headers, "content-type"),
-        text,
-        truncated,
-      };
+      return { status: res.statusCode, headers: res.headers, contentType, text, truncated };
     } catch (e) {
       if (signal.aborted) throw new CancelledError(`cancelled: ${label}`);
       throw this.#networkError(e, url, label, timedOut ? this.#timeoutMs : null);

@@ -1,8 +1,10 @@
+export * from "./approvals.js";
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./git.js";
 export * from "./history.js";
 export * from "./ids.js";
+export * from "./prompt.js";
 export * from "./rateLimit.js";
 export * from "./resources.js";
 export * from "./scopes.js";
@@ -24,6 +26,13 @@ export const PATHS = {
   eventsAlt: (id: string) => `/api/sessions/${pathSegment(id)}/events`,
   /** The documented history of a session (the real service's; see history.ts). */
   sessionHistory: (id: string) => `/api/sessions/${pathSegment(id)}/history`,
+  prompt: (id: string) => `/api/sessions/${pathSegment(id)}/prompt`,
+  promptCancel: (id: string) => `/api/sessions/${pathSegment(id)}/prompt/cancel`,
+  approvals: (id: string) => `/api/sessions/${pathSegment(id)}/approvals`,
+  resolveApproval: (id: string, approvalId: string) =>
+    `/api/sessions/${pathSegment(id)}/approvals/${pathSegment(approvalId)}/resolve`,
+  lifecycle: (id: string, action: "pause" | "resume" | "start") =>
+    `/api/sessions/${pathSegment(id)}/${action}`,
   gitClone: GIT_PATHS.clone,
   gitCloneDocumented: GIT_PATHS.cloneDocumented,
   gitOperation: GIT_PATHS.operation,

@@ -48,6 +48,15 @@ export const REQUIRED_SCOPES = {
   events: "sessions:prompt",
   gitClone: "sessions:write",
   gitOperation: "sessions:write",
+  // The real service documents these (prompt.mdx, prompt-cancel.mdx, approvals-*.mdx,
+  // lifecycle.mdx).
+  sendPrompt: "sessions:prompt",
+  cancelPrompt: "sessions:prompt",
+  listApprovals: "sessions:read",
+  resolveApproval: "sessions:write",
+  pause: "sessions:write",
+  resume: "sessions:write",
+  start: "sessions:write",
 } as const satisfies Record<string, ModernScope | null>;
 
 export function isLegacyScope(s: string): s is LegacyScope {

@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { Approval } from "../protocol/approvals.js";
 import { EventStreams } from "./eventStreams.js";
 import { type FaultControl, type FaultSettings, Faults } from "./faults.js";
 import { Flood, type FloodResult } from "./flood.js";
@@ -14,6 +15,7 @@ import { handleRequest, type RequestCounts } from "./http/requestHandler.js";
 import { KeyRing } from "./keys.js";
 import { childRandom } from "./random.js";
 import { RateLimiter } from "./rateLimiter.js";
+import { SessionActions } from "./sessionActions.js";
 import { type SessionRecord, type SessionState, SessionTable } from "./sessionTable.js";
 import { Simulator } from "./simulator.js";
 
@@ -63,6 +65,13 @@ export interface ServerOptions {
   /** Request log (never contains a key); default none. */
   log?: (line: string) => void;
   /**
+   * Pending approvals the demo starts with on its first working session (default true; tests
+   * that count approvals turn it off).
+   */
+  demoApprovals?: boolean;
+  /** Milliseconds between the simulated agent's answer items (default 220: about 2 s). */
+  promptStepMs?: number;
+  /**
    * Where session routes live. "interface" (default): /api/sessions… as the interface names
    * them (the event stream under both forms). "cloud": only /api/cloud/sessions…, as the real
    * service serves them; /api/sessions… answers a bearer key 401 like its web dashboard.
@@ -106,6 +115,12 @@ export interface ReferenceServer {
   faults: FaultControl;
   /** Open SSE connections. */
   connections(): number;
+  /** A pending approval on a session (its id and creation time are made when not given). */
+  addApproval(sessionId: string, approval?: Partial<Omit<Approval, "session_id">>): Approval;
+  /** A session's approvals, newest first, as the service lists them. */
+  approvals(sessionId: string): Approval[];
+  /** Whether a prompt runs in the session now. */
+  promptRunning(sessionId: string): boolean;
   /**
    * What the service has answered so far: requests, and 429s among them (the rate limiter's
    * and injected ones). For tests and benchmarks; not part of the HTTP interface.
@@ -207,7 +222,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     childRandom(opts.seed, 5),
   );
 
+  const actions = new SessionActions(store, (id) => simulator.poke(id), opts.promptStepMs);
   const ctx = {
+    actions,
     keys,
     limiter,
     faults,
@@ -234,6 +251,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     throw e;
   }
   simulator.start();
+  if (opts.demoApprovals !== false) actions.seedDemo();
 
   const floods = new Set<Flood>();
   let closing: Promise<void> | null = null;
@@ -291,11 +309,18 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     pullRequests: () => workspaces.pullRequests.map((p) => ({ ...p })),
     faults,
     connections: () => streams.count(),
+    addApproval: (sessionId, approval) => {
+      sessionOrThrow(sessionId);
+      return actions.addApproval(sessionId, approval);
+    },
+    approvals: (sessionId) => actions.approvals(sessionId),
+    promptRunning: (sessionId) => actions.isBusy(sessionId),
     requestCounts: () => ({ ...ctx.counts }),
     close() {
       if (!closing) {
         closing = (async () => {
           simulator.stop();
+          actions.close();
           for (const f of floods) f.stop();
           streams.close();
           await new Promise<void>((done) => {

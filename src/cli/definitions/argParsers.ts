@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "commander";
+import { isSessionId, unsafeIdReason } from "../../protocol/ids.js";
 
 /** Parsers of option values shared by several commands' definitions. */
 
@@ -6,4 +7,18 @@ export function parsePositiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a positive integer");
   return n;
+}
+
+/** A session id as a user types it: ses_<id> or a UUID. */
+export function sessionArg(id: string): string {
+  if (!isSessionId(id))
+    throw new InvalidArgumentError("expected a session id (ses_<id> or a UUID)");
+  return id;
+}
+
+/** An id that goes into a URL path (an approval's): refused when it could leave its segment. */
+export function pathIdArg(id: string): string {
+  const bad = unsafeIdReason(id);
+  if (bad !== null) throw new InvalidArgumentError(`cannot be used in a request: ${bad}`);
+  return id;
 }

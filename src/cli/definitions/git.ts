@@ -1,12 +1,6 @@
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
 import type { GitAction } from "../../protocol/git.js";
-import { isSessionId } from "../../protocol/ids.js";
-
-function sessionArg(id: string): string {
-  if (!isSessionId(id))
-    throw new InvalidArgumentError("expected a session id (ses_<id> or a UUID)");
-  return id;
-}
+import { sessionArg } from "./argParsers.js";
 
 /** Every git subcommand runs through here: the implementation loads when one runs. */
 async function gitAction(

@@ -3,6 +3,7 @@ import {
   CloneRequestSchema,
   GitOperationRequestSchema,
   hasScope,
+  type LifecycleAction,
   REQUIRED_SCOPES,
 } from "../../protocol/index.js";
 import type * as z from "../../protocol/schema.js";
@@ -12,6 +13,7 @@ import { flatAnswer, flatFailure, flatToRequest, isFlatGitBody } from "../git/fl
 import type { GitWorkspaces } from "../git/gitWorkspaces.js";
 import { bearerToken, identityBody, type KeyRecord, type KeyRing, verifyBody } from "../keys.js";
 import type { RateLimiter } from "../rateLimiter.js";
+import type { SessionActions } from "../sessionActions.js";
 import { historyBody } from "../sessionLog.js";
 import {
   isSessionState,
@@ -29,6 +31,8 @@ export interface HandlerContext {
   store: SessionTable;
   streams: EventStreams;
   git: GitWorkspaces;
+  /** Prompts, approvals and the lifecycle (sessionActions.ts). */
+  actions: SessionActions;
   /** Events a new subscriber is sent before live ones (default none, as the real service). */
   historyOnOpen: number;
   log?: (line: string) => void;
@@ -96,6 +100,23 @@ const ROUTES: Route[] = [
   },
   // The documented `/git` also takes its flat body and then answers flat fields (flatGit.ts).
   { method: "POST", pattern: new RegExp(`^/api/sessions/${SEGMENT}/git$`), handle: gitDocumented },
+  { method: "POST", pattern: new RegExp(`^/api/sessions/${SEGMENT}/prompt$`), handle: prompt },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/api/sessions/${SEGMENT}/prompt/cancel$`),
+    handle: cancelPrompt,
+  },
+  { method: "GET", pattern: new RegExp(`^/api/sessions/${SEGMENT}/approvals$`), handle: approvals },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/api/sessions/${SEGMENT}/approvals/${SEGMENT}/resolve$`),
+    handle: resolveApproval,
+  },
+  ...(["pause", "resume", "start"] as const).map((action) => ({
+    method: "POST",
+    pattern: new RegExp(`^/api/sessions/${SEGMENT}/${action}$`),
+    handle: (ctx: HandlerContext, call: Call) => lifecycle(ctx, call, action),
+  })),
 ];
 
 function unauthorized(message: string): HttpError {
@@ -278,6 +299,62 @@ async function runGitOperation(
   const parsed = GitOperationRequestSchema.safeParse(body);
   if (!parsed.success) throw invalidBody(parsed.error);
   sendJson(call.res, 200, await ctx.git.operate(sessionId, parsed.data));
+}
+
+async function prompt(ctx: HandlerContext, call: Call): Promise<void> {
+  authorize(ctx, call, "sendPrompt");
+  const s = sessionParam(ctx, call);
+  const body = (await readJsonBody(call.req)) as { prompt?: unknown } | undefined;
+  if (typeof body?.prompt !== "string") {
+    throw HttpError.invalid("prompt", "prompt is required and must be a string", 422);
+  }
+  ctx.actions.prompt(s, body.prompt, call.res);
+}
+
+function cancelPrompt(ctx: HandlerContext, call: Call): void {
+  authorize(ctx, call, "cancelPrompt");
+  const s = sessionParam(ctx, call);
+  sendJson(call.res, 200, ctx.actions.cancel(s.record.id));
+}
+
+function approvals(ctx: HandlerContext, call: Call): void {
+  authorize(ctx, call, "listApprovals");
+  const s = sessionParam(ctx, call);
+  sendJson(call.res, 200, ctx.actions.approvals(s.record.id));
+}
+
+async function resolveApproval(ctx: HandlerContext, call: Call): Promise<void> {
+  const key = authorize(ctx, call, "resolveApproval");
+  const s = sessionParam(ctx, call);
+  const body = (await readJsonBody(call.req)) as { action?: unknown; note?: unknown } | undefined;
+  const action = body?.action;
+  if (action !== "approve" && action !== "reject") {
+    throw HttpError.invalid("action", "action must be approve or reject", 422);
+  }
+  const note = body?.note;
+  if (note !== undefined && note !== null && typeof note !== "string") {
+    throw HttpError.invalid("note", "note must be a string", 422);
+  }
+  if (typeof note === "string" && note.length > 512) {
+    throw HttpError.invalid("note", "note must be at most 512 characters", 422);
+  }
+  let approvalId: string;
+  try {
+    approvalId = decodeURIComponent(call.params[1] ?? "");
+  } catch {
+    approvalId = call.params[1] ?? "";
+  }
+  sendJson(
+    call.res,
+    200,
+    ctx.actions.resolve(s, approvalId, key, action, typeof note === "string" ? note : null),
+  );
+}
+
+function lifecycle(ctx: HandlerContext, call: Call, action: LifecycleAction): void {
+  authorize(ctx, call, action);
+  const s = sessionParam(ctx, call);
+  sendJson(call.res, 200, ctx.actions.lifecycle(s, action));
 }
 
 /** A body that fails its schema: the documented structured error, naming the first field. */

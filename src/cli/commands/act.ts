@@ -1,0 +1,165 @@
+import type { Command } from "commander";
+import type { ApiClient } from "../../client/apiClient.js";
+import { AgentSessionsError, EXIT, HttpError, UsageError } from "../../client/errors.js";
+import { closeDefaultAgent } from "../../client/transport.js";
+import {
+  type Approval,
+  isPending,
+  noteProblem,
+  type ResolveAction,
+} from "../../protocol/approvals.js";
+import { isSafePathId } from "../../protocol/ids.js";
+import { type LifecycleAction, lifecyclePast } from "../../protocol/prompt.js";
+import { decideApproval, describeDecision } from "../../store/act/approvalDecision.js";
+import { sanitizeLine } from "../../text/sanitize.js";
+import { commandContext } from "../context.js";
+import { err, fail, out, printJson, table } from "../output.js";
+
+async function withClient(cmd: Command, run: (client: ApiClient) => Promise<void>): Promise<void> {
+  try {
+    const ctx = await commandContext(cmd);
+    await run(ctx.client);
+  } catch (e) {
+    fail(e);
+  } finally {
+    await closeDefaultAgent();
+  }
+}
+
+/** `cancel`: says whether a prompt was running; both are a success. */
+export function runCancel(cmd: Command, sessionId: string, json: boolean): Promise<void> {
+  return withClient(cmd, async (client) => {
+    const answer = await client.cancelPrompt(sessionId);
+    if (json) printJson(answer);
+    else
+      out(
+        answer.cancelled
+          ? `cancelled the prompt running in ${sessionId}`
+          : `nothing was running in ${sessionId}: no prompt was cancelled`,
+      );
+  });
+}
+
+/**
+ * `approvals`: the pending approvals of the sessions named (default: every listed session,
+ * through the request budget), as a table; --all adds resolved ones. A session of the walk
+ * that is gone or refused is said on stderr and skipped; a named one is an error.
+ */
+export function runApprovals(
+  cmd: Command,
+  ids: string[],
+  opts: { json: boolean; all: boolean },
+): Promise<void> {
+  return withClient(cmd, async (client) => {
+    const found: Approval[] = [];
+    const named = ids.length > 0;
+    let targets = ids;
+    if (!named) {
+      targets = [];
+      for await (const page of client.sessionPages({ limit: 100 })) {
+        for (const s of page.sessions) {
+          if (isSafePathId(s.session_id)) targets.push(s.session_id);
+          else err(`warning: skipped a session whose id cannot be used in a request`);
+        }
+      }
+    }
+    let skipped = 0;
+    for (const id of targets) {
+      try {
+        const list = await client.listApprovals(id);
+        for (const a of list)
+          if (opts.all || isPending(a)) found.push({ ...a, session_id: a.session_id ?? id });
+      } catch (e) {
+        if (named || !(e instanceof AgentSessionsError) || e.exitCode === EXIT.invalidKey) throw e;
+        if (e instanceof HttpError && e.status >= 500) throw e;
+        skipped++;
+        err(`warning: ${id}: ${e.message}`);
+      }
+    }
+    if (opts.json) {
+      printJson(found);
+    } else if (found.length === 0) {
+      err(opts.all ? "no approvals" : "no pending approvals");
+    } else {
+      const cell = (v: unknown) => (typeof v === "string" ? sanitizeLine(v) : "");
+      const rows = found.map((a) => [
+        cell(a.session_id),
+        cell(a.id),
+        cell(a.kind),
+        cell(a.status ?? "pending"),
+        [
+          a.required_role ? `role ${cell(a.required_role)}` : "",
+          a.required_team_id ? `team ${cell(a.required_team_id)}` : "",
+        ]
+          .filter(Boolean)
+          .join(" or ") || "-",
+        cell(a.created_at),
+        cell(a.message),
+      ]);
+      out(table(["SESSION", "APPROVAL", "KIND", "STATUS", "NEEDS", "SINCE", "MESSAGE"], rows));
+    }
+    if (skipped > 0) err(`${skipped} session${skipped === 1 ? "" : "s"} skipped (see above)`);
+  });
+}
+
+/**
+ * `approve` / `reject`: resolves one approval. Already resolved (409): who resolved it and
+ * when, read again, and exit 1; gone (404): said, exit 1. A note over 512 characters is
+ * refused before anything is sent (exit 2).
+ */
+export async function runResolve(
+  cmd: Command,
+  sessionId: string,
+  approvalId: string,
+  action: ResolveAction,
+  note: string | undefined,
+  json: boolean,
+): Promise<void> {
+  const bad = noteProblem(note);
+  if (bad !== null) {
+    fail(
+      new UsageError(
+        `Cannot send the decision: ${bad}.`,
+        "Shorten the note to 512 characters or fewer.",
+      ),
+    );
+    return;
+  }
+  await withClient(cmd, async (client) => {
+    const outcome = await decideApproval(client, sessionId, approvalId, action, note);
+    const line = describeDecision(outcome, approvalId, action);
+    if (outcome.kind === "resolved") {
+      if (json) printJson(outcome.approval);
+      else out(line);
+      return;
+    }
+    if (json && outcome.kind === "already" && outcome.approval) printJson(outcome.approval);
+    err(`error: ${line}`);
+    err(
+      outcome.kind === "already"
+        ? "hint: Nothing to do: someone decided first (agent-sessions approvals lists what is still pending)."
+        : "hint: It may have been withdrawn; agent-sessions approvals lists what is still pending.",
+    );
+    process.exitCode = EXIT.error;
+  });
+}
+
+/** `pause`, `resume`, `start`: one line from the documented answer. */
+export function runLifecycle(
+  cmd: Command,
+  sessionId: string,
+  action: LifecycleAction,
+  json: boolean,
+): Promise<void> {
+  return withClient(cmd, async (client) => {
+    const answer = await client.lifecycle(sessionId, action);
+    if (json) {
+      printJson(answer);
+      return;
+    }
+    const parts = [`${lifecyclePast(action)} ${sessionId}`];
+    if (answer.message) parts.push(`(${sanitizeLine(answer.message)})`);
+    if (answer.preview_url) parts.push(`preview ${sanitizeLine(answer.preview_url)}`);
+    out(parts.join(" "));
+  });
+}

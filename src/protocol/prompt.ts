@@ -1,0 +1,126 @@
+/**
+ * Prompts and the session lifecycle: what `POST …/sessions/{id}/prompt`, `…/prompt/cancel`,
+ * `…/pause`, `…/resume` and `…/start` send and answer, in one place for client and server.
+ *
+ * The real service documents the prompt's answer as a `text/event-stream` of
+ * `{type: text|tool_use|tool_result|error|done, content}` items (with or without `event:`
+ * names), `202 {status: "already_running"}` while a prompt runs, and a cancel answered by
+ * `{session_id, cancelled}`. Reading is lenient: unknown fields are kept, an item without a
+ * `type` takes its event name, and a `content` that is not a string is kept as JSON text.
+ */
+import * as z from "./schema.js";
+
+/** The longest prompt this client sends (characters); longer is refused before sending. */
+export const MAX_PROMPT_CHARS = 100_000;
+
+/** The item types the service documents; others are shown as sent. */
+export const PROMPT_ITEM_TYPES = ["text", "tool_use", "tool_result", "error", "done"] as const;
+
+/** One item of a prompt's answer. `type` is open: documented ones above, others as sent. */
+export interface PromptItem {
+  type: string;
+  content: string;
+}
+
+/** The body of `POST …/prompt`. */
+export function promptBody(prompt: string): { prompt: string } {
+  return { prompt };
+}
+
+/** Why a prompt cannot be sent, or null when it can. */
+export function promptProblem(prompt: string): string | null {
+  if (prompt.trim() === "") return "the prompt is empty";
+  if (prompt.length > MAX_PROMPT_CHARS) {
+    return `the prompt is ${prompt.length.toLocaleString("en-US")} characters, more than the ${MAX_PROMPT_CHARS.toLocaleString("en-US")} this client sends`;
+  }
+  return null;
+}
+
+function contentText(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (v === undefined || v === null) return "";
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/**
+ * One SSE item of the answer as a PromptItem. The type is the data's `type`, else the item's
+ * event name (when it is not the default "message"), else "text"; data that is not a JSON
+ * object is text as it came.
+ */
+export function readPromptItem(eventName: string | undefined, data: string): PromptItem {
+  const named = eventName !== undefined && eventName !== "message" ? eventName : undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return { type: named ?? "text", content: data };
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return { type: named ?? "text", content: typeof parsed === "string" ? parsed : data };
+  }
+  const o = parsed as Record<string, unknown>;
+  const type = typeof o.type === "string" && o.type !== "" ? o.type : (named ?? "text");
+  const content = "content" in o ? contentText(o.content) : contentText(o.text ?? o.message ?? "");
+  return { type, content };
+}
+
+/** A JSON answer that says a prompt already runs (`202 {status: "already_running"}`). */
+export function isAlreadyRunning(status: number, body: unknown): boolean {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
+  const s = (body as Record<string, unknown>).status;
+  return s === "already_running" || (status === 202 && s === "running");
+}
+
+/**
+ * Items carried by a JSON (not streamed) 2xx answer: one `{type, content}` object, as the
+ * documentation's example shows, or a list of them. Null when the body is neither.
+ */
+export function itemsOfJson(body: unknown): PromptItem[] | null {
+  const one = (v: unknown): PromptItem | null => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return null;
+    const o = v as Record<string, unknown>;
+    if (typeof o.type !== "string") return null;
+    return { type: o.type, content: contentText(o.content) };
+  };
+  if (Array.isArray(body)) {
+    const items = body.map(one);
+    return items.every((i) => i !== null) ? (items as PromptItem[]) : null;
+  }
+  const single = one(body);
+  return single ? [single] : null;
+}
+
+/** `POST …/prompt/cancel`: `{session_id, cancelled}`. */
+export const CancelAnswerSchema = z.looseObject({
+  session_id: z.optional(z.nullable(z.string())),
+  cancelled: z.boolean(),
+});
+export type CancelAnswer = z.infer<typeof CancelAnswerSchema>;
+
+export const LIFECYCLE_ACTIONS = ["pause", "resume", "start"] as const;
+export type LifecycleAction = (typeof LIFECYCLE_ACTIONS)[number];
+
+/**
+ * `POST …/pause|resume|start`: `{id, paused_at|resumed_at, message}`, and for start
+ * `{id, state, preview_url, port, project_type, framework, server_ready, message}`. Every
+ * field is optional and unknown ones are kept: the line said is built from what came.
+ */
+export const LifecycleAnswerSchema = z.looseObject({
+  id: z.optional(z.nullable(z.string())),
+  state: z.optional(z.nullable(z.string())),
+  message: z.optional(z.nullable(z.string())),
+  paused_at: z.optional(z.nullable(z.string())),
+  resumed_at: z.optional(z.nullable(z.string())),
+  preview_url: z.optional(z.nullable(z.string())),
+  server_ready: z.optional(z.nullable(z.boolean())),
+});
+export type LifecycleAnswer = z.infer<typeof LifecycleAnswerSchema>;
+
+/** The past tense of an action, for result lines. */
+export function lifecyclePast(action: LifecycleAction): string {
+  return action === "pause" ? "paused" : action === "resume" ? "resumed" : "started";
+}
