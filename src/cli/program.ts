@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { EXIT } from "../client/errors.js";
 import { VERSION } from "../version.js";
 import { registerActCommands } from "./definitions/act.js";
+import { registerAttentionCommand } from "./definitions/attention.js";
 import { registerCompletionCommand } from "./definitions/completion.js";
 import { registerDemoCommand } from "./definitions/demo.js";
 import { registerGitCommand } from "./definitions/git.js";
@@ -73,6 +74,7 @@ export function buildProgram(): Command {
   registerWhoamiCommand(program);
   registerSessionsCommand(program);
   registerWatchCommand(program);
+  registerAttentionCommand(program);
   registerGitCommand(program);
   registerActCommands(program);
   registerLoginCommand(program);

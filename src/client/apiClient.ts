@@ -72,6 +72,8 @@ export interface ListSessionsParams {
 export interface SessionPagesParams extends Omit<ListSessionsParams, "page"> {
   /** Stop after this many pages whatever the server says. Default 1000. */
   maxPages?: number;
+  /** Where the first page starts (a page token from an earlier page); the start when absent. */
+  from?: PageToken;
 }
 
 /** How a prompt went: its answer's end, or the service's "already running". */
@@ -228,10 +230,11 @@ export class ApiClient {
     p: SessionPagesParams = {},
     signal?: AbortSignal,
   ): AsyncGenerator<SessionPage, PagingEnd, undefined> {
-    const { maxPages = DEFAULT_MAX_PAGES, ...params } = p;
+    const { maxPages = DEFAULT_MAX_PAGES, from, ...params } = p;
     const seen = new Set<string>();
-    let page: PageToken | undefined;
-    let offset = 0;
+    let page: PageToken | undefined = from;
+    let offset = from !== undefined && "offset" in from ? from.offset : 0;
+    if (from !== undefined && "cursor" in from) seen.add(from.cursor);
     let previousIds: ReadonlySet<string> = new Set();
     const cut = (pages: number, reason: string): PagingEnd => ({ complete: false, pages, reason });
     for (let n = 1; ; n++) {

@@ -26,72 +26,61 @@ afterEach(async () => {
 });
 
 describe("attention", () => {
-  it("a session pausing marks its pane and row, rings the bell, and `a` jumps through the queue, newest first", async () => {
+  it("a session failing marks its pane and row with the reason, rings the bell, and `a` jumps through the queue, newest first", async () => {
     fx = await startUiFixture();
     const [a, b, c] = fx.ids as [string, string, string];
-    // The seeded service starts the third session paused: it waits from the start.
+    // The seeded service starts the third session paused: shown in the queue, never rung.
     expect(fx.server.sessions()[2]?.state).toBe("paused");
     h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
     await waitForContent(h, (f) => (f.match(/● live ·/g)?.length ?? 0) === 2);
     await pressKey(h, "0");
-    // Beside panes a row shows the state's glyph and the name.
+    // Beside panes a row shows its reason's glyph, the state's glyph and the name.
     const cName = fx.server.sessions()[2]?.name as string;
-    let frame = await waitForContent(h, ` !  ⏸ ${cName}`);
-    // What already waited when the list came is queued, but rings nothing.
+    let frame = await waitForContent(h, ` ⏸  ⏸ ${cName}`);
     expect(h.bells()).toBe(0);
 
-    fx.server.setState(b, "paused");
-    await waitForContent(h, `⚠ 2 ${b}`);
-    frame = await waitForContent(h, "active → paused");
-    // Its row in the list (titles first beside panes): marked, numbered, paused.
-    expect(frame).toMatch(/ !2 ⏸ /);
+    fx.server.setState(b, "error");
+    frame = await waitForContent(h, `⚠ failed 2 ${b}`);
+    expect(frame).toMatch(/ ✗2 ✗ /);
     await waitForContent(h, () => h?.bells() === 1);
 
-    // Newest first: the pane that just paused.
+    // Newest first, and what notifies before what does not: the pane that just failed.
     await pressKey(h, "a");
     frame = await waitForContent(h, `╔═ 2 ${b}`);
-    // Seen: the marks go, the paused badge stays.
     expect(frame).not.toContain("⚠");
-    expect(frame).not.toMatch(/ !2 /);
-    expect(frame).toMatch(/ {2}2 ⏸ /);
-    expect(frame).toContain(`2 ${b} ⏸ paused`);
+    expect(frame).toContain(`2 ${b} ✗ error`);
 
-    // Then the one that waited from the start: not in a pane, so its row in the list.
+    // Then the paused one: not in a pane, so its row in the list.
     await pressKey(h, "a");
-    frame = await waitForContent(h, `▸   ⏸ ${cName}`);
-    expect(frame).toMatch(/╔═+╗┌/);
+    frame = await waitForContent(h, `▸⏸  ⏸ ${cName}`);
 
-    await pressKey(h, "a");
-    await waitForContent(h, "No session needs attention that you have not seen (A lists 2)");
-
-    // The queue: both, newest first, with why and since when.
+    // The queue: both, with the reason named and the time the record gives.
     await pressKey(h, "A");
-    frame = await waitForContent(h, "Attention · 0 new, 2 in all");
-    const first = frame.indexOf(`${b}  ⏸ paused`);
-    const second = frame.indexOf(`${c}  ⏸ paused`);
-    expect(first).toBeGreaterThan(0);
-    expect(second).toBeGreaterThan(first);
-    expect(frame).toMatch(
-      new RegExp(`${b}  ⏸ paused +since \\d\\d:\\d\\d:\\d\\d \\(.+\\) · stream`),
-    );
-    expect(frame).toMatch(new RegExp(`${c}  ⏸ paused +since \\d\\d:\\d\\d:\\d\\d \\(.+\\) · list`));
+    frame = await waitForContent(h, /Attention · \d new, 2 in all/);
+    expect(frame).toMatch(new RegExp(`✗ ${b} .*failed: session error +since \\d\\d:\\d\\d:\\d\\d`));
+    expect(frame).toMatch(new RegExp(`⏸ ${c} .*paused +since \\d\\d:\\d\\d:\\d\\d`));
     await pressKey(h, "escape");
     await waitForContent(h, "Sessions 4/4");
     expect(h.bells()).toBe(1);
   });
 
-  it("a session with no pane that pauses is seen in the list refresh: marked, rung, and `a` finds it", async () => {
+  it("a session with no pane that fails is seen in the list refresh: marked, rung, and `a` finds it; a pause there rings nothing", async () => {
     fx = await startUiFixture();
-    const d = fx.ids[3] as string;
+    const [, , , d] = fx.ids as [string, string, string, string];
+    const e = fx.ids[0] as string;
     h = mountApp(fx, { columns: 160, rows: 30 });
     await waitForContent(h, "4 shown of 4 loaded");
-    fx.server.setState(d, "paused");
+    fx.server.setState(e, "paused");
+    await pressKey(h, KEYS.ctrlR);
+    await waitForContent(h, new RegExp(`⏸  ${e} ⏸ paused`));
+    fx.server.setState(d, "error");
     // No stream watches it: only the list can tell.
     await pressKey(h, KEYS.ctrlR);
-    await waitForContent(h, new RegExp(` !  ${d} ⏸ paused`));
+    await waitForContent(h, new RegExp(`✗  ${d} ✗ error`));
     await waitForContent(h, () => h?.bells() === 1);
     await pressKey(h, "a");
-    await waitForContent(h, new RegExp(`▸   ${d} ⏸ paused`));
+    await waitForContent(h, new RegExp(`▸✗  ${d} ✗ error`));
+    expect(h.bells()).toBe(1);
   });
 
   it("a stream stopping on an error needs attention too", async () => {
@@ -102,19 +91,19 @@ describe("attention", () => {
     const id = fx.ids[0] as string;
     h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
     const frame = await waitForContent(h, "■ stopped:");
-    expect(frame).toContain("⚠ 1 ");
+    expect(frame).toContain("⚠ stream 1 ");
     expect(frame).toContain("(HTTP 410)");
     await waitForContent(h, () => h?.bells() === 1);
   });
 
-  it("sessions pausing together ring one bell, not one each", async () => {
+  it("sessions failing together ring one bell, not one each", async () => {
     fx = await startUiFixture();
     const [a, b] = fx.ids as [string, string];
     h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
     await waitForContent(h, (f) => (f.match(/● live ·/g)?.length ?? 0) === 2);
-    fx.server.setState(a, "paused");
-    await waitForContent(h, `⚠ 1 ${a}`);
-    fx.server.setState(b, "paused");
+    fx.server.setState(a, "error");
+    await waitForContent(h, `⚠ failed 1 ${a}`);
+    fx.server.setState(b, "error");
     await waitForContent(h, (f) => (f.match(/⚠/g)?.length ?? 0) === 2);
     await waitForContent(h, () => h?.bells() === 1);
     // The one bell came after both sessions were marked: the first transition waited for
@@ -136,8 +125,8 @@ describe("attention", () => {
       { initialSessions: [id], options: { bell: false } },
     );
     await waitForContent(h, "● live ·");
-    fx.server.setState(id, "paused");
-    await waitForContent(h, `⚠ 1 ${id}`);
+    fx.server.setState(id, "error");
+    await waitForContent(h, `⚠ failed 1 ${id}`);
     expect(h.bells()).toBe(0);
   });
 
@@ -151,8 +140,8 @@ describe("attention", () => {
       { initialSessions: [id], options: { bell: false, osc: "9" } },
     );
     await waitForContent(h, "● live ·");
-    fx.server.setState(id, "paused");
-    const osc = `\u001b]9;agent-sessions: a session needs you: ${name} (${id}) paused\u0007`;
+    fx.server.setState(id, "error");
+    const osc = `\u001b]9;agent-sessions: a session needs you: ${name} (${id}) failed: session error\u0007`;
     await waitForContent(h, () => h?.writes.some((w) => w.includes(osc)) ?? false);
     expect(h.bells()).toBe(0);
   });

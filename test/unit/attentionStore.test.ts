@@ -1,15 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { NetworkError } from "../../src/client/errors.js";
 import type { Session, SessionPage } from "../../src/protocol/resources.js";
+import type { ApprovalsSource } from "../../src/store/attention/approvalsSource.js";
 import {
+  type AttentionStoreOptions,
   createAttentionStore,
   nextUnseen,
   selectMarkedIds,
 } from "../../src/store/attention/attentionStore.js";
+import {
+  attentionConfigFrom,
+  DEFAULT_ATTENTION,
+  type PendingApproval,
+  parseAttentionSetting,
+} from "../../src/store/attention/reasons.js";
 import { createSessionsStore } from "../../src/store/sessionsStore.js";
 import { createStreamsStore } from "../../src/store/streams/streamsStore.js";
 
-/** The attention queue fed by the list and by streams, without a network. */
+/**
+ * The attention queue fed by the list and by streams, without a network (the whole list over
+ * HTTP is test/integration/attentionWholeList.test.ts): which reasons queue, which notify,
+ * the times they carry and when they leave.
+ */
 
 function listOf(records: () => Partial<Session>[]) {
   return {
@@ -24,78 +36,207 @@ function listOf(records: () => Partial<Session>[]) {
   };
 }
 
-function setup(initial: Partial<Session>[]) {
+function setup(initial: Partial<Session>[], extra: Partial<AttentionStoreOptions> = {}) {
   let records = initial;
   const sessions = createSessionsStore(listOf(() => records));
   const streams = createStreamsStore({ flushMs: 1 });
-  const attention = createAttentionStore({ sessions, streams });
+  const attention = createAttentionStore({ sessions, streams, ...extra });
   return {
     sessions,
     streams,
     attention,
-    set(next: Partial<Session>[]) {
+    async refresh(next: Partial<Session>[]) {
       records = next;
+      await sessions.getState().refreshLive();
+    },
+    reasons() {
+      return attention.getState().items.map((i) => [i.sessionId, i.reason]);
     },
   };
 }
 
-const rec = (id: string, state: string, updated = "2024-05-01T10:00:00Z") => ({
+const T0 = "2026-10-01T10:00:00Z";
+const rec = (id: string, fields: Record<string, unknown> = {}) => ({
   session_id: id,
-  state,
-  updated_at: updated,
+  state: "running",
+  updated_at: T0,
+  ...fields,
 });
 
-describe("attention queue", () => {
-  it("queues what already waits in the first list, quietly, since the record's updated_at", async () => {
-    const t = setup([rec("ses_a", "active"), rec("ses_b", "paused"), rec("ses_c", "error")]);
+describe("attention reasons from the list", () => {
+  it("queues what already waits, quietly, each since the record's own time for its cause", async () => {
+    const t = setup([
+      rec("ses_a"),
+      rec("ses_b", { state: "paused", paused_at: "2026-09-02T08:00:00Z" }),
+      rec("ses_c", { state: "error", error_message: "sandbox crashed" }),
+      rec("ses_d", {
+        last_prompt: { status: "timed_out", completed_at: "2026-09-30T09:00:00Z" },
+      }),
+    ]);
     await t.sessions.getState().load();
     const s = t.attention.getState();
-    expect(s.items.map((i) => [i.sessionId, i.reason, i.source])).toEqual([
-      ["ses_b", "paused", "list"],
-      ["ses_c", "error", "list"],
+    expect(s.items.map((i) => [i.sessionId, i.message, new Date(i.since).toISOString()])).toEqual([
+      ["ses_c", "failed: sandbox crashed", "2026-10-01T10:00:00.000Z"],
+      ["ses_d", "failed: prompt timed out", "2026-09-30T09:00:00.000Z"],
+      ["ses_b", "paused", "2026-09-02T08:00:00.000Z"],
     ]);
-    expect(s.items[0]?.since).toBe(Date.parse("2024-05-01T10:00:00Z"));
+    expect(s.items.every((i) => i.sinceFrom === "record")).toBe(true);
     expect(s.raisedVersion).toBe(0);
   });
 
-  it("a transition seen in a list refresh is raised; leaving the state takes it out", async () => {
-    const t = setup([rec("ses_a", "active"), rec("ses_b", "active")]);
-    await t.sessions.getState().load();
-    t.set([rec("ses_a", "destroyed"), rec("ses_b", "active")]);
-    await t.sessions.getState().refreshLive();
-    let s = t.attention.getState();
-    expect(s.raisedVersion).toBe(1);
-    expect(s.lastRaised.map((i) => [i.sessionId, i.reason])).toEqual([["ses_a", "destroyed"]]);
-    // Unchanged on the next refresh: nothing raised again.
-    await t.sessions.getState().refreshLive();
-    expect(t.attention.getState().raisedVersion).toBe(1);
-    t.set([rec("ses_a", "active"), rec("ses_b", "active")]);
-    await t.sessions.getState().refreshLive();
-    s = t.attention.getState();
-    expect(s.items).toEqual([]);
-  });
-
-  it("the same pause seen on the stream and then in the list is one item, raised once", async () => {
-    const t = setup([rec("ses_a", "active")]);
-    await t.sessions.getState().load();
-    t.streams.getState().ensure("ses_a", { state: "live", since: 1 });
-    t.streams.getState().pushEvent("ses_a", {
-      kind: "state_changed",
-      id: "1",
-      data: { state: "paused", previous_state: "active" },
-    });
-    t.streams.getState().flushNow();
-    expect(t.attention.getState().lastRaised.map((i) => [i.sessionId, i.source])).toEqual([
-      ["ses_a", "stream"],
+  it("raises an approval, a failed prompt on a running session and a finished prompt; an idle auto-pause is queued but not raised", async () => {
+    const t = setup([
+      rec("ses_a", { agent_status: "working" }),
+      rec("ses_b", { last_prompt: { status: "running" } }),
+      rec("ses_c", { last_prompt: { status: "running" }, agent_status: "working" }),
+      rec("ses_d"),
     ]);
-    t.set([rec("ses_a", "paused")]);
-    await t.sessions.getState().refreshLive();
-    expect(t.attention.getState().raisedVersion).toBe(1);
-    expect(t.attention.getState().items).toHaveLength(1);
+    await t.sessions.getState().load();
+    await t.refresh([
+      rec("ses_a", { agent_status: "awaiting_approval", updated_at: "2026-10-01T10:05:00Z" }),
+      rec("ses_b", {
+        last_prompt: { status: "error", completed_at: "2026-10-01T10:06:00Z" },
+        error_message: "npm test exited 1",
+      }),
+      rec("ses_c", {
+        last_prompt: { status: "completed", completed_at: "2026-10-01T10:07:00Z" },
+        agent_status: "idle",
+      }),
+      rec("ses_d"),
+    ]);
+    const s = t.attention.getState();
+    expect(s.raisedVersion).toBe(1);
+    expect(s.lastRaised.map((i) => [i.sessionId, i.message]).sort()).toEqual([
+      ["ses_a", "awaiting approval"],
+      ["ses_b", "failed: npm test exited 1"],
+      ["ses_c", "finished: ready for review"],
+    ]);
+    // The service pauses an idle session by itself: shown, dimmed, never a notification.
+    await t.refresh([
+      ...t.sessions.getState().items.filter((x) => x.session_id !== "ses_d"),
+      rec("ses_d", { state: "paused", paused_at: "2026-10-01T10:20:00Z" }),
+    ]);
+    const after = t.attention.getState();
+    expect(after.raisedVersion).toBe(1);
+    const paused = after.items.find((i) => i.sessionId === "ses_d");
+    expect(paused).toMatchObject({ reason: "paused", notify: false, seen: false });
+    expect(after.lastChanges.arrived.map((i) => i.sessionId)).toEqual(["ses_d"]);
+    expect(selectMarkedIds(after).has("ses_d")).toBe(false);
   });
 
-  it("a stream that stops on an error, or goes silent, needs attention until it is live again", () => {
+  it("items leave with their cause: approval resolved, running again; finished and destroyed once seen", async () => {
+    const t = setup([
+      rec("ses_a", { agent_status: "working" }),
+      rec("ses_b", { state: "error" }),
+      rec("ses_c", { last_prompt: { status: "running" } }),
+      rec("ses_d"),
+    ]);
+    await t.sessions.getState().load();
+    await t.refresh([
+      rec("ses_a", { agent_status: "awaiting_approval" }),
+      rec("ses_b", { state: "error" }),
+      rec("ses_c", { last_prompt: { status: "completed" } }),
+      rec("ses_d", { state: "destroyed" }),
+    ]);
+    expect(t.reasons().sort()).toEqual([
+      ["ses_a", "approval"],
+      ["ses_b", "failed"],
+      ["ses_c", "finished"],
+      ["ses_d", "destroyed"],
+    ]);
+    await t.refresh([
+      rec("ses_a", { agent_status: "working" }),
+      rec("ses_b", { state: "running" }),
+      rec("ses_c", { last_prompt: { status: "completed" } }),
+      rec("ses_d", { state: "destroyed" }),
+    ]);
+    expect(t.reasons().sort()).toEqual([
+      ["ses_c", "finished"],
+      ["ses_d", "destroyed"],
+    ]);
+    expect(
+      t.attention
+        .getState()
+        .lastChanges.left.map((i) => i.sessionId)
+        .sort(),
+    ).toEqual(["ses_a", "ses_b"]);
+    t.attention.getState().acknowledge("ses_d");
+    t.attention.getState().acknowledge("ses_c");
+    expect(t.reasons()).toEqual([]);
+    // Still destroyed on the next reading: not queued again.
+    await t.refresh([
+      rec("ses_c", { last_prompt: { status: "completed" } }),
+      rec("ses_d", { state: "destroyed" }),
+    ]);
+    expect(t.reasons()).toEqual([]);
+  });
+
+  it("a session gone from a complete list leaves the queue", async () => {
+    const t = setup([rec("ses_a", { state: "error" }), rec("ses_b")]);
+    await t.sessions.getState().load();
+    expect(t.reasons()).toEqual([["ses_a", "failed"]]);
+    await t.refresh([rec("ses_b")]);
+    expect(t.reasons()).toEqual([]);
+  });
+});
+
+describe("attention reasons from a stream", () => {
+  it("a failed prompt, a finished one (with the files it changed), and an error state, each at the moment the stream told", async () => {
+    let clock = Date.parse("2026-10-01T12:00:00Z");
+    const t = setup([rec("ses_a"), rec("ses_b"), rec("ses_c")], { now: () => clock });
+    await t.sessions.getState().load();
+    const st = t.streams.getState();
+    for (const id of ["ses_a", "ses_b", "ses_c"]) st.ensure(id, { state: "live", since: 1 });
+    st.pushEvent("ses_a", {
+      kind: "prompt_progress",
+      id: null,
+      data: { type: "text", content: "on it" },
+    });
+    st.pushEvent("ses_a", {
+      kind: "prompt_progress",
+      id: null,
+      data: { type: "error", content: "rate limited by the model\nprovider" },
+    });
+    st.pushEvent("ses_b", {
+      kind: "prompt_progress",
+      id: null,
+      data: { type: "text", content: "editing" },
+    });
+    for (const path of ["a.ts", "b.ts", "c.ts"]) {
+      st.pushEvent("ses_b", { kind: "file_changed", id: null, data: { path, action: "modified" } });
+    }
+    st.pushEvent("ses_b", {
+      kind: "prompt_progress",
+      id: null,
+      data: { type: "done", content: "" },
+    });
+    st.pushEvent("ses_c", {
+      kind: "state_changed",
+      id: null,
+      data: { state: "error", previous_state: "running" },
+    });
+    st.flushNow();
+    const s = t.attention.getState();
+    expect(s.raisedVersion).toBe(1);
+    expect(s.items.map((i) => [i.sessionId, i.message, i.sinceFrom, i.source]).sort()).toEqual([
+      ["ses_a", "failed: rate limited by the model provider", "stream", "stream"],
+      ["ses_b", "finished: 3 files changed", "stream", "stream"],
+      ["ses_c", "failed: session error", "stream", "stream"],
+    ]);
+    clock += 60_000;
+    // A new prompt on ses_a: its failure is over.
+    st.pushEvent("ses_a", {
+      kind: "prompt_progress",
+      id: null,
+      data: { type: "text", content: "again" },
+    });
+    st.flushNow();
+    expect(t.reasons().map(([id]) => id)).not.toContain("ses_a");
+  });
+
+  it("a stream that stops on an error, or goes silent, needs you until it is live again", async () => {
     const t = setup([]);
+    await t.sessions.getState().load();
     const st = t.streams.getState();
     st.ensure("ses_s", { state: "live", since: 1 });
     st.pushStatus("ses_s", {
@@ -115,33 +256,109 @@ describe("attention queue", () => {
     st.flushNow();
     const s = t.attention.getState();
     expect(s.raisedVersion).toBe(1);
-    expect(s.items.map((i) => [i.sessionId, i.reason]).sort()).toEqual([
-      ["ses_s", "silent"],
-      ["ses_x", "stopped"],
+    expect(s.items.map((i) => [i.sessionId, i.message]).sort()).toEqual([
+      ["ses_s", "stream: went silent past its watchdog; reconnecting"],
+      ["ses_x", "stream: stopped: The event stream connection failed: ECONNREFUSED."],
     ]);
-    expect(s.items.find((i) => i.reason === "stopped")?.message).toBe(
-      "stream stopped: The event stream connection failed: ECONNREFUSED.",
-    );
     st.pushStatus("ses_s", { state: "live", since: 3 });
     st.flushNow();
-    expect(t.attention.getState().items.map((i) => i.sessionId)).toEqual(["ses_x"]);
+    expect(t.reasons()).toEqual([["ses_x", "stream"]]);
   });
 
-  it("newest first; `a` order skips what was seen; seen items stay listed without a mark", async () => {
+  it("the same pause seen on the stream and then in the list is one item", async () => {
+    const t = setup([rec("ses_a")]);
+    await t.sessions.getState().load();
+    t.streams.getState().ensure("ses_a", { state: "live", since: 1 });
+    t.streams.getState().pushEvent("ses_a", {
+      kind: "state_changed",
+      id: "1",
+      data: { state: "paused", previous_state: "running" },
+    });
+    t.streams.getState().flushNow();
+    expect(t.reasons()).toEqual([["ses_a", "paused"]]);
+    await t.refresh([rec("ses_a", { state: "paused", paused_at: T0 })]);
+    expect(t.attention.getState().items).toHaveLength(1);
+    expect(t.attention.getState().changeVersion).toBe(1);
+  });
+});
+
+describe("pending approvals", () => {
+  it("reads the approvals of a session that waits on one: its message and its created_at; gone when resolved", async () => {
+    const pending: PendingApproval[] = [
+      {
+        id: "ap_7c2d",
+        kind: "deploy",
+        message: "Deploy the updated landing page to production?",
+        required_role: "admin",
+        created_at: "2026-07-28T18:12:00Z",
+      },
+    ];
+    const asked: string[] = [];
+    const approvals: ApprovalsSource = async (id) => {
+      asked.push(id);
+      return pending;
+    };
+    const t = setup([rec("ses_a", { agent_status: "awaiting_approval" }), rec("ses_b")], {
+      approvals,
+    });
+    await t.sessions.getState().load();
+    await t.attention.idle();
+    expect(asked).toEqual(["ses_a"]);
+    const item = t.attention.getState().items[0];
+    expect(item).toMatchObject({
+      sessionId: "ses_a",
+      message: "awaiting approval: Deploy the updated landing page to production?",
+      since: Date.parse("2026-07-28T18:12:00Z"),
+      source: "approvals",
+    });
+    expect(item?.approval?.id).toBe("ap_7c2d");
+    await t.refresh([rec("ses_a", { agent_status: "working" }), rec("ses_b")]);
+    expect(t.reasons()).toEqual([]);
+  });
+});
+
+describe("attention settings", () => {
+  it("names what notifies; -reason hides one; unknown words warn and keep the defaults", () => {
+    expect(DEFAULT_ATTENTION.notify).toEqual(new Set(["approval", "failed", "finished", "stream"]));
+    const env = attentionConfigFrom(
+      { AGENT_SESSIONS_ATTENTION: "approval,failed,finished,stream,paused" },
+      "approval",
+    );
+    expect(env.warning).toBeNull();
+    expect([...env.config.notify]).toEqual(["approval", "failed", "finished", "stream", "paused"]);
+    const file = attentionConfigFrom({}, ["failed", "-destroyed"]);
+    expect([...file.config.notify]).toEqual(["failed"]);
+    expect(file.config.show.has("destroyed")).toBe(false);
+    const bad = parseAttentionSetting("approval,wolf", "AGENT_SESSIONS_ATTENTION");
+    expect(bad.warning).toContain('unknown reason "wolf"');
+    expect(bad.config).toBe(DEFAULT_ATTENTION);
+  });
+
+  it("a configured pause notifies; a hidden destruction never queues", async () => {
+    const t = setup([rec("ses_a"), rec("ses_b")], {
+      config: parseAttentionSetting("paused,-destroyed", "test").config,
+    });
+    await t.sessions.getState().load();
+    await t.refresh([rec("ses_a", { state: "paused" }), rec("ses_b", { state: "destroyed" })]);
+    const s = t.attention.getState();
+    expect(s.lastRaised.map((i) => i.reason)).toEqual(["paused"]);
+    expect(t.reasons()).toEqual([["ses_a", "paused"]]);
+  });
+
+  it("the next unseen goes to what notifies first; seen items stay without a mark", async () => {
     const t = setup([
-      rec("ses_old", "paused", "2024-05-01T09:00:00Z"),
-      rec("ses_new", "paused", "2024-05-01T11:00:00Z"),
+      rec("ses_old", { state: "error", updated_at: "2024-05-01T09:00:00Z" }),
+      rec("ses_new", { state: "error", updated_at: "2024-05-01T11:00:00Z" }),
+      rec("ses_p", { state: "paused", updated_at: "2024-05-01T12:00:00Z" }),
     ]);
     await t.sessions.getState().load();
     const s = t.attention.getState();
-    expect(s.items.map((i) => i.sessionId)).toEqual(["ses_new", "ses_old"]);
+    expect(s.items.map((i) => i.sessionId)).toEqual(["ses_p", "ses_new", "ses_old"]);
     expect(nextUnseen(s, null)?.sessionId).toBe("ses_new");
-    expect(nextUnseen(s, "ses_new")?.sessionId).toBe("ses_old");
     s.acknowledge("ses_new");
     const after = t.attention.getState();
-    expect(after.items).toHaveLength(2);
+    expect(after.items).toHaveLength(3);
     expect([...selectMarkedIds(after)]).toEqual(["ses_old"]);
-    expect(nextUnseen(after, null)?.sessionId).toBe("ses_old");
     expect(nextUnseen(after, "ses_old")?.sessionId).toBe("ses_old");
   });
 });

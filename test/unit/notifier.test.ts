@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { createStore } from "zustand/vanilla";
 import type { AttentionItem, AttentionState } from "../../src/store/attention/attentionStore.js";
+import {
+  type AttentionReason,
+  DEFAULT_ATTENTION,
+  reasonText,
+} from "../../src/store/attention/reasons.js";
 import { osc9, osc777, oscText, tmuxPassthrough } from "../../src/text/notification.js";
 import {
   Notifier,
@@ -38,14 +43,24 @@ class ManualTimers implements NotifierTimers {
   }
 }
 
-function item(sessionId: string, reason = "paused"): AttentionItem {
+const DETAIL: Record<string, string> = {
+  failed: "build broke",
+  approval: "Deploy the updated landing page to production?",
+};
+
+function item(sessionId: string, reason: AttentionReason = "failed"): AttentionItem {
+  const detail = DETAIL[reason] ?? "";
   return {
     sessionId,
     reason,
-    message: `session ${reason}`,
+    detail,
+    message: reasonText(reason, detail),
     since: 0,
+    sinceFrom: "record",
     source: "stream",
     seen: false,
+    notify: true,
+    approval: null,
   };
 }
 
@@ -55,6 +70,10 @@ function setup(policy: NotifyPolicy) {
     items: [],
     raisedVersion: 0,
     lastRaised: [],
+    changeVersion: 0,
+    lastChanges: { arrived: [], left: [] },
+    partial: null,
+    config: DEFAULT_ATTENTION,
     acknowledge() {},
   }));
   const raise = (...items: AttentionItem[]) =>
@@ -77,21 +96,21 @@ const OSC9: NotifyPolicy = { bell: false, osc: true, oscKind: "9", tmux: false }
 describe("notification bytes", () => {
   it("OSC 9 names the session and the reason, ended by BEL", () => {
     expect(notificationBytes([item("ses_a")], OSC9, () => "Fix flaky CI")).toBe(
-      "\x1b]9;agent-sessions: a session needs you: Fix flaky CI (ses_a) paused\x07",
+      "\x1b]9;agent-sessions: a session needs you: Fix flaky CI (ses_a) failed: build broke\x07",
     );
   });
 
   it("OSC 777 notify with title and body; both channels put the bell after the OSC", () => {
     const both: NotifyPolicy = { bell: true, osc: true, oscKind: "777", tmux: false };
-    expect(notificationBytes([item("ses_a"), item("ses_b", "error")], both, () => null)).toBe(
-      "\x1b]777;notify;agent-sessions: sessions need you;ses_a paused, ses_b error\x07\x07",
+    expect(notificationBytes([item("ses_a"), item("ses_b", "approval")], both, () => null)).toBe(
+      "\x1b]777;notify;agent-sessions: sessions need you;ses_a failed: build broke, ses_b awaiting approval: Deploy the updated landing page to production?\x07\x07",
     );
   });
 
   it("inside tmux the OSC goes through its passthrough with ESC doubled", () => {
     const tmux: NotifyPolicy = { bell: false, osc: true, oscKind: "9", tmux: true };
     expect(notificationBytes([item("ses_a")], tmux, () => null)).toBe(
-      "\x1bPtmux;\x1b\x1b]9;agent-sessions: a session needs you: ses_a paused\x07\x1b\\",
+      "\x1bPtmux;\x1b\x1b]9;agent-sessions: a session needs you: ses_a failed: build broke\x07\x1b\\",
     );
     expect(tmuxPassthrough("\x1b]9;x\x07")).toBe("\x1bPtmux;\x1b\x1b]9;x\x07\x1b\\");
   });
@@ -104,7 +123,9 @@ describe("notification bytes", () => {
     expect(bytes.endsWith("\x07")).toBe(true);
     const inside = bytes.slice(4, -1);
     expect(inside).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202a-\u202e]/);
-    expect(inside).toBe("agent-sessions: a session needs you: evilnot now;x (ses_a) paused");
+    expect(inside).toBe(
+      "agent-sessions: a session needs you: evilnot now;x (ses_a) failed: build broke",
+    );
     // In OSC 777 the field separator is not allowed into a field.
     expect(osc777("t;i;t", "b;o;d;y")).toBe("\x1b]777;notify;t,i,t;b,o,d,y\x07");
     expect(osc9("a\x1b\\b")).toBe("\x1b]9;ab\x07");
@@ -121,11 +142,11 @@ describe("notifier", () => {
     const { timers, raise, written } = setup(OSC9);
     raise(item("ses_a"));
     timers.advance(500);
-    raise(item("ses_b", "error"));
+    raise(item("ses_b", "approval"));
     expect(written).toEqual([]);
     timers.advance(500);
     expect(written).toEqual([
-      "\x1b]9;agent-sessions: sessions need you: Fix flaky CI (ses_a) paused; ses_b error\x07",
+      "\x1b]9;agent-sessions: sessions need you: Fix flaky CI (ses_a) failed: build broke; ses_b awaiting approval: Deploy the updated landing page to production?\x07",
     ]);
   });
 

@@ -7,6 +7,7 @@ import { type KeySource, resolveCredentials, resolveTarget } from "../../credent
 import { isSessionId } from "../../protocol/ids.js";
 import { notifyPolicyFromEnv } from "../../ui/model/notifier.js";
 import { fitPanes, panesLeftMessage } from "../../ui/model/paneLimit.js";
+import { attentionSetting } from "../attentionSetting.js";
 import { tuningFromEnv, uiTuningFromEnv } from "../context.js";
 import type { GlobalOptions } from "../globalOptions.js";
 import { err, fail, registerSecret } from "../output.js";
@@ -37,6 +38,8 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
   const noJournal = g.journal === false;
   const { policy: notify, warning } = notifyPolicyFromEnv(process.env);
   if (warning) err(`warning: ${warning}`);
+  const attention = await attentionSetting();
+  if (attention.warning) err(`warning: ${attention.warning}`);
   // Ink, React and the layout engine start loading now (the layout engine's WebAssembly
   // compiles in the background) while the key is found and the first requests go out.
   const tui = import("../tui/runTui.js");
@@ -63,6 +66,7 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
     const ui = uiTuningFromEnv();
     const build = {
       tuning,
+      attention: attention.config,
       ...(ui.fleetStreams !== undefined ? { fleetStreams: ui.fleetStreams } : {}),
       ...(ui.refreshMs !== undefined ? { refreshMs: ui.refreshMs } : {}),
     };

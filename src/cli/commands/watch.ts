@@ -13,12 +13,11 @@ import { isSessionId } from "../../protocol/ids.js";
 import { sanitizeRecord } from "../../store/sanitizeRecord.js";
 import { formatSeconds } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
-import { type CommandContext, commandContext, orgOptions, uiTuningFromEnv } from "../context.js";
+import { type CommandContext, commandContext, orgOptions } from "../context.js";
 import { eventToJson, gapText } from "../eventFormat.js";
 import { err, fail, out, stdoutClosed } from "../output.js";
 import { outputIsTerminal } from "../terminalCheck.js";
 import { WatchPrinter } from "../watchPrinter.js";
-import { watchAttention } from "./watchAttention.js";
 
 export interface WatchOptions {
   json?: boolean;
@@ -43,17 +42,22 @@ export async function runWatch(ids: string[], opts: WatchOptions, cmd: Command):
       });
     }
   }
+  if (opts.attention) {
+    // An alias of `attention --watch`, the ids given streamed too.
+    const { runAttention } = await import("./attention.js");
+    await runAttention(
+      {
+        watch: true,
+        ...(opts.json ? { json: true } : {}),
+        ...(opts.maxEvents !== undefined ? { maxEvents: opts.maxEvents } : {}),
+      },
+      cmd,
+      ids,
+    );
+    return;
+  }
   try {
     const ctx = await commandContext(cmd);
-    if (opts.attention) {
-      const refreshMs = uiTuningFromEnv().refreshMs;
-      process.exitCode = await watchAttention(
-        [...new Set(ids)],
-        { ...opts, ...(refreshMs !== undefined ? { refreshMs } : {}) },
-        ctx,
-      );
-      return;
-    }
     process.exitCode = await watchSessions([...new Set(ids)], opts, ctx);
   } catch (e) {
     fail(e);

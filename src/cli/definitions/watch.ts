@@ -12,7 +12,7 @@ export function registerWatchCommand(program: Command): void {
     .option("--heartbeats", "also print heartbeats in the human form")
     .option(
       "--attention",
-      "print only the moments a session starts needing you (paused, error, destroyed, stream stopped or silent), across every session; the ids given are streamed too",
+      "the same as `attention --watch` (what needs you, then each arrival and departure), the ids given streamed too",
     )
     .action(async (ids: string[], opts: WatchOptions, cmd: Command) => {
       const { runWatch } = await import("../commands/watch.js");

@@ -3,7 +3,10 @@ import type { SubscribeOptions } from "../../client/eventStream.js";
 import type { OrganizationSource } from "../../client/routes.js";
 import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
 import { createActionsStore } from "../../store/actionsStore.js";
+import { approvalsFromService } from "../../store/attention/approvalsSource.js";
 import { createAttentionStore } from "../../store/attention/attentionStore.js";
+import type { AttentionConfig } from "../../store/attention/reasons.js";
+import { createWholeList } from "../../store/attention/wholeList.js";
 import { ActivityTracker } from "../../store/fleet/activity.js";
 import { FleetStreams } from "../../store/fleet/fleetStreams.js";
 import { createOverlapStore } from "../../store/fleet/overlaps.js";
@@ -50,6 +53,8 @@ export interface BuildOptions {
   refreshMs?: number;
   /** How often a pane without the event stream (no sessions:prompt) reads its record. Default 15000. */
   recordPollMs?: number;
+  /** Which attention reasons notify and show (store/attention/reasons.ts). Default theirs. */
+  attention?: AttentionConfig;
 }
 
 /**
@@ -136,6 +141,14 @@ export function buildServices(
   const offActions = actions.subscribe((s, prev) => {
     if (s.last !== prev.last && s.last !== null) live.poke("git");
   });
+  // The attention queue covers every session: the pages past the loaded ones are read after
+  // each list reading, through the same client (and so the same budget).
+  const whole = createWholeList({
+    sessions,
+    client,
+    redact,
+    ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
+  });
   const services: AppServices = {
     api: client,
     identity,
@@ -146,7 +159,13 @@ export function buildServices(
     rateLimit,
     maskedKey: maskKey(conn.apiKey),
     ...(opts.journalStatus ? { journal: opts.journalStatus } : {}),
-    attention: createAttentionStore({ sessions, streams }),
+    attention: createAttentionStore({
+      sessions,
+      streams,
+      whole,
+      approvals: approvalsFromService(client.transport),
+      ...(opts.attention ? { config: opts.attention } : {}),
+    }),
     activity,
     overlaps: createOverlapStore(sessions, activity),
     fleetStreams: new FleetStreams({
@@ -168,6 +187,7 @@ export function buildServices(
         offActions();
         services.fleetStreams.releaseAll();
         services.attention.dispose();
+        whole.dispose();
         services.overlaps.dispose();
         services.actions.getState().cancel();
         await controller.closeAll();

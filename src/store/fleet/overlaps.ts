@@ -83,6 +83,16 @@ export function overlapSummary(list: readonly Overlap[] | undefined): string | n
   return `also changed by ${others.join(", ")} (${files})`;
 }
 
+/**
+ * The mark of a narrow row: a glyph and how many other sessions, "⇄2". Other sessions' ids
+ * never go in the row, where they would push its own name out and read as its own; the
+ * detail and the confirmation dialogs list them (overlapLines).
+ */
+export function overlapMark(list: readonly Overlap[] | undefined): string {
+  if (!list || list.length === 0) return "";
+  return `⇄${new Set(list.flatMap((o) => o.others)).size}`;
+}
+
 export interface OverlapState {
   readonly bySession: OverlapMap;
 }

@@ -224,7 +224,31 @@ export function applyEvent(d: Draft, ingest: Ingest, ev: SessionEvent, at: numbe
   // A journal's state change is old news: the fetched record says what the state is now.
   if (ev.kind === "state_changed" && ingest.phase === "journal") return false;
   if (ev.kind === "state_changed") return observeState(d, d.timeline.last()?.state ?? null, at);
+  if (ingest.phase === "live") observePrompt(d, ev, at);
   return false;
+}
+
+/** How the prompt under way goes, from live items only (a replayed past is not news). */
+function observePrompt(d: Draft, ev: SessionEvent, at: number): void {
+  const p = d.prompt;
+  if (ev.kind === "file_changed") {
+    if (p?.status === "running") d.prompt = { ...p, filesChanged: p.filesChanged + 1, at };
+    return;
+  }
+  if (ev.kind !== "prompt_progress") return;
+  const type = ev.data.type;
+  if (type === "done") {
+    if (p?.status === "running") d.prompt = { ...p, status: "completed", at };
+  } else if (type === "error") {
+    d.prompt = {
+      status: "error",
+      at,
+      message: ev.data.content,
+      filesChanged: p?.filesChanged ?? 0,
+    };
+  } else if (p?.status !== "running") {
+    d.prompt = { status: "running", at, message: null, filesChanged: 0 };
+  }
 }
 
 /** Apply a notice of the subscription: a gap waits for its "live"; duplicates are counted. */

@@ -47,6 +47,12 @@ export interface SessionStream {
   readonly rate: number;
   readonly rateMeter: RateMeter;
   readonly attention: Attention | null;
+  /**
+   * The prompt under way as this stream tells it: running from its first progress item, then
+   * how it ended (a `done` item completes it, an `error` item fails it), with the files it
+   * changed meanwhile. Null until the stream shows a prompt. The attention queue reads it.
+   */
+  readonly prompt: StreamPrompt | null;
   readonly openedAt: number;
   /** Events a replaying server sent again, dropped rather than shown twice. */
   readonly duplicates: number;
@@ -60,6 +66,15 @@ export interface SessionStream {
  * they neither set the session's state (the fetched record does) nor ask for attention.
  */
 export type StreamPhase = "journal" | "history" | "live";
+
+export interface StreamPrompt {
+  readonly status: "running" | "completed" | "error";
+  /** When the stream told of its latest change (ms since epoch). */
+  readonly at: number;
+  /** An error item's text (raw: whoever shows it sanitizes it). */
+  readonly message: string | null;
+  readonly filesChanged: number;
+}
 
 export interface StreamMeta {
   lastEventId?: string | null;
@@ -115,6 +130,7 @@ export function newSessionStream(
     rate: 0,
     rateMeter: new RateMeter(o.rateWindowMs),
     attention: null,
+    prompt: null,
     openedAt: o.openedAt,
     duplicates: 0,
     gaps: 0,

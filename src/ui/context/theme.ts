@@ -1,4 +1,5 @@
 import { createContext, useContext } from "react";
+import type { AttentionReason } from "../../store/attention/reasons.js";
 import { charWidth } from "../../text/wrap.js";
 
 /**
@@ -90,6 +91,16 @@ export function stateBadge(state: string | null | undefined): {
       return { glyph: "◆", text: state, color: "accent" };
   }
 }
+
+/** The colour each attention reason is drawn in (store/attention/reasons.ts names them). */
+export const REASON_COLOR: Readonly<Record<AttentionReason, ColorName>> = {
+  approval: "prompt",
+  failed: "error",
+  finished: "ok",
+  stream: "warn",
+  paused: "muted",
+  destroyed: "muted",
+};
 
 /**
  * The one glyph table for terminals that cannot show Unicode (TERM=dumb, or a locale

@@ -65,9 +65,10 @@ export function notificationText(
   items: readonly AttentionItem[],
   nameOf: (sessionId: string) => string | null,
 ): { title: string; body: string } {
+  // The reason named, with its detail: "checkout (ses_a) awaiting approval: Deploy …?".
   const parts = items.slice(0, SHOWN).map((i) => {
     const name = nameOf(i.sessionId);
-    return `${name ? `${name} (${i.sessionId})` : i.sessionId} ${i.reason}`;
+    return `${name ? `${name} (${i.sessionId})` : i.sessionId} ${i.message}`;
   });
   const more = items.length > SHOWN ? ` and ${items.length - SHOWN} more` : "";
   const title =

@@ -4,12 +4,13 @@ import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { type Session, sessionName } from "../../../protocol/resources.js";
 import { displayId } from "../../../store/admitSession.js";
-import { selectMarkedIds } from "../../../store/attention/attentionStore.js";
-import { type Overlap, overlapSummary } from "../../../store/fleet/overlaps.js";
+import { type AttentionItem, selectTopItems } from "../../../store/attention/attentionStore.js";
+import { REASON_GLYPH } from "../../../store/attention/reasons.js";
+import { type Overlap, overlapMark, overlapSummary } from "../../../store/fleet/overlaps.js";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAgeCoarse } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
-import { stateBadge, useTheme } from "../../context/theme.js";
+import { REASON_COLOR, stateBadge, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { useTicked } from "../../hooks/useNow.js";
 import { type ListRowStyle, listRowStyle } from "../../model/geometry.js";
@@ -52,7 +53,8 @@ const Row = memo(function Row({
 }: {
   session: Session;
   selected: boolean;
-  attention: boolean;
+  /** The session's most pressing attention item, if any (its reason is the row's mark). */
+  attention: AttentionItem | undefined;
   pane: number;
   style: ListRowStyle;
   width: number;
@@ -77,17 +79,25 @@ const Row = memo(function Row({
     <Box width={width} height={1}>
       <Text wrap="truncate-end" inverse={selected && listFocused} bold={selected}>
         <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
-        <Text color={theme.c.error} bold>
-          {attention ? "!" : " "}
-        </Text>
+        {attention === undefined ? (
+          <Text> </Text>
+        ) : (
+          // The reason's glyph: bold in its colour while it calls, dimmed when it does not
+          // notify (a pause) or was seen.
+          <Text
+            color={theme.c[REASON_COLOR[attention.reason]]}
+            bold={attention.notify && !attention.seen}
+            dimColor={(!attention.notify || attention.seen) && theme.dim}
+          >
+            {REASON_GLYPH[attention.reason]}
+          </Text>
+        )}
         <Text color={theme.c.muted}>{pane > 0 ? String(pane) : " "}</Text>
         {compact ? (
           <>
             <Text color={theme.c[badge.color]}>{` ${badge.glyph}`}</Text>
             {overlap && overlap.length > 0 ? (
-              <Text color={theme.c.warn}>
-                {` ⇄ ${[...new Set(overlap.flatMap((o) => o.others))].join(",")}`}
-              </Text>
+              <Text color={theme.c.warn}>{` ${overlapMark(overlap)}`}</Text>
             ) : null}
             <Text> {title || displayId(session)}</Text>
           </>
@@ -100,10 +110,8 @@ const Row = memo(function Row({
             {wide && agent ? <Text color={theme.c.accent}>{` ${agent.padEnd(11)}`}</Text> : null}
             {overlap && overlap.length > 0 ? (
               <Text color={theme.c.warn}>
-                {/* Beside panes the row is narrow: who, before the name; wide, the whole story. */}
-                {wide
-                  ? ` ⇄ ${overlapSummary(overlap)} ·`
-                  : ` ⇄ ${[...new Set(overlap.flatMap((o) => o.others))].join(",")}`}
+                {/* Narrow rows keep the name: a glyph and a count (the detail lists who). */}
+                {wide ? ` ⇄ ${overlapSummary(overlap)} ·` : ` ${overlapMark(overlap)}`}
               </Text>
             ) : null}
             <Text> {title}</Text>
@@ -129,7 +137,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
       panes: s.panes,
     })),
   );
-  const attention = useStore(attentionStore, selectMarkedIds);
+  const attention = useStore(attentionStore, selectTopItems);
   const overlapOf = useStore(overlaps, (s) => s.bySession);
   // How fresh the list is, on the shared tick; nothing where the list never refreshes (a
   // replay's list is the recording).
@@ -209,7 +217,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
               key={s.session_id}
               session={s}
               selected={start + i === at}
-              attention={attention.has(s.session_id)}
+              attention={attention.get(s.session_id)}
               overlap={overlapOf.get(s.session_id)}
               pane={panes.indexOf(s.session_id) + 1}
               style={style}

@@ -4,9 +4,10 @@ import { useStore } from "zustand";
 import { sessionName } from "../../../protocol/resources.js";
 import { displayId } from "../../../store/admitSession.js";
 import type { AttentionItem } from "../../../store/attention/attentionStore.js";
+import { REASON_GLYPH } from "../../../store/attention/reasons.js";
 import { formatAge, formatTime } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
-import { stateBadge, useTheme } from "../../context/theme.js";
+import { REASON_COLOR, useTheme } from "../../context/theme.js";
 import { useTicked } from "../../hooks/useNow.js";
 import { detailRows } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
@@ -14,8 +15,9 @@ import { listWindowStart } from "../../model/layout.js";
 import { OverlayFrame } from "./OverlayFrame.js";
 
 /**
- * The attention queue: every session that needs the user, newest first, with why, since
- * when, and where it was seen (the list or its stream). Seen items stay, without the mark.
+ * The attention queue: every session that needs the user, newest first by the service's time
+ * for each cause, with the reason named (store/attention/reasons.ts) and since when. What
+ * does not notify (a pause, a destruction) is dimmed; seen items stay, without the mark.
  */
 
 export interface AttentionOverlayProps {
@@ -23,11 +25,6 @@ export interface AttentionOverlayProps {
   height: number;
   cursor: number;
 }
-
-const REASONS: Record<string, string> = {
-  stopped: "stream stopped",
-  silent: "stream silent",
-};
 
 function Item({
   item,
@@ -46,23 +43,20 @@ function Item({
   width: number;
 }) {
   const theme = useTheme();
-  const badge = stateBadge(item.reason);
-  const reason = REASONS[item.reason] ?? `${badge.glyph} ${badge.text}`;
+  const color = REASON_COLOR[item.reason];
+  // What does not notify (a pause, a destruction) is shown dimmed: there, not calling.
+  const quiet = item.seen || !item.notify;
   return (
     <Box height={1} width={width}>
-      <Text wrap="truncate-end" inverse={selected} dimColor={item.seen && theme.dim}>
+      <Text wrap="truncate-end" inverse={selected} dimColor={quiet && theme.dim}>
         <Text color={theme.c.error} bold>
-          {item.seen ? "  " : "! "}
+          {item.seen || !item.notify ? "  " : "! "}
         </Text>
+        <Text color={theme.c[color]}>{`${REASON_GLYPH[item.reason]} `}</Text>
         <Text bold>{shownId}</Text>
-        <Text color={theme.c[badge.color]}>{`  ${reason.padEnd(16)}`}</Text>
-        <Text
-          color={theme.c.muted}
-        >{` since ${formatTime(item.since)} (${age}) · ${item.source}`}</Text>
         <Text>{name ? `  ${name}` : ""}</Text>
-        <Text color={theme.c.muted}>
-          {item.message && !item.message.startsWith("session ") ? ` — ${item.message}` : ""}
-        </Text>
+        <Text color={theme.c[color]}>{`  ${item.message}`}</Text>
+        <Text color={theme.c.muted}>{`  since ${formatTime(item.since)} (${age})`}</Text>
       </Text>
     </Box>
   );
@@ -85,15 +79,17 @@ export const AttentionOverlay = memo(function AttentionOverlay({
     (now) => shown.map((i) => formatAge(now - i.since)).join("\n"),
     attention.subscribe,
   ).split("\n");
-  const unseen = items.filter((i) => !i.seen).length;
+  const unseen = items.filter((i) => !i.seen && i.notify).length;
+  const partial = useStore(attention, (s) => s.partial);
   const recordOf = (id: string) => records.find((x) => x.session_id === id);
   return (
     <OverlayFrame
       width={width}
       height={height}
-      title={`Attention · ${unseen} new, ${items.length} in all`}
+      title={`Attention · ${unseen} new, ${items.length} in all${partial ? " (partial)" : ""}`}
       note={` — newest first · ${keyOf("open")} goes to it · ${keyOf("attentionQueue")} or ${keyOf("cancel")} closes`}
     >
+      {partial ? <Text color={theme.c.warn}>{`partial: ${partial}`}</Text> : null}
       {items.length === 0 ? (
         <Text color={theme.c.muted}>No session needs attention.</Text>
       ) : (

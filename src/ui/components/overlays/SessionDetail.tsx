@@ -3,7 +3,9 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import type { Session } from "../../../protocol/resources.js";
 import { displayId } from "../../../store/admitSession.js";
+import { overlapLines } from "../../../store/fleet/overlaps.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
+import { formatTime } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { detailRows } from "../../model/geometry.js";
@@ -74,10 +76,19 @@ export const SessionDetail = memo(function SessionDetail({
   height,
   offset,
 }: SessionDetailProps) {
-  const { sessions } = useServices();
+  const { sessions, attention, overlaps } = useServices();
   const theme = useTheme();
   const record = useStore(sessions, (s) => selectRecord(s, sessionId));
-  const entries = record ? detailEntries(record) : [];
+  const items = useStore(attention, (s) => s.items);
+  const overlap = useStore(overlaps, (s) => s.bySession.get(sessionId));
+  // Why it needs you and who else changes its files come first (a row only has room for a mark).
+  const notes: [string, unknown][] = [
+    ...items
+      .filter((i) => i.sessionId === sessionId)
+      .map((i): [string, unknown] => ["needs you", `${i.message} (since ${formatTime(i.since)})`]),
+    ...overlapLines(overlap, 8).map((l): [string, unknown] => ["overlap", l]),
+  ];
+  const entries = record ? [...notes, ...detailEntries(record)] : [];
   // A loop, not a spread: a record may have more fields than a call has room for arguments.
   let keyWidth = 4;
   for (const [k] of entries) if (k.length > keyWidth) keyWidth = Math.min(24, k.length);
@@ -92,7 +103,7 @@ export const SessionDetail = memo(function SessionDetail({
     >
       {record ? (
         shown.map(([k, v]) => (
-          <Box key={k} height={1}>
+          <Box key={`${k}:${valueText(v)}`} height={1}>
             <Text wrap="truncate-end">
               <Text color={theme.c.accent}>{k.padEnd(keyWidth)}</Text>
               <Text>{`  ${valueText(v)}`}</Text>

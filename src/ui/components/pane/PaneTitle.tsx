@@ -2,11 +2,12 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import { shallow } from "zustand/shallow";
 import { unseenItemOf } from "../../../store/attention/attentionStore.js";
+import { REASON_LABEL } from "../../../store/attention/reasons.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import type { SessionStream } from "../../../store/streams/sessionStream.js";
 import { formatCountdown, formatDuration, formatRate } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
-import { type ColorName, stateBadge, useTheme } from "../../context/theme.js";
+import { type ColorName, REASON_COLOR, stateBadge, useTheme } from "../../context/theme.js";
 import { useTicked } from "../../hooks/useNow.js";
 import { fittingTitle } from "../../model/geometry.js";
 import { type BorderKind, BorderTitle, type Segment } from "../chrome/BorderTitle.js";
@@ -123,10 +124,14 @@ export const PaneTitle = memo(function PaneTitle({
   });
   const badge = stateBadge(s.sessionState ?? recordState);
   // The attention queue decides (the list's view of the session as well as its stream's).
-  const needsYou = useStore(attention, (st) => unseenItemOf(st, sessionId) !== null);
+  const needsYou = useStore(attention, (st) => unseenItemOf(st, sessionId)?.reason ?? null);
 
+  // The reason named: "⚠ awaiting approval".
   const alert: Segment[] = needsYou
-    ? [{ text: "⚠", color: "error", bold: true, inverse: true }, { text: " " }]
+    ? [
+        { text: "⚠", color: "error", bold: true, inverse: true },
+        { text: ` ${REASON_LABEL[needsYou]} `, color: REASON_COLOR[needsYou], bold: true },
+      ]
     : [];
   const head: Segment = {
     text: `${number} ${sessionId}`,

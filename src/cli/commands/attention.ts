@@ -1,0 +1,290 @@
+import type { Command } from "commander";
+import type { ListSessionsParams } from "../../client/apiClient.js";
+import { ApiClient } from "../../client/apiClient.js";
+import { EXIT } from "../../client/errors.js";
+import type { OrganizationSource } from "../../client/routes.js";
+import { closeDefaultAgent } from "../../client/transport.js";
+import { isSessionId } from "../../protocol/ids.js";
+import { sessionName } from "../../protocol/resources.js";
+import { displayId } from "../../store/admitSession.js";
+import { approvalsFromService } from "../../store/attention/approvalsSource.js";
+import {
+  type AttentionItem,
+  type AttentionStore,
+  createAttentionStore,
+} from "../../store/attention/attentionStore.js";
+import { type AttentionConfig, REASON_LABEL } from "../../store/attention/reasons.js";
+import { createWholeList } from "../../store/attention/wholeList.js";
+import { LiveList } from "../../store/liveList.js";
+import { createSessionsStore, selectRecord } from "../../store/sessionsStore.js";
+import { StreamsController } from "../../store/streams/streamsController.js";
+import { createStreamsStore } from "../../store/streams/streamsStore.js";
+import { formatAge } from "../../text/format.js";
+import { toJsonText } from "../../text/json.js";
+import { oscText } from "../../text/notification.js";
+import { keyRedactor } from "../../text/redact.js";
+import { attentionSetting } from "../attentionSetting.js";
+import { type CommandContext, commandContext, orgOptions, uiTuningFromEnv } from "../context.js";
+import { clock } from "../eventFormat.js";
+import { err, fail, out, stdoutClosed, table } from "../output.js";
+
+/**
+ * `agent-sessions attention`: what needs you now, over every session (every page of the list,
+ * the pending approvals of sessions that wait on one), one row each, or a JSON document;
+ * `--watch` then prints each arrival and departure as it happens, one line (or one JSON
+ * object) each, until interrupted. The reasons and what they say are store/attention's, the
+ * same the UI's queue, marks and notifications use. `watch --attention` is this with --watch.
+ */
+
+export interface AttentionOptions {
+  json?: boolean;
+  watch?: boolean;
+  /** Stop after this many printed changes (--watch; tests and scripts). */
+  maxEvents?: number;
+}
+
+export type AttentionContext = Pick<CommandContext, "baseUrl" | "apiKey" | "tuning"> & {
+  organizationId?: string | null;
+  organizationFrom?: OrganizationSource | null;
+  client?: ApiClient;
+};
+
+export interface AttentionRunOptions extends AttentionOptions {
+  /** Sessions whose streams are followed too (their news comes at once, not at the next read). */
+  streamIds?: string[];
+  /** The list's cadence (AGENT_SESSIONS_REFRESH_MS). */
+  refreshMs?: number;
+  config?: AttentionConfig;
+}
+
+/** `agent-sessions attention` as the program runs it. */
+export async function runAttention(
+  opts: AttentionOptions,
+  cmd: Command,
+  streamIds: string[] = [],
+): Promise<void> {
+  for (const id of streamIds) {
+    if (!isSessionId(id)) {
+      cmd.error(`error: '${id}' is not a session id (expected ses_<id> or a UUID)`, {
+        exitCode: EXIT.usage,
+        code: "agent-sessions.usage",
+      });
+    }
+  }
+  try {
+    const ctx = await commandContext(cmd);
+    const setting = await attentionSetting();
+    if (setting.warning) err(`warning: ${setting.warning}`);
+    const refreshMs = uiTuningFromEnv().refreshMs;
+    process.exitCode = await attention(
+      {
+        ...opts,
+        streamIds: [...new Set(streamIds)],
+        config: setting.config,
+        ...(refreshMs !== undefined ? { refreshMs } : {}),
+      },
+      ctx,
+    );
+  } catch (e) {
+    fail(e);
+  } finally {
+    await closeDefaultAgent();
+  }
+}
+
+interface Named {
+  item: AttentionItem;
+  name: string | null;
+}
+
+function sinceText(at: number): string {
+  return new Date(at).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** One item as JSON: what a script needs to act on it. */
+export function attentionJson(n: Named, event?: "arrived" | "left"): Record<string, unknown> {
+  const { item } = n;
+  return {
+    ...(event ? { event } : {}),
+    session_id: item.sessionId,
+    name: n.name,
+    reason: item.reason,
+    message: item.message,
+    detail: item.detail,
+    since: sinceText(item.since),
+    since_from: item.sinceFrom,
+    source: item.source,
+    notify: item.notify,
+    approval: item.approval,
+  };
+}
+
+/** One watch line: the time, + or -, the session, what, its name. Server text on one line. */
+export function attentionLine(n: Named, event: "arrived" | "left", at: number): string {
+  const { item } = n;
+  const what =
+    event === "arrived" ? oscText(item.message, 300) : `${REASON_LABEL[item.reason]} (over)`;
+  const name = n.name ? `  ${oscText(n.name, 80)}` : "";
+  return `${clock(at)} ${event === "arrived" ? "+" : "-"} ${displayId(item.sessionId)}  ${what}${name}`;
+}
+
+/** The queue now as rows: session, name, reason, since, detail. */
+function attentionTable(rows: readonly Named[], now: number): string {
+  return table(
+    ["SESSION", "NAME", "REASON", "SINCE", "DETAIL"],
+    rows.map(({ item, name }) => [
+      displayId(item.sessionId),
+      oscText(name ?? "", 40) || "—",
+      REASON_LABEL[item.reason],
+      `${sinceText(item.since)} (${formatAge(now - item.since)})`,
+      oscText(item.detail, 200),
+    ]),
+  );
+}
+
+export async function attention(o: AttentionRunOptions, ctx: AttentionContext): Promise<number> {
+  const json = o.json === true;
+  const org = ctx.organizationId ?? undefined;
+  const config = {
+    baseUrl: ctx.baseUrl,
+    apiKey: ctx.apiKey,
+    ...(org ? { organizationId: org } : {}),
+  };
+  const client =
+    ctx.client ??
+    new ApiClient({
+      ...config,
+      ...orgOptions(ctx),
+      ...(ctx.tuning.maxAttempts !== undefined ? { maxAttempts: ctx.tuning.maxAttempts } : {}),
+      ...(ctx.tuning.backoffBaseMs !== undefined
+        ? { backoffBaseMs: ctx.tuning.backoffBaseMs }
+        : {}),
+      ...(ctx.tuning.timeoutMs !== undefined ? { timeoutMs: ctx.tuning.timeoutMs } : {}),
+    });
+  const { redact } = keyRedactor(ctx.apiKey);
+  // The list's first failure is kept as thrown, so the command exits with its code.
+  let listError: unknown = null;
+  const sessions = createSessionsStore(
+    {
+      async listSessions(p: ListSessionsParams, signal?: AbortSignal) {
+        try {
+          return await client.listSessions(p, signal);
+        } catch (e) {
+          listError ??= e;
+          throw e;
+        }
+      },
+    },
+    { redact },
+  );
+  const whole = createWholeList({ sessions, client, redact });
+  const streams = createStreamsStore({ capacity: 50, redact });
+  const store: AttentionStore = createAttentionStore({
+    sessions,
+    streams,
+    whole,
+    approvals: approvalsFromService(client.transport),
+    ...(o.config ? { config: o.config } : {}),
+  });
+  const named = (item: AttentionItem): Named => {
+    const rec =
+      selectRecord(sessions.getState(), item.sessionId) ??
+      whole.getState().extra.find((x) => x.session_id === item.sessionId);
+    return { item, name: rec ? sessionName(rec) : null };
+  };
+  const live = new LiveList({
+    sessions,
+    budget: client.budget,
+    ...(o.refreshMs !== undefined ? { baseMs: o.refreshMs } : {}),
+    // Nobody presses keys here: never the idle cadence.
+    idleAfterMs: Number.POSITIVE_INFINITY,
+  });
+  const controller = new StreamsController({
+    config,
+    transport: client.transport,
+    store: streams,
+    sessions,
+    onStateChange: () => live.poke("state"),
+    ...(ctx.tuning.backoffBaseMs !== undefined
+      ? { subscribeOptions: { backoffBaseMs: ctx.tuning.backoffBaseMs } }
+      : {}),
+  });
+  const cleanup = async () => {
+    live.stop();
+    store.dispose();
+    whole.dispose();
+    await controller.closeAll();
+    streams.getState().dispose();
+  };
+
+  await sessions.getState().load();
+  if (sessions.getState().error !== null) {
+    await cleanup();
+    throw (
+      listError ?? new Error(sessions.getState().error?.message ?? "the list could not be read")
+    );
+  }
+  await whole.idle();
+  await store.idle();
+  const now = Date.now();
+  const first = store.getState();
+  const rows = first.items.map(named);
+  const partial = first.partial;
+  if (partial) err(`warning: the queue is partial: ${partial}`);
+
+  if (!o.watch) {
+    if (json) out(toJsonText({ items: rows.map((r) => attentionJson(r)), partial }));
+    else if (rows.length === 0) out("Nothing needs you now.");
+    else out(attentionTable(rows, now));
+    await cleanup();
+    return partial ? EXIT.incomplete : EXIT.ok;
+  }
+
+  // --watch: what waits now, then each arrival and departure.
+  for (const r of rows)
+    out(json ? toJsonText(attentionJson(r, "arrived")) : attentionLine(r, "arrived", r.item.since));
+  let printed = 0;
+  let finish: (code: number) => void = () => {};
+  const finished = new Promise<number>((resolve) => {
+    finish = resolve;
+  });
+  const onSignal = () => finish(EXIT.ok);
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const onClosed = () => finish(EXIT.ok);
+  stdoutClosed.addEventListener("abort", onClosed);
+  let seen = first.changeVersion;
+  const off = store.subscribe((s) => {
+    if (s.changeVersion === seen) return;
+    seen = s.changeVersion;
+    const at = Date.now();
+    const changes: [AttentionItem, "arrived" | "left"][] = [
+      ...s.lastChanges.left.map((i): [AttentionItem, "left"] => [i, "left"]),
+      ...s.lastChanges.arrived.map((i): [AttentionItem, "arrived"] => [i, "arrived"]),
+    ];
+    for (const [item, event] of changes) {
+      if (o.maxEvents !== undefined && printed >= o.maxEvents) break;
+      const n = named(item);
+      out(json ? toJsonText(attentionJson(n, event)) : attentionLine(n, event, at));
+      printed++;
+    }
+    if (o.maxEvents !== undefined && printed >= o.maxEvents) finish(EXIT.ok);
+  });
+  const total = sessions.getState().items.length + whole.getState().extra.length;
+  const streamed = o.streamIds ?? [];
+  err(
+    `watching ${total} session${total === 1 ? "" : "s"} for attention${streamed.length > 0 ? ` (streaming ${streamed.join(", ")})` : ""}; Ctrl-C to stop`,
+  );
+  for (const id of streamed) controller.openStream(id);
+  live.start();
+  // The list's timers do not hold the process (they never should in the UI): this does.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  const code = await finished;
+  clearInterval(keepAlive);
+  process.off("SIGINT", onSignal);
+  process.off("SIGTERM", onSignal);
+  stdoutClosed.removeEventListener("abort", onClosed);
+  off();
+  await cleanup();
+  return code;
+}
