@@ -238,6 +238,9 @@ export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixtu
     heartbeatMs: 1000,
     sessionCount: 4,
     rateLimit: { limit: 1000, windowMs: 60_000 },
+    // The demo's seeded approval would put a session in the attention queue of every UI
+    // test; tests about approvals ask for it (or add their own).
+    demoApprovals: false,
     ...opts.server,
   });
   const handle = buildServices(
