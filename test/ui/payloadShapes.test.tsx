@@ -33,12 +33,16 @@ describe("a pane shows process output of any shape by its text", () => {
     dirs.push(dir);
     fx = await startUiFixture();
     const id = fx.ids[0] as string;
+    let savedPath = "";
     h = mountApp(
       fx,
       { columns: 120, rows: 30 },
       {
         initialSessions: [id],
-        onSave: (sessionId, entries) => savePaneNdjson(sessionId, entries, { dir }),
+        onSave: async (sessionId, entries) => {
+          savedPath = await savePaneNdjson(sessionId, entries, { dir });
+          return savedPath;
+        },
       },
     );
     await waitForContent(h, "● live ·");
@@ -75,8 +79,8 @@ describe("a pane shows process output of any shape by its text", () => {
 
     // The export keeps the payload as sent next to the same text.
     await pressKey(h, "e");
-    const saved = await waitForContent(h, /Saved \d+ entries/);
-    const path = saved.match(/to (\/\S+\.ndjson)/)?.[1] as string;
+    await waitForContent(h, /Saved \d+ entries/);
+    const path = savedPath;
     const records = readFileSync(path, "utf8")
       .trim()
       .split("\n")
