@@ -2,8 +2,8 @@ import type { Command } from "commander";
 import type { PagingEnd } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
 import { type Session, sessionName } from "../../protocol/resources.js";
-import { toJsonText } from "../../text/json.js";
 import { formatAgeCoarse, truncate } from "../../text/format.js";
+import { toJsonText } from "../../text/json.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { columnWidths, err, fail, out, stdoutClosed, tableLines } from "../output.js";
@@ -137,7 +137,7 @@ function tableWidth(widths: readonly number[]): number {
  * first); where that is not enough the ones that may give way are left out, lowest `drop`
  * first; with none left to leave out, the cut columns go down to their headers' width.
  */
-function fit(
+function fitToWidth(
   cols: Column[],
   natural: number[],
   max: number,
@@ -200,7 +200,7 @@ function tableSink(opts: SessionsOptions, layout: TableLayout): Sink {
           chosen.map((c) => c.header),
           sessions.map((r) => chosen.map((c) => cellOf(c, r, layout))),
         );
-        const fitted = fit(chosen, natural, layout.width);
+        const fitted = fitToWidth(chosen, natural, layout.width);
         cols = fitted.cols;
         widths = fitted.widths;
         cut = fitted.cols.map((c, i) => (widths[i] ?? 0) < (natural[chosen.indexOf(c)] ?? 0));
@@ -217,7 +217,12 @@ function tableSink(opts: SessionsOptions, layout: TableLayout): Sink {
         }
       } else {
         const shown = cols;
-        out(tableLines(widths, sessions.map((r) => rowOf(shown, r))).join("\n"));
+        out(
+          tableLines(
+            widths,
+            sessions.map((r) => rowOf(shown, r)),
+          ).join("\n"),
+        );
       }
       count += sessions.length;
     },
