@@ -614,6 +614,7 @@ export class ApiClient {
       attempts: res.attempts,
       redact: this.transport.redactor.redact,
       organization: this.transport.organization,
+      baseUrl: this.transport.baseUrl,
     });
   }
 }

@@ -51,7 +51,9 @@ export abstract class AgentSessionsError extends Error {
 export class InvalidKeyError extends AgentSessionsError {
   readonly code = "invalid_key";
   readonly exitCode = EXIT.invalidKey;
-  readonly hint = "Check the key (agent-sessions whoami), or log in again with a valid key.";
+  // Not "see whoami": it asks the service with the same key and fails the same way.
+  readonly hint =
+    "Log in again with a valid key (agent-sessions login), or set AGENT_SESSIONS_API_KEY to one.";
   constructor(
     message: string,
     readonly status: number,

@@ -32,6 +32,8 @@ export interface ErrorResponse {
   redact?: (text: string) => string;
   /** The X-Organization-Id the request carried and where it came from (null: none). */
   organization?: { id: string; from: string } | null;
+  /** The base URL the request was made against (a 404's hint may be about it). */
+  baseUrl?: string;
 }
 
 /** Where an organization id came from, in words. */
@@ -105,7 +107,7 @@ function typedError(r: ErrorResponse): AgentSessionsError {
   if (status === 404) {
     return new NotFoundError(
       msg ?? r.notFound ?? `${label}: not found (HTTP 404)`,
-      notFoundHint(msg),
+      notFoundHint(msg) ?? baseUrlHint(r),
     );
   }
   const field = describeErrorBody(r.body).field;
@@ -147,6 +149,30 @@ export function notFoundHint(message: string | null): string | undefined {
   return undefined;
 }
 
+/**
+ * A 404 of a call that names no session (the list, the identity) says the base URL is wrong,
+ * not a session id; one that ends in /api has it twice (the client adds /api itself).
+ */
+function baseUrlHint(r: ErrorResponse): string | undefined {
+  const path = r.baseUrl === undefined ? "" : safePath(r.baseUrl);
+  if (/\/api\/?$/.test(path)) {
+    const root = (r.baseUrl as string).replace(/\/api\/?$/, "");
+    return `The base URL ends in /api, which the client adds itself: use ${root} (--base-url or the profile's).`;
+  }
+  if (r.notFound === undefined) {
+    return "Check the base URL: it should be the service's root (or its /api/cloud), where the client finds /api/… itself.";
+  }
+  return undefined;
+}
+
+function safePath(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return "";
+  }
+}
+
 /** What to do next, from the status and what the server said. */
 export function hintFor(status: number, message: string, field: string | null): string {
   const m = message.toLowerCase();
@@ -177,6 +203,8 @@ export function hintFor(status: number, message: string, field: string | null): 
       return "Clone a repository into the session first: agent-sessions git clone <session> <repo_url>.";
     if (/push/.test(m) && /first|not on|not pushed/.test(m))
       return "Push the branch first: agent-sessions git push <session>.";
+    if (/pull request/.test(m) && /already open/.test(m))
+      return "That pull request is open already: push to its branch to add to it, or open the one the message names.";
     if (/already (exists|open)/.test(m))
       return "It exists already: choose another name, or use the existing one.";
     if (/rejected|non-fast-forward|fetch first/.test(m))

@@ -46,10 +46,13 @@ export class NoSuchProfileError extends NoCredentialsError {
     from: string,
   ) {
     const list = known.length > 0 ? `profiles: ${known.join(", ")}` : "there are no profiles yet";
+    const create = `agent-sessions login --profile ${profile} --base-url URL`;
     super(
       `no such profile ${profile} (from ${from}); ${list}`,
       profile,
-      `Pick one of them (agent-sessions profiles), or create ${profile} with \`agent-sessions login --profile ${profile} --base-url URL\`.`,
+      known.length > 0
+        ? `Pick one of them (agent-sessions profiles), or create ${profile} with \`${create}\`.`
+        : `Create it with \`${create}\`.`,
     );
     this.name = "NoSuchProfileError";
   }

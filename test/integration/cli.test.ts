@@ -141,6 +141,22 @@ describe("headless commands", () => {
     });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/invalid/i);
+    // Not "see whoami", which asks with the same key and fails the same way.
+    expect(r.stderr).not.toContain("whoami");
+    expect(r.stderr).toMatch(/hint: Log in again with a valid key/);
+  });
+
+  it("a base URL ending in /api is named as the cause, not the session id", async () => {
+    for (const cmd of [["sessions"], ["whoami"]]) {
+      const r = await runCli(cmd, {
+        env: env("owner", { AGENT_SESSIONS_BASE_URL: `${server.url}/api` }),
+      });
+      expect(r.code, cmd[0]).toBe(1);
+      expect(r.stderr, cmd[0]).toContain(
+        `hint: The base URL ends in /api, which the client adds itself: use ${server.url}`,
+      );
+      expect(r.stderr, cmd[0]).not.toContain("session id");
+    }
   });
 
   it("sessions lists a table, --json an array, --state filters, --all pages through", async () => {
@@ -276,6 +292,13 @@ describe("headless commands", () => {
       base: "main",
       pr_number: 1,
     });
+
+    // The same pull request again: it is open, so the hint does not ask for another name.
+    const again = await runCli(["git", "pr", id, "--title", "Add things"], { env: env("owner") });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/error: .*already open/);
+    expect(again.stderr).toContain("hint: That pull request is open already");
+    expect(again.stderr).not.toContain("choose another name");
   });
 
   it("git with a key lacking sessions:write exits 4 naming the scope", async () => {

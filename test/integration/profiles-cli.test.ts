@@ -92,6 +92,11 @@ describe("--profile with a name that does not exist", () => {
     const r = await runCli(["--profile", "nope", "sessions"], { env: env() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("no such profile nope (from --profile); there are no profiles yet");
+    // Nothing to pick from: the hint says how to make it.
+    expect(r.stderr).toContain(
+      "hint: Create it with `agent-sessions login --profile nope --base-url URL`.",
+    );
+    expect(r.stderr).not.toContain("Pick one of them");
   });
 
   it("is fine when the base URL and key come from the environment (a label only)", async () => {

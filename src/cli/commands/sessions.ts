@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { PagingEnd } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
 import { type Session, sessionName } from "../../protocol/resources.js";
+import { formatAgeCoarse, truncate } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
@@ -15,20 +16,36 @@ export interface SessionsOptions {
   template?: string;
   visibility?: string;
   all?: boolean;
+  /** Every column whole, however wide (the default fits the terminal, or 100 columns). */
+  wide?: boolean;
 }
 
-/** The table's columns: those any listed record fills, so an empty column is never shown. */
-const COLUMNS: { header: string; cell: (r: Session) => unknown }[] = [
+/**
+ * The table's columns: those any listed record fills, so an empty column is never shown.
+ * `time` marks a timestamp (relative on a terminal); `drop` is the order in which a column
+ * gives way when the table is wider than the screen (lowest first); `min` is how far a column
+ * may be cut (with …) before anything else gives way.
+ */
+const COLUMNS: {
+  header: string;
+  cell: (r: Session) => unknown;
+  time?: true;
+  drop?: number;
+  min?: number;
+}[] = [
   { header: "SESSION", cell: (r) => r.session_id },
   { header: "STATE", cell: (r) => r.state },
-  { header: "NAME", cell: (r) => sessionName(r) },
-  { header: "AGENT", cell: (r) => r.agent },
-  { header: "TEMPLATE", cell: (r) => r.template_id },
-  { header: "VISIBILITY", cell: (r) => r.visibility },
-  { header: "REPO", cell: (r) => r.repo },
-  { header: "UPDATED", cell: (r) => r.updated_at ?? r.created_at },
-  { header: "SANDBOX", cell: (r) => r.sandbox_url },
+  { header: "NAME", cell: (r) => sessionName(r), min: 24 },
+  { header: "AGENT", cell: (r) => r.agent, drop: 4, min: 11 },
+  { header: "TEMPLATE", cell: (r) => r.template_id, drop: 3, min: 10 },
+  { header: "VISIBILITY", cell: (r) => r.visibility, drop: 2 },
+  { header: "REPO", cell: (r) => r.repo, drop: 5, min: 16 },
+  { header: "UPDATED", cell: (r) => r.updated_at ?? r.created_at, time: true },
+  { header: "SANDBOX", cell: (r) => r.sandbox_url, drop: 1, min: 16 },
 ];
+
+/** Columns of a table that is not on a terminal, unless --wide. */
+const PIPED_WIDTH = 100;
 
 type Column = (typeof COLUMNS)[number];
 
@@ -84,10 +101,93 @@ function jsonSink(): Sink {
   };
 }
 
-function tableSink(opts: SessionsOptions): Sink {
+/** How the table is laid out: at most `width` columns, times relative to `now` or as sent. */
+export interface TableLayout {
+  width: number;
+  /** Timestamps as "5m ago" (a person at a terminal) rather than as the service sent them. */
+  relative: boolean;
+  now: number;
+}
+
+export function tableLayout(
+  opts: SessionsOptions,
+  stdout: { isTTY?: boolean; columns?: number } = process.stdout,
+  now = Date.now(),
+): TableLayout {
+  const tty = stdout.isTTY === true;
+  const width = opts.wide ? Number.POSITIVE_INFINITY : tty ? stdout.columns || 80 : PIPED_WIDTH;
+  return { width, relative: tty, now };
+}
+
+function cellOf(c: Column, r: Session, layout: TableLayout): string {
+  const text = cellText(c.cell(r));
+  if (!c.time || !layout.relative || text === "") return text;
+  const t = Date.parse(text);
+  return Number.isNaN(t) ? text : formatAgeCoarse(layout.now - t);
+}
+
+const GAP = 2;
+
+function tableWidth(widths: readonly number[]): number {
+  return widths.reduce((a, b) => a + b, 0) + GAP * Math.max(0, widths.length - 1);
+}
+
+/**
+ * Columns and widths that fit `max`: columns are cut toward their least width (the widest
+ * first); where that is not enough the ones that may give way are left out, lowest `drop`
+ * first; with none left to leave out, the cut columns go down to their headers' width.
+ */
+function fitToWidth(
+  cols: Column[],
+  natural: number[],
+  max: number,
+): { cols: Column[]; widths: number[]; dropped: Column[] } {
+  const dropped: Column[] = [];
+  let shown = cols.map((c, i) => ({ c, w: natural[i] ?? 0 }));
+  const over = () => tableWidth(shown.map((x) => x.w)) - max;
+  const shrink = (least: (c: Column) => number) => {
+    let excess = over();
+    while (excess > 0) {
+      const widest = shown
+        .filter((x) => x.c.min !== undefined && x.w > least(x.c))
+        .sort((a, b) => b.w - a.w)[0];
+      if (!widest) return;
+      const cut = Math.min(excess, widest.w - least(widest.c));
+      widest.w -= cut;
+      excess -= cut;
+    }
+  };
+  const header = (c: Column) => c.header.length;
+  for (;;) {
+    shrink((c) => Math.max(c.min ?? 0, header(c)));
+    if (over() <= 0) break;
+    const next = shown
+      .filter((x) => x.c.drop !== undefined)
+      .sort((a, b) => (a.c.drop ?? 0) - (b.c.drop ?? 0))[0];
+    if (!next) {
+      shrink(header);
+      break;
+    }
+    dropped.push(next.c);
+    // The columns left get their room back, then are cut again only as far as needed.
+    shown = shown
+      .filter((x) => x !== next)
+      .map((x) => ({ c: x.c, w: natural[cols.indexOf(x.c)] ?? x.w }));
+  }
+  return { cols: shown.map((x) => x.c), widths: shown.map((x) => x.w), dropped };
+}
+
+function tableSink(opts: SessionsOptions, layout: TableLayout): Sink {
   let cols: Column[] | null = null;
   let widths: number[] = [];
+  // Only a column cut to fit is cut in later pages too; elsewhere a longer value stays whole.
+  let cut: boolean[] = [];
   let count = 0;
+  const rowOf = (shown: Column[], r: Session) =>
+    shown.map((c, i) => {
+      const text = cellOf(c, r, layout);
+      return cut[i] ? truncate(text, widths[i] ?? 0) : text;
+    });
   return {
     get count() {
       return count;
@@ -96,17 +196,31 @@ function tableSink(opts: SessionsOptions): Sink {
       if (sessions.length === 0) return;
       if (cols === null) {
         const chosen = COLUMNS.filter((c) => sessions.some((r) => cellText(c.cell(r)) !== ""));
-        cols = chosen;
-        const rows = sessions.map((r) => chosen.map((c) => cellText(c.cell(r))));
-        const headers = chosen.map((c) => c.header);
-        widths = columnWidths(headers, rows);
-        out(tableLines(widths, [headers, ...rows]).join("\n"));
+        const natural = columnWidths(
+          chosen.map((c) => c.header),
+          sessions.map((r) => chosen.map((c) => cellOf(c, r, layout))),
+        );
+        const fitted = fitToWidth(chosen, natural, layout.width);
+        cols = fitted.cols;
+        widths = fitted.widths;
+        cut = fitted.cols.map((c, i) => (widths[i] ?? 0) < (natural[chosen.indexOf(c)] ?? 0));
+        const shown = cols;
+        out(
+          tableLines(widths, [
+            shown.map((c) => c.header),
+            ...sessions.map((r) => rowOf(shown, r)),
+          ]).join("\n"),
+        );
+        if (fitted.dropped.length > 0) {
+          const names = fitted.dropped.map((c) => c.header.toLowerCase()).join(", ");
+          err(`(${names} left out to fit ${layout.width} columns: --wide shows every column)`);
+        }
       } else {
         const shown = cols;
         out(
           tableLines(
             widths,
-            sessions.map((r) => shown.map((c) => cellText(c.cell(r)))),
+            sessions.map((r) => rowOf(shown, r)),
           ).join("\n"),
         );
       }
@@ -138,7 +252,7 @@ function tableSink(opts: SessionsOptions): Sink {
 export async function runSessions(opts: SessionsOptions, cmd: Command): Promise<void> {
   try {
     const ctx = await commandContext(cmd);
-    const sink = opts.json ? jsonSink() : tableSink(opts);
+    const sink = opts.json ? jsonSink() : tableSink(opts, tableLayout(opts));
     const params = {
       limit: opts.limit,
       state: opts.state,

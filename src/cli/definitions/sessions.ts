@@ -48,6 +48,10 @@ export function registerSessionsCommand(program: Command): void {
       "--all",
       `follow pagination to the last page (at most ${DEFAULT_MAX_PAGES} pages; exit 7 when cut short)`,
     )
+    .option(
+      "--wide",
+      "every column whole (by default the table fits the terminal's width, or 100 columns when not a terminal)",
+    )
     .action(async (opts: SessionsOptions, cmd: Command) => {
       const { runSessions } = await import("../commands/sessions.js");
       await runSessions(opts, cmd);
