@@ -2,6 +2,7 @@ import { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
 import type { OrganizationSource } from "../../client/routes.js";
 import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
+import { createActControl } from "../../store/act/actStore.js";
 import { createActionsStore } from "../../store/actionsStore.js";
 import { createAttentionStore } from "../../store/attention/attentionStore.js";
 import { ActivityTracker } from "../../store/fleet/activity.js";
@@ -136,7 +137,19 @@ export function buildServices(
   const offActions = actions.subscribe((s, prev) => {
     if (s.last !== prev.last && s.last !== null) live.poke("git");
   });
+  // Prompts and decisions go into the journal with their time (never the key).
+  const act = createActControl({
+    api: client,
+    ...(journal
+      ? {
+          record: (id: string, event: string, data: Record<string, unknown>) =>
+            journal.record(id, event, JSON.stringify(data), undefined, Date.now()),
+        }
+      : {}),
+    role: () => identity.getState().keyInfo?.role,
+  });
   const services: AppServices = {
+    act,
     api: client,
     identity,
     sessions,
@@ -164,6 +177,7 @@ export function buildServices(
     dispose() {
       disposed ??= (async () => {
         stop.abort();
+        act.close();
         live.stop();
         offActions();
         services.fleetStreams.releaseAll();
