@@ -166,8 +166,10 @@ const VIEWS: readonly ModeKind[] = ["fleet", "merged"];
 const OVERLAYS: readonly ModeKind[] = ["help", "detail", "messages", "attention"];
 /** Where a text field has the cursor. */
 const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "jump", "login", "prompt"];
-/** Where the focused or selected session can be acted on (replied to, approved, paused). */
+/** Where the focused or selected session can be replied to: a row opens its pane. */
 const ACTING: readonly ModeKind[] = ["list", "pane", "fleet"];
+/** Where the session's own actions are offered: its pane, and its row of the fleet. */
+const SESSION_ACTS: readonly ModeKind[] = ["pane", "fleet"];
 /** Where j/k and friends move something: the list, a pane, a view, an overlay. */
 const SCROLLING: readonly ModeKind[] = [...SCREENS, ...VIEWS, ...OVERLAYS];
 /** Where the selected session is a row of a table: the list and the fleet. */
@@ -334,8 +336,7 @@ export const KEYMAP: readonly Command[] = [
     id: "reply",
     keys: [k("R")],
     label: "reply",
-    description:
-      "reply to the session's agent: a prompt box on its pane (from a row it opens the pane); the answer streams into the pane",
+    description: "reply to the agent: a prompt box on the session's pane",
     modes: ACTING,
     footer: { rank: 13.5, in: ["pane"] },
     scope: "sessions:prompt",
@@ -345,7 +346,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("C")],
     label: "cancel prompt",
     description: "cancel the prompt running in the session (says when nothing was running)",
-    modes: ACTING,
+    modes: SESSION_ACTS,
     scope: "sessions:prompt",
   },
   {
@@ -354,7 +355,7 @@ export const KEYMAP: readonly Command[] = [
     label: "approve",
     description:
       "approve the session's oldest pending approval, with an optional note (asks first, naming what is approved)",
-    modes: ACTING,
+    modes: SESSION_ACTS,
     scope: "sessions:write",
   },
   {
@@ -362,7 +363,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("X")],
     label: "reject",
     description: "reject the session's oldest pending approval, with an optional note (asks first)",
-    modes: ACTING,
+    modes: SESSION_ACTS,
     scope: "sessions:write",
   },
   {
@@ -370,7 +371,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("Z")],
     label: "pause",
     description: "pause the session (asks first)",
-    modes: ACTING,
+    modes: SESSION_ACTS,
     scope: "sessions:write",
   },
   {
@@ -378,7 +379,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("U")],
     label: "resume",
     description: "resume the paused session (asks first)",
-    modes: ACTING,
+    modes: SESSION_ACTS,
     scope: "sessions:write",
   },
   {
@@ -386,7 +387,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("B")],
     label: "start",
     description: "start the session whatever its state: creating, paused or running (asks first)",
-    modes: ACTING,
+    modes: SESSION_ACTS,
     scope: "sessions:write",
   },
   // the prompt box

@@ -44,7 +44,7 @@ export const HANDLERS: Table = {
   fleet: { ...SCREEN, ...ACT_SCREEN, ...FLEET },
   merged: { ...SCREEN, ...MERGED },
   pane: { ...SCREEN, ...ACT_SCREEN, ...REPLAY, ...PANE },
-  list: { ...SCREEN, ...ACT_SCREEN, ...REPLAY, ...LIST },
+  list: { ...SCREEN, reply: ACT_SCREEN.reply, ...REPLAY, ...LIST },
 };
 
 /** The handler of a command in a mode, if it has one. */
