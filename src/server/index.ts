@@ -65,8 +65,8 @@ export interface ServerOptions {
   /** Request log (never contains a key); default none. */
   log?: (line: string) => void;
   /**
-   * Pending approvals the demo starts with on its first working session (default true; tests
-   * that count approvals turn it off).
+   * Pending approvals on the first working session from the start, as `serve` and `demo`
+   * show them (default false: tests add their own with addApproval).
    */
   demoApprovals?: boolean;
   /** Milliseconds between the simulated agent's answer items (default 220: about 2 s). */
@@ -251,7 +251,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     throw e;
   }
   simulator.start();
-  if (opts.demoApprovals !== false) actions.seedDemo();
+  if (opts.demoApprovals === true) actions.seedDemo();
 
   const floods = new Set<Flood>();
   let closing: Promise<void> | null = null;

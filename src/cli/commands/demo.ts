@@ -33,7 +33,11 @@ async function demoUi(baseUrl: string, apiKey: string, ids: string[]): Promise<n
  */
 export async function runDemo(opts: DemoOptions): Promise<void> {
   const { startServer } = await import("../../server/index.js");
-  const server = await startServer({ paceMs: opts.paceMs ?? 250, heartbeatMs: 2000 });
+  const server = await startServer({
+    paceMs: opts.paceMs ?? 250,
+    heartbeatMs: 2000,
+    demoApprovals: true,
+  });
   try {
     const ids = server.sessionIds().slice(0, 3);
     registerSecret(server.key("owner"));

@@ -123,7 +123,7 @@ export async function runServe(flags: ServeFlags, io: ServeIo = defaultIo): Prom
   try {
     // Loaded only when serving, so other commands start without the service's code.
     const { startServer } = await import("../../server/index.js");
-    server = await startServer(options);
+    server = await startServer({ demoApprovals: true, ...options });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") {

@@ -2,6 +2,7 @@ import { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
 import type { OrganizationSource } from "../../client/routes.js";
 import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
+import { createActControl } from "../../store/act/actStore.js";
 import { createActionsStore } from "../../store/actionsStore.js";
 import { approvalsFromService } from "../../store/attention/approvalsSource.js";
 import { createAttentionStore } from "../../store/attention/attentionStore.js";
@@ -149,7 +150,19 @@ export function buildServices(
     redact,
     ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
   });
+  // Prompts and decisions go into the journal with their time (never the key).
+  const act = createActControl({
+    api: client,
+    ...(journal
+      ? {
+          record: (id: string, event: string, data: Record<string, unknown>) =>
+            journal.record(id, event, JSON.stringify(data), undefined, Date.now()),
+        }
+      : {}),
+    role: () => identity.getState().keyInfo?.role,
+  });
   const services: AppServices = {
+    act,
     api: client,
     identity,
     sessions,
@@ -183,6 +196,7 @@ export function buildServices(
     dispose() {
       disposed ??= (async () => {
         stop.abort();
+        act.close();
         live.stop();
         offActions();
         services.fleetStreams.releaseAll();

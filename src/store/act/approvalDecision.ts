@@ -4,6 +4,9 @@
  * when; when it says the approval is gone (404), say that.
  */
 import type { ApiClient } from "../../client/apiClient.js";
+
+type DecideApi = Pick<ApiClient, "resolveApproval" | "listApprovals">;
+
 import { HttpError, NotFoundError } from "../../client/errors.js";
 import type { Approval, ResolveAction } from "../../protocol/approvals.js";
 import { sanitizeLine } from "../../text/sanitize.js";
@@ -16,7 +19,7 @@ export type DecisionOutcome =
   | { kind: "gone"; error: NotFoundError };
 
 export async function decideApproval(
-  client: ApiClient,
+  client: DecideApi,
   sessionId: string,
   approvalId: string,
   action: ResolveAction,

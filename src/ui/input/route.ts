@@ -44,6 +44,20 @@ export function routeKey<M extends AnyMode>(t: KeyTarget<M>, p: KeyPress): void 
  * is typed into it.
  */
 export function routeInput<M extends AnyMode>(t: KeyTarget<M>, input: string, key: Key): void {
+  // A multi-line field (the prompt box): only a lone Enter sends. A read that holds line
+  // breaks among text is a paste (or Ctrl-J, a line feed), and its line breaks stay line
+  // breaks; Alt-Enter is a new line too.
+  const field = t.field(t.mode());
+  if (field?.multiline) {
+    if (key.return && key.meta) {
+      typeInto(field, "\n");
+      return;
+    }
+    if (!key.return && !key.ctrl && !key.meta && /[\r\n]/.test(input)) {
+      typeInto(field, input);
+      return;
+    }
+  }
   for (const p of splitKeys(input, key)) {
     if (!isText(p) || t.field(t.mode())) {
       routeKey(t, p);

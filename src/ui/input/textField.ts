@@ -9,6 +9,8 @@ import type { CommandId } from "../model/keymap.js";
 export interface TextField {
   get(): string;
   set(value: string): void;
+  /** A multi-line field (the prompt box): line breaks typed or pasted are kept. */
+  multiline?: boolean;
 }
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
@@ -27,7 +29,12 @@ const EDITS: Partial<Record<CommandId, (value: string) => string>> = {
 
 /** Type text into the field. */
 export function typeInto(field: TextField, text: string): void {
-  const clean = text.replace(CONTROL, "");
+  const clean = field.multiline
+    ? text
+        .replace(/\r\n?/g, "\n")
+        .replace(/\t/g, "  ")
+        .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, "")
+    : text.replace(CONTROL, "");
   if (clean) field.set(field.get() + clean);
 }
 

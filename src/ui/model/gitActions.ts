@@ -1,6 +1,9 @@
+import type { Approval } from "../../protocol/approvals.js";
+import { MAX_APPROVAL_NOTE_CHARS, noteProblem } from "../../protocol/approvals.js";
 import type { GitAction } from "../../protocol/git.js";
 import type { Session } from "../../protocol/resources.js";
 import { hasScope, narrowedScopes } from "../../protocol/scopes.js";
+import { describeApproval } from "../../store/act/approvalDecision.js";
 import type { ActionOutcome } from "../../store/actionsStore.js";
 import type { IdentityState } from "../../store/identityStore.js";
 import type { AppServices } from "./services.js";
@@ -28,7 +31,20 @@ export const FORM_FIELDS: Record<FormKind, readonly FormField[]> = {
     { label: "Title", placeholder: "what the change does", required: true },
     { label: "Base branch", placeholder: "main", required: false },
   ],
+  approve: [
+    { label: "Note", placeholder: `up to ${MAX_APPROVAL_NOTE_CHARS} characters`, required: false },
+  ],
+  reject: [
+    { label: "Note", placeholder: `up to ${MAX_APPROVAL_NOTE_CHARS} characters`, required: false },
+  ],
 };
+
+/** The git actions among the pending ones. */
+export type GitPending = Extract<PendingAction, { kind: "clone" | "push" | "branch" | "pr" }>;
+
+export function isGitPending(a: PendingAction): a is GitPending {
+  return a.kind === "clone" || a.kind === "push" || a.kind === "branch" || a.kind === "pr";
+}
 
 /** Why a command is not available to this key, or null when it is (or nobody knows yet). */
 export function disabledReason(
@@ -65,9 +81,19 @@ export function formIntro(
   form: FormKind,
   sessionId: string,
   session: Session | undefined,
+  approval?: Approval,
 ): { title: string; lines: string[] } {
   const branch = session?.branch ?? null;
   switch (form) {
+    case "approve":
+    case "reject":
+      return {
+        title: `${form === "approve" ? "Approve" : "Reject"} in ${sessionId}`,
+        lines: [
+          approval ? describeApproval(approval) : "the session's pending approval",
+          `An optional note goes with the decision (up to ${MAX_APPROVAL_NOTE_CHARS} characters). You confirm before anything is sent.`,
+        ],
+      };
     case "clone":
       return {
         title: `Clone a repository into ${sessionId}`,
@@ -97,7 +123,7 @@ export function formIntro(
   }
 }
 
-export function openForm(form: FormKind, sessionId: string): FormDialogState {
+export function openForm(form: FormKind, sessionId: string, approval?: Approval): FormDialogState {
   return {
     kind: "form",
     form,
@@ -105,6 +131,7 @@ export function openForm(form: FormKind, sessionId: string): FormDialogState {
     values: FORM_FIELDS[form].map(() => ""),
     field: 0,
     error: null,
+    ...(approval ? { approval } : {}),
   };
 }
 
@@ -120,6 +147,15 @@ export function submitForm(
       return { ok: false, error: `${fields[i]?.label} is required` };
   }
   switch (d.form) {
+    case "approve":
+    case "reject": {
+      // The note is kept as typed (only outer blanks trimmed); too long is refused here.
+      const note = d.values[0]?.trim() ?? "";
+      const bad = noteProblem(note);
+      if (bad !== null) return { ok: false, error: bad };
+      if (!d.approval) return { ok: false, error: "no pending approval to decide" };
+      return { ok: true, confirm: { kind: d.form, approval: d.approval, note } };
+    }
     case "clone":
       return {
         ok: true,
@@ -177,7 +213,51 @@ export function describePending(
   session: Session | undefined,
 ): PendingDescription {
   const repo = session?.repo ?? "the session's repository";
+  const paused = session?.state === "paused";
+  if (isGitPending(a) && paused) {
+    const d = describePending(a, { ...session, state: "active" } as Session);
+    return {
+      lines: ["The session is paused: it is resumed first (POST …/resume), then:", ...d.lines],
+      warning: d.warning,
+    };
+  }
   switch (a.kind) {
+    case "approve":
+    case "reject":
+      return {
+        lines: [
+          `${a.kind === "approve" ? "Approves" : "Rejects"} ${describeApproval(a.approval)} (${a.approval.id}).`,
+          a.note ? `Note: ${a.note}` : "No note.",
+          a.kind === "approve"
+            ? "The agent carries on with what it asked for."
+            : "The agent is told no and carries on without it.",
+        ],
+        warning: null,
+      };
+    case "pause":
+      return {
+        lines: [
+          "Pauses the session: its files and memory are kept; it costs no compute while paused and does not work.",
+        ],
+        warning: null,
+      };
+    case "resume":
+      return { lines: ["Resumes the paused session where it stopped."], warning: null };
+    case "start":
+      return {
+        lines: [
+          "Starts the session whatever its state (creating, paused or running) and its dev server.",
+        ],
+        warning: null,
+      };
+    case "promptPaused":
+      return {
+        lines: [
+          "The session is paused: it is resumed first (POST …/resume), then the prompt is sent:",
+          `  ${a.prompt.split("\n")[0] ?? ""}${a.prompt.includes("\n") ? " …" : ""}`,
+        ],
+        warning: null,
+      };
     case "clone":
       return {
         lines: [
@@ -242,7 +322,7 @@ export function outcomeText(o: ActionOutcome): string {
 }
 
 /** The one GitAction a confirmed dialog stands for. */
-export function toGitAction(action: PendingAction): GitAction {
+export function toGitAction(action: GitPending): GitAction {
   const opt = (v: string | null) => v ?? undefined;
   switch (action.kind) {
     case "clone":
@@ -260,7 +340,7 @@ export function toGitAction(action: PendingAction): GitAction {
 export async function runGitAction(
   services: AppServices,
   sessionId: string,
-  pending: PendingAction,
+  pending: GitPending,
 ): Promise<{ busy: string | null }> {
   const { api, actions, sessions } = services;
   const action = toGitAction(pending);

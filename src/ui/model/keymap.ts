@@ -14,6 +14,7 @@ export type ModeKind =
   | "filter"
   | "search"
   | "jump"
+  | "prompt"
   | "help"
   | "detail"
   | "messages"
@@ -32,6 +33,7 @@ export const MODE_KINDS: readonly ModeKind[] = [
   "filter",
   "search",
   "jump",
+  "prompt",
   "help",
   "detail",
   "messages",
@@ -110,6 +112,18 @@ export type CommandId =
   | "push"
   | "branch"
   | "pullRequest"
+  | "reply"
+  | "cancelPrompt"
+  | "approve"
+  | "reject"
+  | "pause"
+  | "resume"
+  | "start"
+  | "promptSend"
+  | "promptNewline"
+  | "promptRecallPrev"
+  | "promptRecallNext"
+  | "promptEditor"
   | "submit"
   | "cancel"
   | "nextField"
@@ -153,7 +167,11 @@ const SCREENS: readonly ModeKind[] = ["list", "pane"];
 const VIEWS: readonly ModeKind[] = ["fleet", "merged"];
 const OVERLAYS: readonly ModeKind[] = ["help", "detail", "messages", "attention"];
 /** Where a text field has the cursor. */
-const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "jump", "login"];
+const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "jump", "login", "prompt"];
+/** Where the focused or selected session can be replied to: a row opens its pane. */
+const ACTING: readonly ModeKind[] = ["list", "pane", "fleet"];
+/** Where the session's own actions are offered: its pane, and its row of the fleet. */
+const SESSION_ACTS: readonly ModeKind[] = ["pane", "fleet"];
 /** Where j/k and friends move something: the list, a pane, a view, an overlay. */
 const SCROLLING: readonly ModeKind[] = [...SCREENS, ...VIEWS, ...OVERLAYS];
 /** Where the selected session is a row of a table: the list and the fleet. */
@@ -314,6 +332,105 @@ export const KEYMAP: readonly Command[] = [
     modes: [...SCREENS, "fleet"],
     footer: { rank: 17, in: [...SCREENS, "fleet"] },
     scope: "sessions:write",
+  },
+  // acting on the focused session (list row, pane or fleet row)
+  {
+    id: "reply",
+    keys: [k("R")],
+    label: "reply",
+    description: "reply to the agent: a prompt box on the session's pane",
+    modes: ACTING,
+    footer: { rank: 13.5, in: ["pane"] },
+    scope: "sessions:prompt",
+  },
+  {
+    id: "cancelPrompt",
+    keys: [k("C")],
+    label: "cancel prompt",
+    description: "cancel the prompt running in the session (says when nothing was running)",
+    modes: SESSION_ACTS,
+    scope: "sessions:prompt",
+  },
+  {
+    id: "approve",
+    keys: [k("Y")],
+    label: "approve",
+    description:
+      "approve the session's oldest pending approval, with an optional note (asks first, naming what is approved)",
+    modes: SESSION_ACTS,
+    scope: "sessions:write",
+  },
+  {
+    id: "reject",
+    keys: [k("X")],
+    label: "reject",
+    description: "reject the session's oldest pending approval, with an optional note (asks first)",
+    modes: SESSION_ACTS,
+    scope: "sessions:write",
+  },
+  {
+    id: "pause",
+    keys: [k("Z")],
+    label: "pause",
+    description: "pause the session (asks first)",
+    modes: SESSION_ACTS,
+    scope: "sessions:write",
+  },
+  {
+    id: "resume",
+    keys: [k("U")],
+    label: "resume",
+    description: "resume the paused session (asks first)",
+    modes: SESSION_ACTS,
+    scope: "sessions:write",
+  },
+  {
+    id: "start",
+    keys: [k("B")],
+    label: "start",
+    description: "start the session whatever its state: creating, paused or running (asks first)",
+    modes: SESSION_ACTS,
+    scope: "sessions:write",
+  },
+  // the prompt box
+  {
+    id: "promptSend",
+    keys: [named("return")],
+    label: "send",
+    description: "send the prompt (a pasted text's line breaks stay line breaks)",
+    modes: ["prompt"],
+    footer: { rank: 1 },
+  },
+  {
+    id: "promptNewline",
+    keys: [ctrl("j")],
+    label: "new line",
+    description: "a new line in the prompt (Alt-Enter too)",
+    modes: ["prompt"],
+    footer: { rank: 2 },
+  },
+  {
+    id: "promptRecallPrev",
+    keys: [named("up")],
+    label: "recall",
+    description: "recall the session's previous prompt (sent from here)",
+    modes: ["prompt"],
+    footer: { rank: 3 },
+  },
+  {
+    id: "promptRecallNext",
+    keys: [named("down")],
+    label: "recall next",
+    description: "recall the next prompt (past the newest: the draft)",
+    modes: ["prompt"],
+  },
+  {
+    id: "promptEditor",
+    keys: [ctrl("e")],
+    label: "editor",
+    description: "edit the prompt in $VISUAL or $EDITOR",
+    modes: ["prompt"],
+    footer: { rank: 4 },
   },
   // movement, shared by list and pane
   {
@@ -499,7 +616,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [named("return")],
     label: "submit",
     description: "submit the form",
-    modes: [...TEXT_FIELDS, "confirm", "quit"],
+    modes: [...TEXT_FIELDS.filter((m) => m !== "prompt"), "confirm", "quit"],
     footer: { rank: 1, in: ["form", "filter", "search", "jump"] },
   },
   {

@@ -9,6 +9,7 @@ import {
   type HelpOverlayState,
   type JumpEditing,
   type MessagesOverlayState,
+  type PromptEditing,
   type SearchEditing,
   type UiState,
 } from "./uiStore.js";
@@ -32,6 +33,8 @@ export type MainMode =
   | { kind: "search"; editing: SearchEditing }
   /** Typing the time a replay jumps to. */
   | { kind: "jump"; editing: JumpEditing }
+  /** Typing a prompt in a pane's prompt box. */
+  | { kind: "prompt"; editing: PromptEditing }
   | { kind: "help"; overlay: HelpOverlayState }
   | { kind: "detail"; overlay: DetailOverlayState }
   | { kind: "messages"; overlay: MessagesOverlayState }
@@ -62,6 +65,7 @@ export function modeOf(s: UiState): MainMode {
   const e = s.editing;
   if (e) {
     if (e.kind === "filter") return { kind: "filter" };
+    if (e.kind === "prompt") return { kind: "prompt", editing: e };
     return e.kind === "search" ? { kind: "search", editing: e } : { kind: "jump", editing: e };
   }
   const o = s.overlay;

@@ -1,5 +1,6 @@
 import type { BudgetState } from "../../client/requestBudget.js";
 import type { GitAction, GitResult } from "../../protocol/git.js";
+import type { ActControl } from "../../store/act/actStore.js";
 import type { ActionsStore } from "../../store/actionsStore.js";
 import type { AttentionStore } from "../../store/attention/attentionStore.js";
 import type { ActivityTracker } from "../../store/fleet/activity.js";
@@ -75,6 +76,8 @@ export interface AppServices {
   /** When the list is read again; null where nothing refreshes it. */
   live: LiveControl | null;
   budget: BudgetView;
+  /** Prompts, approvals and the lifecycle; absent where nothing can be acted on (a replay). */
+  act?: ActControl;
 }
 
 export interface AppOptions {

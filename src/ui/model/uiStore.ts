@@ -1,4 +1,5 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
+import type { Approval } from "../../protocol/approvals.js";
 import type { TerminalSize } from "./layout.js";
 import { initialPaneView, type PaneView } from "./paneView.js";
 
@@ -8,7 +9,7 @@ import { initialPaneView, type PaneView } from "./paneView.js";
  * per signed-in screen (no globals), changed only by the key handlers (src/ui/input).
  */
 
-export type FormKind = "clone" | "branch" | "pr";
+export type FormKind = "clone" | "branch" | "pr" | "approve" | "reject";
 
 export interface FormDialogState {
   kind: "form";
@@ -17,6 +18,8 @@ export interface FormDialogState {
   values: readonly string[];
   field: number;
   error: string | null;
+  /** The approval an approve or reject form decides. */
+  approval?: Approval;
 }
 
 /** A remote-changing (or workspace-replacing) action waiting for "y". */
@@ -24,7 +27,11 @@ export type PendingAction =
   | { kind: "clone"; repoUrl: string; branch: string | null }
   | { kind: "push"; branch: string | null }
   | { kind: "branch"; name: string; from: string | null }
-  | { kind: "pr"; title: string; base: string; head: string | null };
+  | { kind: "pr"; title: string; base: string; head: string | null }
+  | { kind: "approve" | "reject"; approval: Approval; note: string }
+  | { kind: "pause" | "resume" | "start" }
+  /** A prompt typed for a paused session: resume it, then send. */
+  | { kind: "promptPaused"; prompt: string };
 
 export interface ConfirmDialogState {
   kind: "confirm";
@@ -85,7 +92,17 @@ export interface JumpEditing {
   draft: string;
 }
 
-export type Editing = { kind: "filter" } | SearchEditing | JumpEditing;
+/** The prompt box on a pane: the draft, and which earlier prompt is recalled (null: none). */
+export interface PromptEditing {
+  kind: "prompt";
+  sessionId: string;
+  draft: string;
+  recall: number | null;
+  /** The draft as it was before recalling. */
+  saved: string;
+}
+
+export type Editing = { kind: "filter" } | SearchEditing | JumpEditing | PromptEditing;
 
 export type MessageLevel = "info" | "ok" | "warn" | "error";
 

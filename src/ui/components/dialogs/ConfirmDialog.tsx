@@ -7,7 +7,7 @@ import { formatElapsed } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useNow } from "../../hooks/useNow.js";
-import { describePending, pushTarget } from "../../model/gitActions.js";
+import { describePending, isGitPending, pushTarget } from "../../model/gitActions.js";
 import { keyOf } from "../../model/keymap.js";
 import type { ConfirmDialogState, QuitDialogState } from "../../model/uiStore.js";
 import { DialogFrame } from "./DialogFrame.js";
@@ -19,9 +19,26 @@ const TITLES = {
   push: "Push",
   branch: "Create branch",
   pr: "Open pull request",
+  approve: "Approve",
+  reject: "Reject",
+  pause: "Pause",
+  resume: "Resume",
+  start: "Start",
+  promptPaused: "Resume, then send",
 } as const;
 
-const YES = { clone: "clone", push: "push", branch: "create it", pr: "open it" } as const;
+const YES = {
+  clone: "clone",
+  push: "push",
+  branch: "create it",
+  pr: "open it",
+  approve: "approve",
+  reject: "reject",
+  pause: "pause",
+  resume: "resume",
+  start: "start",
+  promptPaused: "resume and send",
+} as const;
 
 export function ConfirmDialog({
   dialog,
@@ -57,14 +74,17 @@ export function ConfirmDialog({
     );
   }
   const a = dialog.action;
+  const git = isGitPending(a) ? a : null;
   const branch =
-    a.kind === "push"
-      ? pushTarget(a, record)
-      : a.kind === "pr"
-        ? a.head
-        : a.kind === "clone"
-          ? a.branch
-          : a.from;
+    git === null
+      ? null
+      : git.kind === "push"
+        ? pushTarget(git, record)
+        : git.kind === "pr"
+          ? git.head
+          : git.kind === "clone"
+            ? git.branch
+            : git.from;
   const about = describePending(a, record);
   const title = record ? (sessionName(record) ?? "") : "";
   return (
@@ -74,16 +94,27 @@ export function ConfirmDialog({
         <Text bold>{dialog.sessionId}</Text>
         {title ? <Text>{`  ${title}`}</Text> : null}
       </Text>
-      <Text wrap="truncate-end">
-        <Text color={theme.c.muted}>{"repository  "}</Text>
-        <Text>{record?.repo ?? "—"}</Text>
-      </Text>
-      <Text wrap="truncate-end">
-        <Text color={theme.c.muted}>{"branch      "}</Text>
-        <Text bold>{branch ?? (a.kind === "clone" ? "(default branch)" : "(current branch)")}</Text>
-        {a.kind === "branch" ? <Text>{` → new branch ${a.name}`}</Text> : null}
-        {a.kind === "pr" ? <Text>{` → ${a.base}`}</Text> : null}
-      </Text>
+      {git ? (
+        <>
+          <Text wrap="truncate-end">
+            <Text color={theme.c.muted}>{"repository  "}</Text>
+            <Text>{record?.repo ?? "—"}</Text>
+          </Text>
+          <Text wrap="truncate-end">
+            <Text color={theme.c.muted}>{"branch      "}</Text>
+            <Text bold>
+              {branch ?? (git.kind === "clone" ? "(default branch)" : "(current branch)")}
+            </Text>
+            {git.kind === "branch" ? <Text>{` → new branch ${git.name}`}</Text> : null}
+            {git.kind === "pr" ? <Text>{` → ${git.base}`}</Text> : null}
+          </Text>
+        </>
+      ) : (
+        <Text wrap="truncate-end">
+          <Text color={theme.c.muted}>{"state       "}</Text>
+          <Text>{record?.state ?? "—"}</Text>
+        </Text>
+      )}
       <Text> </Text>
       {about.lines.map((l) => (
         <Text key={l} wrap="wrap">

@@ -21,7 +21,7 @@ export function FormDialog({
   const theme = useTheme();
   const { sessions } = useServices();
   const record = useStore(sessions, (s) => selectRecord(s, dialog.sessionId));
-  const { title, lines } = formIntro(dialog.form, dialog.sessionId, record);
+  const { title, lines } = formIntro(dialog.form, dialog.sessionId, record, dialog.approval);
   const fields = FORM_FIELDS[dialog.form];
   const inner = dialogInnerWidth(width);
   const labelWidth = Math.max(...fields.map((f) => f.label.length)) + 2;

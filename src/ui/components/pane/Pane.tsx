@@ -2,15 +2,21 @@ import { Box } from "ink";
 import { memo, useMemo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
+import { createStore } from "zustand/vanilla";
+import { type ActState, actOf } from "../../../store/act/actStore.js";
 import { unseenItemOf } from "../../../store/attention/attentionStore.js";
 import { overlapSummary } from "../../../store/fleet/overlaps.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
+import { actLines } from "../../model/actLines.js";
+import { disabledReason } from "../../model/gitActions.js";
+import { commandById } from "../../model/keymap.js";
 import { paneBody } from "../../model/layout.js";
 import { computeWindow, matchStats, newCount, type TimelineWindow } from "../../model/paneView.js";
 import { paneViewOf } from "../../model/uiStore.js";
 import type { BorderKind } from "../chrome/BorderTitle.js";
+import { ActPanel } from "./ActPanel.js";
 import { PaneStatus } from "./PaneStatus.js";
 import { PaneTitle } from "./PaneTitle.js";
 import { Timeline } from "./Timeline.js";
@@ -33,6 +39,8 @@ export interface PaneProps {
 }
 
 const EMPTY: TimelineWindow = { lines: [], top: null, atEnd: true };
+/** A store that never changes, for a UI without acting (a replay). */
+const NO_ACT = createStore<ActState>()(() => ({ bySession: new Map(), busy: new Set() }));
 
 export const Pane = memo(function Pane({
   sessionId,
@@ -42,7 +50,7 @@ export const Pane = memo(function Pane({
   focused,
   note = null,
 }: PaneProps) {
-  const { streams, attention: attentionStore, overlaps } = useServices();
+  const { streams, attention: attentionStore, overlaps, act, identity } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   // Only what the pane body shows: a heartbeat or a status change replaces the session
@@ -64,7 +72,25 @@ export const Pane = memo(function Pane({
   const searchDraft = useStore(ui, (s) =>
     s.editing?.kind === "search" && s.editing.sessionId === sessionId ? s.editing.draft : null,
   );
-  const body = paneBody({ width, height });
+  const actState = useStore(act?.store ?? NO_ACT, (s) => actOf(s, sessionId));
+  const promptEditing = useStore(ui, (s) =>
+    s.editing?.kind === "prompt" && s.editing.sessionId === sessionId ? s.editing : null,
+  );
+  const keyInfo = useStore(identity, (s) => s.keyInfo);
+  const full = paneBody({ width, height });
+  const panel = useMemo(
+    () =>
+      actLines({
+        act: actState,
+        editing: promptEditing,
+        role: keyInfo ? keyInfo.role : undefined,
+        writeDisabled: disabledReason(commandById("approve"), { keyInfo }),
+        width: full.width,
+        maxRows: Math.max(0, Math.floor(full.rows / 2)),
+      }),
+    [actState, promptEditing, keyInfo, full.width, full.rows],
+  );
+  const body = { ...full, rows: Math.max(1, full.rows - panel.length) };
   // The buffer is mutated in place; its version, as of the store's last batch, is the signal
   // to lay out again.
   // biome-ignore lint/correctness/useExhaustiveDependencies: rows marks new entries
@@ -116,6 +142,7 @@ export const Pane = memo(function Pane({
           matchSeq={view.matchSeq}
           empty={open ? "waiting for events…" : "not streaming"}
         />
+        <ActPanel lines={panel} width={body.width} />
         <PaneStatus
           view={view}
           newCount={fresh}

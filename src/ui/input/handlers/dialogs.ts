@@ -1,20 +1,11 @@
-import { FORM_FIELDS, runGitAction, submitForm } from "../../model/gitActions.js";
-import type { PendingAction } from "../../model/uiStore.js";
+import { FORM_FIELDS, submitForm } from "../../model/gitActions.js";
 import { message, patch, sessionRecord } from "../actions.js";
-import type { UiDeps } from "../deps.js";
+import { startPending } from "./act.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /** The git forms, their confirmations, and "quit while a git action runs?". */
 
 const close: Handler = (deps) => patch(deps, { dialog: null });
-
-/** Run a confirmed git action; a busy refusal is said in the status line. */
-function startAction(deps: UiDeps, sessionId: string, action: PendingAction): void {
-  patch(deps, { dialog: null, message: null });
-  void runGitAction(deps.services, sessionId, action).then(({ busy }) => {
-    if (busy) message(deps, busy, "warn");
-  });
-}
 
 export const FORM: ModeHandlers<"form"> = {
   cancel: close,
@@ -28,14 +19,17 @@ export const FORM: ModeHandlers<"form"> = {
 };
 
 const confirm: Handler<ModeOf<"confirm">> = (deps, { dialog: d }) =>
-  startAction(deps, d.sessionId, d.action);
+  startPending(deps, d.sessionId, d.action);
 
 const decline: Handler<ModeOf<"confirm">> = (deps, { dialog: d }) => {
   patch(deps, { dialog: null });
-  message(
-    deps,
-    `${d.action.kind === "pr" ? "Pull request" : d.action.kind} cancelled: nothing was sent`,
-  );
+  const what =
+    d.action.kind === "pr"
+      ? "Pull request"
+      : d.action.kind === "promptPaused"
+        ? "Prompt"
+        : d.action.kind;
+  message(deps, `${what} cancelled: nothing was sent`);
 };
 
 export const CONFIRM: ModeHandlers<"confirm"> = {

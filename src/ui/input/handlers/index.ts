@@ -5,6 +5,7 @@ import type { UiDeps } from "../deps.js";
 import type { KeyPress } from "../keys.js";
 import type { KeyTarget } from "../route.js";
 import type { TextField } from "../textField.js";
+import { ACT_SCREEN, PROMPT } from "./act.js";
 import { CONFIRM, FORM, QUIT } from "./dialogs.js";
 import { FILTER, SEARCH } from "./editing.js";
 import { LIST } from "./list.js";
@@ -35,14 +36,15 @@ export const HANDLERS: Table = {
   filter: FILTER,
   search: SEARCH,
   jump: JUMP,
+  prompt: PROMPT,
   help: HELP,
   detail: DETAIL,
   messages: MESSAGES,
   attention: ATTENTION,
-  fleet: { ...SCREEN, ...FLEET },
+  fleet: { ...SCREEN, ...ACT_SCREEN, ...FLEET },
   merged: { ...SCREEN, ...MERGED },
-  pane: { ...SCREEN, ...REPLAY, ...PANE },
-  list: { ...SCREEN, ...REPLAY, ...LIST },
+  pane: { ...SCREEN, ...ACT_SCREEN, ...REPLAY, ...PANE },
+  list: { ...SCREEN, reply: ACT_SCREEN.reply, ...REPLAY, ...LIST },
 };
 
 /** The handler of a command in a mode, if it has one. */
@@ -77,6 +79,15 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
         },
       };
     }
+    case "prompt":
+      return {
+        multiline: true,
+        get: () => mode.editing.draft,
+        set: (v) => {
+          const cur = deps.ui.getState().editing;
+          if (cur?.kind === "prompt") patch(deps, { editing: { ...cur, draft: v } });
+        },
+      };
     case "search":
     case "jump":
       return {

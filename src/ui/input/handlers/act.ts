@@ -1,0 +1,267 @@
+import { type Approval, approvalGate } from "../../../protocol/approvals.js";
+import { promptProblem } from "../../../protocol/prompt.js";
+import { actOf } from "../../../store/act/actStore.js";
+import { disabledReason, isGitPending, openForm, runGitAction } from "../../model/gitActions.js";
+import { type Command, commandById, keyOf } from "../../model/keymap.js";
+import type { PendingAction, PromptEditing } from "../../model/uiStore.js";
+import {
+  message,
+  openPane,
+  patch,
+  refusedId,
+  selectedSessionId,
+  sessionRecord,
+} from "../actions.js";
+import type { UiDeps } from "../deps.js";
+import type { Handler, ModeHandlers, ModeOf } from "./types.js";
+
+/**
+ * Acting on the focused session: reply (the prompt box), cancel, approve or reject its
+ * pending approval, pause/resume/start; and running what a confirmation stands for. The
+ * store (src/store/act) does the calls; these only decide what to offer and ask.
+ */
+
+/** The session an action is about, if the key may take it; else said, and null. */
+function target(deps: UiDeps, cmd: Command): string | null {
+  const sessionId = selectedSessionId(deps);
+  if (!sessionId) {
+    message(deps, "Select a session first (list row or pane)");
+    return null;
+  }
+  if (!deps.services.act) {
+    message(deps, `${cmd.label} is not available here`, "warn");
+    return null;
+  }
+  const reason =
+    disabledReason(cmd, deps.services.identity.getState()) ?? refusedId(deps, sessionId);
+  if (reason) {
+    message(deps, reason, "error");
+    return null;
+  }
+  return sessionId;
+}
+
+/** Focus the session's pane, opening it when needed (a prompt's answer streams there). */
+function focusPane(deps: UiDeps, sessionId: string): boolean {
+  openPane(deps, sessionId);
+  const at = deps.ui.getState().panes.indexOf(sessionId);
+  if (at < 0) return false;
+  patch(deps, { view: "main", focus: at + 1 });
+  return true;
+}
+
+const reply: Handler = (deps) => {
+  const sessionId = target(deps, commandById("reply"));
+  if (!sessionId || !focusPane(deps, sessionId)) return;
+  const cur = deps.ui.getState().editing;
+  const draft = cur?.kind === "prompt" && cur.sessionId === sessionId ? cur.draft : "";
+  patch(deps, {
+    editing: { kind: "prompt", sessionId, draft, recall: null, saved: draft },
+    message: null,
+  });
+};
+
+const cancelPrompt: Handler = (deps) => {
+  const sessionId = target(deps, commandById("cancelPrompt"));
+  if (!sessionId) return;
+  void deps.services.act?.cancelPrompt(sessionId).then(() => {
+    const n = actOf(
+      deps.services.act?.store.getState() ?? { bySession: new Map(), busy: new Set() },
+      sessionId,
+    ).notice;
+    if (n) message(deps, `${sessionId}: ${n.text}`, n.ok ? "ok" : "warn");
+  });
+};
+
+/** The approval a key decides: the session's oldest pending one. */
+function pendingOf(deps: UiDeps, sessionId: string): Approval | null {
+  const act = deps.services.act;
+  if (!act) return null;
+  const list = actOf(act.store.getState(), sessionId).approvals ?? [];
+  return list.at(-1) ?? null;
+}
+
+/** Why the key's role cannot decide this approval (known before asking), or null. */
+export function roleRefusal(deps: UiDeps, a: Approval): string | null {
+  const info = deps.services.identity.getState().keyInfo;
+  if (!info) return null;
+  return approvalGate(a, info.role);
+}
+
+function decide(action: "approve" | "reject"): Handler {
+  return (deps) => {
+    const cmd = commandById(action);
+    const sessionId = target(deps, cmd);
+    if (!sessionId) return;
+    const act = deps.services.act;
+    const a = pendingOf(deps, sessionId);
+    if (!a) {
+      const known = act ? actOf(act.store.getState(), sessionId).approvals !== null : false;
+      message(
+        deps,
+        known ? `${sessionId} has no pending approval` : `Reading the approvals of ${sessionId}…`,
+      );
+      void act?.loadApprovals(sessionId).then(() => {
+        if (!known && pendingOf(deps, sessionId)) {
+          message(deps, `${sessionId} has a pending approval: press ${keyOf(action)} again`);
+        } else if (!known) message(deps, `${sessionId} has no pending approval`);
+      });
+      return;
+    }
+    const refused = roleRefusal(deps, a);
+    if (refused) {
+      message(deps, `${cmd.label} is disabled: this approval ${refused}`, "error");
+      return;
+    }
+    patch(deps, { dialog: openForm(action, sessionId, a), message: null });
+  };
+}
+
+function lifecycle(action: "pause" | "resume" | "start"): Handler {
+  return (deps) => {
+    const sessionId = target(deps, commandById(action));
+    if (!sessionId) return;
+    patch(deps, {
+      dialog: { kind: "confirm", sessionId, action: { kind: action } },
+      message: null,
+    });
+  };
+}
+
+export const ACT_SCREEN: ModeHandlers<"list" | "pane" | "fleet"> = {
+  reply,
+  cancelPrompt,
+  approve: decide("approve"),
+  reject: decide("reject"),
+  pause: lifecycle("pause"),
+  resume: lifecycle("resume"),
+  start: lifecycle("start"),
+};
+
+/** Sends a prompt (the store streams its answer into the pane) and says when it ends badly. */
+function send(deps: UiDeps, sessionId: string, prompt: string): void {
+  const act = deps.services.act;
+  if (!act) return;
+  void act.sendPrompt(sessionId, prompt).then((o) => {
+    if (o?.kind === "already_running") {
+      message(
+        deps,
+        `${sessionId}: a prompt is already running; yours was not sent (${keyOf("cancelPrompt")} cancels the running one)`,
+        "warn",
+      );
+    }
+    void act.loadApprovals(sessionId);
+  });
+}
+
+/** Runs what a confirmation stands for. A git action on a paused session resumes it first. */
+export function startPending(deps: UiDeps, sessionId: string, action: PendingAction): void {
+  patch(deps, { dialog: null, message: null });
+  const act = deps.services.act;
+  const paused = sessionRecord(deps, sessionId)?.state === "paused";
+  const resumeFirst = async (): Promise<boolean> => {
+    if (!act) return true;
+    const ok = await act.lifecycle(sessionId, "resume");
+    if (ok) void deps.services.sessions.getState().refreshSession(sessionId);
+    else {
+      const n = actOf(act.store.getState(), sessionId).notice;
+      message(deps, `${sessionId}: ${n?.text ?? "resume failed"}`, "error");
+    }
+    return ok;
+  };
+  if (isGitPending(action)) {
+    void (async () => {
+      if (paused && !(await resumeFirst())) return;
+      const { busy } = await runGitAction(deps.services, sessionId, action);
+      if (busy) message(deps, busy, "warn");
+    })();
+    return;
+  }
+  if (!act) return;
+  switch (action.kind) {
+    case "promptPaused":
+      void (async () => {
+        if (await resumeFirst()) send(deps, sessionId, action.prompt);
+      })();
+      return;
+    case "approve":
+    case "reject":
+      void act.decide(sessionId, action.approval, action.kind, action.note).then(() => {
+        const n = actOf(act.store.getState(), sessionId).notice;
+        if (n) message(deps, n.text, n.ok ? "ok" : "error");
+      });
+      return;
+    case "pause":
+    case "resume":
+    case "start":
+      void act.lifecycle(sessionId, action.kind).then((ok) => {
+        const n = actOf(act.store.getState(), sessionId).notice;
+        if (n) message(deps, `${sessionId}: ${n.text}`, ok ? "ok" : "error");
+        void deps.services.sessions.getState().refreshSession(sessionId);
+      });
+      return;
+  }
+}
+
+type PromptMode = ModeOf<"prompt">;
+
+function setDraft(deps: UiDeps, e: PromptEditing, p: Partial<PromptEditing>): void {
+  patch(deps, { editing: { ...e, ...p } });
+}
+
+function recall(step: -1 | 1): Handler<PromptMode> {
+  return (deps, { editing: e }) => {
+    const sent = deps.services.act
+      ? actOf(deps.services.act.store.getState(), e.sessionId).sent
+      : [];
+    if (sent.length === 0) {
+      message(deps, "No earlier prompt of this session to recall");
+      return;
+    }
+    const cur = e.recall ?? sent.length;
+    const next = Math.max(0, Math.min(sent.length, cur + step));
+    if (next === sent.length) setDraft(deps, e, { draft: e.saved, recall: null });
+    else
+      setDraft(deps, e, {
+        draft: sent[next] ?? "",
+        recall: next,
+        saved: e.recall === null ? e.draft : e.saved,
+      });
+  };
+}
+
+export const PROMPT: ModeHandlers<"prompt"> = {
+  cancel: (deps) => {
+    // The draft is kept for the next R on this session.
+    const e = deps.ui.getState().editing;
+    patch(deps, { editing: null });
+    if (e?.kind === "prompt" && e.draft.trim() !== "") {
+      message(deps, `Prompt not sent; ${keyOf("reply")} brings the draft back`);
+    }
+  },
+  promptNewline: (deps, { editing: e }) => setDraft(deps, e, { draft: `${e.draft}\n` }),
+  promptRecallPrev: recall(-1),
+  promptRecallNext: recall(1),
+  promptEditor: (deps) =>
+    message(deps, "Editing in $VISUAL/$EDITOR is not available in this build yet", "warn"),
+  promptSend: (deps, { editing: e }) => {
+    const bad = promptProblem(e.draft);
+    if (bad !== null) {
+      message(deps, `Not sent: ${bad}`, "warn");
+      return;
+    }
+    const prompt = e.draft;
+    patch(deps, { editing: null });
+    if (sessionRecord(deps, e.sessionId)?.state === "paused") {
+      patch(deps, {
+        dialog: {
+          kind: "confirm",
+          sessionId: e.sessionId,
+          action: { kind: "promptPaused", prompt },
+        },
+      });
+      return;
+    }
+    send(deps, e.sessionId, prompt);
+  },
+};

@@ -1,0 +1,106 @@
+import { type Approval, approvalGate } from "../../protocol/approvals.js";
+import type { SessionAct } from "../../store/act/actStore.js";
+import { describeApproval } from "../../store/act/approvalDecision.js";
+import { wrapLine } from "../../text/wrap.js";
+import { keyOf } from "./keymap.js";
+import type { PromptEditing } from "./uiStore.js";
+
+/**
+ * What a pane shows under its timeline about acting on the session: its pending approvals
+ * (with the keys, or why they are disabled), the last prompt sent from here and its answer
+ * as it streams, how it ended, the last decision or lifecycle result, and the prompt box.
+ * Plain data; the pane only draws it. At most `maxRows` lines: the answer's newest lines win.
+ */
+
+export type ActTone = "accent" | "muted" | "ok" | "warn" | "error" | "plain";
+
+export interface ActLine {
+  text: string;
+  tone: ActTone;
+  bold?: boolean;
+}
+
+export interface ActLinesInput {
+  act: SessionAct;
+  editing: PromptEditing | null;
+  /** The key's role from verify (undefined: not known yet). */
+  role: string | null | undefined;
+  /** Why deciding approvals is disabled by scope, or null. */
+  writeDisabled: string | null;
+  width: number;
+  maxRows: number;
+}
+
+function approvalLines(a: Approval, input: ActLinesInput): ActLine[] {
+  const gate = input.role === undefined ? null : approvalGate(a, input.role);
+  const keys = input.writeDisabled
+    ? `disabled: ${input.writeDisabled}`
+    : gate
+      ? `${keyOf("approve")}/${keyOf("reject")} disabled: ${gate}`
+      : `${keyOf("approve")} approve · ${keyOf("reject")} reject`;
+  return [
+    { text: `⚑ needs you: ${describeApproval(a)}`, tone: "warn", bold: true },
+    { text: `  ${a.id} — ${keys}`, tone: gate || input.writeDisabled ? "muted" : "accent" },
+  ];
+}
+
+export function actLines(input: ActLinesInput): ActLine[] {
+  const { act, editing, width } = input;
+  const w = Math.max(10, width);
+  const out: ActLine[] = [];
+  const head: ActLine[] = [];
+  const pending = act.approvals ?? [];
+  // The oldest pending approval is the one the keys decide; more are counted.
+  const first = pending.at(-1);
+  if (first) head.push(...approvalLines(first, input));
+  if (pending.length > 1)
+    head.push({ text: `  and ${pending.length - 1} more pending`, tone: "muted" });
+  if (act.approvalsError) head.push({ text: `approvals: ${act.approvalsError}`, tone: "error" });
+
+  const x = act.exchanges.at(-1);
+  const answer: ActLine[] = [];
+  if (x) {
+    const firstLine = x.prompt.split("\n")[0] ?? "";
+    const more = x.prompt.includes("\n") ? " …" : "";
+    answer.push({ text: `› you: ${firstLine}${more}`, tone: "accent", bold: true });
+    const lines = x.lines.slice();
+    if (lines.at(-1)?.kind === "text" && lines.at(-1)?.text === "") lines.pop();
+    for (const l of lines) {
+      for (const piece of wrapLine(l.text, w - 2)) {
+        answer.push({ text: `  ${piece}`, tone: l.kind === "tool" ? "muted" : "plain" });
+      }
+    }
+    if (x.running) answer.push({ text: "  … answering (C cancels)", tone: "muted" });
+    else if (x.end)
+      answer.push({
+        text: `  ${x.ok ? "✓" : "✗"} answer ${x.end}`,
+        tone: x.ok ? "ok" : "error",
+      });
+  }
+  const tail: ActLine[] = [];
+  if (act.notice) tail.push({ text: act.notice.text, tone: act.notice.ok ? "ok" : "error" });
+  if (editing) {
+    const draftLines = editing.draft.split("\n");
+    const shown = draftLines.slice(-3);
+    if (draftLines.length > 3)
+      tail.push({ text: `  (${draftLines.length - 3} lines above)`, tone: "muted" });
+    shown.forEach((l, i) => {
+      const cursor = i === shown.length - 1 ? "▏" : "";
+      tail.push({
+        text: `${i === 0 && draftLines.length <= 3 ? "reply › " : "        "}${l}${cursor}`,
+        tone: "accent",
+      });
+    });
+    tail.push({
+      text: `${keyOf("promptSend")} send · ${keyOf("promptNewline")} new line · ↑↓ recall · Esc close`,
+      tone: "muted",
+    });
+  }
+  const room = Math.max(0, input.maxRows);
+  // The prompt box and the notice first, then the approvals, then the newest of the answer.
+  const fixed = [...head, ...tail];
+  if (fixed.length >= room) return [...head, ...tail].slice(-room);
+  const answerRoom = room - fixed.length;
+  out.push(...head, ...answer.slice(-answerRoom), ...tail);
+  return out;
+}
