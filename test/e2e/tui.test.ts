@@ -262,6 +262,42 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await expectRestored(pane);
   });
 
+  it("holds the list's order while keys arrive through live refreshes: jjj lands where the rows were", async () => {
+    // Sessions work every 400 ms and the list is read every second: sorted by last update, the
+    // rows would reorder on nearly every refresh.
+    const pane = await launch([], { env: { AGENT_SESSIONS_REFRESH_MS: "1000" } });
+    await pane.waitForText("shown of");
+    const rowIds = (screen: string) =>
+      screen
+        .split("\n")
+        .map((l) => /(ses_\w+)/.exec(l)?.[1])
+        .filter((x): x is string => x !== undefined);
+    const selected = (screen: string) =>
+      /(ses_\w+)/.exec(screen.split("\n").find((l) => l.includes("▸")) ?? "")?.[1];
+    await pane.keys("j");
+    const first = await pane.waitFor("the cursor on the second row", (s) => {
+      const ids = rowIds(s);
+      return ids.length > 3 && selected(s) === ids[1];
+    });
+    const held = rowIds(first);
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    for (let k = 2; k < Math.min(8, held.length); k++) {
+      await pause(400);
+      await pane.keys("j");
+      await pane.waitFor(
+        `the cursor on row ${k + 1} of the held order`,
+        (s) => selected(s) === held[k],
+      );
+    }
+    const on = held[Math.min(7, held.length - 1)];
+    // Keys pause: the new order applies, and the cursor stays on its session.
+    await pause(3500);
+    const after = await pane.waitFor("the cursor still on its session", (s) => selected(s) === on);
+    expect(rowIds(after).sort()).toEqual([...held].sort());
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
   it("re-lays out on resize: side by side, stacked, too small, and back", async () => {
     const [a, b] = [ids[0] as string, ids[1] as string];
     const pane = await launch(["open", a, b]);
