@@ -7,7 +7,7 @@ import { formatElapsed } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useNow } from "../../hooks/useNow.js";
-import { describePending, pushTarget } from "../../model/gitActions.js";
+import { describePending, pushTarget, repoName } from "../../model/gitActions.js";
 import { keyOf } from "../../model/keymap.js";
 import type { ConfirmDialogState, QuitDialogState } from "../../model/uiStore.js";
 import { DialogFrame } from "./DialogFrame.js";
@@ -76,11 +76,18 @@ export function ConfirmDialog({
       </Text>
       <Text wrap="truncate-end">
         <Text color={theme.c.muted}>{"repository  "}</Text>
-        <Text>{record?.repo ?? "—"}</Text>
+        <Text>{repoName(record) ?? "(not named by the service)"}</Text>
       </Text>
       <Text wrap="truncate-end">
         <Text color={theme.c.muted}>{"branch      "}</Text>
-        <Text bold>{branch ?? (a.kind === "clone" ? "(default branch)" : "(current branch)")}</Text>
+        <Text bold color={branch === null && a.kind === "push" ? theme.c.warn : undefined}>
+          {branch ??
+            (a.kind === "clone"
+              ? "(default branch)"
+              : a.kind === "push"
+                ? "unknown: whatever is checked out (may be main)"
+                : "(current branch)")}
+        </Text>
         {a.kind === "branch" ? <Text>{` → new branch ${a.name}`}</Text> : null}
         {a.kind === "pr" ? <Text>{` → ${a.base}`}</Text> : null}
       </Text>
