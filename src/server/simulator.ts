@@ -1,3 +1,11 @@
+import {
+  approvalResolved,
+  autoPaused,
+  awaitingApproval,
+  maybeAskApproval,
+  promptEnded,
+  promptStarted,
+} from "./attentionSim.js";
 import type { Faults } from "./faults.js";
 import type { Random } from "./random.js";
 import type { NewEvent, SessionState, SessionTable } from "./sessionTable.js";
@@ -24,6 +32,8 @@ interface SimState {
    * simulator did not put the session in it.
    */
   resumeAt: number | null;
+  /** While the agent waits on an approval: when the simulated reviewer resolves it. */
+  approvalAt?: number;
 }
 
 const PAUSE_CHANCE = 0.08;
@@ -139,9 +149,18 @@ export class Simulator {
       // Only active sessions work; the other lifecycle states send heartbeats only.
       if (s.record.state !== "active" || st.nextAt > now) continue;
       st.nextAt = now + this.gap();
+      // Waiting on an approval: no work until the reviewer resolves it (attentionSim.ts).
+      if (awaitingApproval(s.record)) {
+        if ((st.approvalAt ?? 0) > now) continue;
+        approvalResolved(s.record, now);
+        st.queue = nextEpisode(this.rand);
+        promptStarted(s.record, now);
+      }
       if (st.queue.length === 0) {
         if (this.rand.next() < PAUSE_CHANCE) {
+          // Idle: the service pauses it by itself, as the real one does.
           st.resumeAt = now + this.pauseLength();
+          autoPaused(s.record, now);
           this.store.setState(id, "paused", now);
           continue;
         }
@@ -157,10 +176,20 @@ export class Simulator {
           this.replace(now);
           continue;
         }
+        if (maybeAskApproval(s.record, this.fate, now)) {
+          st.approvalAt = now + this.pauseLength();
+          continue;
+        }
         st.queue = nextEpisode(this.rand);
+        promptStarted(s.record, now);
       }
       const planned = st.queue.shift();
-      if (planned) this.store.append(id, this.realise(id, planned, now), now);
+      if (planned) {
+        const events = this.realise(id, planned, now);
+        // The episode's last event: its prompt ends (done, or now and then an error).
+        if (st.queue.length === 0) events.push(promptEnded(s.record, this.fate, now));
+        this.store.append(id, events, now);
+      }
     }
     this.schedule();
   }

@@ -44,7 +44,8 @@ const WIDE = { width: 140, height: 40 };
 
 /** A pane's title in its top border (the session list shows "1 ses_…" too, without a border). */
 function titleRe(n: number, id: string): RegExp {
-  return new RegExp(`[─═━] (?:⚠ )?${n} ${id} `);
+  // A pane that needs you names the reason before its number: "⚠ failed 1 ses_…".
+  return new RegExp(`[─═━] (?:⚠ (?:[a-z]+ )+)?${n} ${id} `);
 }
 
 function lineWith(screen: string, re: RegExp | string): string | undefined {
@@ -262,6 +263,42 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await expectRestored(pane);
   });
 
+  it("holds the list's order while keys arrive through live refreshes: jjj lands where the rows were", async () => {
+    // Sessions work every 400 ms and the list is read every second: sorted by last update, the
+    // rows would reorder on nearly every refresh.
+    const pane = await launch([], { env: { AGENT_SESSIONS_REFRESH_MS: "1000" } });
+    await pane.waitForText("shown of");
+    const rowIds = (screen: string) =>
+      screen
+        .split("\n")
+        .map((l) => /(ses_\w+)/.exec(l)?.[1])
+        .filter((x): x is string => x !== undefined);
+    const selected = (screen: string) =>
+      /(ses_\w+)/.exec(screen.split("\n").find((l) => l.includes("▸")) ?? "")?.[1];
+    await pane.keys("j");
+    const first = await pane.waitFor("the cursor on the second row", (s) => {
+      const ids = rowIds(s);
+      return ids.length > 3 && selected(s) === ids[1];
+    });
+    const held = rowIds(first);
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    for (let k = 2; k < Math.min(8, held.length); k++) {
+      await pause(400);
+      await pane.keys("j");
+      await pane.waitFor(
+        `the cursor on row ${k + 1} of the held order`,
+        (s) => selected(s) === held[k],
+      );
+    }
+    const on = held[Math.min(7, held.length - 1)];
+    // Keys pause: the new order applies, and the cursor stays on its session.
+    await pause(3500);
+    const after = await pane.waitFor("the cursor still on its session", (s) => selected(s) === on);
+    expect(rowIds(after).sort()).toEqual([...held].sort());
+    await pane.keys("q");
+    await expectRestored(pane);
+  });
+
   it("re-lays out on resize: side by side, stacked, too small, and back", async () => {
     const [a, b] = [ids[0] as string, ids[1] as string];
     const pane = await launch(["open", a, b]);
@@ -304,7 +341,7 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     const listRows = (s: string) =>
       s
         .split("\n")
-        .filter((l) => /^[│║][▸ ][ !][ \d] \S/.test(l))
+        .filter((l) => /^[│║][▸ ][ ?✗✓~⏸✕][ \d] \S/.test(l))
         .map((l) => l.slice(0, l.indexOf("│", 1) > 0 ? l.indexOf("│", 1) : undefined));
     const wholeTitles = (s: string) => {
       const rows = listRows(s).join("\n");
@@ -344,7 +381,7 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await pane.resize(100, 30);
     // (A session that waits for you has ⚠ before its number.) Both streams live: on a loaded
     // machine the second may still be connecting when the first is.
-    const title2Of = (s: string) => lineWith(s, /[─━] (?:⚠ )?2 /) ?? "";
+    const title2Of = (s: string) => lineWith(s, /[─━] (?:⚠ (?:[a-z]+ )+)?2 /) ?? "";
     screen = await pane.waitFor(
       "narrow pane titles",
       (s) => /═ 1 ● active · ● live/.test(s) && /2 [●⏸◌◆] \w+ · ● live/.test(title2Of(s)),
@@ -437,7 +474,7 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     },
   );
 
-  it("rings the terminal bell when a session pauses, unless AGENT_SESSIONS_BELL=0", async () => {
+  it("rings the terminal bell when a session fails, unless AGENT_SESSIONS_BELL=0", async () => {
     const id = ids[2] as string;
     server.setState(id, "active");
     // Nothing set: the documented default rings. (launch() turns the bell off for the others.)
@@ -446,9 +483,9 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     const live = (s: string) => /● live/.test(lineWith(s, titleRe(1, id)) ?? "");
     await ringing.waitFor("the pane live", live);
     await quiet.waitFor("the pane live", live);
-    server.setState(id, "paused");
-    await ringing.waitForText(`⚠ 1 ${id}`);
-    await quiet.waitForText(`⚠ 1 ${id}`);
+    server.setState(id, "error");
+    await ringing.waitForText(`⚠ failed 1 ${id}`);
+    await quiet.waitForText(`⚠ failed 1 ${id}`);
     // tmux raises the window's bell flag when the bell character reaches the terminal.
     for (let i = 0; i < 100 && (await ringing.format("#{window_bell_flag}")) !== "1"; i++) {
       await new Promise((r) => setTimeout(r, 40));
@@ -551,6 +588,8 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await pane.keys("A");
     await pane.waitForText("Attention ·");
     await pane.keys("Escape");
+    // Closed before the next key: an Escape and a `v` read together are Alt-v.
+    await pane.waitFor("the queue closed", (s) => !s.includes("Attention ·"));
     await pane.keys("v");
     await pane.waitForText("Fleet ");
     await pane.keys("Enter");
@@ -569,8 +608,8 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     });
     expect(screen).toMatch(/profile: demo · http:\/\/127\.0\.0\.1:\d+/);
     // A simulated session may pause first: its pane title then carries the attention mark.
-    expect(screen).toMatch(/[─═━] (⚠ )?1 ses_\w+ /u);
-    expect(screen).toMatch(/[─═━] (⚠ )?2 ses_\w+ /u);
+    expect(screen).toMatch(/[─═━] (⚠ (?:[a-z]+ )+)?1 ses_\w+ /u);
+    expect(screen).toMatch(/[─═━] (⚠ (?:[a-z]+ )+)?2 ses_\w+ /u);
     expect(screen).not.toContain(server.url);
     await pane.keys("q");
     await expectRestored(pane);

@@ -145,4 +145,28 @@ describe("attention", () => {
     await waitForContent(h, () => h?.writes.some((w) => w.includes(osc)) ?? false);
     expect(h.bells()).toBe(0);
   });
+
+  it("covers every session: with 45 over 3 pages of 20, what waits on page 3 is queued without scrolling", async () => {
+    fx = await startUiFixture({
+      pageSize: 20,
+      server: { sessionCount: 45, rateLimit: { limit: 100, windowMs: 60_000, burst: 20 } },
+    });
+    const ids = fx.server.sessionIds();
+    const [p3a, p3b] = [ids[43] as string, ids[44] as string];
+    fx.server.setState(p3a, "error");
+    fx.server.setState(p3b, "paused");
+    const waiting = fx.server
+      .sessions()
+      .filter((x) => ["error", "paused", "destroyed"].includes(x.state));
+    h = mountApp(fx, { columns: 160, rows: 40 });
+    await waitForContent(h, "45 sessions, 20 loaded");
+    await pressKey(h, "A");
+    const frame = await waitForContent(h, `${waiting.length} in all`);
+    expect(frame).toContain(p3a);
+    expect(frame).toContain(p3b);
+    expect(frame).not.toContain("partial");
+    // The list itself still shows its one page.
+    await pressKey(h, "escape");
+    await waitForContent(h, "45 sessions, 20 loaded");
+  });
 });

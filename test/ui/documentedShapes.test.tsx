@@ -54,16 +54,16 @@ describe("documented shapes in the UI", () => {
     expect(seen).toEqual(["active", "paused", "error", "destroyed", "all"]);
   });
 
-  it("a session entering error needs attention, like a paused one", async () => {
+  it("a session entering error needs you (failed), named in the pane title", async () => {
     fx = await startUiFixture();
     const id = fx.ids[0] as string;
     h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
     await waitForContent(h, "● live ·");
     fx.server.setState(id, "error");
-    await waitForContent(h, `⚠ 1 ${id} ✗ error`);
+    await waitForContent(h, `⚠ failed 1 ${id} ✗ error`);
     // The list row may say it a frame before the pane's timeline does.
     const frame = await waitForContent(h, "active → error");
-    expect(frame).toContain(`⚠ 1 ${id} ✗ error`);
+    expect(frame).toContain(`⚠ failed 1 ${id} ✗ error`);
     await waitForContent(h, () => h?.bells() === 1);
   });
 

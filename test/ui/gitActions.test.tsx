@@ -98,6 +98,21 @@ describe("git actions", () => {
     await waitForContent(h, "git push");
   });
 
+  it("a push whose branch nobody knows (no record field, nothing cloned) says plainly it may land on main", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    expect(fx.server.sessions()[0]?.branch).toBeNull();
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, id);
+    await pressKey(h, "p");
+    const frame = await waitForContent(h, "Push — confirm");
+    expect(frame).toMatch(/branch\s+unknown: whatever is checked out \(may be main\)/);
+    expect(frame).toContain("⚠ The branch is not known here: the service pushes whatever");
+    expect(frame).not.toContain("(current branch)");
+    await pressKey(h, "n");
+    await waitForContent(h, "push cancelled: nothing was sent");
+  });
+
   it("create a branch, push it, open a pull request: each confirmed first", async () => {
     fx = await startUiFixture();
     const id = fx.ids[0] as string;

@@ -231,8 +231,8 @@ describe("valid data that is just big", () => {
     await waitForContent(h, `${count} shown of ${count} loaded`, 30_000);
     // The newest-first order puts ses_0 last (ties order by id).
     await pressKey(h, "end");
-    // (ses_0 is paused: the attention queue may mark its row with "!".)
-    await waitForContent(h, /▸!? +ses_0 /, 10_000);
+    // (ses_0 is paused: the attention queue marks its row with the pause glyph.)
+    await waitForContent(h, /▸⏸? +ses_0 /, 10_000);
     await pressKey(h, "i");
     // id, state and title (the session_id the client adds to an `id` record is not shown).
     await waitForContent(h, "Session ses_0 — 3 fields", 10_000);

@@ -39,10 +39,10 @@ describe("overlap warning", () => {
     let frame = await waitForContent(h, `⇄ also changed by ${c.id} (src/shared.ts)`);
     expect(frame).toContain(`⇄ also changed by ${a.id} (src/shared.ts)`);
     expect(frame).not.toContain(`also changed by ${other.id}`);
-    // The list rows say it too: beside the panes, who; alone on the screen, the whole story.
-    // (A row beside panes shows the state's glyph and the name, not the id.)
-    expect(frame).toContain(`● ⇄ ${c.id} ${a.name.slice(0, 16)}`);
-    expect(frame).toContain(`⏸ ⇄ ${a.id} ${c.name.slice(0, 16)}`);
+    // The list rows say it too: beside the panes, a glyph and how many others (the name
+    // stays, no other session's id in the row); alone on the screen, the whole story.
+    expect(frame).toContain(`● ⇄1 ${a.name.slice(0, 16)}`);
+    expect(frame).toMatch(new RegExp(`⇄1 ${c.name.slice(0, 16)}`));
     await pressKey(h, "1");
     await pressKey(h, "x");
     await pressKey(h, "x");
@@ -58,5 +58,32 @@ describe("overlap warning", () => {
     expect(frame).toContain(`src/shared.ts — also changed by ${c.id}`);
     await pressKey(h, "n");
     await waitForContent(h, "push cancelled: nothing was sent");
+  });
+
+  it("at 80 columns a row keeps its own name: the mark is a glyph and a count, the detail names the others", async () => {
+    fx = await startUiFixture();
+    const records = fx.server.sessions();
+    const [a, c] = [records[0], records[2]];
+    if (!a || !c) throw new Error("fixture");
+    h = mountApp(fx, { columns: 80, rows: 30 }, { initialSessions: [a.id, c.id] });
+    await waitForContent(h, (f) => (f.match(/● live/g)?.length ?? 0) >= 1);
+    fx.server.emit(a.id, "file_changed", { path: "src/shared.ts", action: "modified" });
+    fx.server.emit(c.id, "file_changed", { path: "src/shared.ts", action: "created" });
+    const frame = await waitForContent(h, /⇄1 /);
+    const rowOf = (name: string) => frame.split("\n").find((l) => l.includes(name.slice(0, 8)));
+    for (const [self, other] of [
+      [a, c],
+      [c, a],
+    ] as const) {
+      const row = rowOf(self.name);
+      expect(row, self.name).toBeDefined();
+      expect(row).toContain("⇄1");
+      // Another session's id never stands in a row where it would read as the row's own.
+      expect(row).not.toContain(other.id);
+    }
+    // The list focused, on the first row: its detail names the other session and the path.
+    await pressKey(h, "0");
+    await pressKey(h, "i");
+    await waitForContent(h, new RegExp(`overlap +src/shared.ts — also changed by ${c.id}`));
   });
 });

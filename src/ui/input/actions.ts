@@ -1,10 +1,11 @@
 import { unsafeIdReason } from "../../protocol/ids.js";
 import type { Session } from "../../protocol/resources.js";
 import { displayId } from "../../store/admitSession.js";
-import { selectRecord, selectVisibleSessions } from "../../store/sessionsStore.js";
+import { selectRecord } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import { mergedTimelineOf } from "../../store/streams/mergedTimeline.js";
 import { keyOf } from "../model/keymap.js";
+import { shownSessions } from "../model/listOrder.js";
 import { appendLog, feedLogFromServices } from "../model/messageLog.js";
 import { fitPanes, panesLeftMessage } from "../model/paneLimit.js";
 import { type EntrySource, initialPaneView, type PaneView } from "../model/paneView.js";
@@ -44,9 +45,9 @@ function logEntry(deps: UiDeps, level: MessageLevel, text: string): LogEntry {
   return { at: deps.now(), level, text };
 }
 
-/** The list as shown: filtered and sorted. */
+/** The list as shown: filtered, sorted, what needs you first, held while keys are pressed. */
 export function visibleSessions(deps: UiDeps): Session[] {
-  return selectVisibleSessions(deps.services.sessions.getState());
+  return shownSessions(deps);
 }
 
 /**

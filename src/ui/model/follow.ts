@@ -1,5 +1,6 @@
 import type { Session } from "../../protocol/resources.js";
 import { unsafeIdOf } from "../../store/admitSession.js";
+import { selectMarkedIds } from "../../store/attention/attentionStore.js";
 import {
   deriveVisibleSessions,
   type SessionsState,
@@ -7,6 +8,7 @@ import {
 } from "../../store/sessionsStore.js";
 import type { UiDeps } from "../input/deps.js";
 import { fleetWindow } from "./geometry.js";
+import { orderSessions, shownSessions } from "./listOrder.js";
 import type { UiState } from "./uiStore.js";
 
 /**
@@ -34,10 +36,23 @@ function indexOf(list: readonly Session[], id: string | undefined): number {
  * window scrolls with it.
  */
 export function keepSelection(deps: UiDeps): () => void {
-  return deps.services.sessions.subscribe((s, prev) => {
+  const { sessions, attention } = deps.services;
+  const offSessions = sessions.subscribe((s, prev) => {
     if (s.items === prev.items || !sameView(s, prev)) return;
-    const before = deriveVisibleSessions(prev);
-    const after = selectVisibleSessions(s);
+    const held = deps.ui.getState().heldOrder;
+    const marked = selectMarkedIds(attention.getState());
+    follow(orderSessions(deriveVisibleSessions(prev), held, marked), shownSessions(deps));
+  });
+  // What needs you comes first: a new arrival moves rows (when the order is not held).
+  const offAttention = attention.subscribe((a, prev) => {
+    const marked = selectMarkedIds(a);
+    const was = selectMarkedIds(prev);
+    if (marked === was) return;
+    const visible = selectVisibleSessions(sessions.getState());
+    const held = deps.ui.getState().heldOrder;
+    follow(orderSessions(visible, held, was).slice(), shownSessions(deps));
+  });
+  const follow = (before: readonly Session[], after: readonly Session[]) => {
     const ui = deps.ui.getState();
     const patch: { -readonly [K in keyof UiState]?: UiState[K] } = {};
     for (const which of ["listCursor", "fleetCursor"] as const) {
@@ -46,7 +61,11 @@ export function keepSelection(deps: UiDeps): () => void {
       else if (at < 0 && ui[which] >= after.length) patch[which] = Math.max(0, after.length - 1);
     }
     if (Object.keys(patch).length > 0) deps.ui.setState(patch);
-  });
+  };
+  return () => {
+    offSessions();
+    offAttention();
+  };
 }
 
 /**
@@ -64,7 +83,7 @@ export function followFleetStreams(deps: UiDeps): () => void {
       return;
     }
     if (ui.view === "merged" && last !== "") return;
-    const list = selectVisibleSessions(sessions.getState());
+    const list = shownSessions(deps);
     const { start, rows } = fleetWindow(ui.size, ui.fleetCursor, list.length);
     // A row whose id cannot go into a URL path is shown, never streamed.
     const ids = list

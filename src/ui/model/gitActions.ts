@@ -201,6 +201,16 @@ export function pushTarget(
   return a.branch ?? session?.branch ?? null;
 }
 
+/** The repository a record names, as sent (`repo`, or the documented `github_repo`). */
+export function repoName(session: Session | undefined): string | null {
+  const r = session as Record<string, unknown> | undefined;
+  for (const f of ["repo", "github_repo", "repository"]) {
+    const v = r?.[f];
+    if (typeof v === "string" && v.trim() !== "") return v;
+  }
+  return null;
+}
+
 export interface PendingDescription {
   lines: string[];
   /** Said apart and louder: the action replaces work or writes where others build. */
@@ -212,7 +222,7 @@ export function describePending(
   a: PendingAction,
   session: Session | undefined,
 ): PendingDescription {
-  const repo = session?.repo ?? "the session's repository";
+  const repo = repoName(session) ?? "the session's repository";
   const paused = session?.state === "paused";
   if (isGitPending(a) && paused) {
     const d = describePending(a, { ...session, state: "active" } as Session);
@@ -272,9 +282,14 @@ export function describePending(
           `Commits any uncommitted changes in the session's workspace, then pushes ${target ? `branch ${target}` : "the current branch"} to ${repo}.`,
           "This changes the remote repository.",
         ],
-        warning: isDefaultBranch(target, session)
-          ? `${target} is the repository's default branch: this pushes straight to it, with no pull request or review.`
-          : null,
+        warning:
+          target === null
+            ? // Nothing says which branch is checked out (no record field, nothing cloned here):
+              // the service pushes whatever it is, and on a fresh workspace that is the default.
+              "The branch is not known here: the service pushes whatever branch is checked out in the session's workspace, which may be the repository's default branch (main), straight to it with no pull request or review. Create a branch first (b) to be sure."
+            : isDefaultBranch(target, session)
+              ? `${target} is the repository's default branch: this pushes straight to it, with no pull request or review.`
+              : null,
       };
     }
     case "branch":

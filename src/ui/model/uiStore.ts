@@ -141,6 +141,11 @@ export interface UiState {
   readonly view: BodyView;
   /** Index into the fleet's visible (filtered, sorted) sessions. */
   readonly fleetCursor: number;
+  /**
+   * The rows' order held while keys are pressed (session ids), so nothing moves under the
+   * cursor; null when the list follows its sort (model/listOrder.ts).
+   */
+  readonly heldOrder: readonly string[] | null;
 }
 
 export type UiStore = StoreApi<UiState>;
@@ -161,6 +166,7 @@ export function createUiStore(size: TerminalSize): UiStore {
     logDropped: 0,
     view: "main",
     fleetCursor: 0,
+    heldOrder: null,
   }));
 }
 

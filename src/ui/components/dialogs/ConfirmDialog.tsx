@@ -7,7 +7,7 @@ import { formatElapsed } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useNow } from "../../hooks/useNow.js";
-import { describePending, isGitPending, pushTarget } from "../../model/gitActions.js";
+import { describePending, isGitPending, pushTarget, repoName } from "../../model/gitActions.js";
 import { keyOf } from "../../model/keymap.js";
 import type { ConfirmDialogState, QuitDialogState } from "../../model/uiStore.js";
 import { DialogFrame } from "./DialogFrame.js";
@@ -98,12 +98,17 @@ export function ConfirmDialog({
         <>
           <Text wrap="truncate-end">
             <Text color={theme.c.muted}>{"repository  "}</Text>
-            <Text>{record?.repo ?? "—"}</Text>
+            <Text>{repoName(record) ?? "(not named by the service)"}</Text>
           </Text>
           <Text wrap="truncate-end">
             <Text color={theme.c.muted}>{"branch      "}</Text>
-            <Text bold>
-              {branch ?? (git.kind === "clone" ? "(default branch)" : "(current branch)")}
+            <Text bold color={branch === null && git.kind === "push" ? theme.c.warn : undefined}>
+              {branch ??
+                (git.kind === "clone"
+                  ? "(default branch)"
+                  : git.kind === "push"
+                    ? "unknown: whatever is checked out (may be main)"
+                    : "(current branch)")}
             </Text>
             {git.kind === "branch" ? <Text>{` → new branch ${git.name}`}</Text> : null}
             {git.kind === "pr" ? <Text>{` → ${git.base}`}</Text> : null}

@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import { memo, useCallback, useMemo, useRef } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
+import { selectMarkedIds } from "../../../store/attention/attentionStore.js";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAge } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
@@ -20,6 +21,7 @@ import {
 import { FLEET_CHROME_ROWS } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
 import { listWindowStart } from "../../model/layout.js";
+import { orderSessions } from "../../model/listOrder.js";
 import type { AppServices } from "../../model/services.js";
 import { TextInput } from "../chrome/TextInput.js";
 
@@ -188,7 +190,10 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   const { sessions, streams, attention, overlaps, budget } = services;
   const { ui } = useUi();
   const theme = useTheme();
-  const visible = useStore(sessions, selectVisibleSessions);
+  const sorted = useStore(sessions, selectVisibleSessions);
+  const held = useStore(ui, (s) => s.heldOrder);
+  const marked = useStore(attention, selectMarkedIds);
+  const visible = orderSessions(sorted, held, marked);
   const meta = useStore(sessions, useShallow(selectListMeta));
   const { cursor, editing } = useStore(
     ui,

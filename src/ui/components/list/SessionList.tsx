@@ -4,7 +4,11 @@ import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { type Session, sessionName } from "../../../protocol/resources.js";
 import { displayId } from "../../../store/admitSession.js";
-import { type AttentionItem, selectTopItems } from "../../../store/attention/attentionStore.js";
+import {
+  type AttentionItem,
+  selectMarkedIds,
+  selectTopItems,
+} from "../../../store/attention/attentionStore.js";
 import { REASON_GLYPH } from "../../../store/attention/reasons.js";
 import { type Overlap, overlapMark, overlapSummary } from "../../../store/fleet/overlaps.js";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
@@ -15,6 +19,7 @@ import { useUi } from "../../context/uiContext.js";
 import { useTicked } from "../../hooks/useNow.js";
 import { type ListRowStyle, listRowStyle } from "../../model/geometry.js";
 import { listRows, listWindowStart } from "../../model/layout.js";
+import { orderSessions } from "../../model/listOrder.js";
 import { TextInput } from "../chrome/TextInput.js";
 
 /**
@@ -127,7 +132,11 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
   const { sessions, attention: attentionStore, overlaps, live } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
-  const visible = useStore(sessions, selectVisibleSessions);
+  const sorted = useStore(sessions, selectVisibleSessions);
+  const held = useStore(ui, (s) => s.heldOrder);
+  const marked = useStore(attentionStore, selectMarkedIds);
+  // What needs you first; the order held while keys are pressed (model/listOrder.ts).
+  const visible = orderSessions(sorted, held, marked);
   const meta = useStore(sessions, useShallow(selectListMeta));
   const { cursor, editing, panes } = useStore(
     ui,

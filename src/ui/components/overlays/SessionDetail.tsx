@@ -3,11 +3,10 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import type { Session } from "../../../protocol/resources.js";
 import { displayId } from "../../../store/admitSession.js";
-import { overlapLines } from "../../../store/fleet/overlaps.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
-import { formatTime } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
+import { detailNotes } from "../../model/detailNotes.js";
 import { detailRows } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
 import { OverlayFrame } from "./OverlayFrame.js";
@@ -82,12 +81,7 @@ export const SessionDetail = memo(function SessionDetail({
   const items = useStore(attention, (s) => s.items);
   const overlap = useStore(overlaps, (s) => s.bySession.get(sessionId));
   // Why it needs you and who else changes its files come first (a row only has room for a mark).
-  const notes: [string, unknown][] = [
-    ...items
-      .filter((i) => i.sessionId === sessionId)
-      .map((i): [string, unknown] => ["needs you", `${i.message} (since ${formatTime(i.since)})`]),
-    ...overlapLines(overlap, 8).map((l): [string, unknown] => ["overlap", l]),
-  ];
+  const notes = detailNotes(items, overlap, sessionId);
   const entries = record ? [...notes, ...detailEntries(record)] : [];
   // A loop, not a spread: a record may have more fields than a call has room for arguments.
   let keyWidth = 4;
@@ -99,7 +93,7 @@ export const SessionDetail = memo(function SessionDetail({
       width={width}
       height={height}
       title={`Session ${displayId(record ?? sessionId)}`}
-      note={` — ${entries.length} fields · ${keyOf("cancel")} or ${keyOf("detail")} closes`}
+      note={` — ${entries.length - notes.length} fields · ${keyOf("cancel")} or ${keyOf("detail")} closes`}
     >
       {record ? (
         shown.map(([k, v]) => (

@@ -1,4 +1,5 @@
 import type { Command, CommandId } from "../../model/keymap.js";
+import { holdOrder } from "../../model/listOrder.js";
 import { type MainMode, modeOf } from "../../model/mode.js";
 import { patch } from "../actions.js";
 import type { UiDeps } from "../deps.js";
@@ -107,8 +108,10 @@ const CLEARS_MESSAGE = new Set<MainMode["kind"]>(["list", "pane", "fleet", "merg
 
 /** Run a command in a mode. A key that acts on the list, a pane or a view clears the last message. */
 export function runCommand(deps: UiDeps, cmd: Command, mode: MainMode, p: KeyPress): void {
-  // The window is in use: the live list keeps its normal cadence.
+  // The window is in use: the live list keeps its normal cadence, and the rows keep their
+  // order until the keys pause (Ctrl-R applies the new order at once).
   deps.services.live?.activity();
+  if (cmd.id !== "refresh") holdOrder(deps);
   if (CLEARS_MESSAGE.has(mode.kind) && deps.ui.getState().message) {
     patch(deps, { message: null });
   }

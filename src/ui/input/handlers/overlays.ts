@@ -1,3 +1,4 @@
+import { detailNotes } from "../../model/detailNotes.js";
 import {
   attentionPaging,
   detailPaging,
@@ -32,7 +33,13 @@ function pagingOf(
   if (o.kind === "help") return helpPaging(size, deps.services.identity.getState());
   if (o.kind === "messages") return messagesPaging(size, deps.ui.getState().log);
   const record = sessionRecord(deps, o.sessionId);
-  return detailPaging(size, record ? Object.keys(record).length : 0);
+  const { attention, overlaps } = deps.services;
+  const notes = detailNotes(
+    attention.getState().items,
+    overlaps.getState().bySession.get(o.sessionId),
+    o.sessionId,
+  ).length;
+  return detailPaging(size, record ? Object.keys(record).length + notes : 0);
 }
 
 function scroll(by: (page: number) => number): Handler<OverlayMode> {

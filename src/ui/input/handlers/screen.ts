@@ -1,6 +1,7 @@
 import { nextUnseen } from "../../../store/attention/attentionStore.js";
 import { disabledReason, openForm } from "../../model/gitActions.js";
 import { type Command, commandById, keyOf } from "../../model/keymap.js";
+import { releaseOrder } from "../../model/listOrder.js";
 import type { BodyView, DialogState } from "../../model/uiStore.js";
 import {
   goToSession,
@@ -112,6 +113,7 @@ export const SCREEN: ModeHandlers<"list" | "pane" | "fleet" | "merged"> = {
   fleet: toggleView("fleet"),
   merged: toggleView("merged"),
   refresh: (deps) => {
+    releaseOrder(deps);
     void deps.services.identity.getState().load(deps.services.api);
     // In place: the selection and the rows stay while the pages are read again.
     void deps.services.sessions.getState().refreshLive();

@@ -1,0 +1,165 @@
+import type { Random } from "./random.js";
+import type { NewEvent, SessionRecord } from "./sessionTable.js";
+
+/**
+ * What the simulator does so that the attention queue has something real to show, in the
+ * documented record fields of the real service: each episode of work is a prompt
+ * (`last_prompt` running, then completed, now and then `error` or `timed_out` with an
+ * `error_message`), `agent_status` follows it (working, idle, awaiting_approval), an
+ * approval is asked now and then and resolved a while later, and an idle session is paused by
+ * the service itself (`paused_at`), as the real one does after about 20 minutes.
+ *
+ * Kept apart from the simulator's timing: it calls these at an episode's start and end.
+ */
+
+/** The record fields this module keeps (the real service documents them). */
+export interface AttentionFields {
+  agent_status?: "working" | "idle" | "awaiting_approval";
+  last_prompt?: {
+    status: "running" | "completed" | "error" | "timed_out";
+    started_at: string;
+    completed_at: string | null;
+  } | null;
+  error_message?: string | null;
+  paused_at?: string | null;
+  last_activity_at?: string;
+}
+
+/** A pending approval as GET …/sessions/{id}/approvals documents it. */
+export interface SimApproval {
+  id: string;
+  session_id: string;
+  kind: string;
+  message: string;
+  required_role: string | null;
+  required_team_id: null;
+  status: "pending" | "approved" | "rejected";
+  requested_by: string;
+  created_at: string;
+  resolved_by: string | null;
+  resolved_at: string | null;
+  resolution_note: string | null;
+}
+
+type Rec = SessionRecord & AttentionFields;
+
+/** Of the prompts that end, how many fail and time out. */
+const FAIL_CHANCE = 0.06;
+const TIMEOUT_CHANCE = 0.03;
+/** Of the episodes that start, how many first wait on an approval. */
+const APPROVAL_CHANCE = 0.04;
+
+const FAILURES = [
+  "npm test exited with code 1 (3 failing tests)",
+  "The model provider rate-limited the request; try again later",
+  "Sandbox ran out of disk space while installing dependencies",
+];
+
+const ASKS: readonly { kind: string; message: string }[] = [
+  { kind: "deploy", message: "Deploy the updated landing page to production?" },
+  { kind: "command", message: "Run database migration 0042_add_index on staging?" },
+  { kind: "network", message: "Allow outbound access to registry.npmjs.org?" },
+];
+
+/** The approvals each session asked for (newest first), what the approvals endpoint serves. */
+const approvals = new WeakMap<SessionRecord, SimApproval[]>();
+
+export function approvalsOf(record: SessionRecord): readonly SimApproval[] {
+  return approvals.get(record) ?? [];
+}
+
+const iso = (t: number) => new Date(t).toISOString();
+
+/** A new prompt begins (an episode of work). */
+export function promptStarted(record: SessionRecord, now: number): void {
+  const r = record as Rec;
+  r.last_prompt = { status: "running", started_at: iso(now), completed_at: null };
+  r.agent_status = "working";
+  r.error_message = null;
+  r.last_activity_at = iso(now);
+  r.updated_at = iso(now);
+}
+
+/**
+ * The episode's last event went out: the prompt ends, mostly completed, now and then failed or
+ * timed out. Returns the stream item that says so (`done`, or `error` with the message).
+ */
+export function promptEnded(record: SessionRecord, fate: Random, now: number): NewEvent {
+  const r = record as Rec;
+  const draw = fate.next();
+  const status =
+    draw < FAIL_CHANCE ? "error" : draw < FAIL_CHANCE + TIMEOUT_CHANCE ? "timed_out" : "completed";
+  const started = r.last_prompt?.started_at ?? iso(now);
+  r.last_prompt = { status, started_at: started, completed_at: iso(now) };
+  r.agent_status = "idle";
+  r.last_activity_at = iso(now);
+  if (status === "completed") {
+    r.error_message = null;
+    return {
+      event: "prompt_progress",
+      data: JSON.stringify({ type: "done", content: "", ts: now }),
+    };
+  }
+  const message =
+    status === "timed_out"
+      ? "The prompt timed out after 30 minutes"
+      : (FAILURES[fate.int(FAILURES.length)] as string);
+  r.error_message = message;
+  return {
+    event: "prompt_progress",
+    data: JSON.stringify({ type: "error", content: message, ts: now }),
+  };
+}
+
+/** Now and then, before work starts, the agent asks for an approval: true when it does. */
+export function maybeAskApproval(record: SessionRecord, fate: Random, now: number): boolean {
+  if (fate.next() >= APPROVAL_CHANCE) return false;
+  const r = record as Rec;
+  const ask = ASKS[fate.int(ASKS.length)] as (typeof ASKS)[number];
+  const list = approvals.get(record) ?? [];
+  list.unshift({
+    id: `ap_${record.id.slice(4, 8)}${list.length + 1}`,
+    session_id: record.id,
+    kind: ask.kind,
+    message: ask.message,
+    required_role: ask.kind === "deploy" ? "admin" : null,
+    required_team_id: null,
+    status: "pending",
+    requested_by: "sandbox",
+    created_at: iso(now),
+    resolved_by: null,
+    resolved_at: null,
+    resolution_note: null,
+  });
+  approvals.set(record, list.slice(0, 20));
+  r.agent_status = "awaiting_approval";
+  r.last_activity_at = iso(now);
+  r.updated_at = iso(now);
+  return true;
+}
+
+/** Whether the session waits on an approval (its work stands still meanwhile). */
+export function awaitingApproval(record: SessionRecord): boolean {
+  return (record as Rec).agent_status === "awaiting_approval";
+}
+
+/** Someone resolved it (the simulated reviewer approves): work goes on. */
+export function approvalResolved(record: SessionRecord, now: number, by = "usr_reviewer"): void {
+  const r = record as Rec;
+  for (const a of approvals.get(record) ?? []) {
+    if (a.status !== "pending") continue;
+    a.status = "approved";
+    a.resolved_by = by;
+    a.resolved_at = iso(now);
+  }
+  r.agent_status = "working";
+  r.last_activity_at = iso(now);
+  r.updated_at = iso(now);
+}
+
+/** The service paused an idle session by itself. */
+export function autoPaused(record: SessionRecord, now: number): void {
+  const r = record as Rec;
+  r.paused_at = iso(now);
+  r.agent_status = "idle";
+}
