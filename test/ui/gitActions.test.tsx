@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { selectRecord } from "../../src/store/sessionsStore.js";
 import type { GitApi } from "../../src/ui/model/services.js";
 import {
   type AppHarness,
@@ -55,11 +56,52 @@ describe("git actions", () => {
     await pressKey(h, "enter");
     const frame = await waitForContent(h, "Clone — confirm");
     // The record says what is there now: the dialog names what would be lost.
-    expect(frame).toContain("(now a clone of demo/app)");
+    expect(frame.replace(/[│\s]+/g, " ")).toContain("(now a clone of demo/app, on main)");
     expect(frame).toMatch(/\[y\] clone/);
     await pressKey(h, "n");
     await waitForContent(h, "clone cancelled: nothing was sent");
     expect(fx.services.actions.getState().history.map((o) => o.kind)).toEqual(["clone"]);
+  });
+
+  it("the first clone's confirmation claims no clone the service does not report", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    // The record names the repository the session works on, and says nothing is cloned.
+    const record = selectRecord(fx.services.sessions.getState(), id) as Record<string, unknown>;
+    expect(record.repo).toBeTruthy();
+    expect(record.cloned).toBe(false);
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, id);
+    await pressKey(h, "c");
+    await waitForContent(h, `Clone a repository into ${id}`);
+    await typeText(h, "demo/docs");
+    await pressKey(h, "enter");
+    const frame = await waitForContent(h, "Clone — confirm");
+    expect(frame).not.toContain("now a clone of");
+    expect(frame.replace(/[│\s]+/g, " ")).toContain("the service says nothing is cloned in it yet");
+    await pressKey(h, "n");
+    await waitForContent(h, "clone cancelled: nothing was sent");
+  });
+
+  it("the clone form offers the session's repository, in line with the other field; Enter takes it", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    const repo = (selectRecord(fx.services.sessions.getState(), id) as Record<string, unknown>)
+      .repo as string;
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, id);
+    await pressKey(h, "c");
+    const frame = await waitForContent(h, `${repo} (the session's repository)`);
+    const lines = frame.split("\n");
+    const url = lines.find((l) => l.includes("▸ Repository URL")) as string;
+    const branch = lines.find((l) => l.includes("Branch (optional)")) as string;
+    // The focused field's text starts in the same column as the next field's.
+    expect(url.indexOf(repo)).toBe(branch.indexOf("default branch"));
+    await pressKey(h, "enter");
+    const confirm = await waitForContent(h, "Clone — confirm");
+    expect(confirm).toContain(`Clones ${repo} into the session's workspace.`);
+    await pressKey(h, "n");
+    await waitForContent(h, "clone cancelled: nothing was sent");
   });
 
   it("clone, then push: cancelling sends nothing, confirming pushes and shows the result", async () => {

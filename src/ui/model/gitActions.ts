@@ -135,13 +135,36 @@ export function openForm(form: FormKind, sessionId: string, approval?: Approval)
   };
 }
 
+/**
+ * What an empty field stands for: the clone's repository is the one the session's record
+ * names (the service's word for what the session works on), when it names one.
+ */
+export function fieldDefault(form: FormKind, field: number, session: Session | undefined): string {
+  if (form === "clone" && field === 0) {
+    const repo = (session as Record<string, unknown> | undefined)?.repo;
+    if (typeof repo === "string") return repo.trim();
+  }
+  return "";
+}
+
+/** A field's placeholder: its default when it has one (Enter takes it), else a hint. */
+export function fieldPlaceholder(
+  form: FormKind,
+  field: number,
+  session: Session | undefined,
+): string {
+  const fallback = fieldDefault(form, field, session);
+  if (fallback !== "") return `${fallback} (the session's repository)`;
+  return FORM_FIELDS[form][field]?.placeholder ?? "";
+}
+
 /** A form's values checked: the confirmation that comes next, or an error to show. */
 export function submitForm(
   d: FormDialogState,
   session: Session | undefined,
 ): { ok: false; error: string } | { ok: true; confirm: PendingAction } {
   const fields = FORM_FIELDS[d.form];
-  const values = d.values.map((v) => v.trim());
+  const values = d.values.map((v, i) => v.trim() || fieldDefault(d.form, i, session));
   for (let i = 0; i < fields.length; i++) {
     if (fields[i]?.required && !values[i])
       return { ok: false, error: `${fields[i]?.label} is required` };
@@ -211,6 +234,25 @@ export function repoName(session: Session | undefined): string | null {
   return null;
 }
 
+/**
+ * What a clone replaces, as the record tells it: "now a clone of" only when the record says
+ * the workspace holds one (`cloned: true`, or a checked-out branch where it has no `cloned`),
+ * not whenever it names the repository the session works on.
+ */
+function cloneWarning(session: Session | undefined): string {
+  const r = session as Record<string, unknown> | undefined;
+  const branch = typeof r?.branch === "string" && r.branch !== "" ? r.branch : null;
+  const repo = repoName(session);
+  const cloned = typeof r?.cloned === "boolean" ? r.cloned : branch !== null;
+  if (cloned && repo) {
+    return `This replaces the session's workspace (now a clone of ${repo}${branch ? `, on ${branch}` : ""}): files and uncommitted changes in it are lost.`;
+  }
+  if (r?.cloned === false) {
+    return "This replaces the session's workspace (the service says nothing is cloned in it yet): anything already in it is lost.";
+  }
+  return "This replaces the session's workspace: files and uncommitted changes in it are lost.";
+}
+
 export interface PendingDescription {
   lines: string[];
   /** Said apart and louder: the action replaces work or writes where others build. */
@@ -273,7 +315,7 @@ export function describePending(
         lines: [
           `Clones ${a.repoUrl}${a.branch ? ` (branch ${a.branch})` : ""} into the session's workspace.`,
         ],
-        warning: `This replaces the session's workspace${session?.repo ? ` (now a clone of ${session.repo})` : ""}: files and uncommitted changes in it are lost.`,
+        warning: cloneWarning(session),
       };
     case "push": {
       const target = pushTarget(a, session);
@@ -367,7 +409,11 @@ export async function runGitAction(
   if (outcome.ok && r) {
     const patch: Partial<Session> = {};
     if (r.branch !== null) patch.branch = r.branch;
-    if (action.kind === "clone") patch.repo = r.repoUrl ?? action.repoUrl;
+    if (action.kind === "clone") {
+      patch.repo = r.repoUrl ?? action.repoUrl;
+      // The service answered the clone: the workspace holds one now, whatever the record said.
+      (patch as Record<string, unknown>).cloned = true;
+    }
     if (Object.keys(patch).length > 0) sessions.getState().patchSession(sessionId, patch);
   }
   return { busy: null };

@@ -33,15 +33,23 @@ export function TextInput({ value, focus, mask, placeholder, width }: TextInputP
       </Text>
     );
   }
+  if (shown === "" && placeholder && focus) {
+    // The cursor sits on the placeholder's first cell, so the text starts in the same column
+    // focused or not (the fields of a form stay in line).
+    const [first = " ", ...rest] = Array.from(placeholder);
+    return (
+      <Text>
+        <Text inverse>{first}</Text>
+        <Text color={theme.c.muted} dimColor={theme.dim}>
+          {rest.join("")}
+        </Text>
+      </Text>
+    );
+  }
   return (
     <Text>
       {shown}
       {focus ? <Text inverse> </Text> : null}
-      {shown === "" && placeholder && focus ? (
-        <Text color={theme.c.muted} dimColor={theme.dim}>
-          {` ${placeholder}`}
-        </Text>
-      ) : null}
     </Text>
   );
 }

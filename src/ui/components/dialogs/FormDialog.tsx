@@ -3,7 +3,7 @@ import { useStore } from "zustand";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
-import { FORM_FIELDS, formIntro } from "../../model/gitActions.js";
+import { FORM_FIELDS, fieldPlaceholder, formIntro } from "../../model/gitActions.js";
 import type { FormDialogState } from "../../model/uiStore.js";
 import { TextInput } from "../chrome/TextInput.js";
 import { DialogFrame, dialogInnerWidth } from "./DialogFrame.js";
@@ -45,7 +45,7 @@ export function FormDialog({
             <TextInput
               value={dialog.values[i] ?? ""}
               focus={focused}
-              placeholder={f.placeholder}
+              placeholder={fieldPlaceholder(dialog.form, i, record)}
               width={Math.max(8, inner - labelWidth - 12)}
             />
           </Box>
