@@ -2,6 +2,7 @@ import { render } from "ink";
 import { App, type AppServices } from "../../ui/index.js";
 import { DEFAULT_NOTIFY, type NotifyPolicy } from "../../ui/model/notifier.js";
 import { secrets } from "../output.js";
+import { terminalEditor } from "./editText.js";
 import { savePaneNdjson } from "./savePane.js";
 import {
   enterAlternateScreen,
@@ -83,6 +84,12 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
       keychainProblem={opts.keychainProblem ?? null}
       onExit={() => finish(0)}
       onSave={savePaneNdjson}
+      onEditText={terminalEditor({
+        stdout,
+        stdin: process.stdin,
+        altScreen: caps.altScreen,
+        repaint: () => output.writer?.repaint(),
+      })}
     />,
     {
       stdout: output.stream as unknown as NodeJS.WriteStream,

@@ -242,8 +242,15 @@ export const PROMPT: ModeHandlers<"prompt"> = {
   promptNewline: (deps, { editing: e }) => setDraft(deps, e, { draft: `${e.draft}\n` }),
   promptRecallPrev: recall(-1),
   promptRecallNext: recall(1),
-  promptEditor: (deps) =>
-    message(deps, "Editing in $VISUAL/$EDITOR is not available in this build yet", "warn"),
+  promptEditor: (deps, { editing: e }) => {
+    if (!deps.editText) {
+      message(deps, "Editing in $VISUAL/$EDITOR is not available here", "warn");
+      return;
+    }
+    const r = deps.editText(e.draft);
+    if ("error" in r) message(deps, r.error, "warn");
+    else setDraft(deps, e, { draft: r.text, recall: null });
+  },
   promptSend: (deps, { editing: e }) => {
     const bad = promptProblem(e.draft);
     if (bad !== null) {
