@@ -64,11 +64,10 @@ const reply: Handler = (deps) => {
 const cancelPrompt: Handler = (deps) => {
   const sessionId = target(deps, commandById("cancelPrompt"));
   if (!sessionId) return;
-  void deps.services.act?.cancelPrompt(sessionId).then(() => {
-    const n = actOf(
-      deps.services.act?.store.getState() ?? { bySession: new Map(), busy: new Set() },
-      sessionId,
-    ).notice;
+  const act = deps.services.act;
+  if (!act) return;
+  void act.cancelPrompt(sessionId).then(() => {
+    const n = actOf(act.store.getState(), sessionId).notice;
     if (n) message(deps, `${sessionId}: ${n.text}`, n.ok ? "ok" : "warn");
   });
 };
