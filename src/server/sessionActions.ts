@@ -174,6 +174,8 @@ export class SessionActions {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
     });
+    // The caller learns at once that the prompt was taken, before the agent's first words.
+    res.flushHeaders();
     this.store.append(id, [progress("user", prompt)]);
     const steps = answerSteps(prompt);
     const run: RunningPrompt = {

@@ -10,6 +10,7 @@ import {
   type AppOptions,
   type AppServices,
   DEFAULT_OPTIONS,
+  type EditText,
   type SaveEntries,
 } from "./model/services.js";
 import { LoginScreen } from "./screens/LoginScreen.js";
@@ -51,6 +52,8 @@ export interface AppProps {
   onExit: () => void;
   /** Where the pane's `e` (save) writes; without it, saving says it is not available. */
   onSave?: SaveEntries;
+  /** Where the prompt box's editor key edits (the user's $VISUAL/$EDITOR). */
+  onEditText?: EditText;
   /** Clock for countdowns and ages (fixed in snapshot tests). */
   now?: () => number;
 }
@@ -110,6 +113,7 @@ export function App(props: AppProps) {
           size={size}
           onExit={onExit}
           save={props.onSave ?? null}
+          editText={props.onEditText ?? null}
         />
       </ServicesContext.Provider>
     );

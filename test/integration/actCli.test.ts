@@ -104,6 +104,23 @@ describe("prompt against the reference service", () => {
     expect(JSON.parse(none.stdout)).toEqual({ session_id: id, cancelled: false });
   });
 
+  it("Ctrl-C while the answer streams cancels the prompt on the service and exits 9", async () => {
+    const id = active(6);
+    let child: import("node:child_process").ChildProcess | null = null;
+    const run = runCli(["prompt", id, "long work"], {
+      env: refEnv(),
+      onSpawn: (c) => {
+        child = c;
+      },
+    });
+    await expect.poll(() => ref.promptRunning(id), { timeout: 5000 }).toBe(true);
+    (child as import("node:child_process").ChildProcess | null)?.kill("SIGINT");
+    const r = await run;
+    expect(r.code, r.stderr).toBe(9);
+    expect(r.stderr).toContain(`cancelled: the prompt in ${id} was cancelled`);
+    expect(ref.promptRunning(id)).toBe(false);
+  });
+
   it("--no-wait returns once the prompt is accepted", async () => {
     const id = active(3);
     const r = await runCli(["prompt", id, "quick", "--no-wait"], { env: refEnv() });

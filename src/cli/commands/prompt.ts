@@ -49,6 +49,7 @@ export async function runPrompt(
 ): Promise<void> {
   const stop = new AbortController();
   let interrupted = false;
+  let client: import("../../client/apiClient.js").ApiClient | null = null;
   const onSigint = () => {
     interrupted = true;
     stop.abort();
@@ -58,6 +59,7 @@ export async function runPrompt(
     const bad = promptProblem(prompt);
     if (bad !== null) throw new UsageError(`Cannot send the prompt: ${bad}.`);
     const ctx = await commandContext(cmd);
+    client = ctx.client;
     process.once("SIGINT", onSigint);
     let endsInNewline = true;
     const onItem = (item: PromptItem) => {
@@ -85,7 +87,10 @@ export async function runPrompt(
     }
     process.exitCode = report(sessionId, outcome, opts.json);
   } catch (e) {
-    fail(e);
+    // Ctrl-C before the answer began: the prompt may have reached the service all the same.
+    if (interrupted && client)
+      process.exitCode = await cancelAfterInterrupt(client, sessionId, opts.json);
+    else fail(e);
   } finally {
     process.off("SIGINT", onSigint);
     await closeDefaultAgent();

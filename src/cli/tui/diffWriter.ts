@@ -115,6 +115,12 @@ export class DiffWriter extends EventEmitter {
     this.send(`${BSU}${update}${ESU}`);
   }
 
+  /** The terminal was taken over (an editor ran): paint the whole frame again. */
+  repaint(): void {
+    this.dirty = true;
+    this.schedule();
+  }
+
   /** Flushes and stops: later writes are dropped (the caller restores the terminal next). */
   dispose(): void {
     this.flush();

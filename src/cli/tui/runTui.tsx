@@ -3,6 +3,7 @@ import { App, type AppServices } from "../../ui/index.js";
 import type { KeyStorage, StartKeySource } from "../../ui/model/login.js";
 import { DEFAULT_NOTIFY, type NotifyPolicy } from "../../ui/model/notifier.js";
 import { secrets } from "../output.js";
+import { terminalEditor } from "./editText.js";
 import { savePaneNdjson } from "./savePane.js";
 import {
   enterAlternateScreen,
@@ -90,6 +91,12 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
       keyFile={opts.keyFile ?? null}
       onExit={() => finish(0)}
       onSave={savePaneNdjson}
+      onEditText={terminalEditor({
+        stdout,
+        stdin: process.stdin,
+        altScreen: caps.altScreen,
+        repaint: () => output.writer?.repaint(),
+      })}
     />,
     {
       stdout: output.stream as unknown as NodeJS.WriteStream,

@@ -1,4 +1,4 @@
-import type { AppOptions, AppServices, SaveEntries } from "../model/services.js";
+import type { AppOptions, AppServices, EditText, SaveEntries } from "../model/services.js";
 import type { UiStore } from "../model/uiStore.js";
 
 /** What every handler is given: the UI state and the services, nothing React. */
@@ -12,4 +12,6 @@ export interface UiDeps {
   readonly now: () => number;
   /** Where a pane's `e` writes; null where saving is not available. */
   readonly save: SaveEntries | null;
+  /** Where the prompt box's editor key edits; null where no editor can be run. */
+  readonly editText?: EditText | null;
 }

@@ -1,6 +1,7 @@
 import { type Approval, approvalGate } from "../../protocol/approvals.js";
 import type { SessionAct } from "../../store/act/actStore.js";
 import { describeApproval } from "../../store/act/approvalDecision.js";
+import { sanitizeLine } from "../../text/sanitize.js";
 import { wrapLine } from "../../text/wrap.js";
 import { keyOf } from "./keymap.js";
 import type { PromptEditing } from "./uiStore.js";
@@ -40,7 +41,10 @@ function approvalLines(a: Approval, input: ActLinesInput): ActLine[] {
       : `${keyOf("approve")} approve · ${keyOf("reject")} reject`;
   return [
     { text: `⚑ needs you: ${describeApproval(a)}`, tone: "warn", bold: true },
-    { text: `  ${a.id} — ${keys}`, tone: gate || input.writeDisabled ? "muted" : "accent" },
+    {
+      text: `  ${sanitizeLine(a.id)} — ${keys}`,
+      tone: gate || input.writeDisabled ? "muted" : "accent",
+    },
   ];
 }
 

@@ -6,6 +6,7 @@ import { hasScope, narrowedScopes } from "../../protocol/scopes.js";
 import { describeApproval } from "../../store/act/approvalDecision.js";
 import type { ActionOutcome } from "../../store/actionsStore.js";
 import type { IdentityState } from "../../store/identityStore.js";
+import { sanitizeLine } from "../../text/sanitize.js";
 import type { AppServices } from "./services.js";
 import type { FormDialogState, FormKind, PendingAction } from "./uiStore.js";
 
@@ -278,7 +279,7 @@ export function describePending(
     case "reject":
       return {
         lines: [
-          `${a.kind === "approve" ? "Approves" : "Rejects"} ${describeApproval(a.approval)} (${a.approval.id}).`,
+          `${a.kind === "approve" ? "Approves" : "Rejects"} ${describeApproval(a.approval)} (${sanitizeLine(a.approval.id)}).`,
           a.note ? `Note: ${a.note}` : "No note.",
           a.kind === "approve"
             ? "The agent carries on with what it asked for."

@@ -162,5 +162,11 @@ export function firstScreenAnswered(
   });
 }
 
+/**
+ * Edits a text in the user's $VISUAL/$EDITOR while the UI waits (the CLI gives
+ * cli/tui/editText.ts): the edited text, or why it could not be edited.
+ */
+export type EditText = (text: string) => { text: string } | { error: string };
+
 /** Writes a pane's entries somewhere and says where (the CLI gives cli/tui/savePane.ts). */
 export type SaveEntries = (sessionId: string, entries: readonly TimelineEntry[]) => Promise<string>;

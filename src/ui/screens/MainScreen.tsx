@@ -25,7 +25,7 @@ import { mainTarget } from "../input/handlers/index.js";
 import { followFleetStreams, keepSelection } from "../model/follow.js";
 import { screenOf } from "../model/geometry.js";
 import { isTooSmall, type TerminalSize } from "../model/layout.js";
-import type { AppOptions, AppServices, SaveEntries } from "../model/services.js";
+import type { AppOptions, AppServices, EditText, SaveEntries } from "../model/services.js";
 import { createUiStore, type DialogState, type OverlayState } from "../model/uiStore.js";
 import { TooSmall } from "./TooSmall.js";
 
@@ -40,6 +40,7 @@ export interface MainScreenProps {
   size: TerminalSize;
   onExit: () => void;
   save: SaveEntries | null;
+  editText?: EditText | null;
 }
 
 function Body({
@@ -86,6 +87,7 @@ export function MainScreen(props: MainScreenProps) {
     exit: props.onExit,
     now,
     save: props.save,
+    editText: props.editText ?? null,
   }));
   const { ui } = deps;
   const ctx = useMemo<UiContextValue>(() => ({ ui: deps.ui, options: deps.options }), [deps]);

@@ -64,11 +64,10 @@ const reply: Handler = (deps) => {
 const cancelPrompt: Handler = (deps) => {
   const sessionId = target(deps, commandById("cancelPrompt"));
   if (!sessionId) return;
-  void deps.services.act?.cancelPrompt(sessionId).then(() => {
-    const n = actOf(
-      deps.services.act?.store.getState() ?? { bySession: new Map(), busy: new Set() },
-      sessionId,
-    ).notice;
+  const act = deps.services.act;
+  if (!act) return;
+  void act.cancelPrompt(sessionId).then(() => {
+    const n = actOf(act.store.getState(), sessionId).notice;
     if (n) message(deps, `${sessionId}: ${n.text}`, n.ok ? "ok" : "warn");
   });
 };
@@ -242,8 +241,15 @@ export const PROMPT: ModeHandlers<"prompt"> = {
   promptNewline: (deps, { editing: e }) => setDraft(deps, e, { draft: `${e.draft}\n` }),
   promptRecallPrev: recall(-1),
   promptRecallNext: recall(1),
-  promptEditor: (deps) =>
-    message(deps, "Editing in $VISUAL/$EDITOR is not available in this build yet", "warn"),
+  promptEditor: (deps, { editing: e }) => {
+    if (!deps.editText) {
+      message(deps, "Editing in $VISUAL/$EDITOR is not available here", "warn");
+      return;
+    }
+    const r = deps.editText(e.draft);
+    if ("error" in r) message(deps, r.error, "warn");
+    else setDraft(deps, e, { draft: r.text, recall: null });
+  },
   promptSend: (deps, { editing: e }) => {
     const bad = promptProblem(e.draft);
     if (bad !== null) {

@@ -1,0 +1,127 @@
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { CLI, tempConfigHome } from "../helpers/cli.js";
+import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
+
+/**
+ * Acting on a session in a real terminal: the built binary in tmux against the reference
+ * service. The prompt box (typing, Ctrl-J, a bracket-less paste of several lines, recall,
+ * the editor key, sending) and the approve flow, as a user would drive them.
+ */
+
+const TMUX = tmuxForSuite("act end-to-end suite");
+const SIZE = { width: 150, height: 42 };
+
+describe.skipIf(!TMUX)(`acting on a session in tmux (${TMUX ?? "no tmux"})`, () => {
+  const tmux = new TmuxServer();
+  const home = tempConfigHome();
+  const bin = mkdtempSync(join(tmpdir(), "as-editor-"));
+  let server: ReferenceServer;
+  let count = 0;
+  const panes: TmuxPane[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    server = await startServer({ seed: 24, paceMs: 0, heartbeatMs: 500, promptStepMs: 80 });
+    // An "editor" that writes what a user would have typed into the file it is given.
+    const editor = join(bin, "fake-editor");
+    writeFileSync(editor, '#!/bin/sh\nprintf "Written in the editor\\nsecond line" > "$1"\n');
+    chmodSync(editor, 0o755);
+    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
+  });
+
+  afterEach(async () => {
+    await Promise.all(panes.splice(0).map((p) => p.kill()));
+  });
+
+  afterAll(async () => {
+    await tmux.kill();
+    await server?.close();
+    home.cleanup();
+    rmSync(bin, { recursive: true, force: true });
+  });
+
+  async function launch(args: string[], key = "owner"): Promise<TmuxPane> {
+    const env: Record<string, string | undefined> = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home.dir,
+      LANG: "C.UTF-8",
+      XDG_CONFIG_HOME: home.dir,
+      AGENT_SESSIONS_BASE_URL: server.url,
+      AGENT_SESSIONS_API_KEY: server.key(key),
+      AGENT_SESSIONS_BELL: "0",
+      VISUAL: join(bin, "fake-editor"),
+    };
+    const app = cleanEnvCommand(env, [process.execPath, CLI, "--no-journal", ...args]);
+    const pane = await tmux.start(`act${++count}`, `${app}; echo "EXIT=$?"; exec sleep 600`, SIZE);
+    panes.push(pane);
+    return pane;
+  }
+
+  const active = (n: number) =>
+    server.sessions().filter((s) => s.state === "active")[n]?.id as string;
+
+  it("the prompt box: typing, Ctrl-J, a paste, the editor, recall, and the answer in the pane", async () => {
+    const id = active(0);
+    const pane = await launch(["open", id]);
+    await pane.waitForText(`1 ${id}`);
+    await pane.keys("1");
+    await pane.keys("R");
+    await pane.waitForText("reply › ");
+    await pane.type("Fix the build");
+    await pane.keys("C-j");
+    // Pasted text arrives in one read with its line break: it stays in the box.
+    await tmux.run(["set-buffer", "-b", "p1", "pasted line one\npasted line two"]);
+    await tmux.run(["paste-buffer", "-b", "p1", "-t", pane.name]);
+    let screen = await pane.waitForText("pasted line two▏");
+    expect(screen).toContain("reply › Fix the build");
+    expect(screen).toContain("pasted line one");
+    expect(server.promptRunning(id)).toBe(false);
+    await pane.keys("Enter");
+    screen = await pane.waitForText(["› you: Fix the build …", "✓ answer done"], {
+      timeoutMs: 15_000,
+    });
+    expect(screen).toContain("[tool] read_file src/index.ts");
+    // Recall the prompt just sent, then replace the draft from the editor, and send that.
+    await pane.keys("R");
+    await pane.keys("Up");
+    await pane.waitForText("pasted line two▏");
+    await pane.keys("C-e");
+    await pane.waitForText("second line▏");
+    await pane.keys("Enter");
+    await pane.waitForText("› you: Written in the editor …", { timeoutMs: 15_000 });
+    await pane.waitForText("✓ answer done", { timeoutMs: 15_000 });
+    await pane.keys("q");
+    await pane.waitForText("EXIT=0");
+  });
+
+  it("the approve flow: the pending approval in the pane, a note, a confirmation naming it, the decision said", async () => {
+    const id = active(1);
+    const ap = server.addApproval(id, {
+      kind: "deploy",
+      message: "Deploy the landing page to production?",
+    });
+    const pane = await launch(["open", id]);
+    await pane.keys("1");
+    await pane.waitForText("⚑ needs you: deploy: Deploy the landing page to production?");
+    await pane.keys("Y");
+    await pane.waitForText(`Approve in ${id}`);
+    await pane.type("ship it");
+    await pane.keys("Enter");
+    const confirm = await pane.waitForText("Approve — confirm");
+    expect(confirm).toContain("Approves deploy: Deploy the landing page to production?");
+    expect(confirm).toContain("Note: ship it");
+    await pane.keys("y");
+    await pane.waitForText(`${ap.id}: approved by`);
+    await pane.waitFor("the approval to leave the pane", (s) => !s.includes("⚑ needs you"));
+    expect(server.approvals(id)[0]).toMatchObject({
+      status: "approved",
+      resolution_note: "ship it",
+    });
+    await pane.keys("q");
+    await pane.waitForText("EXIT=0");
+  });
+});
