@@ -52,7 +52,8 @@ describe("attention", () => {
 
     // Then the paused one: not in a pane, so its row in the list.
     await pressKey(h, "a");
-    frame = await waitForContent(h, `▸⏸  ⏸ ${cName}`);
+    // Seen: its mark goes (it stays in the queue).
+    frame = await waitForContent(h, `▸   ⏸ ${cName}`);
 
     // The queue: both, with the reason named and the time the record gives.
     await pressKey(h, "A");
@@ -79,7 +80,7 @@ describe("attention", () => {
     await waitForContent(h, new RegExp(`✗  ${d} ✗ error`));
     await waitForContent(h, () => h?.bells() === 1);
     await pressKey(h, "a");
-    await waitForContent(h, new RegExp(`▸✗  ${d} ✗ error`));
+    await waitForContent(h, new RegExp(`▸   ${d} ✗ error`));
     expect(h.bells()).toBe(1);
   });
 

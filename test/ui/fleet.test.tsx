@@ -39,8 +39,8 @@ describe("fleet view", () => {
       /state\s+session\s+name\s+agent\s+activity\s+ev\/min 10m\s+files\s+current step/,
     );
     expect(frame).toMatch(new RegExp(`● ● active\\s+${a}\\s+${name}\\s+claude-code`));
-    // A session that waited from the start is marked; its row says paused.
-    expect(frame).toMatch(/ ! ● ⏸ paused/);
+    // A session that waited from the start is marked with its reason; its row says paused.
+    expect(frame).toMatch(/ ⏸ ● ⏸ paused/);
 
     // Live from the stream: activity, the sparkline, files, the current step.
     fx.server.emit(b, "prompt_progress", { type: "text", content: "Reading the config loader. " });
@@ -76,7 +76,8 @@ describe("fleet view", () => {
     await pressKey(h, "a");
     // The cursor is on the newest one already: `a` goes on to the next; seen, its mark goes.
     frame = await waitForContent(h, new RegExp(`▸  ● ⏸ paused\\s+${paused[1]?.id}`));
-    expect(frame).toMatch(new RegExp(` ! ● ⏸ paused\\s+${paused[0]?.id}`));
+    // A pause does not call: its mark is its reason's glyph, dimmed.
+    expect(frame).toMatch(new RegExp(` ⏸ ● ⏸ paused\\s+${paused[0]?.id}`));
     // Still the fleet: `a` selected the row there.
     expect(frame).toContain("Fleet");
     await pressKey(h, "o");

@@ -112,7 +112,10 @@ export function selectMarkedIds(s: Pick<AttentionState, "items">): ReadonlySet<s
   return set;
 }
 
-/** Per session, its most pressing item (notifying before quiet ones, then by reason), memoised. */
+/**
+ * Per session, its most pressing unseen item (notifying before quiet ones, then by reason),
+ * memoised: the marks of rows and panes. Seen items keep their place in the queue, unmarked.
+ */
 const topOf = new WeakMap<readonly AttentionItem[], ReadonlyMap<string, AttentionItem>>();
 export function selectTopItems(
   s: Pick<AttentionState, "items">,
@@ -121,6 +124,7 @@ export function selectTopItems(
   if (!map) {
     const m = new Map<string, AttentionItem>();
     for (const i of s.items) {
+      if (i.seen) continue;
       const had = m.get(i.sessionId);
       if (had === undefined || pressing(i) < pressing(had)) m.set(i.sessionId, i);
     }

@@ -1,6 +1,7 @@
 import { type Session, sessionName } from "../../protocol/resources.js";
 import { displayId } from "../../store/admitSession.js";
-import { selectMarkedIds } from "../../store/attention/attentionStore.js";
+import { type AttentionItem, selectTopItems } from "../../store/attention/attentionStore.js";
+import type { AttentionReason } from "../../store/attention/reasons.js";
 import { formatAge, sparkline } from "../../text/format.js";
 import type { AppServices } from "./services.js";
 
@@ -85,7 +86,10 @@ export interface FleetRow {
   files: string;
   /** The newest line of prompt text, as drawn (its end when it is longer than the column). */
   step: string;
-  attention: boolean;
+  /** The reason of the session's most pressing attention item, if any (its glyph is the mark). */
+  attention: AttentionReason | null;
+  /** That item calls (notifies, not yet seen): drawn loud; else dimmed. */
+  attentionLoud: boolean;
   overlap: boolean;
 }
 
@@ -100,8 +104,9 @@ export function fleetRow(
   s: Session,
   now: number,
   cols: FleetColumns,
-  marked: ReadonlySet<string>,
+  marks: ReadonlyMap<string, AttentionItem>,
 ): FleetRow {
+  const mark = marks.get(s.session_id);
   const id = s.session_id;
   const stream = services.streams.getState().sessions[id];
   const activity = services.activity;
@@ -122,7 +127,8 @@ export function fleetRow(
     spark: cutEnd(counts ? sparkline(counts) : "", cols.spark),
     files: cutEnd(fileCount === null ? "—" : String(fileCount), cols.files),
     step: cutStart(activity.currentStep(id) ?? "", cols.step),
-    attention: marked.has(id),
+    attention: mark?.reason ?? null,
+    attentionLoud: mark?.notify === true && !mark.seen,
     overlap: (services.overlaps.getState().bySession.get(id)?.length ?? 0) > 0,
   };
 }
@@ -144,7 +150,7 @@ export function fleetRows(
   prev: readonly FleetRow[],
 ): readonly FleetRow[] {
   const before = new Map(prev.map((r) => [r.id, r]));
-  const marked = selectMarkedIds(services.attention.getState());
+  const marked = selectTopItems(services.attention.getState());
   let changed = shown.length !== prev.length;
   const out = shown.map((s, i) => {
     const row = fleetRow(services, s, now, cols, marked);

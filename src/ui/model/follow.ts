@@ -38,6 +38,10 @@ function indexOf(list: readonly Session[], id: string | undefined): number {
 export function keepSelection(deps: UiDeps): () => void {
   const { sessions, attention } = deps.services;
   const offSessions = sessions.subscribe((s, prev) => {
+    // A new sort or filter asked for is shown at once: the held order is let go.
+    if (!sameView(s, prev) && deps.ui.getState().heldOrder !== null) {
+      deps.ui.setState({ heldOrder: null });
+    }
     if (s.items === prev.items || !sameView(s, prev)) return;
     const held = deps.ui.getState().heldOrder;
     const marked = selectMarkedIds(attention.getState());

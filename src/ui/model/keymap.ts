@@ -253,7 +253,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("a")],
     label: "attention",
     description:
-      "jump to the next session that needs you, newest first (paused, error, destroyed, its stream stopped or silent), from the list or its stream",
+      "jump to the next session that needs you, newest first (awaiting approval, failed, finished, its stream stopped or silent; then paused or destroyed)",
     modes: [...SCREENS, ...VIEWS],
     footer: { rank: 13 },
   },

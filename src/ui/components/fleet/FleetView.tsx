@@ -3,10 +3,11 @@ import { memo, useCallback, useMemo, useRef } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { selectMarkedIds } from "../../../store/attention/attentionStore.js";
+import { REASON_GLYPH } from "../../../store/attention/reasons.js";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAge } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
-import { stateBadge, type Theme, useTheme } from "../../context/theme.js";
+import { REASON_COLOR, stateBadge, type Theme, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { throttled } from "../../hooks/throttle.js";
 import { useTicked } from "../../hooks/useNow.js";
@@ -89,9 +90,17 @@ const Row = memo(function Row({
   const marks = (
     <Text wrap="truncate-end" inverse={inverse} bold={selected}>
       <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
-      <Text color={theme.c.error} bold>
-        {row.attention ? "!" : " "}
-      </Text>
+      {row.attention === null ? (
+        <Text> </Text>
+      ) : (
+        <Text
+          color={theme.c[REASON_COLOR[row.attention]]}
+          bold={row.attentionLoud}
+          dimColor={!row.attentionLoud && theme.dim}
+        >
+          {REASON_GLYPH[row.attention]}
+        </Text>
+      )}
       <Text color={theme.c.warn}>{row.overlap ? "⇄" : " "}</Text>
       <Text
         color={theme.c[streamColor]}
