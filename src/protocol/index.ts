@@ -3,6 +3,7 @@ export * from "./events.js";
 export * from "./git.js";
 export * from "./history.js";
 export * from "./ids.js";
+export * from "./integrations.js";
 export * from "./rateLimit.js";
 export * from "./resources.js";
 export * from "./scopes.js";

@@ -48,6 +48,12 @@ export const REQUIRED_SCOPES = {
   events: "sessions:prompt",
   gitClone: "sessions:write",
   gitOperation: "sessions:write",
+  githubInstallations: "integrations:read",
+  githubRepos: "integrations:read",
+  githubUserToken: "integrations:read",
+  linearIntegrations: "integrations:read",
+  slackIntegration: "integrations:read",
+  updateLinearIntegration: "integrations:write",
 } as const satisfies Record<string, ModernScope | null>;
 
 export function isLegacyScope(s: string): s is LegacyScope {
