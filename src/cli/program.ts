@@ -4,6 +4,7 @@ import { VERSION } from "../version.js";
 import { registerCompletionCommand } from "./definitions/completion.js";
 import { registerDemoCommand } from "./definitions/demo.js";
 import { registerGitCommand } from "./definitions/git.js";
+import { registerIntegrationsCommand } from "./definitions/integrations.js";
 import { registerJournalCommand } from "./definitions/journal.js";
 import { registerLoginCommand } from "./definitions/login.js";
 import { registerLogoutCommand } from "./definitions/logout.js";
@@ -73,6 +74,7 @@ export function buildProgram(): Command {
   registerSessionsCommand(program);
   registerWatchCommand(program);
   registerGitCommand(program);
+  registerIntegrationsCommand(program);
   registerLoginCommand(program);
   registerLogoutCommand(program);
   registerProfilesCommand(program);

@@ -4,6 +4,7 @@ export * from "./git.js";
 export * from "./history.js";
 export * from "./ids.js";
 export * from "./integrations.js";
+export * from "./launchLimit.js";
 export * from "./rateLimit.js";
 export * from "./resources.js";
 export * from "./scopes.js";

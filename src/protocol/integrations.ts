@@ -1,4 +1,5 @@
 import { pathSegment } from "./ids.js";
+import { LAUNCH_LIMIT_MAX, LAUNCH_LIMIT_MIN, LAUNCH_LIMIT_RULE } from "./launchLimit.js";
 import * as z from "./schema.js";
 import type { Role } from "./scopes.js";
 
@@ -28,10 +29,6 @@ export const INTEGRATION_PATHS = {
 
 /** The documented `per_page` range of the repository listings. */
 export const REPOS_PER_PAGE_MAX = 100;
-
-/** The documented range of the issue tracker's hourly launch limit. */
-export const LAUNCH_LIMIT_MIN = 1;
-export const LAUNCH_LIMIT_MAX = 100;
 
 /** The roles that configure integrations (the interface: "Org admins and owners set up integrations"). */
 export const CONFIGURING_ROLES: readonly Role[] = ["owner", "admin"];
@@ -204,7 +201,7 @@ export function linearUpdateProblem(u: LinearUpdate): { field: string; message: 
   ) {
     return {
       field: "rate_limit_per_hour",
-      message: `the launch limit must be a whole number from ${LAUNCH_LIMIT_MIN} to ${LAUNCH_LIMIT_MAX} per hour`,
+      message: `the launch limit must be ${LAUNCH_LIMIT_RULE}`,
     };
   }
   if (repo !== undefined && repo !== "" && !REPO_NAME.test(repo)) {
@@ -214,10 +211,4 @@ export function linearUpdateProblem(u: LinearUpdate): { field: string; message: 
     };
   }
   return null;
-}
-
-/** A launch limit as typed (text): the number, or null when it is not a whole number. */
-export function parseLaunchLimit(raw: string): number | null {
-  const s = raw.trim();
-  return /^\d{1,6}$/.test(s) ? Number(s) : null;
 }
