@@ -13,6 +13,7 @@ import {
   PART_TITLES,
   partProblem,
   tokenLine,
+  updatedLine,
 } from "../../store/integrations/integrationsText.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
@@ -171,14 +172,7 @@ export async function runLinearSet(opts: LinearSetOptions, cmd: Command): Promis
       printJson(answer);
       return;
     }
-    const limit =
-      typeof answer.rate_limit_per_hour === "number"
-        ? `${answer.rate_limit_per_hour} launches per hour`
-        : "launch limit not said";
-    const repo = answer.default_github_repo
-      ? `default repository ${sanitizeLine(answer.default_github_repo)}`
-      : "no default repository";
-    out(`issue tracker updated: ${limit}, ${repo}`);
+    out(updatedLine(answer));
   } catch (e) {
     fail(e);
   } finally {

@@ -148,3 +148,15 @@ export function appLines(app: CodeHostingApp, maxRepos = Number.POSITIVE_INFINIT
   if (app.reposError) lines.push(`repositories could not be listed: ${s(app.reposError)}`);
   return lines;
 }
+
+/** What a change to the issue tracker left it as, from the service's answer. */
+export function updatedLine(answer: {
+  rate_limit_per_hour?: number | null;
+  default_github_repo?: string | null;
+}): string {
+  const limit = limitText(answer.rate_limit_per_hour) ?? "launch limit not said";
+  const repo = answer.default_github_repo
+    ? `default repository ${s(answer.default_github_repo)}`
+    : "no default repository";
+  return `issue tracker updated: ${limit}, ${repo}`;
+}

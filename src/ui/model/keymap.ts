@@ -18,6 +18,8 @@ export type ModeKind =
   | "detail"
   | "messages"
   | "attention"
+  | "integrations"
+  | "integrationEdit"
   | "fleet"
   | "merged"
   | "pane"
@@ -36,6 +38,8 @@ export const MODE_KINDS: readonly ModeKind[] = [
   "detail",
   "messages",
   "attention",
+  "integrations",
+  "integrationEdit",
   "fleet",
   "merged",
   "pane",
@@ -78,6 +82,8 @@ export type CommandId =
   | "focusPane"
   | "nextAttention"
   | "attentionQueue"
+  | "integrations"
+  | "editIntegration"
   | "fleet"
   | "merged"
   | "refresh"
@@ -149,9 +155,16 @@ export interface Command {
 const SCREENS: readonly ModeKind[] = ["list", "pane"];
 /** The whole-body views over them: the fleet table and the merged timeline. */
 const VIEWS: readonly ModeKind[] = ["fleet", "merged"];
-const OVERLAYS: readonly ModeKind[] = ["help", "detail", "messages", "attention"];
+const OVERLAYS: readonly ModeKind[] = ["help", "detail", "messages", "attention", "integrations"];
 /** Where a text field has the cursor. */
-const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "jump", "login"];
+const TEXT_FIELDS: readonly ModeKind[] = [
+  "form",
+  "filter",
+  "search",
+  "jump",
+  "login",
+  "integrationEdit",
+];
 /** Where j/k and friends move something: the list, a pane, a view, an overlay. */
 const SCROLLING: readonly ModeKind[] = [...SCREENS, ...VIEWS, ...OVERLAYS];
 /** Where the selected session is a row of a table: the list and the fleet. */
@@ -246,6 +259,25 @@ export const KEYMAP: readonly Command[] = [
     modes: [...SCREENS, ...VIEWS, "attention"],
   },
   {
+    id: "integrations",
+    keys: [k("I")],
+    label: "integrations",
+    description:
+      "integrations: the code hosting app's installations and repositories, your token, the issue tracker, the chat tool (I again or Esc closes)",
+    modes: [...SCREENS, ...VIEWS, "integrations"],
+    scope: "integrations:read",
+  },
+  {
+    id: "editIntegration",
+    keys: [k("e")],
+    label: "edit",
+    description:
+      "in the integrations view: change the issue tracker's hourly launch limit and default repository (admins and owners with integrations:write; asks first)",
+    modes: ["integrations"],
+    footer: { rank: 1 },
+    scope: "integrations:write",
+  },
+  {
     id: "fleet",
     keys: [k("v")],
     label: "fleet",
@@ -266,8 +298,9 @@ export const KEYMAP: readonly Command[] = [
     id: "refresh",
     keys: [ctrl("r")],
     label: "refresh",
-    description: "reload identity and the session list (it also refreshes by itself)",
-    modes: [...SCREENS, ...VIEWS],
+    description:
+      "reload identity and the session list (it also refreshes by itself); in the integrations view, read them again",
+    modes: [...SCREENS, ...VIEWS, "integrations"],
   },
   {
     id: "back",
@@ -498,7 +531,7 @@ export const KEYMAP: readonly Command[] = [
     label: "submit",
     description: "submit the form",
     modes: [...TEXT_FIELDS, "confirm", "quit"],
-    footer: { rank: 1, in: ["form", "filter", "search", "jump"] },
+    footer: { rank: 1, in: ["form", "filter", "search", "jump", "integrationEdit"] },
   },
   {
     id: "cancel",
@@ -513,7 +546,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [named("tab")],
     label: "next field",
     description: "move to the next field",
-    modes: ["form"],
+    modes: ["form", "integrationEdit"],
     footer: { rank: 21 },
   },
   {
@@ -521,16 +554,16 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("y")],
     label: "yes",
     description: "confirm",
-    modes: ["confirm", "quit"],
-    footer: { rank: 2 },
+    modes: ["confirm", "quit", "integrationEdit"],
+    footer: { rank: 2, in: ["confirm", "quit"] },
   },
   {
     id: "confirmNo",
     keys: [k("n")],
     label: "no",
     description: "decline",
-    modes: ["confirm", "quit"],
-    footer: { rank: 3 },
+    modes: ["confirm", "quit", "integrationEdit"],
+    footer: { rank: 3, in: ["confirm", "quit"] },
   },
   {
     id: "deleteChar",

@@ -7,6 +7,7 @@ import type { KeyTarget } from "../route.js";
 import type { TextField } from "../textField.js";
 import { CONFIRM, FORM, QUIT } from "./dialogs.js";
 import { FILTER, SEARCH } from "./editing.js";
+import { INTEGRATION_EDIT, INTEGRATIONS, integrationEditField } from "./integrations.js";
 import { LIST } from "./list.js";
 import { ATTENTION, DETAIL, HELP, MESSAGES } from "./overlays.js";
 import { PANE } from "./pane.js";
@@ -39,6 +40,8 @@ export const HANDLERS: Table = {
   detail: DETAIL,
   messages: MESSAGES,
   attention: ATTENTION,
+  integrations: INTEGRATIONS,
+  integrationEdit: INTEGRATION_EDIT,
   fleet: { ...SCREEN, ...FLEET },
   merged: { ...SCREEN, ...MERGED },
   pane: { ...SCREEN, ...REPLAY, ...PANE },
@@ -77,6 +80,8 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
         },
       };
     }
+    case "integrationEdit":
+      return integrationEditField(deps, mode.dialog);
     case "search":
     case "jump":
       return {

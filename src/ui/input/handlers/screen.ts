@@ -11,6 +11,7 @@ import {
   sessionRecord,
 } from "../actions.js";
 import type { UiDeps } from "../deps.js";
+import { openIntegrations } from "./integrations.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
 /**
@@ -109,6 +110,7 @@ export const SCREEN: ModeHandlers<"list" | "pane" | "fleet" | "merged"> = {
   },
   nextAttention: jumpToAttention,
   attentionQueue: (deps) => patch(deps, { overlay: { kind: "attention", cursor: 0 } }),
+  integrations: openIntegrations,
   fleet: toggleView("fleet"),
   merged: toggleView("merged"),
   refresh: (deps) => {
