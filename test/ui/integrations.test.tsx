@@ -90,3 +90,59 @@ describe("the integrations view", () => {
     await waitForContent(ui, "Demo Bot (Demo, oauth): enabled, 42 launches per hour");
   });
 });
+
+describe("where git needs the integrations", () => {
+  it("the clone form offers the repositories the app reaches, filtered as you type", async () => {
+    fx = await startUiFixture({ key: "owner" });
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 140, rows: 40 });
+    await waitForContent(h, id);
+    await pressKey(h, "c");
+    let frame = await waitForContent(h, "Repositories the code hosting app reaches");
+    expect(frame).toMatch(/▸ demo\/app {2}private {2}default branch main/);
+    expect(frame).toContain("demo/docs");
+    await typeText(h, "do");
+    await typeText(h, "cs");
+    frame = await waitForContent(h, (f) => !f.includes("demo/app  private"));
+    expect(frame).toMatch(/▸ demo\/docs {2}private {2}default branch main/);
+    // Tab takes the suggestion, then Enter asks first, naming its default branch.
+    await pressKey(h, "tab");
+    await pressKey(h, "enter");
+    frame = await waitForContent(h, "Clone — confirm");
+    expect(frame).toContain("Clones demo/docs (its default branch, main)");
+    expect(frame).toMatch(/branch\s+\(default branch main\)/);
+    await pressKey(h, "y");
+    await waitForContent(h, new RegExp(`✓ clone ${id}: cloned demo/docs`), 15_000);
+  });
+
+  it("a clone of a repository no installation reaches says so, with the configure URL", async () => {
+    fx = await startUiFixture({ key: "owner" });
+    const id = fx.ids[0] as string;
+    // Wide enough for the whole failure on the status line.
+    h = mountApp(fx, { columns: 400, rows: 40 });
+    await waitForContent(h, id);
+    await pressKey(h, "c");
+    await typeText(h, "acme/other");
+    await pressKey(h, "enter");
+    await waitForContent(h, "Clone — confirm");
+    await pressKey(h, "y");
+    await waitForContent(
+      h,
+      "No installation of the code hosting app reaches acme/other: grant it access at https://github.com/organizations/demo/settings/installations/41000001",
+      10_000,
+    );
+  });
+
+  it("the pull-request form's base is the repository's default branch from the app", async () => {
+    fx = await startUiFixture({ key: "owner" });
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 160, rows: 40 });
+    await waitForContent(h, id);
+    fx.services.sessions.getState().patchSession(id, { repo: "demo/app", branch: "main" });
+    await pressKey(h, "r");
+    await waitForContent(h, "base defaults to main (the repository's");
+    await typeText(h, "Fix it");
+    await pressKey(h, "enter");
+    await waitForContent(h, "⚠ main is the repository's default branch: a pull request from it");
+  });
+});

@@ -65,6 +65,7 @@ export function formIntro(
   form: FormKind,
   sessionId: string,
   session: Session | undefined,
+  repoDefault: string | null = null,
 ): { title: string; lines: string[] } {
   const branch = session?.branch ?? null;
   switch (form) {
@@ -89,7 +90,7 @@ export function formIntro(
       return {
         title: `Open a pull request from ${sessionId}`,
         lines: [
-          `Head: ${branch ? `branch ${branch}` : "the current branch"}${repo ? ` of ${repo}` : ""}; base defaults to main.`,
+          `Head: ${branch ? `branch ${branch}` : "the current branch"}${repo ? ` of ${repo}` : ""}; base defaults to ${repoDefault ?? "main"}${repoDefault ? " (the repository's default branch)" : ""}.`,
           "You confirm before anything is sent.",
         ],
       };
@@ -112,6 +113,7 @@ export function openForm(form: FormKind, sessionId: string): FormDialogState {
 export function submitForm(
   d: FormDialogState,
   session: Session | undefined,
+  repoDefault: string | null = null,
 ): { ok: false; error: string } | { ok: true; confirm: PendingAction } {
   const fields = FORM_FIELDS[d.form];
   const values = d.values.map((v) => v.trim());
@@ -136,7 +138,7 @@ export function submitForm(
         confirm: {
           kind: "pr",
           title: values[0] ?? "",
-          base: values[1] || "main",
+          base: values[1] || repoDefault || "main",
           head: session?.branch ?? null,
         },
       };
@@ -147,11 +149,17 @@ export function submitForm(
 const USUAL_DEFAULT_BRANCHES = ["main", "master"];
 
 /**
- * Whether `branch` is the repository's default branch: the one the record names
- * (`default_branch`, as code hosts call it) or, when it names none, main or master.
+ * Whether `branch` is the repository's default branch: the one the code hosting app reports
+ * for it (`repoDefault`), else the one the record names (`default_branch`, as code hosts call
+ * it), else main or master.
  */
-export function isDefaultBranch(branch: string | null, session: Session | undefined): boolean {
+export function isDefaultBranch(
+  branch: string | null,
+  session: Session | undefined,
+  repoDefault: string | null = null,
+): boolean {
   if (!branch) return false;
+  if (repoDefault) return branch === repoDefault;
   const named = (session as Record<string, unknown> | undefined)?.default_branch;
   if (typeof named === "string" && named !== "") return branch === named;
   return USUAL_DEFAULT_BRANCHES.includes(branch);
@@ -175,13 +183,14 @@ export interface PendingDescription {
 export function describePending(
   a: PendingAction,
   session: Session | undefined,
+  repoDefault: string | null = null,
 ): PendingDescription {
   const repo = session?.repo ?? "the session's repository";
   switch (a.kind) {
     case "clone":
       return {
         lines: [
-          `Clones ${a.repoUrl}${a.branch ? ` (branch ${a.branch})` : ""} into the session's workspace.`,
+          `Clones ${a.repoUrl}${a.branch ? ` (branch ${a.branch})` : repoDefault ? ` (its default branch, ${repoDefault})` : ""} into the session's workspace.`,
         ],
         warning: `This replaces the session's workspace${session?.repo ? ` (now a clone of ${session.repo})` : ""}: files and uncommitted changes in it are lost.`,
       };
@@ -192,7 +201,7 @@ export function describePending(
           `Commits any uncommitted changes in the session's workspace, then pushes ${target ? `branch ${target}` : "the current branch"} to ${repo}.`,
           "This changes the remote repository.",
         ],
-        warning: isDefaultBranch(target, session)
+        warning: isDefaultBranch(target, session, repoDefault)
           ? `${target} is the repository's default branch: this pushes straight to it, with no pull request or review.`
           : null,
       };
@@ -211,7 +220,10 @@ export function describePending(
           `Opens a pull request in ${repo}: ${a.head ?? "the current branch"} → ${a.base}, titled "${a.title}".`,
           "The head branch must already be pushed.",
         ],
-        warning: null,
+        warning:
+          a.head !== null && isDefaultBranch(a.head, session, repoDefault)
+            ? `${a.head} is the repository's default branch: a pull request from it proposes the default branch itself.`
+            : null,
       };
   }
 }
@@ -261,13 +273,13 @@ export async function runGitAction(
   services: AppServices,
   sessionId: string,
   pending: PendingAction,
-): Promise<{ busy: string | null }> {
+): Promise<{ busy: string | null; outcome: ActionOutcome | null }> {
   const { api, actions, sessions } = services;
   const action = toGitAction(pending);
   const outcome = await actions
     .getState()
     .run(action, sessionId, (signal) => api.git(sessionId, action, signal));
-  if (outcome.error?.code === "busy") return { busy: outcome.message };
+  if (outcome.error?.code === "busy") return { busy: outcome.message, outcome: null };
   const r = outcome.result;
   if (outcome.ok && r) {
     const patch: Partial<Session> = {};
@@ -275,5 +287,5 @@ export async function runGitAction(
     if (action.kind === "clone") patch.repo = r.repoUrl ?? action.repoUrl;
     if (Object.keys(patch).length > 0) sessions.getState().patchSession(sessionId, patch);
   }
-  return { busy: null };
+  return { busy: null, outcome };
 }

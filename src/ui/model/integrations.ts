@@ -1,6 +1,7 @@
 import type { IntegrationsReport, Part } from "../../client/integrations.js";
 import { type LinearUpdate, linearUpdateProblem } from "../../protocol/integrations.js";
 import { LAUNCH_LIMIT_RULE, parseLaunchLimit } from "../../protocol/launchLimit.js";
+import type { Session } from "../../protocol/resources.js";
 import type { IdentityState } from "../../store/identityStore.js";
 import { configureRefusal } from "../../store/integrations/configure.js";
 import {
@@ -13,7 +14,8 @@ import {
   partProblem,
   tokenLine,
 } from "../../store/integrations/integrationsText.js";
-import type { IntegrationEditState } from "./uiStore.js";
+import { missingScope } from "./gitActions.js";
+import type { IntegrationEditState, PendingAction } from "./uiStore.js";
 
 /**
  * The integrations view and the issue tracker's edit, as plain data: the lines the view
@@ -142,3 +144,16 @@ export function integrationEditUpdate(
 export function issueTrackerPresent(report: IntegrationsReport | null): boolean {
   return report?.issueTracker.state === "ok" && report.issueTracker.data.length > 0;
 }
+
+/** The repository a git action is about: the one being cloned, else the session's. */
+export function pendingRepo(a: PendingAction, session: Session | undefined): string | null {
+  return a.kind === "clone" ? a.repoUrl : (session?.repo ?? null);
+}
+
+/** Whether to ask for the integrations where a git action needs them (the key may read them). */
+export function mayReadIntegrations(identity: Pick<IdentityState, "keyInfo">): boolean {
+  return missingScope("integrations:read", identity) === null;
+}
+
+/** Repository suggestions the clone form shows at most. */
+export const CLONE_SUGGESTIONS = 5;

@@ -351,15 +351,16 @@ export const KEYMAP: readonly Command[] = [
     id: "up",
     keys: [k("k"), named("up")],
     label: "up",
-    description: "move up / scroll up",
-    modes: SCROLLING,
+    description:
+      "move up / scroll up (in the clone form, ↑ picks a repository the code hosting app reaches)",
+    modes: [...SCROLLING, "form"],
   },
   {
     id: "down",
     keys: [k("j"), named("down")],
     label: "down",
-    description: "move down / scroll down",
-    modes: SCROLLING,
+    description: "move down / scroll down (in the clone form, ↓ picks a repository)",
+    modes: [...SCROLLING, "form"],
   },
   {
     id: "pageUp",
@@ -545,7 +546,8 @@ export const KEYMAP: readonly Command[] = [
     id: "nextField",
     keys: [named("tab")],
     label: "next field",
-    description: "move to the next field",
+    description:
+      "move to the next field (in the clone form's repository field, take the picked suggestion first)",
     modes: ["form", "integrationEdit"],
     footer: { rank: 21 },
   },

@@ -17,6 +17,8 @@ export interface FormDialogState {
   values: readonly string[];
   field: number;
   error: string | null;
+  /** The clone form: the repository suggestion picked with ↑/↓ (Tab takes it). */
+  pick?: number;
 }
 
 /** A remote-changing (or workspace-replacing) action waiting for "y". */

@@ -66,7 +66,7 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
           if (cur?.kind !== "form") return;
           const values = cur.values.slice();
           values[cur.field] = v;
-          patch(deps, { dialog: { ...cur, values, error: null } });
+          patch(deps, { dialog: { ...cur, values, error: null, pick: 0 } });
         },
       };
     }

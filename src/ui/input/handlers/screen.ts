@@ -1,5 +1,6 @@
 import { nextUnseen } from "../../../store/attention/attentionStore.js";
 import { disabledReason, openForm } from "../../model/gitActions.js";
+import { mayReadIntegrations } from "../../model/integrations.js";
 import { type Command, commandById, keyOf } from "../../model/keymap.js";
 import type { BodyView, DialogState } from "../../model/uiStore.js";
 import {
@@ -69,6 +70,11 @@ function gitAction(cmd: Command): Handler {
     if (reason) {
       message(deps, reason, "error");
       return;
+    }
+    // The repositories the code hosting app reaches (clone suggestions, default branches).
+    const identity = deps.services.identity.getState();
+    if (cmd.id !== "branch" && mayReadIntegrations(identity)) {
+      void deps.services.integrations?.getState().ensure();
     }
     let dialog: DialogState;
     switch (cmd.id) {
