@@ -53,6 +53,9 @@ describe("the integrations view", () => {
     expect(frame).toContain("disconnected");
     await pressKey(ui, "e");
     await waitForContent(ui, "needs the role owner or admin; this key's owner is member");
+    // Closed, the header still says it.
+    await pressKey(ui, "escape");
+    await waitForContent(ui, "⚠ token disconnected, chat tool unhealthy (I)");
   });
 
   it("an admin whose key lacks integrations:write is told the scope, not the role", async () => {

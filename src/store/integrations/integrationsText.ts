@@ -160,3 +160,13 @@ export function updatedLine(answer: {
     : "no default repository";
   return `issue tracker updated: ${limit}, ${repo}`;
 }
+
+/** The warnings in a few words each, for the header (the integrations view says them whole). */
+export function integrationWarningLabels(r: IntegrationsReport): string[] {
+  const out: string[] = [];
+  if (r.token.state === "ok" && !r.token.data.connected) out.push("token disconnected");
+  if (r.chat.state === "ok" && r.chat.data.connected && chatHealthIssues(r.chat.data).length > 0) {
+    out.push("chat tool unhealthy");
+  }
+  return out;
+}
