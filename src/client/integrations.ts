@@ -94,7 +94,7 @@ function nonNegative(v: unknown): number | null {
  * the service says there are no more, a page brings nothing new, or the bound is reached.
  */
 async function morePages(
-  api: IntegrationsApi,
+  api: Pick<IntegrationsApi, "githubInstallationRepos">,
   group: InstallationRepos,
   maxRepos: number,
   signal?: AbortSignal,
@@ -141,8 +141,15 @@ async function morePages(
 }
 
 /** The code hosting app: its installations, each with the repositories it reaches. */
+export async function readCodeHostingApp(
+  api: Pick<IntegrationsApi, "githubInstallations" | "githubRepos" | "githubInstallationRepos">,
+  opts: { signal?: AbortSignal; maxReposPerInstallation?: number } = {},
+): Promise<Part<CodeHostingApp>> {
+  return readApp(api, opts.maxReposPerInstallation ?? MAX_REPOS_PER_INSTALLATION, opts.signal);
+}
+
 async function readApp(
-  api: IntegrationsApi,
+  api: Pick<IntegrationsApi, "githubInstallations" | "githubRepos" | "githubInstallationRepos">,
   maxRepos: number,
   signal?: AbortSignal,
 ): Promise<Part<CodeHostingApp>> {

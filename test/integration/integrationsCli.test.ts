@@ -188,3 +188,85 @@ describe("integrations linear set", () => {
     }
   });
 });
+
+describe("where git needs the integrations", () => {
+  it("a clone of a repository no installation reaches names where to grant it", async () => {
+    const id = server.sessionIds()[0] as string;
+    const r = await runCli(["git", "clone", id, "https://github.com/acme/other.git"], {
+      env: env("owner"),
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error: Unknown repository/);
+    expect(r.stderr).toMatch(
+      /hint: No installation of the code hosting app reaches acme\/other: grant it access at https:\/\/github\.com\/organizations\/demo\/settings\/installations\/41000001/,
+    );
+  });
+
+  it("a repository the app reaches gets no such hint", async () => {
+    const id = server.sessionIds()[0] as string;
+    const r = await runCli(["git", "clone", id, "demo/app", "--branch", "nope"], {
+      env: env("owner"),
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(/No installation/);
+  });
+});
+
+describe("thousands of repositories", () => {
+  it("are read a page at a time up to the bound, said on stderr, exit 7", async () => {
+    const s = await startScriptedServer();
+    try {
+      const inst = { id: "i1", account_login: "big", configure_url: "https://x/i1" };
+      const repo = (i: number) => ({ full_name: `big/r${i}`, default_branch: "main" });
+      s.fallback((req, res) => {
+        const url = new URL(req.url ?? "/", "http://x");
+        const page = Number(url.searchParams.get("page") ?? "1");
+        const per = Number(url.searchParams.get("per_page") ?? "100");
+        const answers: Record<string, [number, unknown]> = {
+          "/api/github-app/installations": [200, { installations: [inst], total: 1 }],
+          "/api/github-app/repos": [
+            200,
+            {
+              installations: [
+                {
+                  installation: inst,
+                  repos: Array.from({ length: 100 }, (_, i) => repo(i)),
+                  total_count: 4000,
+                },
+              ],
+            },
+          ],
+          "/api/github-app/installations/i1/repos": [
+            200,
+            {
+              repos: Array.from({ length: per }, (_, i) => repo((page - 1) * per + i)),
+              total_count: 4000,
+              has_next: true,
+            },
+          ],
+          "/api/github-app/user-token-status": [200, { connected: true }],
+          "/api/v1/linear/integrations": [200, { integrations: [] }],
+          "/api/v1/slack/integration": [200, { connected: false }],
+        };
+        const [status, body] = answers[url.pathname] ?? [404, { detail: "Not Found" }];
+        json(status, body, { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99" })(
+          req,
+          res,
+          "",
+          0,
+        );
+      });
+      const r = await runCli(["integrations"], {
+        env: env("owner", s.url, "ask_scripted_0123456789abcdef"),
+      });
+      expect(r.code).toBe(7);
+      expect(r.stdout).toMatch(/big \(Organization|big \(installation/);
+      expect(r.stdout).toMatch(
+        /1000 of 4000 repositories \(list cut: stopped at this client's limit/,
+      );
+      expect(r.stderr).toMatch(/warning: the repositories of big are incomplete/);
+    } finally {
+      await s.close();
+    }
+  });
+});

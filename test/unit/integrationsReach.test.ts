@@ -71,15 +71,15 @@ describe("clone suggestions", () => {
 
 describe("a repository no installation reaches", () => {
   it("names the installation of its owner, else the organization's, with its configure URL", () => {
-    expect(unreachableHint(r, "https://github.com/acme/secret.git")).toMatch(
+    expect(unreachableHint(r.app, "https://github.com/acme/secret.git")).toMatch(
       /reaches acme\/secret: grant it access at https:\/\/github\.com\/organizations\/acme\//,
     );
-    expect(unreachableHint(r, "zzz/other")).toMatch(/organizations\/acme\//);
-    expect(unreachableHint(r, "acme/api")).toBeNull();
+    expect(unreachableHint(r.app, "zzz/other")).toMatch(/organizations\/acme\//);
+    expect(unreachableHint(r.app, "acme/api")).toBeNull();
     // A cut list cannot tell.
     const cut = report([]);
     if (cut.app.state === "ok") (cut.app.data.installations[1] as { cut: string | null }).cut = "x";
-    expect(unreachableHint(cut, "acme/secret")).toBeNull();
+    expect(unreachableHint(cut.app, "acme/secret")).toBeNull();
   });
 });
 

@@ -1,7 +1,9 @@
 import {
+  type CodeHostingApp,
   findRepo,
   type IntegrationsReport,
   installationFor,
+  type Part,
   type ReachableRepo,
   reachableRepos,
   repoFullName,
@@ -67,11 +69,11 @@ export function repoDefaultBranch(
  * the repository is reached, or nothing is known.
  */
 export function unreachableHint(
-  report: IntegrationsReport | null,
+  part: Part<CodeHostingApp> | null | undefined,
   repoRef: string | null | undefined,
 ): string | null {
-  if (!repoRef || report?.app.state !== "ok") return null;
-  const app = report.app.data;
+  if (!repoRef || part?.state !== "ok") return null;
+  const app = part.data;
   if (app.reposError !== null) return null;
   const name = repoFullName(repoRef);
   if (name === null || findRepo(app, name) !== null) return null;

@@ -31,7 +31,7 @@ function startAction(deps: UiDeps, sessionId: string, action: PendingAction): vo
       .getState()
       .ensure()
       .catch(() => null);
-    const hint = unreachableHint(report, repo);
+    const hint = unreachableHint(report?.app, repo);
     if (hint) message(deps, `✗ ${outcomeText(outcome)} — ${hint}`, "error");
   });
 }
