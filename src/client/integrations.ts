@@ -59,6 +59,12 @@ export type IntegrationsApi = Pick<
 /** Repositories read per installation at most; past it the list says it was cut. */
 export const MAX_REPOS_PER_INSTALLATION = 1000;
 
+/**
+ * Installations whose lists are read past the first answer, at most: a service listing
+ * thousands of installations costs a bounded number of requests, and the rest say so.
+ */
+export const MAX_INSTALLATIONS_PAGED = 10;
+
 /** A failed call as a part: absent, forbidden or an error, by what the failure was. */
 export function failedPart<T>(e: unknown): Part<T> {
   if (e instanceof NotFoundError) return { state: "absent", message: e.message };
@@ -179,9 +185,15 @@ async function readApp(
       g ? { ...g, installation: inst } : { installation: inst, repos: [], total: null, cut: null },
     );
   }
+  let paged = 0;
   for (const g of installations) {
-    if (g.total !== null && g.repos.length < g.total) await morePages(api, g, maxRepos, signal);
-    else if (g.repos.length > maxRepos) {
+    if (g.total !== null && g.repos.length < g.total) {
+      if (paged++ < MAX_INSTALLATIONS_PAGED) await morePages(api, g, maxRepos, signal);
+      else {
+        g.cut = `not read past the first page: only ${MAX_INSTALLATIONS_PAGED} installations' lists are read further`;
+      }
+    }
+    if (g.repos.length > maxRepos) {
       g.repos = g.repos.slice(0, maxRepos);
       g.cut = `stopped at this client's limit of ${maxRepos} repositories per installation`;
     }
