@@ -6,6 +6,7 @@ import { registerAttentionCommand } from "./definitions/attention.js";
 import { registerCompletionCommand } from "./definitions/completion.js";
 import { registerDemoCommand } from "./definitions/demo.js";
 import { registerGitCommand } from "./definitions/git.js";
+import { registerIntegrationsCommand } from "./definitions/integrations.js";
 import { registerJournalCommand } from "./definitions/journal.js";
 import { registerLoginCommand } from "./definitions/login.js";
 import { registerLogoutCommand } from "./definitions/logout.js";
@@ -77,6 +78,7 @@ export function buildProgram(): Command {
   registerAttentionCommand(program);
   registerGitCommand(program);
   registerActCommands(program);
+  registerIntegrationsCommand(program);
   registerLoginCommand(program);
   registerLogoutCommand(program);
   registerProfilesCommand(program);

@@ -10,6 +10,21 @@ import { type GitAction, type GitResult, gitRequest, readGitAnswer } from "../pr
 import { parseSessionHistory, type SessionHistory } from "../protocol/history.js";
 import { errorMessage, PATHS, unsafeIdReason } from "../protocol/index.js";
 import {
+  INTEGRATION_PATHS,
+  type Installation,
+  InstallationListSchema,
+  InstallationReposPageSchema,
+  type LinearIntegration,
+  LinearIntegrationListSchema,
+  type LinearUpdate,
+  LinearUpdateAnswerSchema,
+  ReposListSchema,
+  type SlackIntegration,
+  SlackIntegrationSchema,
+  type UserTokenStatus,
+  UserTokenStatusSchema,
+} from "../protocol/integrations.js";
+import {
   type CancelAnswer,
   CancelAnswerSchema,
   isAlreadyRunning,
@@ -47,7 +62,7 @@ import { type PromptEnd, readPromptStream } from "./promptAnswer.js";
 import type { RateLimitTracker } from "./rateLimit.js";
 import type { RequestBudget } from "./requestBudget.js";
 import { errorFromResponse } from "./responseError.js";
-import { isSessionRoute } from "./routes.js";
+import { isMountedRoute } from "./routes.js";
 import { type HttpAnswer, Transport, type TransportOptions, tryJson } from "./transport.js";
 
 /** The connection and the transport's settings (see TransportOptions), or a transport to share. */
@@ -338,6 +353,116 @@ export class ApiClient {
     );
   }
 
+  // Integrations (protocol/integrations.ts): one documented endpoint each. The issue
+  // tracker's and the chat tool's go to the mount learned for them (routes.ts).
+
+  /** GET /api/github-app/installations. */
+  githubInstallations(signal?: AbortSignal): Promise<Installation[]> {
+    return this.#call(
+      {
+        name: "githubInstallations",
+        method: "GET",
+        path: INTEGRATION_PATHS.installations,
+        parse: (json) => InstallationListSchema.parse(json).installations,
+        notFound: "The service has no code hosting app installations endpoint",
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/github-app/repos?per_page=N: every installation with its first repositories. */
+  githubRepos(perPage: number, signal?: AbortSignal) {
+    return this.#call(
+      {
+        name: "githubRepos",
+        method: "GET",
+        path: INTEGRATION_PATHS.repos,
+        query: new URLSearchParams({ per_page: String(perPage) }),
+        parse: (json) => ReposListSchema.parse(json).installations,
+        notFound: "The service has no code hosting app repositories endpoint",
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/github-app/installations/{id}/repos?page=&per_page=: one page of one installation's. */
+  githubInstallationRepos(id: string, page: number, perPage: number, signal?: AbortSignal) {
+    const bad = unsafeIdReason(id);
+    if (bad !== null) {
+      throw new MalformedResponseError(
+        `The installation id "${id}" cannot be used in a request: ${bad}.`,
+      );
+    }
+    return this.#call(
+      {
+        name: "githubRepos",
+        method: "GET",
+        path: INTEGRATION_PATHS.installationRepos(id),
+        query: new URLSearchParams({ page: String(page), per_page: String(perPage) }),
+        parse: (json) => InstallationReposPageSchema.parse(json),
+        notFound: `Installation ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/github-app/user-token-status: whether the user's own token is connected. */
+  githubUserToken(signal?: AbortSignal): Promise<UserTokenStatus> {
+    return this.#call(
+      {
+        name: "githubUserToken",
+        method: "GET",
+        path: INTEGRATION_PATHS.userTokenStatus,
+        parse: (json) => UserTokenStatusSchema.parse(json),
+        notFound: "The service has no user token status endpoint",
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/v1/linear/integrations: every issue tracker bot of the organization. */
+  linearIntegrations(signal?: AbortSignal): Promise<LinearIntegration[]> {
+    return this.#call(
+      {
+        name: "linearIntegrations",
+        method: "GET",
+        path: INTEGRATION_PATHS.linearIntegrations,
+        parse: (json) => LinearIntegrationListSchema.parse(json).integrations,
+        notFound: "No issue tracker integration is set up",
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/v1/slack/integration. */
+  slackIntegration(signal?: AbortSignal): Promise<SlackIntegration> {
+    return this.#call(
+      {
+        name: "slackIntegration",
+        method: "GET",
+        path: INTEGRATION_PATHS.slackIntegration,
+        parse: (json) => SlackIntegrationSchema.parse(json),
+        notFound: "No chat tool integration is set up",
+      },
+      signal,
+    );
+  }
+
+  /** POST /api/v1/linear/integration: a partial update (only the fields given change). */
+  updateLinearIntegration(update: LinearUpdate, signal?: AbortSignal) {
+    return this.#call(
+      {
+        name: "updateLinearIntegration",
+        method: "POST",
+        path: INTEGRATION_PATHS.linearIntegration,
+        body: update,
+        parse: (json) => LinearUpdateAnswerSchema.parse(json),
+        notFound: "No issue tracker integration is set up to change",
+      },
+      signal,
+    );
+  }
+
   /**
    * POST /api/sessions/{id}/prompt {prompt}: sends a prompt and reads its answer, a
    * `text/event-stream` of `{type, content}` items handed to onItem as they arrive (a JSON
@@ -550,7 +675,7 @@ export class ApiClient {
         if (i === 0) {
           probe =
             routeMissing(res) ||
-            (res.status === 401 && isSessionRoute(path) && (await this.#keyIsGood(signal)));
+            (res.status === 401 && isMountedRoute(path) && (await this.#keyIsGood(signal)));
         }
         if (missing(res.status) || probe) continue;
       }

@@ -11,6 +11,9 @@
  * when a store is set (the CLI sets one: a cache file), for later runs, which then send no
  * probing request.
  *
+ * The issue tracker's and the chat tool's routes are documented both as `/api/v1/…` and as
+ * `/api/cloud/v1/…`: they are learned the same way, as a family of their own.
+ *
  * The key's organization (from GET /api/cloud/auth/verify) is remembered alongside, per key
  * fingerprint (a hash, never the key), so the X-Organization-Id default costs one verify per
  * key and service, not one per command.
@@ -22,13 +25,17 @@ import { createHash } from "node:crypto";
  * default is "cloud", the interface's path for it.
  */
 export type Mount = "interface" | "cloud";
-/** Session routes proper (list, get, git, history…) and the event stream, learned apart. */
-export type RouteFamily = "sessions" | "events";
+/**
+ * Session routes proper (list, get, git, history…), the event stream, and the integrations
+ * documented in both forms (`/api/v1/linear|slack/…` ↔ `/api/cloud/v1/…`), learned apart.
+ */
+export type RouteFamily = "sessions" | "events" | "integrations";
 
 /** What a store keeps for one base URL. */
 export interface RememberedService {
   sessions?: Mount;
   events?: Mount;
+  integrations?: Mount;
   /** Key fingerprint → the key's organization (null: a personal key). */
   keys?: Record<string, { organization_id: string | null }>;
 }
@@ -48,6 +55,7 @@ export function setRouteStore(s: RouteStore | null): void {
 }
 
 const SESSION_ROUTE = /^\/api\/(?:cloud\/)?sessions(?=\/|$)/;
+const INTEGRATION_ROUTE = /^\/api\/(?:cloud\/)?v1(?=\/(?:linear|slack)(?:\/|\?|$))/;
 const CLOUD_SUFFIX = /\/api\/cloud$/;
 
 /** A path of a session route (either mount's form), or not. */
@@ -55,15 +63,25 @@ export function isSessionRoute(path: string): boolean {
   return SESSION_ROUTE.test(path);
 }
 
-/** The path in the given mount's form (paths that are not session routes stay as they are). */
+/** A path whose mount is learned: a session route, or an integration documented in both forms. */
+export function isMountedRoute(path: string): boolean {
+  return SESSION_ROUTE.test(path) || INTEGRATION_ROUTE.test(path);
+}
+
+/** The path in the given mount's form (paths of no mounted family stay as they are). */
 export function inMount(path: string, mount: Mount): string {
   const m = SESSION_ROUTE.exec(path);
-  if (!m) return path;
-  const rest = path.slice(m[0].length);
-  return `${mount === "cloud" ? "/api/cloud/sessions" : "/api/sessions"}${rest}`;
+  if (m) {
+    const rest = path.slice(m[0].length);
+    return `${mount === "cloud" ? "/api/cloud/sessions" : "/api/sessions"}${rest}`;
+  }
+  const i = INTEGRATION_ROUTE.exec(path);
+  if (i) return `${mount === "cloud" ? "/api/cloud/v1" : "/api/v1"}${path.slice(i[0].length)}`;
+  return path;
 }
 
 function familyOf(path: string): RouteFamily {
+  if (INTEGRATION_ROUTE.test(path)) return "integrations";
   return /\/events(?:\?|$)/.test(path) ? "events" : "sessions";
 }
 
@@ -107,6 +125,9 @@ export class ServiceRoutes {
     this.#remembered = remembered ?? {};
     if (this.#remembered.sessions) this.#learned.sessions = this.#remembered.sessions;
     if (this.#remembered.events) this.#learned.events = this.#remembered.events;
+    if (this.#remembered.integrations) {
+      this.#learned.integrations = this.#remembered.integrations;
+    }
     const key = this.#remembered.keys?.[this.#fingerprint];
     if (key !== undefined) this.#keyOrg = key.organization_id;
   }
@@ -129,10 +150,10 @@ export class ServiceRoutes {
 
   /**
    * The forms of a path to try, in order: the known mount's, then (unless that mount already
-   * answered in this process) the other's. A path that is no session route is itself alone.
+   * answered in this process) the other's. A path of no mounted family is itself alone.
    */
   candidates(path: string): string[] {
-    if (!isSessionRoute(path)) return [path];
+    if (!isMountedRoute(path)) return [path];
     const family = familyOf(path);
     const first = this.mountOf(family);
     const forms = [inMount(path, first)];
@@ -140,9 +161,9 @@ export class ServiceRoutes {
     return forms;
   }
 
-  /** A session route answered (not 404/405/401) at this path: its mount is the family's. */
+  /** A mounted route answered (not 404/405/401) at this path: its mount is the family's. */
   worked(path: string): void {
-    if (!isSessionRoute(path)) return;
+    if (!isMountedRoute(path)) return;
     const family = familyOf(path);
     const mount: Mount = path.startsWith("/api/cloud/") ? "cloud" : "interface";
     this.#confirmed.add(family);
@@ -171,7 +192,7 @@ export class ServiceRoutes {
   }
 
   /** What the routes in use are, for `whoami --verbose` and the `i` detail. */
-  describe(): { sessions: string; events: string } {
+  describe(): { sessions: string; events: string; integrations: string } {
     const say = (family: RouteFamily, path: string) => {
       const how = this.#confirmed.has(family)
         ? "answered in this run"
@@ -183,6 +204,7 @@ export class ServiceRoutes {
     return {
       sessions: say("sessions", "/api/sessions"),
       events: say("events", "/api/sessions/{id}/events"),
+      integrations: say("integrations", "/api/v1/linear/integrations"),
     };
   }
 

@@ -57,6 +57,9 @@ function clean(entry: unknown): RememberedService | undefined {
   if (typeof e.events === "string" && MOUNTS.has(e.events)) {
     out.events = e.events as RememberedService["events"];
   }
+  if (typeof e.integrations === "string" && MOUNTS.has(e.integrations)) {
+    out.integrations = e.integrations as RememberedService["integrations"];
+  }
   if (e.keys !== null && typeof e.keys === "object") {
     const keys: NonNullable<RememberedService["keys"]> = {};
     for (const [fp, v] of Object.entries(e.keys as Record<string, unknown>)) {

@@ -4,6 +4,8 @@ export * from "./events.js";
 export * from "./git.js";
 export * from "./history.js";
 export * from "./ids.js";
+export * from "./integrations.js";
+export * from "./launchLimit.js";
 export * from "./prompt.js";
 export * from "./rateLimit.js";
 export * from "./resources.js";

@@ -57,6 +57,12 @@ export const REQUIRED_SCOPES = {
   pause: "sessions:write",
   resume: "sessions:write",
   start: "sessions:write",
+  githubInstallations: "integrations:read",
+  githubRepos: "integrations:read",
+  githubUserToken: "integrations:read",
+  linearIntegrations: "integrations:read",
+  slackIntegration: "integrations:read",
+  updateLinearIntegration: "integrations:write",
 } as const satisfies Record<string, ModernScope | null>;
 
 export function isLegacyScope(s: string): s is LegacyScope {

@@ -12,6 +12,7 @@ import { ensureDemoRepos } from "./git/demoRepos.js";
 import { GitRunner } from "./git/gitRunner.js";
 import { GitWorkspaces, type PullRequest } from "./git/gitWorkspaces.js";
 import { handleRequest, type RequestCounts } from "./http/requestHandler.js";
+import { IntegrationDemo } from "./integrations.js";
 import { KeyRing } from "./keys.js";
 import { childRandom } from "./random.js";
 import { RateLimiter } from "./rateLimiter.js";
@@ -231,6 +232,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     store,
     streams,
     git: workspaces,
+    integrations: new IntegrationDemo(keys, [...repos.keys()]),
     historyOnOpen,
     log: opts.log,
     mount: opts.mount ?? "interface",

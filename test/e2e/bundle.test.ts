@@ -231,6 +231,7 @@ describe("what the bundled binary loads", () => {
     [["sessions", "--all"], "sessions"],
     [["watch", "ses_abc"], "watch"],
     [["git", "push", "ses_abc"], "git"],
+    [["integrations"], "integrations"],
     [["profiles"], "profiles"],
     [["journal", "path"], "journal"],
     [["logout"], "logout"],

@@ -1,8 +1,11 @@
 import type { Command } from "commander";
+import type { ApiClient } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
+import { readCodeHostingApp } from "../../client/integrations.js";
 import { closeDefaultAgent } from "../../client/transport.js";
 import type { GitAction } from "../../protocol/git.js";
 import { describeResult } from "../../store/actionsStore.js";
+import { unreachableHint } from "../../store/integrations/reach.js";
 import { sanitize } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { err, fail, out, printJson } from "../output.js";
@@ -18,8 +21,10 @@ export async function runGit(
   sessionId: string,
   action: GitAction,
 ): Promise<void> {
+  let client: ApiClient | null = null;
   try {
     const ctx = await commandContext(cmd);
+    client = ctx.client;
     const result = await ctx.client.git(sessionId, action);
     if (json) {
       printJson(
@@ -38,10 +43,25 @@ export async function runGit(
         "hint: The service ran the action and says it did not succeed; its output above says why.",
       );
       process.exitCode = EXIT.error;
+      await reachHint(client, action);
     }
   } catch (e) {
     fail(e);
+    const scope = (e as { code?: unknown }).code === "missing_scope";
+    if (client && !scope) await reachHint(client, action);
   } finally {
     await closeDefaultAgent();
   }
+}
+
+/**
+ * A clone that failed on a repository no installation of the code hosting app reaches: say
+ * so, and where access is granted (the installation's configure URL, printed, never opened).
+ * Nothing when the app cannot be read (a key without integrations:read, no such service).
+ */
+async function reachHint(client: ApiClient, action: GitAction): Promise<void> {
+  if (action.kind !== "clone") return;
+  const app = await readCodeHostingApp(client).catch(() => null);
+  const hint = unreachableHint(app, action.repoUrl);
+  if (hint) err(`hint: ${hint}`);
 }

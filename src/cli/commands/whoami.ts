@@ -61,6 +61,7 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
               routes: {
                 sessions: routes.sessions,
                 events: routes.events,
+                integrations: routes.integrations,
                 verify: PATHS.verify,
                 me: PATHS.me,
                 ...(sessionsProblem !== null ? { sessions_error: sessionsProblem } : {}),
@@ -108,6 +109,7 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
     if (opts.verbose) {
       rows.push(["sessions at", s(routes.sessions)]);
       rows.push(["events at", s(routes.events)]);
+      rows.push(["integrations at", s(routes.integrations)]);
       rows.push(["key checked at", `${PATHS.verify}, ${PATHS.me}`]);
       if (sessionsProblem !== null)
         rows.push(["sessions", `could not list: ${s(sessionsProblem)}`]);

@@ -13,6 +13,7 @@ import { FleetStreams } from "../../store/fleet/fleetStreams.js";
 import { createOverlapStore } from "../../store/fleet/overlaps.js";
 import type { JournalStatusStore } from "../../store/history/journal.js";
 import { createIdentityStore } from "../../store/identityStore.js";
+import { createIntegrationsStore } from "../../store/integrations/integrationsStore.js";
 import { LiveList } from "../../store/liveList.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
 import { createSessionsStore } from "../../store/sessionsStore.js";
@@ -187,6 +188,7 @@ export function buildServices(
     }),
     live,
     budget: client.budget,
+    integrations: createIntegrationsStore(client, { redact }),
   };
   let disposed: Promise<void> | null = null;
   return {

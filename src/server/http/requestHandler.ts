@@ -4,6 +4,7 @@ import {
   GitOperationRequestSchema,
   hasScope,
   type LifecycleAction,
+  REPOS_PER_PAGE_MAX,
   REQUIRED_SCOPES,
 } from "../../protocol/index.js";
 import type * as z from "../../protocol/schema.js";
@@ -11,6 +12,7 @@ import type { EventStreams } from "../eventStreams.js";
 import type { Faults } from "../faults.js";
 import { flatAnswer, flatFailure, flatToRequest, isFlatGitBody } from "../git/flatGit.js";
 import type { GitWorkspaces } from "../git/gitWorkspaces.js";
+import type { IntegrationDemo } from "../integrations.js";
 import { bearerToken, identityBody, type KeyRecord, type KeyRing, verifyBody } from "../keys.js";
 import type { RateLimiter } from "../rateLimiter.js";
 import type { SessionActions } from "../sessionActions.js";
@@ -33,6 +35,8 @@ export interface HandlerContext {
   git: GitWorkspaces;
   /** Prompts, approvals and the lifecycle (sessionActions.ts). */
   actions: SessionActions;
+  /** The code hosting app, user tokens, issue tracker and chat tool (integrations.ts). */
+  integrations: IntegrationDemo;
   /** Events a new subscriber is sent before live ones (default none, as the real service). */
   historyOnOpen: number;
   log?: (line: string) => void;
@@ -117,6 +121,19 @@ const ROUTES: Route[] = [
     pattern: new RegExp(`^/api/sessions/${SEGMENT}/${action}$`),
     handle: (ctx: HandlerContext, call: Call) => lifecycle(ctx, call, action),
   })),
+  // Integrations (integrations.ts). The issue tracker's and chat tool's are also served under
+  // /api/cloud/v1/… (mountedPath).
+  { method: "GET", pattern: /^\/api\/github-app\/installations$/, handle: installations },
+  { method: "GET", pattern: /^\/api\/github-app\/repos$/, handle: repos },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/api/github-app/installations/${SEGMENT}/repos$`),
+    handle: installationRepos,
+  },
+  { method: "GET", pattern: /^\/api\/github-app\/user-token-status$/, handle: userToken },
+  { method: "GET", pattern: /^\/api\/v1\/linear\/integrations$/, handle: linearList },
+  { method: "POST", pattern: /^\/api\/v1\/linear\/integration$/, handle: linearUpdate },
+  { method: "GET", pattern: /^\/api\/v1\/slack\/integration$/, handle: slack },
 ];
 
 function unauthorized(message: string): HttpError {
@@ -363,6 +380,54 @@ function invalidBody(error: z.SchemaError): HttpError {
   return HttpError.invalid(first ? first.path.join(".") || "body" : "body", zodMessage(error));
 }
 
+function installations(ctx: HandlerContext, call: Call): void {
+  const key = authorize(ctx, call, "githubInstallations");
+  sendJson(call.res, 200, ctx.integrations.installationsBody(key));
+}
+
+function repos(ctx: HandlerContext, call: Call): void {
+  const key = authorize(ctx, call, "githubRepos");
+  const perPage = intParam(call, "per_page", 1, REPOS_PER_PAGE_MAX, REPOS_PER_PAGE_MAX);
+  sendJson(call.res, 200, ctx.integrations.reposBody(key, perPage));
+}
+
+function installationRepos(ctx: HandlerContext, call: Call): void {
+  const key = authorize(ctx, call, "githubRepos");
+  const page = intParam(call, "page", 1, 1e6, 1);
+  const perPage = intParam(call, "per_page", 1, REPOS_PER_PAGE_MAX, 30);
+  const id = decodeURIComponent(call.params[0] ?? "");
+  const body = ctx.integrations.installationReposBody(key, id, page, perPage);
+  if (!body) throw HttpError.detail(404, `Installation ${id.slice(0, 100)} not found`);
+  sendJson(call.res, 200, body);
+}
+
+function userToken(ctx: HandlerContext, call: Call): void {
+  const key = authorize(ctx, call, "githubUserToken");
+  sendJson(call.res, 200, ctx.integrations.userTokenBody(key));
+}
+
+function linearList(ctx: HandlerContext, call: Call): void {
+  const key = authorize(ctx, call, "linearIntegrations");
+  const body = ctx.integrations.linearListBody(key);
+  if (!body) throw HttpError.detail(404, "Linear integration not found");
+  sendJson(call.res, 200, body);
+}
+
+async function linearUpdate(ctx: HandlerContext, call: Call): Promise<void> {
+  const key = authorize(ctx, call, "updateLinearIntegration");
+  const r = ctx.integrations.updateLinear(key, await readJsonBody(call.req));
+  if (r.ok) return sendJson(call.res, 200, r.body);
+  if (r.field) throw HttpError.invalid(r.field, r.detail, r.status);
+  throw HttpError.detail(r.status, r.detail);
+}
+
+function slack(ctx: HandlerContext, call: Call): void {
+  const key = authorize(ctx, call, "slackIntegration");
+  const body = ctx.integrations.slackBody(key);
+  if (!body) throw HttpError.detail(404, "Slack integration not found");
+  sendJson(call.res, 200, body);
+}
+
 const INJECTED_DETAIL: Record<number, string> = {
   401: "Invalid API key (injected fault)",
   403: "Forbidden (injected fault)",
@@ -371,6 +436,8 @@ const INJECTED_DETAIL: Record<number, string> = {
 };
 
 const DASHBOARD = /^\/api\/sessions(?=\/|$)/;
+const V1_INTEGRATION = /^\/api\/v1\/(?:linear|slack)(?=\/|$)/;
+const CLOUD_V1_INTEGRATION = /^\/api\/cloud\/v1\/(?:linear|slack)(?=\/|$)/;
 const CLOUD_SESSIONS = /^\/api\/cloud\/sessions(?=\/|$)/;
 
 /**
@@ -379,6 +446,12 @@ const CLOUD_SESSIONS = /^\/api\/cloud\/sessions(?=\/|$)/;
  * is the web dashboard's: a bearer key gets 401 there, whatever the key.
  */
 function mountedPath(mount: "interface" | "cloud", path: string): string {
+  // The issue tracker and chat tool: both documented forms in the interface mount, only the
+  // /api/cloud/v1/… one in the cloud mount.
+  if (CLOUD_V1_INTEGRATION.test(path)) return `/api${path.slice("/api/cloud".length)}`;
+  if (mount === "cloud" && V1_INTEGRATION.test(path)) {
+    throw HttpError.detail(404, "Not Found");
+  }
   if (mount === "interface") return path;
   if (DASHBOARD.test(path)) {
     throw new HttpError(401, { detail: "Not authenticated" }, { "www-authenticate": "Cookie" });

@@ -82,8 +82,9 @@ export function formIntro(
   form: FormKind,
   sessionId: string,
   session: Session | undefined,
-  approval?: Approval,
+  extra: { approval?: Approval; repoDefault?: string | null } = {},
 ): { title: string; lines: string[] } {
+  const { approval, repoDefault = null } = extra;
   const branch = session?.branch ?? null;
   switch (form) {
     case "approve":
@@ -116,7 +117,7 @@ export function formIntro(
       return {
         title: `Open a pull request from ${sessionId}`,
         lines: [
-          `Head: ${branch ? `branch ${branch}` : "the current branch"}${repo ? ` of ${repo}` : ""}; base defaults to main.`,
+          `Head: ${branch ? `branch ${branch}` : "the current branch"}${repo ? ` of ${repo}` : ""}; base defaults to ${repoDefault ?? "main"}${repoDefault ? " (the repository's default branch)" : ""}.`,
           "You confirm before anything is sent.",
         ],
       };
@@ -163,6 +164,7 @@ export function fieldPlaceholder(
 export function submitForm(
   d: FormDialogState,
   session: Session | undefined,
+  repoDefault: string | null = null,
 ): { ok: false; error: string } | { ok: true; confirm: PendingAction } {
   const fields = FORM_FIELDS[d.form];
   const values = d.values.map((v, i) => v.trim() || fieldDefault(d.form, i, session));
@@ -196,7 +198,7 @@ export function submitForm(
         confirm: {
           kind: "pr",
           title: values[0] ?? "",
-          base: values[1] || "main",
+          base: values[1] || repoDefault || "main",
           head: session?.branch ?? null,
         },
       };
@@ -207,11 +209,17 @@ export function submitForm(
 const USUAL_DEFAULT_BRANCHES = ["main", "master"];
 
 /**
- * Whether `branch` is the repository's default branch: the one the record names
- * (`default_branch`, as code hosts call it) or, when it names none, main or master.
+ * Whether `branch` is the repository's default branch: the one the code hosting app reports
+ * for it (`repoDefault`), else the one the record names (`default_branch`, as code hosts call
+ * it), else main or master.
  */
-export function isDefaultBranch(branch: string | null, session: Session | undefined): boolean {
+export function isDefaultBranch(
+  branch: string | null,
+  session: Session | undefined,
+  repoDefault: string | null = null,
+): boolean {
   if (!branch) return false;
+  if (repoDefault) return branch === repoDefault;
   const named = (session as Record<string, unknown> | undefined)?.default_branch;
   if (typeof named === "string" && named !== "") return branch === named;
   return USUAL_DEFAULT_BRANCHES.includes(branch);
@@ -264,11 +272,12 @@ export interface PendingDescription {
 export function describePending(
   a: PendingAction,
   session: Session | undefined,
+  repoDefault: string | null = null,
 ): PendingDescription {
   const repo = repoName(session) ?? "the session's repository";
   const paused = session?.state === "paused";
   if (isGitPending(a) && paused) {
-    const d = describePending(a, { ...session, state: "active" } as Session);
+    const d = describePending(a, { ...session, state: "active" } as Session, repoDefault);
     return {
       lines: ["The session is paused: it is resumed first (POST …/resume), then:", ...d.lines],
       warning: d.warning,
@@ -314,7 +323,7 @@ export function describePending(
     case "clone":
       return {
         lines: [
-          `Clones ${a.repoUrl}${a.branch ? ` (branch ${a.branch})` : ""} into the session's workspace.`,
+          `Clones ${a.repoUrl}${a.branch ? ` (branch ${a.branch})` : repoDefault ? ` (its default branch, ${repoDefault})` : ""} into the session's workspace.`,
         ],
         warning: cloneWarning(session),
       };
@@ -330,7 +339,7 @@ export function describePending(
             ? // Nothing says which branch is checked out (no record field, nothing cloned here):
               // the service pushes whatever it is, and on a fresh workspace that is the default.
               "The branch is not known here: the service pushes whatever branch is checked out in the session's workspace, which may be the repository's default branch (main), straight to it with no pull request or review. Create a branch first (b) to be sure."
-            : isDefaultBranch(target, session)
+            : isDefaultBranch(target, session, repoDefault)
               ? `${target} is the repository's default branch: this pushes straight to it, with no pull request or review.`
               : null,
       };
@@ -349,7 +358,10 @@ export function describePending(
           `Opens a pull request in ${repo}: ${a.head ?? "the current branch"} → ${a.base}, titled "${a.title}".`,
           "The head branch must already be pushed.",
         ],
-        warning: null,
+        warning:
+          a.head !== null && isDefaultBranch(a.head, session, repoDefault)
+            ? `${a.head} is the repository's default branch: a pull request from it proposes the default branch itself.`
+            : null,
       };
   }
 }
@@ -399,13 +411,13 @@ export async function runGitAction(
   services: AppServices,
   sessionId: string,
   pending: GitPending,
-): Promise<{ busy: string | null }> {
+): Promise<{ busy: string | null; outcome: ActionOutcome | null }> {
   const { api, actions, sessions } = services;
   const action = toGitAction(pending);
   const outcome = await actions
     .getState()
     .run(action, sessionId, (signal) => api.git(sessionId, action, signal));
-  if (outcome.error?.code === "busy") return { busy: outcome.message };
+  if (outcome.error?.code === "busy") return { busy: outcome.message, outcome: null };
   const r = outcome.result;
   if (outcome.ok && r) {
     const patch: Partial<Session> = {};
@@ -417,5 +429,5 @@ export async function runGitAction(
     }
     if (Object.keys(patch).length > 0) sessions.getState().patchSession(sessionId, patch);
   }
-  return { busy: null };
+  return { busy: null, outcome };
 }

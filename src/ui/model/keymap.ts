@@ -19,6 +19,8 @@ export type ModeKind =
   | "detail"
   | "messages"
   | "attention"
+  | "integrations"
+  | "integrationEdit"
   | "fleet"
   | "merged"
   | "pane"
@@ -38,6 +40,8 @@ export const MODE_KINDS: readonly ModeKind[] = [
   "detail",
   "messages",
   "attention",
+  "integrations",
+  "integrationEdit",
   "fleet",
   "merged",
   "pane",
@@ -80,6 +84,8 @@ export type CommandId =
   | "focusPane"
   | "nextAttention"
   | "attentionQueue"
+  | "integrations"
+  | "editIntegration"
   | "fleet"
   | "merged"
   | "refresh"
@@ -165,9 +171,17 @@ export interface Command {
 const SCREENS: readonly ModeKind[] = ["list", "pane"];
 /** The whole-body views over them: the fleet table and the merged timeline. */
 const VIEWS: readonly ModeKind[] = ["fleet", "merged"];
-const OVERLAYS: readonly ModeKind[] = ["help", "detail", "messages", "attention"];
+const OVERLAYS: readonly ModeKind[] = ["help", "detail", "messages", "attention", "integrations"];
 /** Where a text field has the cursor. */
-const TEXT_FIELDS: readonly ModeKind[] = ["form", "filter", "search", "jump", "login", "prompt"];
+const TEXT_FIELDS: readonly ModeKind[] = [
+  "form",
+  "filter",
+  "search",
+  "jump",
+  "login",
+  "prompt",
+  "integrationEdit",
+];
 /** Where the focused or selected session can be replied to: a row opens its pane. */
 const ACTING: readonly ModeKind[] = ["list", "pane", "fleet"];
 /** Where the session's own actions are offered: its pane, and its row of the fleet. */
@@ -266,6 +280,25 @@ export const KEYMAP: readonly Command[] = [
     modes: [...SCREENS, ...VIEWS, "attention"],
   },
   {
+    id: "integrations",
+    keys: [k("I")],
+    label: "integrations",
+    description:
+      "integrations: the code hosting app's installations and repositories, your token, the issue tracker, the chat tool (I again or Esc closes)",
+    modes: [...SCREENS, ...VIEWS, "integrations"],
+    scope: "integrations:read",
+  },
+  {
+    id: "editIntegration",
+    keys: [k("e")],
+    label: "edit",
+    description:
+      "in the integrations view: change the issue tracker's hourly launch limit and default repository (admins and owners with integrations:write; asks first)",
+    modes: ["integrations"],
+    footer: { rank: 1 },
+    scope: "integrations:write",
+  },
+  {
     id: "fleet",
     keys: [k("v")],
     label: "fleet",
@@ -286,8 +319,9 @@ export const KEYMAP: readonly Command[] = [
     id: "refresh",
     keys: [ctrl("r")],
     label: "refresh",
-    description: "reload identity and the session list (it also refreshes by itself)",
-    modes: [...SCREENS, ...VIEWS],
+    description:
+      "reload identity and the session list (it also refreshes by itself); in the integrations view, read them again",
+    modes: [...SCREENS, ...VIEWS, "integrations"],
   },
   {
     id: "back",
@@ -437,15 +471,16 @@ export const KEYMAP: readonly Command[] = [
     id: "up",
     keys: [k("k"), named("up")],
     label: "up",
-    description: "move up / scroll up",
-    modes: SCROLLING,
+    description:
+      "move up / scroll up (in the clone form, ↑ picks a repository the code hosting app reaches)",
+    modes: [...SCROLLING, "form"],
   },
   {
     id: "down",
     keys: [k("j"), named("down")],
     label: "down",
-    description: "move down / scroll down",
-    modes: SCROLLING,
+    description: "move down / scroll down (in the clone form, ↓ picks a repository)",
+    modes: [...SCROLLING, "form"],
   },
   {
     id: "pageUp",
@@ -617,7 +652,7 @@ export const KEYMAP: readonly Command[] = [
     label: "submit",
     description: "submit the form",
     modes: [...TEXT_FIELDS.filter((m) => m !== "prompt"), "confirm", "quit"],
-    footer: { rank: 1, in: ["form", "filter", "search", "jump"] },
+    footer: { rank: 1, in: ["form", "filter", "search", "jump", "integrationEdit"] },
   },
   {
     id: "cancel",
@@ -631,8 +666,9 @@ export const KEYMAP: readonly Command[] = [
     id: "nextField",
     keys: [named("tab")],
     label: "next field",
-    description: "move to the next field",
-    modes: ["form"],
+    description:
+      "move to the next field (in the clone form's repository field, take the picked suggestion first)",
+    modes: ["form", "integrationEdit"],
     footer: { rank: 21 },
   },
   {
@@ -640,16 +676,16 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("y")],
     label: "yes",
     description: "confirm",
-    modes: ["confirm", "quit"],
-    footer: { rank: 2 },
+    modes: ["confirm", "quit", "integrationEdit"],
+    footer: { rank: 2, in: ["confirm", "quit"] },
   },
   {
     id: "confirmNo",
     keys: [k("n")],
     label: "no",
     description: "decline",
-    modes: ["confirm", "quit"],
-    footer: { rank: 3 },
+    modes: ["confirm", "quit", "integrationEdit"],
+    footer: { rank: 3, in: ["confirm", "quit"] },
   },
   {
     id: "deleteChar",

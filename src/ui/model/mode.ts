@@ -7,6 +7,8 @@ import {
   type FormDialogState,
   focusedPaneId,
   type HelpOverlayState,
+  type IntegrationEditState,
+  type IntegrationsOverlayState,
   type JumpEditing,
   type MessagesOverlayState,
   type PromptEditing,
@@ -39,6 +41,10 @@ export type MainMode =
   | { kind: "detail"; overlay: DetailOverlayState }
   | { kind: "messages"; overlay: MessagesOverlayState }
   | { kind: "attention"; overlay: AttentionOverlayState }
+  /** What the service can reach. */
+  | { kind: "integrations"; overlay: IntegrationsOverlayState }
+  /** Changing the issue tracker's settings (its fields, then the confirmation). */
+  | { kind: "integrationEdit"; dialog: IntegrationEditState }
   /** The fleet table over the whole body. */
   | { kind: "fleet" }
   /** The merged timeline over the whole body. */
@@ -60,6 +66,7 @@ export function modeOf(s: UiState): MainMode {
   if (d) {
     if (d.kind === "form") return { kind: "form", dialog: d };
     if (d.kind === "confirm") return { kind: "confirm", dialog: d };
+    if (d.kind === "integrationEdit") return { kind: "integrationEdit", dialog: d };
     return { kind: "quit" };
   }
   const e = s.editing;
@@ -73,6 +80,7 @@ export function modeOf(s: UiState): MainMode {
     if (o.kind === "help") return { kind: "help", overlay: o };
     if (o.kind === "detail") return { kind: "detail", overlay: o };
     if (o.kind === "attention") return { kind: "attention", overlay: o };
+    if (o.kind === "integrations") return { kind: "integrations", overlay: o };
     return { kind: "messages", overlay: o };
   }
   if (s.view === "fleet") return { kind: "fleet" };

@@ -9,6 +9,7 @@ import type { OverlapStore } from "../../store/fleet/overlaps.js";
 import type { JournalStatusStore } from "../../store/history/journal.js";
 import type { ReplayControl } from "../../store/history/replayEngine.js";
 import type { IdentityState, IdentityStore } from "../../store/identityStore.js";
+import type { IntegrationsStore } from "../../store/integrations/integrationsStore.js";
 import type { RateLimitStore } from "../../store/rateLimitStore.js";
 import type { SessionsStore } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
@@ -78,6 +79,11 @@ export interface AppServices {
   budget: BudgetView;
   /** Prompts, approvals and the lifecycle; absent where nothing can be acted on (a replay). */
   act?: ActControl;
+  /**
+   * What the service can reach (the integrations view, the clone dialog's suggestions, git
+   * failure hints); absent where there is no service to ask (a replay).
+   */
+  integrations?: IntegrationsStore;
 }
 
 export interface AppOptions {

@@ -20,6 +20,8 @@ export interface FormDialogState {
   error: string | null;
   /** The approval an approve or reject form decides. */
   approval?: Approval;
+  /** The clone form: the repository suggestion picked with ↑/↓ (Tab takes it). */
+  pick?: number;
 }
 
 /** A remote-changing (or workspace-replacing) action waiting for "y". */
@@ -43,7 +45,24 @@ export interface QuitDialogState {
   kind: "quit";
 }
 
-export type DialogState = FormDialogState | ConfirmDialogState | QuitDialogState;
+/**
+ * Changing the issue tracker's settings: its two fields, then (`confirming`) the question
+ * before anything is sent. The values are checked before it may be asked.
+ */
+export interface IntegrationEditState {
+  kind: "integrationEdit";
+  /** Launches per hour, default repository. */
+  values: readonly [string, string];
+  field: 0 | 1;
+  error: string | null;
+  confirming: boolean;
+}
+
+export type DialogState =
+  | FormDialogState
+  | ConfirmDialogState
+  | QuitDialogState
+  | IntegrationEditState;
 
 export interface HelpOverlayState {
   kind: "help";
@@ -68,11 +87,18 @@ export interface AttentionOverlayState {
   cursor: number;
 }
 
+/** The integrations view: scrolled by `offset`. */
+export interface IntegrationsOverlayState {
+  kind: "integrations";
+  offset: number;
+}
+
 export type OverlayState =
   | HelpOverlayState
   | DetailOverlayState
   | MessagesOverlayState
-  | AttentionOverlayState;
+  | AttentionOverlayState
+  | IntegrationsOverlayState;
 
 /** What the body shows: the list and panes, the fleet table, or the merged timeline. */
 export type BodyView = "main" | "fleet" | "merged";

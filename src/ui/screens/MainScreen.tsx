@@ -8,6 +8,8 @@ import { StatusLine } from "../components/chrome/StatusLine.js";
 import { ConfirmDialog } from "../components/dialogs/ConfirmDialog.js";
 import { FormDialog } from "../components/dialogs/FormDialog.js";
 import { FleetView } from "../components/fleet/FleetView.js";
+import { IntegrationEditDialog } from "../components/integrations/IntegrationEditDialog.js";
+import { IntegrationsOverlay } from "../components/integrations/IntegrationsOverlay.js";
 import { SessionList } from "../components/list/SessionList.js";
 import { MergedView } from "../components/merged/MergedView.js";
 import { AttentionOverlay } from "../components/overlays/AttentionOverlay.js";
@@ -56,12 +58,17 @@ function Body({
 }) {
   if (dialog) {
     if (dialog.kind === "form") return <FormDialog dialog={dialog} width={width} height={height} />;
+    if (dialog.kind === "integrationEdit") {
+      return <IntegrationEditDialog dialog={dialog} width={width} height={height} />;
+    }
     return <ConfirmDialog dialog={dialog} width={width} height={height} />;
   }
   if (overlay?.kind === "help")
     return <HelpOverlay width={width} height={height} offset={overlay.offset} />;
   if (overlay?.kind === "messages")
     return <MessagesOverlay width={width} height={height} offset={overlay.offset} />;
+  if (overlay?.kind === "integrations")
+    return <IntegrationsOverlay width={width} height={height} offset={overlay.offset} />;
   if (overlay?.kind === "attention")
     return <AttentionOverlay width={width} height={height} cursor={overlay.cursor} />;
   if (overlay?.kind === "detail") {

@@ -14,6 +14,7 @@ import { type ColorName, useTheme } from "../../context/theme.js";
 import { useTicked } from "../../hooks/useNow.js";
 import { headerOf } from "../../model/geometry.js";
 import type { TerminalSize } from "../../model/layout.js";
+import { IntegrationsNote } from "../integrations/IntegrationsNote.js";
 import { JournalNote } from "./JournalNote.js";
 
 /**
@@ -178,6 +179,7 @@ export const Header = memo(function Header({ profile, baseUrl, size }: HeaderPro
       {legacy.length > 0 ? (
         <Text color={theme.c.muted}>{`   (legacy ${legacy.join(", ")} expanded)`}</Text>
       ) : null}
+      <IntegrationsNote />
     </>
   ) : null;
   const second = id.error ? (

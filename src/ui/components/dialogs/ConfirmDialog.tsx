@@ -2,12 +2,15 @@ import { Box, Text } from "ink";
 import { useStore } from "zustand";
 import { sessionName } from "../../../protocol/resources.js";
 import { overlapLines } from "../../../store/fleet/overlaps.js";
+import { NO_INTEGRATIONS } from "../../../store/integrations/integrationsStore.js";
+import { repoDefaultBranch } from "../../../store/integrations/reach.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import { formatElapsed } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useNow } from "../../hooks/useNow.js";
 import { describePending, isGitPending, pushTarget, repoName } from "../../model/gitActions.js";
+import { pendingRepo } from "../../model/integrations.js";
 import { keyOf } from "../../model/keymap.js";
 import type { ConfirmDialogState, QuitDialogState } from "../../model/uiStore.js";
 import { DialogFrame } from "./DialogFrame.js";
@@ -49,13 +52,14 @@ export function ConfirmDialog({
   width: number;
   height: number;
 }) {
-  const { sessions, actions, overlaps } = useServices();
+  const { sessions, actions, overlaps, integrations } = useServices();
   const theme = useTheme();
   const sessionId = dialog.kind === "confirm" ? dialog.sessionId : null;
   const record = useStore(sessions, (s) => (sessionId ? selectRecord(s, sessionId) : undefined));
   const running = useStore(actions, (s) => s.running);
   const overlap = useStore(overlaps, (s) => (sessionId ? s.bySession.get(sessionId) : undefined));
   const now = useNow(1000, dialog.kind === "quit");
+  const reach = useStore(integrations ?? NO_INTEGRATIONS, (s) => s.report);
 
   if (dialog.kind === "quit") {
     return (
@@ -85,7 +89,9 @@ export function ConfirmDialog({
           : git.kind === "clone"
             ? git.branch
             : git.from;
-  const about = describePending(a, record);
+  // The repository's default branch as the code hosting app reports it (once read).
+  const repoDefault = git ? repoDefaultBranch(reach, pendingRepo(git, record)) : null;
+  const about = describePending(a, record, repoDefault);
   const title = record ? (sessionName(record) ?? "") : "";
   return (
     <DialogFrame title={`${TITLES[a.kind]} — confirm`} width={width} height={height} tone="warn">
@@ -105,7 +111,7 @@ export function ConfirmDialog({
             <Text bold color={branch === null && git.kind === "push" ? theme.c.warn : undefined}>
               {branch ??
                 (git.kind === "clone"
-                  ? "(default branch)"
+                  ? `(default branch${repoDefault ? ` ${repoDefault}` : ""})`
                   : git.kind === "push"
                     ? "unknown: whatever is checked out (may be main)"
                     : "(current branch)")}

@@ -9,6 +9,7 @@ import type { TextField } from "../textField.js";
 import { ACT_SCREEN, PROMPT } from "./act.js";
 import { CONFIRM, FORM, QUIT } from "./dialogs.js";
 import { FILTER, SEARCH } from "./editing.js";
+import { INTEGRATION_EDIT, INTEGRATIONS, integrationEditField } from "./integrations.js";
 import { LIST } from "./list.js";
 import { ATTENTION, DETAIL, HELP, MESSAGES } from "./overlays.js";
 import { PANE } from "./pane.js";
@@ -43,6 +44,8 @@ export const HANDLERS: Table = {
   messages: MESSAGES,
   attention: ATTENTION,
   fleet: { ...SCREEN, ...ACT_SCREEN, ...FLEET },
+  integrations: INTEGRATIONS,
+  integrationEdit: INTEGRATION_EDIT,
   merged: { ...SCREEN, ...MERGED },
   pane: { ...SCREEN, ...ACT_SCREEN, ...REPLAY, ...PANE },
   list: { ...SCREEN, reply: ACT_SCREEN.reply, ...REPLAY, ...LIST },
@@ -66,7 +69,7 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
           if (cur?.kind !== "form") return;
           const values = cur.values.slice();
           values[cur.field] = v;
-          patch(deps, { dialog: { ...cur, values, error: null } });
+          patch(deps, { dialog: { ...cur, values, error: null, pick: 0 } });
         },
       };
     }
@@ -89,6 +92,8 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
           if (cur?.kind === "prompt") patch(deps, { editing: { ...cur, draft: v } });
         },
       };
+    case "integrationEdit":
+      return integrationEditField(deps, mode.dialog);
     case "search":
     case "jump":
       return {

@@ -1,5 +1,6 @@
 import { nextUnseen } from "../../../store/attention/attentionStore.js";
 import { disabledReason, openForm } from "../../model/gitActions.js";
+import { mayReadIntegrations } from "../../model/integrations.js";
 import { type Command, commandById, keyOf } from "../../model/keymap.js";
 import { releaseOrder } from "../../model/listOrder.js";
 import type { BodyView, DialogState } from "../../model/uiStore.js";
@@ -12,6 +13,7 @@ import {
   sessionRecord,
 } from "../actions.js";
 import type { UiDeps } from "../deps.js";
+import { openIntegrations } from "./integrations.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
 /**
@@ -70,6 +72,11 @@ function gitAction(cmd: Command): Handler {
       message(deps, reason, "error");
       return;
     }
+    // The repositories the code hosting app reaches (clone suggestions, default branches).
+    const identity = deps.services.identity.getState();
+    if (cmd.id !== "branch" && mayReadIntegrations(identity)) {
+      void deps.services.integrations?.getState().ensure();
+    }
     let dialog: DialogState;
     switch (cmd.id) {
       case "clone":
@@ -110,6 +117,7 @@ export const SCREEN: ModeHandlers<"list" | "pane" | "fleet" | "merged"> = {
   },
   nextAttention: jumpToAttention,
   attentionQueue: (deps) => patch(deps, { overlay: { kind: "attention", cursor: 0 } }),
+  integrations: openIntegrations,
   fleet: toggleView("fleet"),
   merged: toggleView("merged"),
   refresh: (deps) => {

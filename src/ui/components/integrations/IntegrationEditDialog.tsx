@@ -1,0 +1,97 @@
+import { Box, Text } from "ink";
+import { useStore } from "zustand";
+import { LAUNCH_LIMIT_MAX, LAUNCH_LIMIT_MIN } from "../../../protocol/launchLimit.js";
+import { NO_INTEGRATIONS } from "../../../store/integrations/integrationsStore.js";
+import { useServices } from "../../context/servicesContext.js";
+import { useTheme } from "../../context/theme.js";
+import { integrationEditUpdate } from "../../model/integrations.js";
+import { keyOf } from "../../model/keymap.js";
+import type { IntegrationEditState } from "../../model/uiStore.js";
+import { TextInput } from "../chrome/TextInput.js";
+import { DialogFrame, dialogInnerWidth } from "../dialogs/DialogFrame.js";
+
+/** The issue tracker's launch limit and default repository: the fields, then the confirmation. */
+
+const FIELDS = [
+  { label: "Launches per hour", placeholder: `${LAUNCH_LIMIT_MIN}–${LAUNCH_LIMIT_MAX}` },
+  { label: "Default repository", placeholder: "owner/repo (empty clears it)" },
+] as const;
+
+export function IntegrationEditDialog({
+  dialog,
+  width,
+  height,
+}: {
+  dialog: IntegrationEditState;
+  width: number;
+  height: number;
+}) {
+  const theme = useTheme();
+  const { integrations } = useServices();
+  const current = useStore(integrations ?? NO_INTEGRATIONS, (s) =>
+    s.report?.issueTracker.state === "ok" ? s.report.issueTracker.data[0] : undefined,
+  );
+  const inner = dialogInnerWidth(width);
+  const labelWidth = Math.max(...FIELDS.map((f) => f.label.length)) + 4;
+  const now = `Now: ${typeof current?.rate_limit_per_hour === "number" ? `${current.rate_limit_per_hour} launches per hour` : "no launch limit shown"}, ${current?.default_github_repo ? `default repository ${current.default_github_repo}` : "no default repository"}.`;
+  if (dialog.confirming) {
+    const r = integrationEditUpdate(dialog.values);
+    const update = r.ok ? r.update : {};
+    return (
+      <DialogFrame
+        title="Change the issue tracker — confirm"
+        width={width}
+        height={height}
+        tone="warn"
+      >
+        <Text wrap="wrap">{now}</Text>
+        <Text wrap="wrap">
+          {`After: ${update.rate_limit_per_hour !== undefined ? `${update.rate_limit_per_hour} launches per hour` : "the launch limit unchanged"}, ${update.default_github_repo ? `default repository ${update.default_github_repo}` : "no default repository"}.`}
+        </Text>
+        <Text bold color={theme.c.warn} wrap="wrap">
+          ⚠ This changes how many agent sessions the issue tracker may start, for the whole
+          organization.
+        </Text>
+        <Text> </Text>
+        <Text>
+          <Text bold color={theme.c.ok}>{`[${keyOf("confirmYes")}]`}</Text>
+          <Text>{" change it   "}</Text>
+          <Text bold color={theme.c.error}>{`[${keyOf("confirmNo")}]`}</Text>
+          <Text>{" back to the fields"}</Text>
+        </Text>
+      </DialogFrame>
+    );
+  }
+  return (
+    <DialogFrame title="Change the issue tracker's settings" width={width} height={height}>
+      <Text wrap="wrap" color={theme.c.muted}>
+        {now}
+      </Text>
+      <Text wrap="wrap" color={theme.c.muted}>
+        Only the fields below change; you confirm before anything is sent.
+      </Text>
+      <Text> </Text>
+      {FIELDS.map((f, i) => {
+        const focused = i === dialog.field;
+        return (
+          <Box key={f.label} height={1}>
+            <Text bold={focused} color={focused ? theme.c.accent : undefined}>
+              {`${focused ? "▸" : " "} ${f.label}`.padEnd(labelWidth)}
+            </Text>
+            <TextInput
+              value={dialog.values[i] ?? ""}
+              focus={focused}
+              placeholder={f.placeholder}
+              width={Math.max(8, inner - labelWidth)}
+            />
+          </Box>
+        );
+      })}
+      {dialog.error ? (
+        <Text color={theme.c.error} wrap="truncate-end">
+          ✗ {dialog.error}
+        </Text>
+      ) : null}
+    </DialogFrame>
+  );
+}
