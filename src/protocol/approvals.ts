@@ -30,9 +30,13 @@ export const ApprovalSchema = z.looseObject({
 });
 export type Approval = z.infer<typeof ApprovalSchema>;
 
+/** Most approvals read from one answer. */
+export const MAX_APPROVALS_READ = 500;
+
 /**
  * The list answer: a JSON array as documented, or the array under `approvals`, `items` or
- * `data` (other servers wrap lists).
+ * `data` (other servers wrap lists). An answer that is no list at all is an error; an item
+ * that is not an approval (no id) is skipped, so one bad entry never hides the others.
  */
 export function parseApprovals(json: unknown): Approval[] {
   let list: unknown = json;
@@ -40,7 +44,14 @@ export function parseApprovals(json: unknown): Approval[] {
     const o = json as Record<string, unknown>;
     list = o.approvals ?? o.items ?? o.data;
   }
-  return z.array(ApprovalSchema).parse(list);
+  const items = z.array(z.unknown()).parse(list);
+  const out: Approval[] = [];
+  for (const item of items) {
+    const a = ApprovalSchema.safeParse(item);
+    if (a.success) out.push(a.data);
+    if (out.length >= MAX_APPROVALS_READ) break;
+  }
+  return out;
 }
 
 /** The resolve body. */

@@ -177,7 +177,7 @@ export function buildServices(
       sessions,
       streams,
       whole,
-      approvals: approvalsFromService(client.transport),
+      approvals: approvalsFromService(client),
       ...(opts.attention ? { config: opts.attention } : {}),
     }),
     activity,
