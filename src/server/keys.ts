@@ -60,7 +60,8 @@ const DEMO_KEY_SPECS: readonly DemoKeySpec[] = [
     role: "member",
     scopes: [...MEMBER_SCOPES],
     expiresInMs: null,
-    demonstrates: "organization member: sessions, reads integrations",
+    demonstrates:
+      "organization member: sessions, reads integrations (its code hosting token is disconnected)",
   },
   {
     name: "personal",

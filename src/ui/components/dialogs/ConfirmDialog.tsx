@@ -2,8 +2,6 @@ import { Box, Text } from "ink";
 import { useStore } from "zustand";
 import { sessionName } from "../../../protocol/resources.js";
 import { overlapLines } from "../../../store/fleet/overlaps.js";
-import { NO_INTEGRATIONS } from "../../../store/integrations/integrationsStore.js";
-import { repoDefaultBranch } from "../../../store/integrations/reach.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import { formatElapsed } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";
@@ -13,6 +11,7 @@ import { describePending, isGitPending, pushTarget, repoName } from "../../model
 import { pendingRepo } from "../../model/integrations.js";
 import { keyOf } from "../../model/keymap.js";
 import type { ConfirmDialogState, QuitDialogState } from "../../model/uiStore.js";
+import { useRepoDefault } from "../integrations/useRepoDefault.js";
 import { DialogFrame } from "./DialogFrame.js";
 
 /** "Are you sure?" for clone, push, branch and pull request (and for quitting mid-action). */
@@ -52,14 +51,17 @@ export function ConfirmDialog({
   width: number;
   height: number;
 }) {
-  const { sessions, actions, overlaps, integrations } = useServices();
+  const { sessions, actions, overlaps } = useServices();
   const theme = useTheme();
   const sessionId = dialog.kind === "confirm" ? dialog.sessionId : null;
   const record = useStore(sessions, (s) => (sessionId ? selectRecord(s, sessionId) : undefined));
   const running = useStore(actions, (s) => s.running);
   const overlap = useStore(overlaps, (s) => (sessionId ? s.bySession.get(sessionId) : undefined));
   const now = useNow(1000, dialog.kind === "quit");
-  const reach = useStore(integrations ?? NO_INTEGRATIONS, (s) => s.report);
+  // The repository's default branch as the code hosting app reports it (once read).
+  const repoDefault = useRepoDefault(
+    dialog.kind === "confirm" ? pendingRepo(dialog.action, record) : null,
+  );
 
   if (dialog.kind === "quit") {
     return (
@@ -89,8 +91,6 @@ export function ConfirmDialog({
           : git.kind === "clone"
             ? git.branch
             : git.from;
-  // The repository's default branch as the code hosting app reports it (once read).
-  const repoDefault = git ? repoDefaultBranch(reach, pendingRepo(git, record)) : null;
   const about = describePending(a, record, repoDefault);
   const title = record ? (sessionName(record) ?? "") : "";
   return (

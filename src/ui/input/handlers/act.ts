@@ -1,17 +1,7 @@
 import { type Approval, approvalGate } from "../../../protocol/approvals.js";
 import { promptProblem } from "../../../protocol/prompt.js";
 import { actOf } from "../../../store/act/actStore.js";
-import type { ActionOutcome } from "../../../store/actionsStore.js";
-import { unreachableHint } from "../../../store/integrations/reach.js";
-import {
-  disabledReason,
-  type GitPending,
-  isGitPending,
-  openForm,
-  outcomeText,
-  runGitAction,
-} from "../../model/gitActions.js";
-import { mayReadIntegrations, pendingRepo } from "../../model/integrations.js";
+import { disabledReason, isGitPending, openForm, runGitAction } from "../../model/gitActions.js";
 import { type Command, commandById, keyOf } from "../../model/keymap.js";
 import type { PendingAction, PromptEditing } from "../../model/uiStore.js";
 import {
@@ -23,6 +13,7 @@ import {
   sessionRecord,
 } from "../actions.js";
 import type { UiDeps } from "../deps.js";
+import { explainGitFailure } from "./gitReach.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /**
@@ -163,28 +154,6 @@ function send(deps: UiDeps, sessionId: string, prompt: string): void {
   });
 }
 
-/**
- * A git failure on a repository no installation of the code hosting app reaches says so, with
- * where to grant it (read from the integrations when the key may).
- */
-async function sayUnreachable(
-  deps: UiDeps,
-  action: GitPending,
-  repo: string | null,
-  outcome: ActionOutcome | null,
-): Promise<void> {
-  const store = deps.services.integrations;
-  if (!outcome || outcome.ok || action.kind === "branch" || !store) return;
-  if (!mayReadIntegrations(deps.services.identity.getState())) return;
-  if (outcome.error?.code === "missing_scope" || outcome.error?.code === "cancelled") return;
-  const report = await store
-    .getState()
-    .ensure()
-    .catch(() => null);
-  const hint = unreachableHint(report?.app, repo);
-  if (hint) message(deps, `✗ ${outcomeText(outcome)} — ${hint}`, "error");
-}
-
 /** Runs what a confirmation stands for. A git action on a paused session resumes it first. */
 export function startPending(deps: UiDeps, sessionId: string, action: PendingAction): void {
   patch(deps, { dialog: null, message: null });
@@ -203,10 +172,9 @@ export function startPending(deps: UiDeps, sessionId: string, action: PendingAct
   if (isGitPending(action)) {
     void (async () => {
       if (paused && !(await resumeFirst())) return;
-      const repo = pendingRepo(action, sessionRecord(deps, sessionId));
       const { busy, outcome } = await runGitAction(deps.services, sessionId, action);
       if (busy) message(deps, busy, "warn");
-      await sayUnreachable(deps, action, repo, outcome);
+      await explainGitFailure(deps, sessionId, action, outcome);
     })();
     return;
   }
