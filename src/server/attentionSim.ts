@@ -25,20 +25,18 @@ export interface AttentionFields {
   last_activity_at?: string;
 }
 
-/** A pending approval as GET …/sessions/{id}/approvals documents it. */
-export interface SimApproval {
-  id: string;
-  session_id: string;
-  kind: string;
-  message: string;
-  required_role: string | null;
-  required_team_id: null;
-  status: "pending" | "approved" | "rejected";
-  requested_by: string;
-  created_at: string;
-  resolved_by: string | null;
-  resolved_at: string | null;
-  resolution_note: string | null;
+/**
+ * Where approvals live: the reference service's one approvals book (sessionActions.ts), which
+ * the approvals endpoint serves and the resolve endpoint decides.
+ */
+export interface ApprovalBook {
+  addApproval(
+    sessionId: string,
+    a: { kind: string; message: string; required_role: string | null },
+    now: number,
+  ): unknown;
+  /** Resolves every pending approval of the session as the simulated reviewer; how many. */
+  approveAllPending(sessionId: string, by: string, now: number): number;
 }
 
 type Rec = SessionRecord & AttentionFields;
@@ -60,13 +58,6 @@ const ASKS: readonly { kind: string; message: string }[] = [
   { kind: "command", message: "Run database migration 0042_add_index on staging?" },
   { kind: "network", message: "Allow outbound access to registry.npmjs.org?" },
 ];
-
-/** The approvals each session asked for (newest first), what the approvals endpoint serves. */
-const approvals = new WeakMap<SessionRecord, SimApproval[]>();
-
-export function approvalsOf(record: SessionRecord): readonly SimApproval[] {
-  return approvals.get(record) ?? [];
-}
 
 const iso = (t: number) => new Date(t).toISOString();
 
@@ -112,26 +103,24 @@ export function promptEnded(record: SessionRecord, fate: Random, now: number): N
 }
 
 /** Now and then, before work starts, the agent asks for an approval: true when it does. */
-export function maybeAskApproval(record: SessionRecord, fate: Random, now: number): boolean {
+export function maybeAskApproval(
+  record: SessionRecord,
+  fate: Random,
+  now: number,
+  book: ApprovalBook,
+): boolean {
   if (fate.next() >= APPROVAL_CHANCE) return false;
   const r = record as Rec;
   const ask = ASKS[fate.int(ASKS.length)] as (typeof ASKS)[number];
-  const list = approvals.get(record) ?? [];
-  list.unshift({
-    id: `ap_${record.id.slice(4, 8)}${list.length + 1}`,
-    session_id: record.id,
-    kind: ask.kind,
-    message: ask.message,
-    required_role: ask.kind === "deploy" ? "admin" : null,
-    required_team_id: null,
-    status: "pending",
-    requested_by: "sandbox",
-    created_at: iso(now),
-    resolved_by: null,
-    resolved_at: null,
-    resolution_note: null,
-  });
-  approvals.set(record, list.slice(0, 20));
+  book.addApproval(
+    record.id,
+    {
+      kind: ask.kind,
+      message: ask.message,
+      required_role: ask.kind === "deploy" ? "admin" : null,
+    },
+    now,
+  );
   r.agent_status = "awaiting_approval";
   r.last_activity_at = iso(now);
   r.updated_at = iso(now);
@@ -143,15 +132,9 @@ export function awaitingApproval(record: SessionRecord): boolean {
   return (record as Rec).agent_status === "awaiting_approval";
 }
 
-/** Someone resolved it (the simulated reviewer approves): work goes on. */
-export function approvalResolved(record: SessionRecord, now: number, by = "usr_reviewer"): void {
+/** Every approval is decided (by a person or the simulated reviewer): work goes on. */
+export function approvalResolved(record: SessionRecord, now: number): void {
   const r = record as Rec;
-  for (const a of approvals.get(record) ?? []) {
-    if (a.status !== "pending") continue;
-    a.status = "approved";
-    a.resolved_by = by;
-    a.resolved_at = iso(now);
-  }
   r.agent_status = "working";
   r.last_activity_at = iso(now);
   r.updated_at = iso(now);

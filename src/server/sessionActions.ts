@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Approval, LifecycleAction, ResolveAction } from "../protocol/index.js";
+import { approvalResolved } from "./attentionSim.js";
 import { HttpError } from "./http/httpError.js";
 import type { KeyRecord } from "./keys.js";
 import type { SessionTable, SimSession } from "./sessionTable.js";
@@ -61,6 +62,9 @@ const DEMO_APPROVALS: readonly Omit<Approval, "id" | "session_id" | "created_at"
   },
 ];
 
+/** Approvals kept per session (the newest). */
+const MAX_APPROVALS_KEPT = 50;
+
 const ENDED = new Set(["destroyed", "destroying", "error"]);
 const WORKING = new Set(["active", "running"]);
 
@@ -113,8 +117,36 @@ export class SessionActions {
     };
     const list = this.#approvals.get(sessionId) ?? [];
     list.unshift(approval);
-    this.#approvals.set(sessionId, list);
+    this.#approvals.set(sessionId, list.slice(0, MAX_APPROVALS_KEPT));
+    // The agent now waits on it, as the record says on the real service.
+    const s = this.store.get(sessionId);
+    if (s) {
+      (s.record as unknown as Record<string, unknown>).agent_status = "awaiting_approval";
+      s.record.updated_at = new Date(now).toISOString();
+    }
     return approval;
+  }
+
+  /** The simulated reviewer approves every pending approval of a session; how many. */
+  approveAllPending(sessionId: string, by: string, now = Date.now()): number {
+    let n = 0;
+    for (const a of this.#approvals.get(sessionId) ?? []) {
+      if (a.status !== "pending") continue;
+      a.status = "approved";
+      a.resolved_by = by;
+      a.resolved_at = new Date(now).toISOString();
+      n++;
+    }
+    return n;
+  }
+
+  /** When the last pending approval is decided, the agent goes back to work. */
+  #afterDecision(s: SimSession, now: number): void {
+    const pending = (this.#approvals.get(s.record.id) ?? []).some((a) => a.status === "pending");
+    const r = s.record as unknown as Record<string, unknown>;
+    if (pending || r.agent_status !== "awaiting_approval") return;
+    approvalResolved(s.record, now);
+    this.onStateSet(s.record.id);
   }
 
   /** Newest first, as documented. */
@@ -141,6 +173,7 @@ export class SessionActions {
     a.resolved_by = key.userId;
     a.resolved_at = new Date(now).toISOString();
     a.resolution_note = note;
+    this.#afterDecision(s, now);
     return { ...a };
   }
 

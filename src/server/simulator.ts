@@ -1,4 +1,5 @@
 import {
+  type ApprovalBook,
   approvalResolved,
   autoPaused,
   awaitingApproval,
@@ -69,6 +70,13 @@ export class Simulator {
     /** Draws for errors and destroys, apart from the content's (seeded runs keep their content). */
     private readonly fate: Random = rand,
   ) {}
+
+  /** Where the simulated agent's approvals go (the service's one approvals book). */
+  #book: ApprovalBook | null = null;
+
+  useApprovals(book: ApprovalBook): void {
+    this.#book = book;
+  }
 
   start(): void {
     if (this.paceMs <= 0) return;
@@ -151,7 +159,11 @@ export class Simulator {
       st.nextAt = now + this.gap();
       // Waiting on an approval: no work until the reviewer resolves it (attentionSim.ts).
       if (awaitingApproval(s.record)) {
-        if ((st.approvalAt ?? 0) > now) continue;
+        // Approvals a person must decide (seeded, or added by a test) wait for them; the
+        // ones the simulated agent asked for are approved by a simulated reviewer in time.
+        if (st.approvalAt === undefined || st.approvalAt > now) continue;
+        delete st.approvalAt;
+        this.#book?.approveAllPending(id, "usr_reviewer", now);
         approvalResolved(s.record, now);
         st.queue = nextEpisode(this.rand);
         promptStarted(s.record, now);
@@ -176,7 +188,7 @@ export class Simulator {
           this.replace(now);
           continue;
         }
-        if (maybeAskApproval(s.record, this.fate, now)) {
+        if (this.#book && maybeAskApproval(s.record, this.fate, now, this.#book)) {
           st.approvalAt = now + this.pauseLength();
           continue;
         }

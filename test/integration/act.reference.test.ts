@@ -114,9 +114,17 @@ describe("approvals", () => {
     const a = server.addApproval(id, { kind: "deploy", message: "Ship it?" });
     const list = await client("member").listApprovals(id);
     expect(list[0]).toMatchObject({ id: a.id, kind: "deploy", status: "pending" });
+    // The record says the agent waits, as the real service's agent_status does...
+    expect(((await client("member").getSession(id)) as Record<string, unknown>).agent_status).toBe(
+      "awaiting_approval",
+    );
 
     const done = await decideApproval(client("member"), id, a.id, "approve", "ship it");
     expect(done.kind).toBe("resolved");
+    // ...and once the last one is decided, it works again.
+    expect(((await client("member").getSession(id)) as Record<string, unknown>).agent_status).toBe(
+      "working",
+    );
     expect(describeDecision(done, a.id, "approve")).toMatch(/approved by usr_\w+ at .*ship it/);
 
     const again = await decideApproval(client("owner"), id, a.id, "reject");

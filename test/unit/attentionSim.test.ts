@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Session } from "../../src/protocol/resources.js";
 import {
+  type ApprovalBook,
   approvalResolved,
-  approvalsOf,
   autoPaused,
   maybeAskApproval,
   promptEnded,
@@ -64,20 +64,24 @@ describe("simulated attention causes", () => {
     }
   });
 
-  it("an approval asked is awaiting_approval with a pending entry; resolved, both go", () => {
+  it("an approval asked is awaiting_approval with an entry in the approvals book; resolved, the cause goes", () => {
     const r = record();
-    expect(maybeAskApproval(r, drawing(0.01), T)).toBe(true);
+    const asked: { sessionId: string; kind: string; message: string }[] = [];
+    const book: ApprovalBook = {
+      addApproval: (sessionId, a) => asked.push({ sessionId, kind: a.kind, message: a.message }),
+      approveAllPending: () => 0,
+    };
+    expect(maybeAskApproval(r, drawing(0.01), T, book)).toBe(true);
     expect(recordCauses(copy(r), null).map((c) => c.reason)).toEqual(["approval"]);
-    expect(approvalsOf(r)).toMatchObject([
+    expect(asked).toEqual([
       {
-        status: "pending",
-        message: "Deploy the updated landing page to production?",
+        sessionId: r.id,
         kind: "deploy",
+        message: "Deploy the updated landing page to production?",
       },
     ]);
     approvalResolved(r, T + 5000);
     expect(recordCauses(copy(r), null)).toEqual([]);
-    expect(approvalsOf(r)[0]?.status).toBe("approved");
   });
 
   it("an idle auto-pause carries paused_at", () => {
