@@ -491,10 +491,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     let added = 0;
     for (const [id, rec] of recs) {
       const r = rec as Rec;
-      // On a server that does not say agent_status, an open stream marks a session watched.
-      const watched =
-        awaitsApproval(r) || (!("agent_status" in r) && opts.streams?.getState().sessions[id]);
-      if (!watched) {
+      if (!awaitsApproval(r)) {
         if (approvals.delete(id)) {
           approvalsReadFor.delete(id);
           last.delete(id);

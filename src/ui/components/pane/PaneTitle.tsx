@@ -151,13 +151,16 @@ export const PaneTitle = memo(function PaneTitle({
         sep,
         { text: s.rate },
       ];
-  // Narrow panes keep what matters most in sight: the session's state and the connection.
+  // Narrow panes keep what matters most in sight: the session's state and the connection;
+  // the reason's name goes before the session's id does.
+  const shortAlert = alert.slice(0, 1).concat(alert.length > 0 ? [{ text: " " }] : []);
   const segments = fittingTitle(
     [
       [...alert, head, ...noted, { ...state, text: ` ${state.text}` }, sep, conn, ...live],
       [...alert, head, ...noted, { ...state, text: ` ${state.text}` }, sep, conn],
+      [...shortAlert, head, ...noted, { ...state, text: ` ${state.text}` }, sep, conn],
       [
-        ...alert,
+        ...shortAlert,
         { ...head, text: `${number} ` },
         state,
         sep,
