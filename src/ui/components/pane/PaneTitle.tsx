@@ -151,16 +151,13 @@ export const PaneTitle = memo(function PaneTitle({
         sep,
         { text: s.rate },
       ];
-  // Narrow panes keep what matters most in sight: the session's state and the connection;
-  // the reason's name goes before the session's id does.
-  const shortAlert = alert.slice(0, 1).concat(alert.length > 0 ? [{ text: " " }] : []);
+  // Narrow panes keep what matters most in sight: the session's state and the connection.
   const segments = fittingTitle(
     [
       [...alert, head, ...noted, { ...state, text: ` ${state.text}` }, sep, conn, ...live],
       [...alert, head, ...noted, { ...state, text: ` ${state.text}` }, sep, conn],
-      [...shortAlert, head, ...noted, { ...state, text: ` ${state.text}` }, sep, conn],
       [
-        ...shortAlert,
+        ...alert,
         { ...head, text: `${number} ` },
         state,
         sep,
