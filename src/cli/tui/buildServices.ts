@@ -163,7 +163,7 @@ export function buildServices(
       sessions,
       streams,
       whole,
-      approvals: approvalsFromService(client.transport),
+      approvals: approvalsFromService(client.transport, redact),
       ...(opts.attention ? { config: opts.attention } : {}),
     }),
     activity,

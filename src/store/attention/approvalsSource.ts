@@ -1,6 +1,8 @@
 import type { Transport } from "../../client/transport.js";
 import { tryJson } from "../../client/transport.js";
 import { pathSegment } from "../../protocol/ids.js";
+import { noRedaction, type RedactFn } from "../../text/redact.js";
+import { sanitizeRecord } from "../sanitizeRecord.js";
 import type { PendingApproval } from "./reasons.js";
 
 /**
@@ -54,8 +56,14 @@ export function readPendingApprovals(json: unknown): PendingApproval[] | null {
   return out;
 }
 
-/** Reads the approvals through the one transport (its budget, retries and mount). */
-export function approvalsFromService(transport: Transport): ApprovalsSource {
+/**
+ * Reads the approvals through the one transport (its budget, retries and mount); what comes
+ * back is sanitized and the key redacted, as the list's records are.
+ */
+export function approvalsFromService(
+  transport: Transport,
+  redact: RedactFn = noRedaction,
+): ApprovalsSource {
   return async (sessionId, signal) => {
     let path: string;
     try {
@@ -73,7 +81,8 @@ export function approvalsFromService(transport: Transport): ApprovalsSource {
       if (res.status === 404 || res.status === 405) continue;
       if (res.status < 200 || res.status >= 300 || res.truncated) return null;
       transport.routes.worked(p);
-      return readPendingApprovals(tryJson(res.text));
+      const got = readPendingApprovals(tryJson(res.text));
+      return got === null ? null : sanitizeRecord(got, redact);
     }
     return null;
   };
