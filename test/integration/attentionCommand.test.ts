@@ -87,7 +87,7 @@ const APPROVAL = {
 };
 
 /** A documented server: offset pages of at most 20, the real limits announced on every answer. */
-async function documentedServer(opts: { repeatThirdPage?: boolean } = {}) {
+async function documentedServer(opts: { repeatThirdPage?: boolean; approval?: object } = {}) {
   srv = await startScriptedServer();
   const sessions = fleet();
   let remaining = 20;
@@ -111,7 +111,7 @@ async function documentedServer(opts: { repeatThirdPage?: boolean } = {}) {
       );
     }
     if (url.pathname === "/api/sessions/ses_41/approvals") {
-      return json(200, [APPROVAL], limits())(req, res, body, n);
+      return json(200, [{ ...APPROVAL, ...opts.approval }], limits())(req, res, body, n);
     }
     if (/^\/api\/sessions\/[^/]+\/approvals$/.test(url.pathname)) {
       return json(200, [], limits())(req, res, body, n);
@@ -196,6 +196,19 @@ describe("agent-sessions attention", () => {
     expect((JSON.parse(r.stdout) as { partial: string }).partial).toBe(
       "the service sent the same page again",
     );
+  });
+
+  it("an approval's text is made inert and never shows the key", async () => {
+    const s = await documentedServer({
+      approval: { message: `Deploy?\u001b]0;pwned\u0007 key ${KEY}`, kind: `deploy\u202e` },
+    });
+    for (const args of [["attention"], ["attention", "--json"]]) {
+      const r = await runCli(args, { env: env(s.url) });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("Deploy?");
+      expect(r.stdout).not.toContain(KEY);
+      expect(r.stdout).not.toMatch(/[\u0007\u001b\u202e]/);
+    }
   });
 
   it("AGENT_SESSIONS_ATTENTION with an unknown reason warns and keeps the defaults", async () => {

@@ -60,7 +60,7 @@ describe("live list", () => {
     // No stream on it: the list alone told the attention queue, and it was raised.
     const att = services.attention.getState();
     expect(att.lastRaised.map((i) => [i.sessionId, i.reason, i.source])).toEqual([
-      [d, "error", "list"],
+      [d, "failed", "list"],
     ]);
     expect(services.sessions.getState().loadedAt).not.toBeNull();
   });

@@ -183,7 +183,7 @@ export async function attention(o: AttentionRunOptions, ctx: AttentionContext): 
     sessions,
     streams,
     whole,
-    approvals: approvalsFromService(client),
+    approvals: approvalsFromService(client, redact),
     ...(o.config ? { config: o.config } : {}),
   });
   const named = (item: AttentionItem): Named => {

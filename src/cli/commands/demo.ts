@@ -1,4 +1,5 @@
 import { closeDefaultAgent } from "../../client/transport.js";
+import { attentionConfigFrom } from "../../store/attention/reasons.js";
 import { err, fail, registerSecret } from "../output.js";
 import { hasTerminal } from "../terminalCheck.js";
 import { watchSessions } from "./watch.js";
@@ -15,7 +16,10 @@ async function demoUi(baseUrl: string, apiKey: string, ids: string[]): Promise<n
     import("../tui/buildServices.js"),
     import("../tui/runTui.js"),
   ]);
-  const handle = buildServices({ baseUrl, apiKey });
+  // No config file here: AGENT_SESSIONS_ATTENTION alone chooses what the queue notifies.
+  const attention = attentionConfigFrom(process.env, undefined);
+  if (attention.warning) err(`warning: ${attention.warning}`);
+  const handle = buildServices({ baseUrl, apiKey }, { attention: attention.config });
   return runTui({
     profile: "demo",
     baseUrl,

@@ -177,7 +177,7 @@ export function buildServices(
       sessions,
       streams,
       whole,
-      approvals: approvalsFromService(client),
+      approvals: approvalsFromService(client, redact),
       ...(opts.attention ? { config: opts.attention } : {}),
     }),
     activity,

@@ -1,5 +1,7 @@
 import type { ApiClient } from "../../client/apiClient.js";
 import { isPending } from "../../protocol/approvals.js";
+import { noRedaction, type RedactFn } from "../../text/redact.js";
+import { sanitizeRecord } from "../sanitizeRecord.js";
 import type { PendingApproval } from "./reasons.js";
 
 /**
@@ -9,7 +11,8 @@ import type { PendingApproval } from "./reasons.js";
  *
  * approvalsFromService reads them with the API client's `listApprovals` (the documented
  * `GET …/sessions/{id}/approvals`, through the one transport, its budget and mount). Only
- * pending ones count. Null means the approvals could not be read (a server without the
+ * pending ones count; what comes back is sanitized and the key redacted, as the list's
+ * records are. Null means the approvals could not be read (a server without the
  * endpoint, a refusal, a network failure): the record's `agent_status` then speaks alone.
  */
 export type ApprovalsSource = (
@@ -20,11 +23,14 @@ export type ApprovalsSource = (
 /** Most approvals kept per session. */
 const MAX_APPROVALS = 20;
 
-export function approvalsFromService(api: Pick<ApiClient, "listApprovals">): ApprovalsSource {
+export function approvalsFromService(
+  api: Pick<ApiClient, "listApprovals">,
+  redact: RedactFn = noRedaction,
+): ApprovalsSource {
   return async (sessionId, signal) => {
     try {
       const all = await api.listApprovals(sessionId, signal);
-      return all
+      const pending = all
         .filter(isPending)
         .slice(0, MAX_APPROVALS)
         .map((a) => ({
@@ -34,6 +40,7 @@ export function approvalsFromService(api: Pick<ApiClient, "listApprovals">): App
           required_role: a.required_role ?? null,
           created_at: a.created_at ?? null,
         }));
+      return sanitizeRecord(pending, redact);
     } catch {
       return null;
     }

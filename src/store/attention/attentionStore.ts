@@ -331,13 +331,16 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     return out;
   }
 
-  /** Re-evaluate the sessions whose inputs changed; one store update for all. */
-  function evaluate(): void {
+  /**
+   * Re-evaluate the sessions whose inputs changed; one store update for all. `only`: just
+   * these sessions (a stream's frame touches a few, never the whole list).
+   */
+  function evaluate(only?: Iterable<string>): void {
     if (disposed) return;
     const recs = records();
     const streams = opts.streams?.getState();
-    const ids = new Set<string>([...recs.keys(), ...(streams?.order ?? [])]);
-    const complete = listComplete();
+    const ids = new Set<string>(only ?? [...recs.keys(), ...(streams?.order ?? [])]);
+    const complete = only === undefined && listComplete();
     const before = store.getState().items;
     const bySession = new Map<string, AttentionItem[]>();
     for (const i of before) {
@@ -447,6 +450,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
       left.length > 0 ||
       next.length !== before.length ||
       next.some((i, n) => i !== before[n]);
+    if (only === undefined) queueApprovalReads(recs);
     if (!changed && partial === store.getState().partial) {
       maybeEndQuiet();
       return;
@@ -464,7 +468,6 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
         : {}),
     });
     maybeEndQuiet();
-    queueApprovalReads(recs);
   }
 
   /** What waits when the queue is first read whole is not news: later arrivals are. */
@@ -488,10 +491,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     let added = 0;
     for (const [id, rec] of recs) {
       const r = rec as Rec;
-      // On a server that does not say agent_status, an open stream marks a session watched.
-      const watched =
-        awaitsApproval(r) || (!("agent_status" in r) && opts.streams?.getState().sessions[id]);
-      if (!watched) {
+      if (!awaitsApproval(r)) {
         if (approvals.delete(id)) {
           approvalsReadFor.delete(id);
           last.delete(id);
@@ -542,7 +542,17 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
   };
   const onStreams = (s: StreamsState, prev: StreamsState | null) => {
     if (prev !== null && s.sessions === prev.sessions) return;
-    evaluate();
+    // The streams that changed, and those reconnecting (silence is a matter of time).
+    const changed: string[] = [];
+    for (const id of s.order) {
+      const x = s.sessions[id];
+      if (prev === null || prev.sessions[id] !== x || x?.status.state === "reconnecting") {
+        changed.push(id);
+      }
+    }
+    // A stream closed: its session is looked at again without it.
+    if (prev !== null) for (const id of prev.order) if (!s.sessions[id]) changed.push(id);
+    evaluate(changed);
   };
   const onWhole = (w: WholeListState, prev: WholeListState) => {
     if (w.extra === prev.extra && w.readAt === prev.readAt) return;

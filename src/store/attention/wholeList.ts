@@ -41,8 +41,6 @@ export interface WholeListOptions {
   pageSize?: number;
   /** Most pages read past the loaded ones. Default 50. */
   maxPages?: number;
-  /** Two reads never start closer than this (pages appended by scrolling). Default 5000. */
-  minGapMs?: number;
   now?: () => number;
 }
 
@@ -58,7 +56,6 @@ export function createWholeList(o: WholeListOptions): WholeList {
   }));
   let running: Promise<void> | null = null;
   let again = false;
-  let lastStart = Number.NEGATIVE_INFINITY;
   let ctl: AbortController | null = null;
   let disposed = false;
 
@@ -73,7 +70,6 @@ export function createWholeList(o: WholeListOptions): WholeList {
 
   async function read(): Promise<void> {
     const s = o.sessions.getState();
-    lastStart = now();
     if (!s.hasMore || s.next === null) {
       store.setState((w) => ({
         extra: [],
@@ -143,9 +139,8 @@ export function createWholeList(o: WholeListOptions): WholeList {
   const off = o.sessions.subscribe((s, prev) => {
     if (s.loadedAt === prev.loadedAt || s.loadedAt === null) return;
     trim(s);
-    // A page appended by scrolling shortly after a read: what it holds is trimmed, no new read.
-    const appended = s.items.length > prev.items.length && prev.loadedAt !== null;
-    if (appended && now() - lastStart < (o.minGapMs ?? 5000)) return;
+    // A page appended by scrolling: what it holds was read already (trimmed), no new read.
+    if (prev.loadingMore && !s.loadingMore) return;
     kick();
   });
   if (o.sessions.getState().loadedAt !== null) kick();
