@@ -61,6 +61,18 @@ describe("a prompt's answer in the pane", () => {
       expect(lines).toContain("  line two");
       expect(lines).toContain("  [tool] bash rm -rf build");
       expect(lines.at(-1)).toMatch(/^ {2}✗ answer cut before it ended: /);
+      // Expanded (E), the tool item shows its whole content under its line.
+      expect(act.toggleTools("ses_a1")).toBe(true);
+      const open = actLines({
+        act: act.store.getState().bySession.get("ses_a1") as never,
+        editing: null,
+        role: "owner",
+        writeDisabled: null,
+        width: 80,
+        maxRows: 20,
+      }).map((l) => l.text);
+      expect(open).toContain("      tool: bash");
+      expect(open).toContain("      command: rm -rf build");
       act.close();
     } finally {
       await s.close();

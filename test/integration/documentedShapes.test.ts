@@ -334,7 +334,10 @@ describe("errors in the documented shapes", () => {
     const busy = await runCli(["git", "push", "ses_a1"], { env: scriptedEnv(s) });
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain("Cannot push while a prompt is running in this session");
-    expect(busy.stderr).toMatch(/hint: The session's current state does not allow this/);
+    // The cause is named: a running prompt, which can be waited for or cancelled.
+    expect(busy.stderr).toMatch(
+      /hint: A prompt is running in the session: wait for it to finish, or cancel it first/,
+    );
     const gone = await runCli(["git", "push", "ses_a1"], { env: scriptedEnv(s) });
     expect(gone.stderr).toContain("Sandbox has expired. Please create a new session.");
     expect(gone.stderr).toMatch(/hint: The session is gone/);

@@ -197,6 +197,22 @@ describe("approvals in the pane", () => {
   });
 });
 
+describe("an approval that appears later", () => {
+  it("is read again when the session's record says it awaits approval", async () => {
+    const [f, a] = await setup();
+    const id = await openActive(f, a);
+    await waitForContent(a, "z zoom");
+    const ap = f.server.addApproval(id, { kind: "deploy", message: "Now?" });
+    expect(a.frame()).not.toContain("⚑ needs you");
+    // The documented field; SessionSchema keeps unknown fields as sent.
+    f.services.sessions
+      .getState()
+      .patchSession(id, { agent_status: "awaiting_approval" } as Record<string, unknown>);
+    await waitForContent(a, `⚑ needs you: deploy: Now?`);
+    await waitForContent(a, ap.id);
+  });
+});
+
 describe("the lifecycle keys", () => {
   it("Z asks, then pauses; a git action on the paused session offers to resume it first", async () => {
     const [f, a] = await setup();

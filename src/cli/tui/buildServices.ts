@@ -16,7 +16,7 @@ import { createIdentityStore } from "../../store/identityStore.js";
 import { createIntegrationsStore } from "../../store/integrations/integrationsStore.js";
 import { LiveList } from "../../store/liveList.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
-import { createSessionsStore } from "../../store/sessionsStore.js";
+import { createSessionsStore, selectRecord } from "../../store/sessionsStore.js";
 import { StreamLeases } from "../../store/streams/streamLeases.js";
 import { StreamsController } from "../../store/streams/streamsController.js";
 import { createStreamsStore } from "../../store/streams/streamsStore.js";
@@ -162,6 +162,20 @@ export function buildServices(
       : {}),
     role: () => identity.getState().keyInfo?.role,
   });
+  // A session of an open pane that starts waiting for an approval (the documented
+  // agent_status): its approvals are read again, so the pane shows what it waits for.
+  const waiting = new Set<string>();
+  const offApprovals = sessions.subscribe((s) => {
+    for (const id of Object.keys(streams.getState().sessions)) {
+      const status = (selectRecord(s, id) as Record<string, unknown> | undefined)?.agent_status;
+      if (status === "awaiting_approval") {
+        if (!waiting.has(id)) {
+          waiting.add(id);
+          void act.loadApprovals(id);
+        }
+      } else waiting.delete(id);
+    }
+  });
   const services: AppServices = {
     act,
     api: client,
@@ -199,6 +213,7 @@ export function buildServices(
       disposed ??= (async () => {
         stop.abort();
         act.close();
+        offApprovals();
         live.stop();
         offActions();
         services.fleetStreams.releaseAll();

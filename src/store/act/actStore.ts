@@ -6,7 +6,7 @@ import { lifecyclePast } from "../../protocol/prompt.js";
 import { cutText, sanitize, sanitizeLine } from "../../text/sanitize.js";
 import { type ErrorInfo, toErrorInfo } from "../errorInfo.js";
 import { type DecisionOutcome, decideApproval, describeDecision } from "./approvalDecision.js";
-import { promptEndIsCancel, toolLine } from "./promptView.js";
+import { promptEndIsCancel, toolDetail, toolLine } from "./promptView.js";
 
 /**
  * Acting on sessions from the UI: the prompts sent and their answers as they stream, cancel,
@@ -37,7 +37,12 @@ export interface ActApi {
 export interface AnswerLine {
   kind: "text" | "tool" | "end" | "error";
   text: string;
+  /** A tool item's whole content (sanitized, at most TOOL_DETAIL_CHARS), shown when expanded. */
+  detail?: string;
 }
+
+/** Most of a tool item's content kept for expanding it. */
+export const TOOL_DETAIL_CHARS = 4000;
 
 /** A prompt sent from here and its answer. */
 export interface Exchange {
@@ -61,6 +66,8 @@ export interface SessionAct {
   /** Pending approvals as last read; null before the first read. */
   approvals: readonly Approval[] | null;
   approvalsError: string | null;
+  /** The answer's tool items are shown whole rather than folded to one line. */
+  toolsExpanded: boolean;
   /** The last thing done here (a decision, a cancel, a pause), in one line. */
   notice: { text: string; ok: boolean; at: number } | null;
 }
@@ -82,6 +89,7 @@ const EMPTY: SessionAct = {
   sent: [],
   approvals: null,
   approvalsError: null,
+  toolsExpanded: false,
   notice: null,
 };
 
@@ -116,6 +124,8 @@ export interface ActControl {
     note: string,
   ): Promise<DecisionOutcome | null>;
   lifecycle(sessionId: string, action: LifecycleAction): Promise<boolean>;
+  /** Expand or fold the tool items of the session's answer. */
+  toggleTools(sessionId: string): boolean;
   /** Stop reading every answer (the UI is closing). */
   close(): void;
 }
@@ -163,7 +173,11 @@ export function createActControl(deps: ActDeps): ActControl {
       for (const p of parts) lines.push({ kind: "text", text: p });
       open = true;
     } else if (item.type !== "done" && item.type !== "error") {
-      lines.push({ kind: "tool", text: toolLine(item) });
+      lines.push({
+        kind: "tool",
+        text: toolLine(item),
+        detail: cutText(sanitize(toolDetail(item.content), { keepSgr: false }), TOOL_DETAIL_CHARS),
+      });
       open = false;
     }
     if (lines.length > ANSWER_LINES_KEPT) lines = lines.slice(-ANSWER_LINES_KEPT);
@@ -317,6 +331,14 @@ export function createActControl(deps: ActDeps): ActControl {
       } finally {
         setBusy(sessionId, false);
       }
+    },
+    toggleTools(sessionId) {
+      let now = false;
+      update(sessionId, (a) => {
+        now = !a.toolsExpanded;
+        return { ...a, toolsExpanded: now };
+      });
+      return now;
     },
     close() {
       stop.abort();

@@ -29,6 +29,21 @@ export function toolLine(item: PromptItem): string {
   return `[${sanitizeLine(label)}] ${cutText(sanitizeLine(lines[0] ?? ""), TOOL_LINE_CHARS)}${more}`;
 }
 
+/** A tool item's whole content: a JSON object as `key: value` lines, else the text itself. */
+export function toolDetail(content: string): string {
+  try {
+    const o = JSON.parse(content) as unknown;
+    if (o !== null && typeof o === "object" && !Array.isArray(o)) {
+      return Object.entries(o as Record<string, unknown>)
+        .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+        .join("\n");
+    }
+  } catch {
+    // Not JSON: the text itself.
+  }
+  return content;
+}
+
 /** An answer that ended in an error saying it was cancelled. */
 export function promptEndIsCancel(end: PromptEnd): boolean {
   return end.kind === "error" && /\bcancel(l)?ed\b/i.test(end.message);

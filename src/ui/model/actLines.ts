@@ -73,6 +73,12 @@ export function actLines(input: ActLinesInput): ActLine[] {
       for (const piece of wrapLine(l.text, w - 2)) {
         answer.push({ text: `  ${piece}`, tone: l.kind === "tool" ? "muted" : "plain" });
       }
+      if (l.kind === "tool" && act.toolsExpanded && l.detail) {
+        for (const row of l.detail.split("\n")) {
+          for (const piece of wrapLine(row, w - 6))
+            answer.push({ text: `      ${piece}`, tone: "muted" });
+        }
+      }
     }
     if (x.running) answer.push({ text: "  … answering (C cancels)", tone: "muted" });
     else if (x.end)

@@ -125,6 +125,7 @@ export type CommandId =
   | "pause"
   | "resume"
   | "start"
+  | "toggleTools"
   | "promptSend"
   | "promptNewline"
   | "promptRecallPrev"
@@ -425,6 +426,13 @@ export const KEYMAP: readonly Command[] = [
     description: "start the session whatever its state: creating, paused or running (asks first)",
     modes: SESSION_ACTS,
     scope: "sessions:write",
+  },
+  {
+    id: "toggleTools",
+    keys: [k("E")],
+    label: "tools",
+    description: "expand or fold the tool use and results of the answer shown in the pane",
+    modes: ["pane"],
   },
   // the prompt box
   {

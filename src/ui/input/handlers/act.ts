@@ -231,6 +231,14 @@ function recall(step: -1 | 1): Handler<PromptMode> {
   };
 }
 
+/** E in a pane: the answer's tool items whole, or folded to one line each. */
+export const toggleTools: Handler<ModeOf<"pane">> = (deps, { sessionId }) => {
+  const act = deps.services.act;
+  if (!act) return;
+  const open = act.toggleTools(sessionId);
+  message(deps, open ? "Tool use and results shown whole" : "Tool use and results folded");
+};
+
 export const PROMPT: ModeHandlers<"prompt"> = {
   cancel: (deps) => {
     // The draft is kept for the next R on this session.

@@ -6,7 +6,7 @@ import type { UiDeps } from "../deps.js";
 import type { KeyPress } from "../keys.js";
 import type { KeyTarget } from "../route.js";
 import type { TextField } from "../textField.js";
-import { ACT_SCREEN, PROMPT } from "./act.js";
+import { ACT_SCREEN, PROMPT, toggleTools } from "./act.js";
 import { CONFIRM, FORM, QUIT } from "./dialogs.js";
 import { FILTER, SEARCH } from "./editing.js";
 import { INTEGRATION_EDIT, INTEGRATIONS, integrationEditField } from "./integrations.js";
@@ -47,7 +47,7 @@ export const HANDLERS: Table = {
   integrations: INTEGRATIONS,
   integrationEdit: INTEGRATION_EDIT,
   merged: { ...SCREEN, ...MERGED },
-  pane: { ...SCREEN, ...ACT_SCREEN, ...REPLAY, ...PANE },
+  pane: { ...SCREEN, ...ACT_SCREEN, ...REPLAY, ...PANE, toggleTools },
   list: { ...SCREEN, reply: ACT_SCREEN.reply, ...REPLAY, ...LIST },
 };
 
