@@ -38,7 +38,7 @@ describe("terminal text layout", () => {
     ]);
   });
 
-    it("never splits a wide character across lines", () => {
+  it("never splits a wide character across lines", () => {
     expect(wrapLine("a日本", 2)).toEqual(["a", "日", "本"]);
   });
 
