@@ -52,7 +52,7 @@ describe("activity", () => {
     expect(a.currentStep("ses_a")).toBe("Found it");
   });
 
-    it("counts events per minute over ten minutes (heartbeats are not activity)", () => {
+  it("counts events per minute over ten minutes (heartbeats are not activity)", () => {
     const a = new ActivityTracker();
     const t0 = 10 * 60_000 * 100;
     a.note("ses_a", "process_output", "{}", t0);

@@ -131,8 +131,7 @@ export class ActivityTracker {
       a.output = data;
       // A tool's output comes between two messages of the agent: their text is not one line.
       if (a.prompts.at(-1) !== MESSAGE_END) a.prompts.push(MESSAGE_END);
-    }
-    else if (event === "file_changed") this.#file(a, data, at);
+    } else if (event === "file_changed") this.#file(a, data, at);
   }
 
   #file(a: Activity, data: string, at: number): void {
