@@ -36,7 +36,8 @@ export interface WatchPrinterOptions {
   color: boolean;
   /** Widest line joined prompt text may make (the terminal's width, else 120). */
   width: number;
-  write: (line: string) => void;
+  /** A line to print: one of a session's events (or joined prompt text), or a note. */
+  write: (line: string, kind: "event" | "note") => void;
   /** Print a pending prompt line after this long without more of it. Default 1500 ms. */
   idleFlushMs?: number;
 }
@@ -68,7 +69,7 @@ export class WatchPrinter {
     this.flush(sessionId);
     const text = foldLines(eventText(ev, this.#opts.color));
     const reset = this.#opts.color && text.includes("\u001b[") ? "\u001b[0m" : "";
-    this.#opts.write(`${this.#prefix(sessionId, ev.kind, at)}${text}${reset}`);
+    this.#opts.write(`${this.#prefix(sessionId, ev.kind, at)}${text}${reset}`, "event");
   }
 
   /**
@@ -77,7 +78,7 @@ export class WatchPrinter {
    */
   note(sessionId: string, tag: NoteTag, text: string, at: number): void {
     this.flush(sessionId);
-    this.#opts.write(`${this.#linePrefix(sessionId, tag, NOTE_COLORS[tag], at)}${text}`);
+    this.#opts.write(`${this.#linePrefix(sessionId, tag, NOTE_COLORS[tag], at)}${text}`, "note");
   }
 
   /** Print what is gathered of a session's prompt line. */
@@ -134,7 +135,7 @@ export class WatchPrinter {
   }
 
   #writePrompt(sessionId: string, at: number, text: string): void {
-    this.#opts.write(`${this.#prefix(sessionId, "prompt_progress", at)}${text}`);
+    this.#opts.write(`${this.#prefix(sessionId, "prompt_progress", at)}${text}`, "event");
   }
 
   #prefixWidth(sessionId: string): number {

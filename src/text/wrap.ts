@@ -99,8 +99,18 @@ export function expandTabs(line: string): string {
 }
 
 /**
- * One line (no newline in it) cut into pieces of at most `width` cells. SGR sequences in
- * force at a cut are repeated at the start of the next piece, so colours survive wrapping.
+ * How far back from the edge a hard wrap looks for a space to break at: a word cut in two
+ * ("This modul" / "e is not supported") reads worse than a line a few cells short, but a
+ * long run without spaces (a path, a hash) is still cut at the edge.
+ */
+function breakBack(width: number): number {
+  return Math.min(16, Math.floor(width / 3));
+}
+
+/**
+ * One line (no newline in it) cut into pieces of at most `width` cells: at the last space
+ * when one is near the edge (the space is dropped), else at the edge. SGR sequences in force
+ * at a cut are repeated at the start of the next piece, so colours survive wrapping.
  */
 export function wrapLine(line: string, width: number): string[] {
   const w = Math.max(1, width);
@@ -109,9 +119,15 @@ export function wrapLine(line: string, width: number): string[] {
     if (displayWidth(line) <= w) return [line];
   }
   const out: string[] = [];
+  const back = breakBack(w);
   let current = "";
   let col = 0;
   let active = "";
+  // The last space of the current piece: where it is in `current`, its column, the colours
+  // in force there.
+  let space = -1;
+  let spaceCol = 0;
+  let spaceActive = "";
   for (let i = 0; i < line.length; ) {
     if (line.charCodeAt(i) === 0x1b) {
       SGR.lastIndex = i;
@@ -126,10 +142,33 @@ export function wrapLine(line: string, width: number): string[] {
     const cp = line.codePointAt(i) ?? 0;
     const len = cp > 0xffff ? 2 : 1;
     const cw = charWidth(cp);
-    if (col + cw > w && col > 0) {
+    if (col + cw > w && col > 0 && cp === 0x20) {
+      // A space at the edge is the break itself.
       out.push(active ? `${current}\x1b[0m` : current);
       current = active;
       col = 0;
+      space = -1;
+      i += len;
+      continue;
+    }
+    if (col + cw > w && col > 0) {
+      if (space > 0 && col - spaceCol - 1 < back && col - spaceCol - 1 + cw <= w) {
+        // Break at the space: the word being written moves to the next piece whole.
+        const head = current.slice(0, space);
+        out.push(spaceActive ? `${head}\x1b[0m` : head);
+        current = spaceActive + current.slice(space + 1);
+        col -= spaceCol + 1;
+      } else {
+        out.push(active ? `${current}\x1b[0m` : current);
+        current = active;
+        col = 0;
+      }
+      space = -1;
+    }
+    if (cp === 0x20) {
+      space = current.length;
+      spaceCol = col;
+      spaceActive = active;
     }
     current += line.slice(i, i + len);
     col += cw;

@@ -315,6 +315,17 @@ describe("headless commands", () => {
     expect(r.stderr).toMatch(/demo\/app/);
   });
 
+  it("demo --headless --max-events 5 prints five lines, none of them cut", async () => {
+    const r = await runCli(["demo", "--headless", "--max-events", "5", "--pace-ms", "20"], {
+      env: { XDG_CONFIG_HOME: cfg.dir },
+      timeoutMs: 30_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split("\n").filter((l) => l !== "");
+    expect(lines).toHaveLength(5);
+    for (const l of lines) expect(l).toMatch(/^\d\d:\d\d:\d\d ses_\S+ (prompt|file|output|state) /);
+  });
+
   it("rate limited after retries exits 5", async () => {
     server.faults.set({
       failStatus: 429,

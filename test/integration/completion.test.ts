@@ -127,7 +127,7 @@ _agent_sessions`,
       "cr",
     ]);
     expect(zshComplete("agent-sessions", "--profile", "x", "watch", "--").slice(1)).toContain(
-      "--max-events:exit 0 after this many events",
+      "--max-events:exit 0 after this many events (lines, each whole, without --json)",
     );
   });
 });

@@ -82,6 +82,13 @@ describe("fleet view", () => {
     expect(frame).toContain("Fleet");
     await pressKey(h, "o");
     await waitForContent(h, "sort: created");
+    // Esc drops the filter first (the list shares it), then leaves: never a silently
+    // filtered list behind the fleet.
+    await pressKey(h, "escape");
+    frame = await waitForContent(h, "Fleet 6/6");
+    expect(frame).toContain("Filters cleared");
+    await pressKey(h, "escape");
+    await waitForContent(h, "Sessions 6/6");
   });
 
   it("too narrow for every column: the columns keep their widths and the row's end is cut", async () => {

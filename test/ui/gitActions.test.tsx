@@ -104,6 +104,25 @@ describe("git actions", () => {
     await waitForContent(h, "clone cancelled: nothing was sent");
   });
 
+  it("an outcome older than the last message never comes back to the status line", async () => {
+    fx = await startUiFixture();
+    const id = fx.ids[0] as string;
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, id);
+    await cloneFromDialog(h, id);
+    // A newer message takes the line...
+    await pressKey(h, "/");
+    await typeText(h, "zzz");
+    await pressKey(h, "enter");
+    await pressKey(h, "escape");
+    await waitForContent(h, "Filters cleared");
+    await waitForAbsence(h, "✓ clone");
+    // ...and a key that clears it leaves the line empty, not the older outcome again.
+    await pressKey(h, "j");
+    await waitForAbsence(h, "Filters cleared");
+    expect(h.frame()).not.toContain("✓ clone");
+  });
+
   it("clone, then push: cancelling sends nothing, confirming pushes and shows the result", async () => {
     fx = await startUiFixture();
     const id = fx.ids[0] as string;

@@ -33,6 +33,25 @@ describe("activity", () => {
     expect(a.currentStep("ses_a")).toBe("Running the tests.");
   });
 
+  it("a tool between two of the agent's messages ends the first: the step is not glued to it", () => {
+    const a = new ActivityTracker();
+    const say = (content: string) =>
+      a.note("ses_a", "prompt_progress", JSON.stringify({ type: "text", content }), 1);
+    say("Reading the record of ses_doc044");
+    a.note("ses_a", "process_output", '{"text":"ok\\n"}', 2);
+    say("Working on step 152");
+    expect(a.currentStep("ses_a")).toBe("Working on step 152");
+    // A tool call in the prompt stream itself ends the message before it, and is no step.
+    const tool = () =>
+      a.note("ses_a", "prompt_progress", '{"type":"tool_use","content":"read_file x.ts"}', 3);
+    tool();
+    say("Checking the config");
+    tool();
+    expect(a.currentStep("ses_a")).toBe("Checking the config");
+    say("Found it");
+    expect(a.currentStep("ses_a")).toBe("Found it");
+  });
+
   it("counts events per minute over ten minutes (heartbeats are not activity)", () => {
     const a = new ActivityTracker();
     const t0 = 10 * 60_000 * 100;

@@ -99,7 +99,15 @@ describe("the keymap table", () => {
 
   it("has a handler for every command wherever the table enables it", () => {
     const edits = new Set<CommandId>(["deleteChar", "deleteWord", "clearField"]);
-    const textModes = new Set<ModeKind>(["form", "filter", "search", "jump", "login", "prompt"]);
+    const textModes = new Set<ModeKind>([
+      "form",
+      "filter",
+      "search",
+      "jump",
+      "login",
+      "prompt",
+      "integrationEdit",
+    ]);
     for (const c of KEYMAP) {
       for (const mode of c.modes) {
         if (mode === "login") continue; // the login screen's own target: test/ui/login.test.tsx

@@ -22,6 +22,22 @@ describe("terminal text layout", () => {
     expect(lines[1]?.startsWith("\x1b[31m")).toBe(true);
   });
 
+  it("wraps output at a space near the edge rather than inside a word, colours kept", () => {
+    const text = "warning: This module is not supported on this platform";
+    const lines = wrapLine(text, 24);
+    expect(lines).toEqual(["warning: This module is", "not supported on this", "platform"]);
+    expect(lines.join(" ")).toBe(text);
+    const coloured = wrapLine("\x1b[33mThis module is not supported\x1b[0m", 16);
+    expect(coloured.map(stripSgr)).toEqual(["This module is", "not supported"]);
+    expect(coloured[1]?.startsWith("\x1b[33m")).toBe(true);
+    // A long run without a space near the edge (a path, a hash) is still cut at the edge.
+    expect(wrapLine("see /usr/lib/node_modules/pkg/dist/index.js", 20)).toEqual([
+      "see /usr/lib/node_mo",
+      "dules/pkg/dist/index",
+      ".js",
+    ]);
+  });
+
   it("never splits a wide character across lines", () => {
     expect(wrapLine("a日本", 2)).toEqual(["a", "日", "本"]);
   });

@@ -147,18 +147,28 @@ export async function watchSessions(
 ): Promise<number> {
   const json = opts.json === true;
   const color = !json && outputIsTerminal() && !process.env.NO_COLOR;
-  const printer = new WatchPrinter({
-    sessionIds: ids,
-    color,
-    width: outputIsTerminal() ? process.stdout.columns || 80 : 120,
-    write: out,
-  });
-  const subs: Subscription[] = [];
-  let delivered = 0;
   let finish: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => {
     finish = resolve;
   });
+  // Without --json an event is a line: prompt text comes a few words an event and is joined
+  // into lines, so --max-events counts the event lines printed, each whole, not the pieces
+  // (a gap marker or a state read again is not an event and is not counted).
+  let lines = 0;
+  const printer = new WatchPrinter({
+    sessionIds: ids,
+    color,
+    width: outputIsTerminal() ? process.stdout.columns || 80 : 120,
+    write: (line, kind) => {
+      if (opts.maxEvents !== undefined && lines >= opts.maxEvents) return;
+      out(line);
+      if (kind === "note") return;
+      lines++;
+      if (opts.maxEvents !== undefined && lines >= opts.maxEvents) finish(EXIT.ok);
+    },
+  });
+  const subs: Subscription[] = [];
+  let delivered = 0;
   const org = ctx.organizationId ?? undefined;
   const client =
     ctx.client ??
@@ -211,13 +221,12 @@ export async function watchSessions(
         ? { backoffBaseMs: ctx.tuning.backoffBaseMs }
         : {}),
       onEvent: (ev) => {
-        if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) return;
-        if (json) {
-          out(toJsonText(eventToJson(sessionId, ev, Date.now())));
-        } else {
-          if (ev.kind === "heartbeat" && !opts.heartbeats) return;
-          printer.event(sessionId, ev, Date.now());
+        if (!json) {
+          if (ev.kind !== "heartbeat" || opts.heartbeats) printer.event(sessionId, ev, Date.now());
+          return;
         }
+        if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) return;
+        out(toJsonText(eventToJson(sessionId, ev, Date.now())));
         delivered++;
         if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) finish(EXIT.ok);
       },
@@ -242,7 +251,9 @@ export async function watchSessions(
   });
 
   const code = await finished;
-  printer.flushAll();
+  // Lines still being gathered are printed as they are, unless --max-events ended the run:
+  // those lines come after the last one asked for.
+  if (opts.maxEvents === undefined || lines < opts.maxEvents) printer.flushAll();
   process.off("SIGINT", onSigint);
   process.off("SIGTERM", onSigint);
   stop.abort();

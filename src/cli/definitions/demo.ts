@@ -13,7 +13,7 @@ export function registerDemoCommand(program: Command): void {
     .option("--pace-ms <ms>", "mean milliseconds between simulated events", (v) => Number(v), 250)
     .option(
       "--max-events <n>",
-      "headless: exit 0 after this many events (a bounded run, e.g. to check an install)",
+      "headless: exit 0 after this many lines, each whole (a bounded run, e.g. to check an install)",
       parsePositiveInt,
     )
     .action(async (opts: DemoOptions) => {

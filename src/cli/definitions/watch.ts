@@ -8,7 +8,11 @@ export function registerWatchCommand(program: Command): void {
     .description("stream the events of one or more sessions, like tail -f")
     .argument("[session_id...]", "sessions to watch (ses_…); with --attention, optional")
     .option("--json", "one JSON object per event on stdout (heartbeats included)")
-    .option("--max-events <n>", "exit 0 after this many events", parsePositiveInt)
+    .option(
+      "--max-events <n>",
+      "exit 0 after this many events (lines, each whole, without --json)",
+      parsePositiveInt,
+    )
     .option("--heartbeats", "also print heartbeats in the human form")
     .option(
       "--attention",

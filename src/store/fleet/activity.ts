@@ -41,6 +41,13 @@ class Activity {
   readonly files = new Map<string, ChangedFile>();
 }
 
+/**
+ * Marks, among the prompt items, where one message of the agent ended (a tool ran between
+ * them): the next text starts a line of its own instead of being glued to the last word
+ * ("…of ses_doc044Working on step 152"). Not JSON, so never mistaken for an item.
+ */
+const MESSAGE_END = "\n";
+
 /** Prompt text kept for the current step: enough for a sentence or two. */
 const STEP_TEXT = 600;
 
@@ -120,8 +127,11 @@ export class ActivityTracker {
         a.prompts = a.prompts.slice(-PROMPT_ITEMS);
         a.text = "";
       }
-    } else if (event === "process_output") a.output = data;
-    else if (event === "file_changed") this.#file(a, data, at);
+    } else if (event === "process_output") {
+      a.output = data;
+      // A tool's output comes between two messages of the agent: their text is not one line.
+      if (a.prompts.at(-1) !== MESSAGE_END) a.prompts.push(MESSAGE_END);
+    } else if (event === "file_changed") this.#file(a, data, at);
   }
 
   #file(a: Activity, data: string, at: number): void {
@@ -197,10 +207,20 @@ export class ActivityTracker {
   #promptStep(a: Activity): string | null {
     if (a.prompts.length === 0) return a.step;
     let text = a.text;
+    const endMessage = () => {
+      if (text !== "" && !text.endsWith("\n")) text += "\n";
+    };
     for (const raw of a.prompts) {
+      if (raw === MESSAGE_END) {
+        endMessage();
+        continue;
+      }
       try {
-        const o = JSON.parse(raw) as { content?: unknown };
-        if (typeof o.content === "string") text += o.content;
+        const o = JSON.parse(raw) as { type?: unknown; content?: unknown };
+        // Only the agent's text makes a step; a tool call, its result or the end of the
+        // prompt ends the message before it.
+        if (o.type !== undefined && o.type !== "text") endMessage();
+        else if (typeof o.content === "string") text += o.content;
       } catch {
         // a malformed fragment adds nothing to the step
       }

@@ -32,6 +32,7 @@ export function patch(deps: UiDeps, p: Partial<UiState>): void {
 export function message(deps: UiDeps, text: string, level: MessageLevel = "info"): void {
   patch(deps, {
     message: { text, level },
+    outcomeBeforeMessage: deps.services.actions.getState().last,
     ...appendLog(deps.ui.getState(), logEntry(deps, level, text)),
   });
 }

@@ -666,7 +666,8 @@ export const KEYMAP: readonly Command[] = [
     id: "cancel",
     keys: [named("escape")],
     label: "cancel",
-    description: "close the dialog, overlay or view (the fleet, the merged timeline)",
+    description:
+      "close the dialog, overlay or view (the merged timeline; the fleet drops a filter first)",
     modes: [...TEXT_FIELDS, "confirm", "quit", ...OVERLAYS, ...VIEWS],
     footer: { rank: 20 },
   },

@@ -159,6 +159,12 @@ export interface UiState {
   readonly editing: Editing | null;
   readonly paneViews: Readonly<Record<string, PaneView>>;
   readonly message: Message | null;
+  /**
+   * The git action outcome that was the newest when the last message was said (kept when
+   * the message is cleared): the status line shows an outcome only when it is newer than the
+   * last message, so an older one never comes back over (or after) a newer message.
+   */
+  readonly outcomeBeforeMessage: unknown;
   /** Every message and error of this run, oldest first, at most LOG_LIMIT. */
   readonly log: readonly LogEntry[];
   /** Entries dropped from the front of the log. */
@@ -188,6 +194,7 @@ export function createUiStore(size: TerminalSize): UiStore {
     editing: null,
     paneViews: {},
     message: null,
+    outcomeBeforeMessage: null,
     log: [],
     logDropped: 0,
     view: "main",

@@ -48,6 +48,9 @@ export const StatusLine = memo(function StatusLine({ width }: { width: number })
   const running = useStore(actions, (s) => s.running);
   const last = useStore(actions, (s) => s.last);
   const message = useStore(ui, (s) => s.message);
+  const before = useStore(ui, (s) => s.outcomeBeforeMessage);
+  // The newest of the last message and the last outcome is shown; the older never returns.
+  const outcome = last !== null && last !== before ? last : null;
   const jumping = useStore(ui, (s) => s.editing?.kind === "jump");
   const now = useNow(100, running !== null);
   if (replay && (jumping || (!running && !message))) {
@@ -62,13 +65,13 @@ export const StatusLine = memo(function StatusLine({ width }: { width: number })
       text: `${frame} ${actionName(running.kind)} on ${running.sessionId}… ${formatElapsed(elapsed)}`,
       color: "accent",
     };
-  } else if (message) {
+  } else if (message && !outcome) {
     line = { text: message.text, color: LEVEL_COLORS[message.level] ?? "muted" };
-  } else if (last) {
-    const took = formatElapsed(last.finishedAt - last.startedAt);
-    line = last.ok
-      ? { text: `✓ ${outcomeText(last)} (${took})`, color: "ok" }
-      : { text: `✗ ${outcomeText(last)}`, color: "error" };
+  } else if (outcome) {
+    const took = formatElapsed(outcome.finishedAt - outcome.startedAt);
+    line = outcome.ok
+      ? { text: `✓ ${outcomeText(outcome)} (${took})`, color: "ok" }
+      : { text: `✗ ${outcomeText(outcome)}`, color: "error" };
   }
   return (
     <Box width={width} height={1}>

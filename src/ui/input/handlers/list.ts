@@ -59,15 +59,26 @@ export function cycleSort(deps: UiDeps, which: RowCursor = "listCursor"): void {
   );
 }
 
-/** Esc on the list: drop the text filter and the state filter, keeping the selection. */
-function clearFilters(deps: UiDeps): void {
+/**
+ * Esc on the list, and on the fleet before it closes: drop the text filter and the state
+ * filter, keeping the selection. False when there was none to drop.
+ */
+export function clearFilters(
+  deps: UiDeps,
+  which: "listCursor" | "fleetCursor" = "listCursor",
+): boolean {
   const st = deps.services.sessions.getState();
-  if (!st.filterText && st.stateFilter === null) return;
-  keepSelection(deps, () => {
-    st.setFilterText("");
-    st.setStateFilter(null);
-  });
+  if (!st.filterText && st.stateFilter === null) return false;
+  keepSelection(
+    deps,
+    () => {
+      st.setFilterText("");
+      st.setStateFilter(null);
+    },
+    which,
+  );
   message(deps, "Filters cleared");
+  return true;
 }
 
 /** The list's own commands (the ones it shares with a pane are screen.ts). */
@@ -85,7 +96,9 @@ export const LIST: ModeHandlers<"list"> = {
   filter: (deps) => patch(deps, { editing: { kind: "filter" } }),
   stateFilter: (deps) => cycleStateFilter(deps),
   sort: (deps) => cycleSort(deps),
-  back: clearFilters,
+  back: (deps) => {
+    clearFilters(deps);
+  },
   detail: (deps) => {
     const id = selectedSessionId(deps);
     if (id) patch(deps, { overlay: { kind: "detail", sessionId: id, offset: 0 } });

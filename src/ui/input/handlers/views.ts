@@ -5,7 +5,7 @@ import type { MainMode } from "../../model/mode.js";
 import { MERGED_ID } from "../../model/uiStore.js";
 import { message, openPane, patch, selectedSessionId, timelineOf } from "../actions.js";
 import type { UiDeps } from "../deps.js";
-import { cycleSort, cycleStateFilter, moveRowCursor } from "./list.js";
+import { clearFilters, cycleSort, cycleStateFilter, moveRowCursor } from "./list.js";
 import { PANE } from "./pane.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
@@ -41,7 +41,11 @@ export const FLEET: ModeHandlers<"fleet"> = {
     const id = selectedSessionId(deps);
     if (id) patch(deps, { overlay: { kind: "detail", sessionId: id, offset: 0 } });
   },
-  cancel: (deps) => patch(deps, { view: "main" }),
+  // The fleet shares the list's filters: Esc drops them first, as on the list, so that
+  // leaving the fleet never leaves the list silently filtered; the next Esc leaves.
+  cancel: (deps) => {
+    if (!clearFilters(deps, "fleetCursor")) patch(deps, { view: "main" });
+  },
 };
 
 const AS_PANE: MainMode = { kind: "pane", sessionId: MERGED_ID };
