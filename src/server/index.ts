@@ -224,7 +224,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
   );
 
   const actions = new SessionActions(store, (id) => simulator.poke(id), opts.promptStepMs);
-  simulator.useApprovals(actions);
+  simulator.approvalsFrom(actions);
   const ctx = {
     actions,
     keys,

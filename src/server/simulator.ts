@@ -74,7 +74,7 @@ export class Simulator {
   /** Where the simulated agent's approvals go (the service's one approvals book). */
   #book: ApprovalBook | null = null;
 
-  useApprovals(book: ApprovalBook): void {
+  approvalsFrom(book: ApprovalBook): void {
     this.#book = book;
   }
 
