@@ -6,6 +6,7 @@ export * from "./ids.js";
 export * from "./rateLimit.js";
 export * from "./resources.js";
 export * from "./scopes.js";
+export * from "./sessionRecord.js";
 export * from "./states.js";
 
 import { GIT_PATHS } from "./git.js";

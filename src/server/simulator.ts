@@ -24,6 +24,8 @@ interface SimState {
    * simulator did not put the session in it.
    */
   resumeAt: number | null;
+  /** Episodes left of the running prompt (0: none runs). */
+  promptLeft: number;
 }
 
 const PAUSE_CHANCE = 0.08;
@@ -38,6 +40,13 @@ const NEXT_STATE: Readonly<Record<string, SessionState>> = {
   creating: "active",
   destroying: "destroyed",
 };
+
+/** What producing these events cost: a little per event and per character, as tokens do. */
+function costOf(events: readonly NewEvent[]): number {
+  let usd = 0;
+  for (const e of events) usd += 0.0005 + e.data.length * 0.00001;
+  return usd;
+}
 
 /**
  * Drives every simulated session from ONE timer: each session has its next due time
@@ -68,6 +77,7 @@ export class Simulator {
         queue: [],
         nextAt: now + this.gap(),
         resumeAt: s.record.state === "paused" ? now + this.pauseLength() : null,
+        promptLeft: 0,
       });
     }
     this.schedule();
@@ -83,6 +93,7 @@ export class Simulator {
   poke(sessionId: string): void {
     const st = this.states.get(sessionId);
     if (!st) return;
+    if (this.store.get(sessionId)?.record.last_prompt?.status !== "running") st.promptLeft = 0;
     st.resumeAt = null;
     st.nextAt = Date.now() + this.gap();
     this.schedule();
@@ -142,27 +153,55 @@ export class Simulator {
       if (st.queue.length === 0) {
         if (this.rand.next() < PAUSE_CHANCE) {
           st.resumeAt = now + this.pauseLength();
+          this.endPrompt(id, st, now);
           this.store.setState(id, "paused", now);
           continue;
         }
         const fate = this.fate.next();
         if (fate < ERROR_CHANCE) {
           st.resumeAt = now + 2 * this.pauseLength();
+          st.promptLeft = 0;
           this.store.setState(id, "error", now);
           continue;
         }
         if (fate < ERROR_CHANCE + DESTROY_CHANCE) {
           st.resumeAt = now + this.pauseLength() / 2;
+          st.promptLeft = 0;
           this.store.setState(id, "destroying", now);
           this.replace(now);
           continue;
         }
+        if (st.promptLeft === 0) {
+          // A prompt runs for a few episodes (no draw of its own: seeded content stays).
+          this.store.startPrompt(id, now);
+          st.promptLeft = 3 + (s.record.prompt_count % 4);
+        }
         st.queue = nextEpisode(this.rand);
       }
       const planned = st.queue.shift();
-      if (planned) this.store.append(id, this.realise(id, planned, now), now);
+      if (planned) {
+        const events = this.realise(id, planned, now);
+        this.store.append(id, events, now);
+        this.store.addCost(id, costOf(events));
+      }
+      if (st.queue.length === 0 && st.promptLeft > 0 && --st.promptLeft === 0) {
+        this.endPrompt(id, st, now);
+      }
     }
     this.schedule();
+  }
+
+  /** The running prompt (if any) completes; every fourth asks for approval at its end. */
+  private endPrompt(id: string, st: SimState, now: number): void {
+    st.promptLeft = 0;
+    const r = this.store.get(id)?.record;
+    if (r?.last_prompt?.status !== "running") return;
+    this.store.finishPrompt(
+      id,
+      "completed",
+      now,
+      r.prompt_count % 4 === 3 ? "awaiting_approval" : "idle",
+    );
   }
 
   /** A session was destroyed: a new one starts (creating, then active). */
@@ -172,6 +211,7 @@ export class Simulator {
       queue: [],
       nextAt: now + this.gap(),
       resumeAt: now + this.pauseLength() / 2,
+      promptLeft: 0,
     });
   }
 

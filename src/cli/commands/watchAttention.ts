@@ -82,7 +82,9 @@ export async function watchAttention(
     });
   // Records and events enter the stores as they do in the UI: sanitized, the key redacted.
   const { redact } = keyRedactor(ctx.apiKey);
-  const sessions = createSessionsStore(client, { redact });
+  // Destroyed and error sessions are what this command is for: the list asks for them
+  // (the real service leaves them out otherwise, and a session that fails would just vanish).
+  const sessions = createSessionsStore(client, { redact, includeDestroyed: true });
   const streams = createStreamsStore({ capacity: 50, redact });
   const live = new LiveList({
     sessions,

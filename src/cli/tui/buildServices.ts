@@ -155,6 +155,7 @@ export function buildServices(
     }),
     live,
     budget: client.budget,
+    routes: client.transport.routes,
   };
   let disposed: Promise<void> | null = null;
   return {

@@ -187,7 +187,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
   }
 
   function onSessions(s: SessionsState, prev: SessionsState | null): void {
-    if (prev !== null && s.items === prev.items) return;
+    if (prev !== null && s.items === prev.items && s.records === prev.records) return;
     if (s.loadedAt === null) return;
     // The first list shows what already waits: queued, without a notification.
     const quiet = !listLoaded;
@@ -207,6 +207,17 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
       // A streamed session's record is patched from its stream as events arrive.
       const source = opts.streams?.getState().sessions[rec.session_id] ? "stream" : "list";
       observeState(b, rec.session_id, state, source, since, quiet);
+    }
+    // Records read one by one: a pane's, and sessions that left a list which hides destroyed
+    // and error ones (their new state is why they left).
+    if (prev === null || s.records !== prev.records) {
+      for (const [id, rec] of Object.entries(s.records)) {
+        if (prev !== null && prev.records[id] === rec) continue;
+        const state = str((rec as Record<string, unknown>).state);
+        if (known.get(id) === state && known.has(id)) continue;
+        const source = opts.streams?.getState().sessions[id] ? "stream" : "list";
+        observeState(b, id, state, source, quiet ? (recordTime(rec) ?? t) : t, quiet);
+      }
     }
     apply(b);
   }

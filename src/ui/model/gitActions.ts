@@ -1,6 +1,7 @@
 import type { GitAction } from "../../protocol/git.js";
 import type { Session } from "../../protocol/resources.js";
 import { hasScope, narrowedScopes } from "../../protocol/scopes.js";
+import { defaultCloneUrl, ownerRepoOf, sessionRepo } from "../../protocol/sessionRecord.js";
 import type { ActionOutcome } from "../../store/actionsStore.js";
 import type { IdentityState } from "../../store/identityStore.js";
 import type { AppServices } from "./services.js";
@@ -73,6 +74,9 @@ export function formIntro(
         title: `Clone a repository into ${sessionId}`,
         lines: [
           "The service clones it into the session's workspace, replacing what is there.",
+          ...(defaultCloneUrl(session)
+            ? ["The URL starts as the session's repository (Ctrl-U clears it)."]
+            : []),
           "You confirm before anything runs; git's output also appears in the session's pane.",
         ],
       };
@@ -85,7 +89,7 @@ export function formIntro(
         ],
       };
     case "pr": {
-      const repo = session?.repo ?? null;
+      const repo = session ? sessionRepo(session) : null;
       return {
         title: `Open a pull request from ${sessionId}`,
         lines: [
@@ -97,12 +101,21 @@ export function formIntro(
   }
 }
 
-export function openForm(form: FormKind, sessionId: string): FormDialogState {
+/**
+ * A form, empty but for the clone's repository URL: the session's repository when the record
+ * names one (defaultCloneUrl: the documented github_repo first).
+ */
+export function openForm(
+  form: FormKind,
+  sessionId: string,
+  session?: Session | undefined,
+): FormDialogState {
+  const first = form === "clone" ? defaultCloneUrl(session) : "";
   return {
     kind: "form",
     form,
     sessionId,
-    values: FORM_FIELDS[form].map(() => ""),
+    values: FORM_FIELDS[form].map((_, i) => (i === 0 ? first : "")),
     field: 0,
     error: null,
   };
@@ -176,14 +189,15 @@ export function describePending(
   a: PendingAction,
   session: Session | undefined,
 ): PendingDescription {
-  const repo = session?.repo ?? "the session's repository";
+  const named = session ? sessionRepo(session) : null;
+  const repo = named ?? "the session's repository";
   switch (a.kind) {
     case "clone":
       return {
         lines: [
           `Clones ${a.repoUrl}${a.branch ? ` (branch ${a.branch})` : ""} into the session's workspace.`,
         ],
-        warning: `This replaces the session's workspace${session?.repo ? ` (now a clone of ${session.repo})` : ""}: files and uncommitted changes in it are lost.`,
+        warning: `This replaces the session's workspace${named ? ` (now a clone of ${named})` : ""}: files and uncommitted changes in it are lost.`,
       };
     case "push": {
       const target = pushTarget(a, session);
@@ -272,7 +286,12 @@ export async function runGitAction(
   if (outcome.ok && r) {
     const patch: Partial<Session> = {};
     if (r.branch !== null) patch.branch = r.branch;
-    if (action.kind === "clone") patch.repo = r.repoUrl ?? action.repoUrl;
+    if (action.kind === "clone") {
+      patch.repo = r.repoUrl ?? action.repoUrl;
+      // The documented owner/repo wins where the list reads the repository: it follows too.
+      if (sessions.getState().items.some((x) => x.session_id === sessionId && x.github_repo))
+        patch.github_repo = ownerRepoOf(patch.repo);
+    }
     if (Object.keys(patch).length > 0) sessions.getState().patchSession(sessionId, patch);
   }
   return { busy: null };

@@ -13,6 +13,7 @@ import type { SessionsStore } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import type { StreamsStore } from "../../store/streams/streamsStore.js";
 import { MAX_PANES } from "./paneLimit.js";
+import type { RoutesView } from "./sessionDetail.js";
 
 /**
  * What the UI is given (dependency injection, no globals). The UI never talks to the network
@@ -75,6 +76,11 @@ export interface AppServices {
   /** When the list is read again; null where nothing refreshes it. */
   live: LiveControl | null;
   budget: BudgetView;
+  /**
+   * Where session routes and event streams go (the client's ServiceRoutes), named in the `i`
+   * detail as `whoami --verbose` names them; absent where no service is talked to (a replay).
+   */
+  routes?: RoutesView;
 }
 
 export interface AppOptions {

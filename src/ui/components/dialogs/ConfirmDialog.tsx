@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import { useStore } from "zustand";
 import { sessionName } from "../../../protocol/resources.js";
+import { sessionRepo } from "../../../protocol/sessionRecord.js";
 import { overlapLines } from "../../../store/fleet/overlaps.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import { formatElapsed } from "../../../text/format.js";
@@ -76,7 +77,7 @@ export function ConfirmDialog({
       </Text>
       <Text wrap="truncate-end">
         <Text color={theme.c.muted}>{"repository  "}</Text>
-        <Text>{record?.repo ?? "—"}</Text>
+        <Text>{(record ? sessionRepo(record) : null) ?? "—"}</Text>
       </Text>
       <Text wrap="truncate-end">
         <Text color={theme.c.muted}>{"branch      "}</Text>

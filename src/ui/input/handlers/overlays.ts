@@ -6,6 +6,7 @@ import {
   type Paging,
 } from "../../model/geometry.js";
 import type { CommandId } from "../../model/keymap.js";
+import { detailLines } from "../../model/sessionDetail.js";
 import type {
   DetailOverlayState,
   HelpOverlayState,
@@ -32,7 +33,8 @@ function pagingOf(
   if (o.kind === "help") return helpPaging(size, deps.services.identity.getState());
   if (o.kind === "messages") return messagesPaging(size, deps.ui.getState().log);
   const record = sessionRecord(deps, o.sessionId);
-  return detailPaging(size, record ? Object.keys(record).length : 0);
+  const lines = record ? detailLines(record, deps.services.routes ?? null, 0).length : 0;
+  return detailPaging(size, lines);
 }
 
 function scroll(by: (page: number) => number): Handler<OverlayMode> {

@@ -72,7 +72,7 @@ function gitAction(cmd: Command): Handler {
     let dialog: DialogState;
     switch (cmd.id) {
       case "clone":
-        dialog = openForm("clone", sessionId);
+        dialog = openForm("clone", sessionId, sessionRecord(deps, sessionId));
         break;
       case "branch":
         dialog = openForm("branch", sessionId);
