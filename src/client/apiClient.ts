@@ -78,6 +78,11 @@ export interface ListSessionsParams {
   agent?: string;
   templateId?: string;
   visibility?: string;
+  /**
+   * List destroyed and error sessions too: the documented `include_destroyed=true` (the real
+   * service leaves them out otherwise). Sent only when true.
+   */
+  includeDestroyed?: boolean;
   /** Where the page starts: a cursor or offset from the previous page (SessionPage.next). */
   page?: PageToken;
   /** Further query parameters (filter names are "not shown" by the interface). */
@@ -214,6 +219,7 @@ export class ApiClient {
     if (p.agent !== undefined) query.set("agent", p.agent);
     if (p.templateId !== undefined) query.set("template_id", p.templateId);
     if (p.visibility !== undefined) query.set("visibility", p.visibility);
+    if (p.includeDestroyed === true) query.set("include_destroyed", "true");
     const page = p.page;
     let offset = 0;
     if (page !== undefined && "cursor" in page) query.set("cursor", page.cursor);

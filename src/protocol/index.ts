@@ -10,6 +10,7 @@ export * from "./prompt.js";
 export * from "./rateLimit.js";
 export * from "./resources.js";
 export * from "./scopes.js";
+export * from "./sessionRecord.js";
 export * from "./states.js";
 
 import { GIT_PATHS } from "./git.js";

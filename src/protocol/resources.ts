@@ -7,6 +7,13 @@ import * as z from "./schema.js";
 
 const nullableString = z.nullable(z.string());
 const optionalText = z.optional(z.nullable(z.string()));
+/**
+ * A field read for what it holds, never checked here: any value (or none) passes and is kept as
+ * sent. The readers in sessionRecord.ts interpret it (a number sent as a string, a time as
+ * text or epoch) and answer null for what they cannot read, so a wrong type costs that one
+ * field, never the record.
+ */
+const lenient = z.optional(z.unknown());
 /** Null when absent. */
 const nullWhenAbsent = z._default(nullableString, null);
 
@@ -42,9 +49,12 @@ export type Identity = z.infer<typeof IdentitySchema>;
 /**
  * A session record. The interface names the id session_id and shows nothing else; the real
  * service documents `id`, `name`, `state`, `agent`, `template_id`, `visibility`,
- * `sandbox_url`, `user_id`, `organization_id`, `created_at` and `updated_at`. Either id is
+ * `sandbox_url`, `user_id`, `organization_id`, `created_at` and `updated_at`, and, optional,
+ * `github_repo`, `last_prompt`, `last_activity_at`, `error_message`, `paused_at`,
+ * `prompt_count`, `total_cost_usd`, `preview_url`, `template` and `agent_status`. Either id is
  * accepted (the parsed record always carries it as session_id), every field is optional but
- * the id, and unknown fields are kept as sent.
+ * the id, and unknown fields are kept as sent. The optional documented fields are lenient:
+ * whatever they hold is kept, and read through sessionRecord.ts.
  */
 export const SessionSchema = z.pipe(
   z
@@ -64,6 +74,16 @@ export const SessionSchema = z.pipe(
       branch: optionalText,
       created_at: optionalText,
       updated_at: optionalText,
+      github_repo: lenient,
+      last_prompt: lenient,
+      last_activity_at: lenient,
+      error_message: lenient,
+      paused_at: lenient,
+      prompt_count: lenient,
+      total_cost_usd: lenient,
+      preview_url: lenient,
+      template: lenient,
+      agent_status: lenient,
     })
     .check(
       z.refine((s) => typeof (s.session_id ?? s.id) === "string", {

@@ -35,3 +35,13 @@ export const STATE_RANK: Readonly<Record<string, number>> = {
   destroying: 4,
   destroyed: 5,
 };
+
+/**
+ * States the real service leaves out of `GET /api/sessions` unless the request says
+ * `include_destroyed=true`.
+ */
+export const HIDDEN_UNLESS_ASKED: ReadonlySet<string> = new Set(["destroyed", "error"]);
+
+export function hiddenUnlessAsked(state: string | null | undefined): boolean {
+  return typeof state === "string" && HIDDEN_UNLESS_ASKED.has(state);
+}

@@ -12,19 +12,6 @@ import type { NewEvent, SessionRecord } from "./sessionTable.js";
  * Kept apart from the simulator's timing: it calls these at an episode's start and end.
  */
 
-/** The record fields this module keeps (the real service documents them). */
-export interface AttentionFields {
-  agent_status?: "working" | "idle" | "awaiting_approval";
-  last_prompt?: {
-    status: "running" | "completed" | "error" | "timed_out";
-    started_at: string;
-    completed_at: string | null;
-  } | null;
-  error_message?: string | null;
-  paused_at?: string | null;
-  last_activity_at?: string;
-}
-
 /**
  * Where approvals live: the reference service's one approvals book (sessionActions.ts), which
  * the approvals endpoint serves and the resolve endpoint decides.
@@ -39,7 +26,7 @@ export interface ApprovalBook {
   approveAllPending(sessionId: string, by: string, now: number): number;
 }
 
-type Rec = SessionRecord & AttentionFields;
+type Rec = SessionRecord;
 
 /** Of the prompts that end, how many fail and time out. */
 const FAIL_CHANCE = 0.06;
@@ -60,16 +47,6 @@ const ASKS: readonly { kind: string; message: string }[] = [
 ];
 
 const iso = (t: number) => new Date(t).toISOString();
-
-/** A new prompt begins (an episode of work). */
-export function promptStarted(record: SessionRecord, now: number): void {
-  const r = record as Rec;
-  r.last_prompt = { status: "running", started_at: iso(now), completed_at: null };
-  r.agent_status = "working";
-  r.error_message = null;
-  r.last_activity_at = iso(now);
-  r.updated_at = iso(now);
-}
 
 /**
  * The episode's last event went out: the prompt ends, mostly completed, now and then failed or

@@ -121,7 +121,7 @@ export class SessionActions {
     // The agent now waits on it, as the record says on the real service.
     const s = this.store.get(sessionId);
     if (s) {
-      (s.record as unknown as Record<string, unknown>).agent_status = "awaiting_approval";
+      s.record.agent_status = "awaiting_approval";
       s.record.updated_at = new Date(now).toISOString();
     }
     return approval;
@@ -143,8 +143,7 @@ export class SessionActions {
   /** When the last pending approval is decided, the agent goes back to work. */
   #afterDecision(s: SimSession, now: number): void {
     const pending = (this.#approvals.get(s.record.id) ?? []).some((a) => a.status === "pending");
-    const r = s.record as unknown as Record<string, unknown>;
-    if (pending || r.agent_status !== "awaiting_approval") return;
+    if (pending || s.record.agent_status !== "awaiting_approval") return;
     approvalResolved(s.record, now);
     this.onStateSet(s.record.id);
   }

@@ -5,7 +5,6 @@ import {
   awaitingApproval,
   maybeAskApproval,
   promptEnded,
-  promptStarted,
 } from "./attentionSim.js";
 import type { Faults } from "./faults.js";
 import type { Random } from "./random.js";
@@ -49,6 +48,13 @@ const NEXT_STATE: Readonly<Record<string, SessionState>> = {
   creating: "active",
   destroying: "destroyed",
 };
+
+/** What producing these events cost: a little per event and per character, as tokens do. */
+function costOf(events: readonly NewEvent[]): number {
+  let usd = 0;
+  for (const e of events) usd += 0.0005 + e.data.length * 0.00001;
+  return usd;
+}
 
 /**
  * Drives every simulated session from ONE timer: each session has its next due time
@@ -166,7 +172,7 @@ export class Simulator {
         this.#book?.approveAllPending(id, "usr_reviewer", now);
         approvalResolved(s.record, now);
         st.queue = nextEpisode(this.rand);
-        promptStarted(s.record, now);
+        this.store.startPrompt(id, now);
       }
       if (st.queue.length === 0) {
         if (this.rand.next() < PAUSE_CHANCE) {
@@ -193,7 +199,7 @@ export class Simulator {
           continue;
         }
         st.queue = nextEpisode(this.rand);
-        promptStarted(s.record, now);
+        this.store.startPrompt(id, now);
       }
       const planned = st.queue.shift();
       if (planned) {
@@ -201,6 +207,7 @@ export class Simulator {
         // The episode's last event: its prompt ends (done, or now and then an error).
         if (st.queue.length === 0) events.push(promptEnded(s.record, this.fate, now));
         this.store.append(id, events, now);
+        this.store.addCost(id, costOf(events));
       }
     }
     this.schedule();

@@ -1,7 +1,8 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
-import type { ApiClient } from "../client/apiClient.js";
+import type { ApiClient, ListSessionsParams } from "../client/apiClient.js";
 import { type PageToken, type Session, sessionName } from "../protocol/resources.js";
-import { STATE_RANK } from "../protocol/states.js";
+import { sessionRepo } from "../protocol/sessionRecord.js";
+import { hiddenUnlessAsked, STATE_RANK } from "../protocol/states.js";
 import { noRedaction, type RedactFn } from "../text/redact.js";
 import { type AdmittedSession, admitSession, admitSessions, displayId } from "./admitSession.js";
 import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
@@ -39,6 +40,11 @@ export interface SessionsState {
   readonly filterText: string;
   /** Only sessions in this state; null for all. */
   readonly stateFilter: string | null;
+  /**
+   * The list asks for destroyed and error sessions too (`include_destroyed=true`); without it
+   * the real service leaves them out.
+   */
+  readonly includeDestroyed: boolean;
   readonly sortKey: SessionSortKey;
   readonly sortDir: SortDirection;
   /**
@@ -63,6 +69,8 @@ export interface SessionsState {
   refreshLive(): Promise<boolean>;
   setFilterText(text: string): void;
   setStateFilter(state: string | null): void;
+  /** Ask for destroyed and error sessions, or stop: the list is read again from the start. */
+  setIncludeDestroyed(include: boolean): Promise<void>;
   /** Sort by key; choosing the current key again flips the direction. */
   setSort(key: SessionSortKey, dir?: SortDirection): void;
   /** Merge fields into one loaded record (a live state_changed, for example). */
@@ -84,6 +92,8 @@ export interface SessionsStoreOptions {
   now?: () => number;
   /** Hides the user's key in whatever the service sent (see src/text/redact.ts). */
   redact?: RedactFn;
+  /** Ask for destroyed and error sessions from the start (`watch --attention`). Default false. */
+  includeDestroyed?: boolean;
 }
 
 export function createSessionsStore(
@@ -105,6 +115,35 @@ export function createSessionsStore(
   const patched = new Map<string, { at: number; patch: Partial<Session> }>();
 
   return createStore<SessionsState>()((set, get) => {
+    /** A list request as the view asks it: with include_destroyed when it wants those. */
+    function listParams(p: ListSessionsParams): ListSessionsParams {
+      return get().includeDestroyed ? { ...p, includeDestroyed: true } : p;
+    }
+
+    /**
+     * Sessions a live refresh no longer lists while destroyed and error ones are left out:
+     * most likely one of them became destroyed or failed, which the list cannot show. A few
+     * are read one by one, and those now hidden are kept among `records`, where a pane and
+     * the attention queue still find them (the others moved past the loaded pages, or are
+     * gone: nothing to keep).
+     */
+    async function readVanished(gone: readonly string[], gen: number): Promise<void> {
+      const getSession = client.getSession?.bind(client);
+      if (!getSession) return;
+      for (const id of gone.slice(0, MAX_VANISHED_READS)) {
+        let fresh: AdmittedSession;
+        try {
+          fresh = admitSession(await getSession(id), redact);
+        } catch {
+          continue;
+        }
+        if (gen !== generation || get().includeDestroyed) return;
+        if (fresh.session_id !== id || !hiddenUnlessAsked(field(fresh, "state"))) continue;
+        if (get().items.some((x) => x.session_id === id)) continue;
+        set({ records: { ...get().records, [id]: fresh } });
+      }
+    }
+
     async function fetchFirst(): Promise<void> {
       inflight?.abort();
       live?.abort();
@@ -113,7 +152,7 @@ export function createSessionsStore(
       const gen = ++generation;
       set({ loading: true, loadingMore: false, error: null });
       try {
-        const page = await client.listSessions({ limit: pageSize }, ctl.signal);
+        const page = await client.listSessions(listParams({ limit: pageSize }), ctl.signal);
         if (gen !== generation) return;
         seenCursors = new Set(
           page.next !== null && "cursor" in page.next ? [page.next.cursor] : [],
@@ -148,6 +187,7 @@ export function createSessionsStore(
       refreshError: null,
       filterText: "",
       stateFilter: null,
+      includeDestroyed: opts.includeDestroyed === true,
       sortKey: "updated",
       sortDir: "desc",
       records: {},
@@ -179,7 +219,7 @@ export function createSessionsStore(
           const seen = new Set<string>();
           for (let n = 0; n < MAX_REFRESH_PAGES; n++) {
             const p = await client.listSessions(
-              { limit: pageSize, ...(page ? { page } : {}) },
+              listParams({ limit: pageSize, ...(page ? { page } : {}) }),
               ctl.signal,
             );
             for (const x of p.sessions) got.push(admitSession(x, redact));
@@ -208,6 +248,8 @@ export function createSessionsStore(
             return old !== undefined && sameRecord(old, merged) ? old : merged;
           });
           patched.clear();
+          const kept = new Set(items.map((x) => x.session_id));
+          const gone = [...previous.keys()].filter((id) => !kept.has(id));
           set({
             items,
             next,
@@ -217,6 +259,7 @@ export function createSessionsStore(
             refreshing: false,
             refreshError: null,
           });
+          if (!get().includeDestroyed) await readVanished(gone, gen);
           return true;
         } catch (e) {
           if (gen !== generation) return false;
@@ -236,7 +279,10 @@ export function createSessionsStore(
         const gen = generation;
         set({ loadingMore: true, error: null });
         try {
-          const page = await client.listSessions({ limit: pageSize, page: from }, ctl.signal);
+          const page = await client.listSessions(
+            listParams({ limit: pageSize, page: from }),
+            ctl.signal,
+          );
           if (gen !== generation) return;
           const next = page.next;
           // A cursor given before, or an offset that does not move forward, would page in a
@@ -281,6 +327,17 @@ export function createSessionsStore(
 
       setStateFilter(state) {
         if (state !== get().stateFilter) set({ stateFilter: state });
+      },
+
+      async setIncludeDestroyed(include) {
+        if (include === get().includeDestroyed) return;
+        // A state filter for a state the list no longer holds would show nothing.
+        const filter = get().stateFilter;
+        set({
+          includeDestroyed: include,
+          ...(!include && hiddenUnlessAsked(filter) ? { stateFilter: null } : {}),
+        });
+        await fetchFirst();
       },
 
       setSort(key, dir) {
@@ -332,6 +389,9 @@ export function createSessionsStore(
     };
   });
 }
+
+/** Most sessions gone from one live refresh that are read one by one (see readVanished). */
+const MAX_VANISHED_READS = 5;
 
 /** Most pages one live refresh reads (100 sessions each by default). */
 const MAX_REFRESH_PAGES = 50;
@@ -387,6 +447,7 @@ export const VISIBLE_FIELDS = [
   "agent",
   "template_id",
   "visibility",
+  "github_repo",
   "repo",
   "branch",
 ] as const;
@@ -423,7 +484,12 @@ export function matchesFilter(s: Session, filterText: string): boolean {
     const key = colon > 0 ? FIELD_TERMS[t.slice(0, colon)] : undefined;
     if (key !== undefined) {
       const want = t.slice(colon + 1);
-      const have = key === "name" ? (sessionName(s) ?? "") : field(s, key);
+      const have =
+        key === "name"
+          ? (sessionName(s) ?? "")
+          : key === "repo"
+            ? (sessionRepo(s) ?? "")
+            : field(s, key);
       if (!have.toLowerCase().startsWith(want)) return false;
       continue;
     }

@@ -174,16 +174,22 @@ describe("headless commands", () => {
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((s) => s.state === "paused")).toBe(true);
 
-    const all = await runCli(["sessions", "--json", "--all", "--limit", "2"], {
-      env: env("member"),
-    });
+    // Every session, whatever state the simulator moved it to meanwhile.
+    const all = await runCli(
+      ["sessions", "--json", "--all", "--limit", "2", "--include-destroyed"],
+      {
+        env: env("member"),
+      },
+    );
     expect(all.code).toBe(0);
     const ids = (JSON.parse(all.stdout) as { session_id: string }[]).map((s) => s.session_id);
     expect(ids.sort()).toEqual([...server.sessionIds()].sort());
 
     const onePage = await runCli(["sessions", "--limit", "2"], { env: env("member") });
     // The note is for the person; stdout stays the table a script reads.
-    expect(onePage.stderr).toMatch(/^\d+ sessions, 2 listed \(use --all, or --limit up to 100\)$/m);
+    expect(onePage.stderr).toMatch(
+      /^\d+ sessions, 2 listed \(use --all, or --limit up to 100\) · destroyed and error sessions hidden \(--include-destroyed lists them\)$/m,
+    );
     expect(onePage.stdout).not.toMatch(/listed|more sessions/);
     expect(onePage.stdout.trim().split("\n")).toHaveLength(3);
   });

@@ -66,39 +66,61 @@ const VERIFY = {
 const ME = { tenant_id: "org_1", principal_id: "usr_1", scopes: ["sessions:read"] };
 
 describe("sessions on the documented offset paging", () => {
-  it("--all returns every one of 45 sessions, with their names in the table", async () => {
-    const r = await runCli(["sessions", "--all", "--wide"], { env: refEnv() });
+  it("--all --include-destroyed returns every one of 45 sessions, with their names in the table", async () => {
+    const r = await runCli(["sessions", "--all", "--include-destroyed"], { env: refEnv() });
     // The count is a note for the person (stderr); stdout is the table alone.
     expect(r.stderr).toBe("45 sessions\n");
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^SESSION\s+STATE\s+NAME\s+AGENT\s+TEMPLATE\s+VISIBILITY\s+REPO/);
+    expect(lines[0]).toMatch(
+      /^SESSION\s+STATE\s+NAME\s+AGENT\s+TEMPLATE\s+VISIBILITY\s+REPO\s+LAST ACTIVITY\s+UPDATED/,
+    );
     for (const s of ref.sessions()) {
       const row = lines.find((l) => l.startsWith(s.id));
       expect(row, s.id).toBeDefined();
       expect(row).toContain(s.name);
       expect(row).toContain(s.agent);
+      expect(row).toContain(s.last_activity_at);
     }
     expect(lines).toHaveLength(1 + 45);
 
-    const json = await runCli(["sessions", "--all", "--json", "--limit", "7"], { env: refEnv() });
+    const json = await runCli(
+      ["sessions", "--all", "--json", "--limit", "7", "--include-destroyed"],
+      { env: refEnv() },
+    );
     const ids = (JSON.parse(json.stdout) as { id: string; session_id: string }[]).map(
       (s) => s.session_id,
     );
     expect(ids).toEqual(ref.sessionIds());
+    // Without it, the service leaves out its 3 destroyed and 3 error sessions.
+    const shown = await runCli(["sessions", "--all", "--json", "--limit", "7"], { env: refEnv() });
+    const visible = ref
+      .sessions()
+      .filter((s) => s.state !== "destroyed" && s.state !== "error")
+      .map((s) => s.id);
+    expect(visible).toHaveLength(39);
+    expect((JSON.parse(shown.stdout) as { id: string }[]).map((s) => s.id)).toEqual(visible);
   });
 
-  it("one page says how many there are in all", async () => {
-    const r = await runCli(["sessions", "--wide"], { env: refEnv() });
+  it("one page says how many there are in all, and what the service hides", async () => {
+    const r = await runCli(["sessions"], { env: refEnv() });
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split("\n")).toHaveLength(1 + 20);
-    expect(r.stderr).toBe("45 sessions, 20 listed (use --all, or --limit up to 100)\n");
+    expect(r.stderr).toBe(
+      "39 sessions, 20 listed (use --all, or --limit up to 100) · destroyed and error sessions hidden (--include-destroyed lists them)\n",
+    );
   });
 
   it("filters by state, agent, template and visibility on the service", async () => {
     const want = ref
       .sessions()
-      .filter((s) => s.agent === "codex" && s.visibility === "private")
+      .filter(
+        (s) =>
+          s.agent === "codex" &&
+          s.visibility === "private" &&
+          s.state !== "destroyed" &&
+          s.state !== "error",
+      )
       .map((s) => s.id);
     expect(want.length).toBeGreaterThan(0);
     const r = await runCli(
@@ -145,7 +167,9 @@ describe("sessions on the documented offset paging", () => {
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split("\n")).toHaveLength(2);
     expect(r.stdout).toMatch(/ses_a\s+running\s+First page/);
-    expect(r.stderr).toBe("(more sessions: use --all, or --limit up to 100)\n");
+    expect(r.stderr).toBe(
+      "(more sessions: use --all, or --limit up to 100) · destroyed and error sessions hidden (--include-destroyed lists them)\n",
+    );
     expect(s.seen).toHaveLength(1);
   });
 

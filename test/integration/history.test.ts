@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
-import { HISTORY_END_COMMENT, PATHS } from "../../src/protocol/index.js";
+import { HISTORY_END_COMMENT, PATHS, type SessionHistory } from "../../src/protocol/index.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
 import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
@@ -26,7 +26,17 @@ async function reference(opts: Parameters<typeof startServer>[0] = {}): Promise<
   return s;
 }
 
-function pane(baseUrl: string, apiKey: string, capacity: number, history = capacity) {
+function pane(
+  baseUrl: string,
+  apiKey: string,
+  capacity: number,
+  history = capacity,
+  /** Wraps the history read (to make things happen around it). */
+  around?: (
+    read: () => Promise<SessionHistory | null>,
+    id: string,
+  ) => Promise<SessionHistory | null>,
+) {
   const agent = new Agent();
   const store = createStreamsStore({ capacity, flushMs: 5 });
   const api = new ApiClient({
@@ -41,7 +51,8 @@ function pane(baseUrl: string, apiKey: string, capacity: number, history = capac
     transport: api.transport,
     store,
     history,
-    fetchHistory: (id) => api.sessionHistory(id),
+    fetchHistory: (id) =>
+      around ? around(() => api.sessionHistory(id), id) : api.sessionHistory(id),
     subscribeOptions: { backoffBaseMs: 10, maxAttempts: 5 },
   });
   cleanups.push(async () => {
@@ -176,6 +187,65 @@ describe("client: a pane opens with the session's history", () => {
       ...Array.from({ length: 12 }, (_, i) => `new ${i + 1}`),
     ]);
     expect(entries(store, id).filter((e) => e.kind === "divider")).toHaveLength(1);
+  });
+});
+
+describe("client: nothing falls between the history and the stream", () => {
+  it("the stream opens first: an event during the history read shows once, one after it follows", async () => {
+    const s = await reference({ faults: { noEventIds: true } });
+    const id = s.sessionIds()[0] as string;
+    s.emit(id, "process_output", { text: "before\n" });
+    let liveAtRead: string | undefined;
+    const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
+      // The stream is live already: what happens now reaches both the history and the stream.
+      liveAtRead = store.getState().sessions[id]?.status.state;
+      expect(s.connections()).toBe(1);
+      s.emit(id, "prompt_progress", { type: "text", content: "Reading " });
+      s.emit(id, "prompt_progress", { type: "text", content: "the config.\n" });
+      s.emit(id, "process_output", { text: "during\n" });
+      const h = await read();
+      // Answered, not yet shown: this one is in the stream only.
+      s.emit(id, "process_output", { text: "after\n" });
+      await new Promise((done) => setTimeout(done, 50));
+      return h;
+    });
+    controller.openStream(id);
+    await waitFor(() => texts(store, id).includes("after"), 5_000, "the event after the read");
+    // Held while the history was read, the pane's title said so afterwards.
+    expect(liveAtRead).toBe("connecting");
+    const t = texts(store, id).filter((x) => x !== "");
+    expect(t.filter((x) => x === "during")).toHaveLength(1);
+    expect(t.filter((x) => x === "Reading the config.")).toHaveLength(1);
+    const divider = t.findIndex((x) => x.startsWith("── live from here"));
+    expect(t.indexOf("before")).toBeLessThan(t.indexOf("during"));
+    expect(t.indexOf("during")).toBeLessThan(divider);
+    expect(divider).toBeLessThan(t.indexOf("after"));
+    expect(t[divider]).toBe(
+      "── live from here · above: 3 from the server, 3 live events the history already held skipped",
+    );
+    s.emit(id, "process_output", { text: "later\n" });
+    await waitFor(() => texts(store, id).includes("later"), 5_000, "a live event");
+  });
+
+  it("a stream that is not live in time: the history is read anyway, and the pane says what may be missing", async () => {
+    const s = await reference({
+      faults: { statusFor: { path: /\/events$/, status: 503, count: 1 } },
+    });
+    const id = s.sessionIds()[0] as string;
+    s.emit(id, "process_output", { text: "old\n" });
+    const { store, controller } = pane(s.url, s.key("member"), 5000);
+    controller.openStream(id);
+    await waitFor(() => store.getState().sessions[id]?.status.state === "live", 10_000, "live");
+    await waitFor(
+      () => texts(store, id).some((x) => x.startsWith("The stream went live after the history")),
+      5_000,
+      "the notice",
+    );
+    const t = texts(store, id);
+    expect(t.indexOf("old")).toBeLessThan(t.findIndex((x) => x.startsWith("── live from here")));
+    expect(t.find((x) => x.startsWith("The stream went live"))).toMatch(
+      /events from \d\d:\d\d(:\d\d)? to \d\d:\d\d(:\d\d)? may be missing\.$/,
+    );
   });
 });
 

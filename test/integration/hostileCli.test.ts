@@ -342,7 +342,9 @@ describe("sessions --all never passes a cut list off as complete", () => {
     const r = await runCli(["sessions", "--all", "--limit", "1"], { env: env(s) });
     expect(r.code).toBe(0);
     // Stdout is only the table; the count is a note for the person, on stderr, after it.
-    expect(r.stderr).toBe("3 sessions\n");
+    expect(r.stderr).toBe(
+      "3 sessions · destroyed and error sessions hidden (--include-destroyed lists them)\n",
+    );
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(4);
     expect(lines[0]).toMatch(/^SESSION\s+STATE\s+NAME$/);
@@ -525,8 +527,9 @@ describe("the key is never printed, whole or in pieces", () => {
           String(width),
           "--height",
           "30",
+          // Long enough for the pane's stream to be live (it opens before the history is read).
           "--after",
-          "800",
+          "1500",
           "--open",
           "ses_one",
         ],

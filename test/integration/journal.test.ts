@@ -311,6 +311,48 @@ describe("journal: beside the stream's own loss accounting", () => {
   });
 });
 
+describe("journal and the documented history", () => {
+  it("what the journal kept from the live stream is not shown again from the history", async () => {
+    const s = await reference(0);
+    const id = s.sessionIds()[0] as string;
+    const key = s.key("member");
+    const root = tempDir();
+    s.faults.set({ noEventIds: true });
+    for (let i = 1; i <= 3; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
+    const first = run(s.url, key, root, { historyEndpoint: true });
+    await opened(first, id);
+    await waitFor(() => first.store.getState().sessions[id]?.status.state === "live", 5_000);
+    // Live: the agent's words a few at a time (the log keeps them as one entry), output, a file.
+    s.emit(id, "prompt_progress", { type: "text", content: "Fixing " });
+    s.emit(id, "prompt_progress", { type: "text", content: "the loop.\n" });
+    s.emit(id, "process_output", { text: "live 1\n" });
+    s.emit(id, "file_changed", { path: "src/loop.ts", action: "modified" });
+    await waitFor(() => shown(first.store, id).some((x) => x.includes("src/loop.ts")), 5_000);
+    await first.quit();
+
+    s.emit(id, "process_output", { text: "while away\n" });
+    const second = run(s.url, key, root, { historyEndpoint: true });
+    const t = await opened(second, id);
+    const count = (text: string) => t.filter((x) => x.includes(text)).length;
+    for (const text of [
+      "line 1",
+      "line 2",
+      "line 3",
+      "Fixing the loop.",
+      "live 1",
+      "src/loop.ts",
+    ]) {
+      expect(count(text), text).toBe(1);
+    }
+    expect(count("while away")).toBe(1);
+    const unwatched = t.findIndex((x) => x.startsWith("unwatched: not watched from"));
+    expect(unwatched).toBeLessThan(t.indexOf("output: while away"));
+    expect(t.at(-1)).toBe(
+      "divider: live from here · above: 7 from the journal, 1 from the server, 6 repeats of the journal skipped",
+    );
+  });
+});
+
 describe("journal: bounded", () => {
   it("keeps each session under its budget, dropping the oldest first", async () => {
     const s = await reference();

@@ -51,14 +51,28 @@ describe("live list", () => {
     expect(after.every((r, i) => r === before[i])).toBe(true);
     // A change shows at the next refresh.
     const d = server.sessionIds()[3] as string;
-    server.setState(d, "error");
+    server.setState(d, "paused");
     await waitFor(
-      () => services.sessions.getState().items.find((s) => s.session_id === d)?.state === "error",
+      () => services.sessions.getState().items.find((s) => s.session_id === d)?.state === "paused",
       10_000,
       "the new state in the list",
     );
-    // No stream on it: the list alone told the attention queue, and it was raised.
-    const att = services.attention.getState();
+    // No stream on it: the list alone told the attention queue (a pause is queued, not rung).
+    let att = services.attention.getState();
+    expect(att.items.filter((i) => i.sessionId === d).map((i) => [i.reason, i.source])).toEqual([
+      ["paused", "list"],
+    ]);
+    // A session that fails leaves the list (the service hides error sessions unless asked):
+    // it is read on its own, kept among the records, and its error is raised all the same.
+    server.setState(d, "error");
+    await waitFor(
+      () => services.sessions.getState().records[d]?.state === "error",
+      10_000,
+      "the failed session read on its own",
+    );
+    expect(services.sessions.getState().items.map((s) => s.session_id)).not.toContain(d);
+    await waitFor(() => services.attention.getState().lastRaised[0]?.reason === "failed", 5_000);
+    att = services.attention.getState();
     expect(att.lastRaised.map((i) => [i.sessionId, i.reason, i.source])).toEqual([
       [d, "failed", "list"],
     ]);

@@ -183,7 +183,7 @@ describe("the CLI remembers what it found", () => {
     const key = cloud.key("member");
     const first = cloudLog.length;
     const r1 = await runCli(["sessions", "--limit", "3"], { env: env(key) });
-    expect(r1.stderr).not.toMatch(/error/);
+    expect(r1.stderr).not.toMatch(/^error/m);
     expect(r1.code).toBe(0);
     expect(paths(cloudLog, first)).toContain("GET /api/sessions 401");
     const file = join(cache.dir, "agent-sessions", "services.json");

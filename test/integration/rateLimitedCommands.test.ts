@@ -41,7 +41,7 @@ function env(url: string, key: string, extra: Record<string, string> = {}) {
 describe("paging and streaming under the documented rate limit", () => {
   it("sessions --all --json --limit 2 pages 23 times past the burst: whole array, exit 0, no 429", async () => {
     server = await startServer({ seed: 7, paceMs: 0, sessionCount: 45, rateLimit: REAL_LIMIT });
-    const r = await runCli(["sessions", "--all", "--json", "--limit", "2"], {
+    const r = await runCli(["sessions", "--all", "--json", "--limit", "2", "--include-destroyed"], {
       env: env(server.url, server.key("owner")),
       timeoutMs: 40_000,
     });

@@ -42,7 +42,7 @@ describe("request budget", () => {
     const client = new ApiClient({ ...config, maxAttempts: 1 });
 
     // The list first (as the UI does), then every stream at once.
-    const page = await client.listSessions({ limit: 50 });
+    const page = await client.listSessions({ limit: 50, includeDestroyed: true });
     const subs: Subscription[] = page.sessions.map((s) =>
       subscribeToSession({ config, sessionId: s.session_id, onEvent: () => {} }),
     );

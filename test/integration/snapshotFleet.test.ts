@@ -23,7 +23,7 @@ describe("agent-sessions snapshot --fleet", () => {
     const count = Number(head?.[1]);
     expect(count).toBeGreaterThanOrEqual(6);
     expect(frame).toMatch(
-      /state\s+session\s+name\s+agent\s+activity\s+ev\/min 10m\s+files\s+current step/,
+      /state\s+session\s+name\s+agent\s+repository\s+activity\s+prompts · \$\s+ev\/min 10m\s+files\s+current step/,
     );
     const rows = frame.split("\n").filter((l) => /ses_[0-9a-z]{8}/.test(l));
     expect(rows).toHaveLength(count);

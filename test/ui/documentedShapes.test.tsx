@@ -27,10 +27,18 @@ describe("documented shapes in the UI", () => {
   it("shows names and agents, the total the service gives, and loads the rest", async () => {
     fx = await startUiFixture({ server: { sessionCount: 45 }, pageSize: 20 });
     h = mountApp(fx, { columns: 140, rows: 30 });
-    const frame = await waitForContent(h, "45 sessions, 20 loaded · 20 shown · more below");
+    // The service leaves out the 3 destroyed and 3 error sessions, and the list says so.
+    const frame = await waitForContent(h, "39 sessions, 20 loaded · 20 shown · more below");
+    expect(frame).toContain("destroyed and error sessions hidden (D shows)");
     const first = fx.server.sessions()[0];
     expect(frame).toMatch(new RegExp(`${first?.id} ● active\\s+${first?.agent}\\s+${first?.name}`));
-    expect(frame).toContain("Sessions 20/45");
+    expect(frame).toContain("Sessions 20/39");
+    await pressKey(h, "G");
+    await waitForContent(h, "39 shown of 39 loaded");
+    // D asks for them: the list is read again from its first page, all 45 of them.
+    await pressKey(h, "D");
+    await waitForContent(h, "45 sessions, 20 loaded");
+    expect(h.frame()).toContain("destroyed and error sessions shown (D hides)");
     await pressKey(h, "G");
     await waitForContent(h, "45 sessions, 40 loaded");
     await pressKey(h, "G");
@@ -40,7 +48,10 @@ describe("documented shapes in the UI", () => {
   it("lifecycle states get their badges; the state filter cycles through the states present", async () => {
     fx = await startUiFixture({ server: { sessionCount: 15 } });
     h = mountApp(fx, { columns: 140, rows: 30 });
-    let frame = await waitForContent(h, "15 shown of 15 loaded");
+    let frame = await waitForContent(h, "13 shown of 13 loaded");
+    expect(frame).not.toMatch(/✗ error|✕ destroyed/);
+    await pressKey(h, "D");
+    frame = await waitForContent(h, "15 shown of 15 loaded");
     const byState = (st: string) => fx?.server.sessions().find((s) => s.state === st)?.id;
     expect(frame).toMatch(new RegExp(`${byState("error")} ✗ error`));
     expect(frame).toMatch(new RegExp(`${byState("destroyed")} ✕ destroyed`));

@@ -35,9 +35,11 @@ describe("fleet view", () => {
     await waitForContent(h, "4 shown of 4 loaded");
     await pressKey(h, "v");
     let frame = await waitForContent(h, /Fleet 4\/4 · streams 4 live of 4 \(cap 50\)/);
+    // At 160 columns the repository and the prompts and cost have columns too.
     expect(frame).toMatch(
-      /state\s+session\s+name\s+agent\s+activity\s+ev\/min 10m\s+files\s+current step/,
+      /state\s+session\s+name\s+agent\s+repository\s+activity\s+prompts · \$\s+ev\/min 10m\s+files\s+current step/,
     );
+    expect(frame).toContain("destroyed and error sessions hidden (D shows)");
     expect(frame).toMatch(new RegExp(`● ● active\\s+${a}\\s+${name}\\s+claude-code`));
     // A session that waited from the start is marked with its reason; its row says paused.
     expect(frame).toMatch(/ ⏸ ● ⏸ paused/);
@@ -48,7 +50,9 @@ describe("fleet view", () => {
     fx.server.emit(b, "file_changed", { path: "src/retry.ts", action: "modified" });
     frame = await waitForContent(h, "Now fixing the retry loop");
     const row = frame.split("\n").find((l) => l.includes(b)) ?? "";
-    expect(row).toMatch(/just now\s+·········█\s+1\s+Now fixing the retry loop/);
+    expect(row).toMatch(
+      /demo\/docs\s+just now\s+\d+ · \$\d+\.\d\d\s+·········█\s+1\s+Now fixing the retry loop/,
+    );
 
     // Enter on the second row: its pane, focused, over the list.
     await pressKey(h, "j");
@@ -107,7 +111,12 @@ describe("fleet view", () => {
 
   it("a thousand sessions: only the rows on screen are drawn, and streams stay within the cap", async () => {
     fx = await startUiFixture({ server: { sessionCount: 1000 }, fleetStreams: 5 });
-    const ids = fx.ids;
+    // The service lists what it does not hide: destroyed and error sessions are left out.
+    const ids = fx.server
+      .sessions()
+      .filter((s) => s.state !== "destroyed" && s.state !== "error")
+      .map((s) => s.id);
+    const all = ids.length;
     h = mountApp(fx, SIZE);
     await waitForContent(h, "100 loaded");
     await pressKey(h, "v");
@@ -116,17 +125,17 @@ describe("fleet view", () => {
     // To the end, page after page (more sessions load as the cursor nears the end). Each press
     // waits for the next page to land (one that lands while a page is still loading only moves
     // the cursor, and the page in flight lands anyway): bounded by the ten pages there are.
-    const loaded = (f: string) => Number(/Fleet (\d+)\/1000/.exec(f)?.[1] ?? 0);
-    for (let i = 0; i < 20 && !h.frame().includes("1000 shown of 1000"); i++) {
+    const loaded = (f: string) => Number(new RegExp(`Fleet (\\d+)/${all}`).exec(f)?.[1] ?? 0);
+    for (let i = 0; i < 20 && !h.frame().includes(`${all} shown of ${all}`); i++) {
       const before = loaded(h.frame());
       await pressKey(h, "G");
       await waitForContent(
         h,
-        (f) => loaded(f) > before || f.includes("1000 shown of 1000"),
+        (f) => loaded(f) > before || f.includes(`${all} shown of ${all}`),
         10_000,
       );
     }
-    await waitForContent(h, "1000 shown of 1000");
+    await waitForContent(h, `${all} shown of ${all}`);
     // Everything is loaded: G goes to the very last row.
     await pressKey(h, "G");
     const last = ids.at(-1) as string;

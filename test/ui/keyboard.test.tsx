@@ -198,6 +198,15 @@ describe("sessions and panes", () => {
     for (const field of ["id", "name", "state", "agent", "visibility", "sandbox_url", "repo"]) {
       expect(f).toContain(field);
     }
+    // Null optional fields are left out (no error, not paused, no clone yet).
+    expect(f).not.toMatch(/error_message|paused_at|github_repo/);
+    // Further down: the documented fields the reference service sends, then the routes in use.
+    await pressKey(h, "G");
+    const end = await waitForContent(h, "API routes in use");
+    expect(end).toMatch(/last_prompt\.status\s+completed/);
+    expect(end).toMatch(/total_cost_usd\s+[\d.]+ \(\$\d+\.\d\d\)/);
+    expect(end).toMatch(/sessions at\s+\/api\/sessions \(answered in this run\)/);
+    expect(end).toMatch(/events at\s+\/api\/cloud\/sessions\/\{id\}\/events/);
     await pressKey(h, "escape");
     await waitForContent(h, "Sessions 4/4");
   });

@@ -159,6 +159,9 @@ describe("UI snapshots", () => {
     const ui = mount(fx, { columns: 100, rows: 24 });
     await waitForContent(ui, id);
     await pressKey(ui, "c");
+    // The form starts with the session's repository (github_repo, as the record has it now).
+    await waitForContent(ui, "https://github.com/demo/app.git");
+    await pressKey(ui, "\u0015"); // Ctrl-U clears the field
     await typeText(ui, "demo/docs");
     await pressKey(ui, "enter");
     await waitForContent(ui, "Clone — confirm");

@@ -6,7 +6,6 @@ import {
   autoPaused,
   maybeAskApproval,
   promptEnded,
-  promptStarted,
 } from "../../src/server/attentionSim.js";
 import { createRandom, type Random } from "../../src/server/random.js";
 import type { SessionRecord } from "../../src/server/sessionTable.js";
@@ -34,6 +33,16 @@ function record(): SessionRecord {
     branch: null,
     event_count: 0,
     cloned: false,
+    github_repo: null,
+    last_prompt: null,
+    last_activity_at: "2026-10-01T10:00:00.000Z",
+    error_message: null,
+    paused_at: null,
+    prompt_count: 0,
+    total_cost_usd: 0,
+    preview_url: null,
+    template: null,
+    agent_status: "idle",
   };
 }
 
@@ -54,7 +63,11 @@ describe("simulated attention causes", () => {
       [0.07, "failed", "The prompt timed out after 30 minutes"],
     ] as const) {
       const r = record();
-      promptStarted(r, T);
+      r.last_prompt = {
+        status: "running",
+        started_at: new Date(T).toISOString(),
+        completed_at: null,
+      };
       const before = copy(r);
       const ev = promptEnded(r, drawing(draw), T + 60_000);
       const causes = recordCauses(copy(r), before);

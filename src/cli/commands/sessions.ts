@@ -2,6 +2,8 @@ import type { Command } from "commander";
 import type { PagingEnd } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
 import { type Session, sessionName } from "../../protocol/resources.js";
+import { sessionRepo, timeValue } from "../../protocol/sessionRecord.js";
+import { hiddenUnlessAsked } from "../../protocol/states.js";
 import { formatAgeCoarse, truncate } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
 import { sanitizeLine } from "../../text/sanitize.js";
@@ -18,6 +20,23 @@ export interface SessionsOptions {
   all?: boolean;
   /** Every column whole, however wide (the default fits the terminal, or 100 columns). */
   wide?: boolean;
+  /** List destroyed and error sessions too (the service hides them otherwise). */
+  includeDestroyed?: boolean;
+}
+
+/**
+ * Whether the request asks for destroyed and error sessions: --include-destroyed, or a
+ * --state filter naming one of them (which the service would otherwise answer with none).
+ */
+export function includesDestroyed(opts: Pick<SessionsOptions, "includeDestroyed" | "state">) {
+  return opts.includeDestroyed === true || hiddenUnlessAsked(opts.state);
+}
+
+/** A time as a cell: text as sent, an epoch number as ISO 8601. */
+function timeCell(v: unknown): unknown {
+  if (typeof v !== "number") return v;
+  const t = timeValue(v);
+  return t === null ? null : new Date(t).toISOString();
 }
 
 /**
@@ -39,7 +58,9 @@ const COLUMNS: {
   { header: "AGENT", cell: (r) => r.agent, drop: 4, min: 11 },
   { header: "TEMPLATE", cell: (r) => r.template_id, drop: 3, min: 10 },
   { header: "VISIBILITY", cell: (r) => r.visibility, drop: 2 },
-  { header: "REPO", cell: (r) => r.repo, drop: 5, min: 16 },
+  // The documented github_repo (owner/repo), else a repo some servers send.
+  { header: "REPO", cell: (r) => sessionRepo(r), drop: 5, min: 16 },
+  { header: "LAST ACTIVITY", cell: (r) => timeCell(r.last_activity_at), time: true, drop: 6 },
   { header: "UPDATED", cell: (r) => r.updated_at ?? r.created_at, time: true },
   { header: "SANDBOX", cell: (r) => r.sandbox_url, drop: 1, min: 16 },
 ];
@@ -227,22 +248,29 @@ function tableSink(opts: SessionsOptions, layout: TableLayout): Sink {
       count += sessions.length;
     },
     end(end, { total, more }) {
+      // What the service leaves out unless asked, said with the count (or when nothing is
+      // listed) where it matters: no state asked for.
+      const hidden =
+        opts.state || includesDestroyed(opts)
+          ? ""
+          : " · destroyed and error sessions hidden (--include-destroyed lists them)";
       if (count === 0) {
         const filtered = opts.state || opts.agent || opts.template || opts.visibility;
         out(filtered ? "no sessions match the filters" : "no sessions");
+        if (hidden) err(hidden.slice(3));
         return;
       }
       // Notes for the person, not part of the table a script reads.
       if (total !== null && total > count) {
         err(
           end === null
-            ? `${total} sessions, ${count} listed (use --all, or --limit up to 100)`
-            : `${total} sessions, ${count} listed`,
+            ? `${total} sessions, ${count} listed (use --all, or --limit up to 100)${hidden}`
+            : `${total} sessions, ${count} listed${hidden}`,
         );
       } else if (more && end === null) {
-        err("(more sessions: use --all, or --limit up to 100)");
+        err(`(more sessions: use --all, or --limit up to 100)${hidden}`);
       } else if (total !== null) {
-        err(`${total} session${total === 1 ? "" : "s"}`);
+        err(`${total} session${total === 1 ? "" : "s"}${hidden}`);
       }
     },
   };
@@ -259,6 +287,7 @@ export async function runSessions(opts: SessionsOptions, cmd: Command): Promise<
       agent: opts.agent,
       templateId: opts.template,
       visibility: opts.visibility,
+      ...(includesDestroyed(opts) ? { includeDestroyed: true } : {}),
     };
     if (!opts.all) {
       const page = await ctx.client.listSessions(params, stdoutClosed);

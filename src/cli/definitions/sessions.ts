@@ -45,6 +45,10 @@ export function registerSessionsCommand(program: Command): void {
       parseFilterValue,
     )
     .option(
+      "--include-destroyed",
+      "also list destroyed and error sessions (the service hides them unless asked; --state error or destroyed asks too)",
+    )
+    .option(
       "--all",
       `follow pagination to the last page (at most ${DEFAULT_MAX_PAGES} pages; exit 7 when cut short)`,
     )

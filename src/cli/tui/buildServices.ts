@@ -203,6 +203,7 @@ export function buildServices(
     live,
     budget: client.budget,
     integrations: createIntegrationsStore(client, { redact }),
+    routes: client.transport.routes,
   };
   let disposed: Promise<void> | null = null;
   return {

@@ -227,6 +227,9 @@ export class GitWorkspaces {
     const s = this.store.get(sessionId);
     if (!s) return;
     s.record.repo = repo;
+    // The documented owner/repo of what the workspace holds (the demo repositories' names
+    // have that form already).
+    s.record.github_repo = repo;
     s.record.branch = branch;
     s.record.cloned = true;
     s.record.updated_at = new Date().toISOString();

@@ -219,6 +219,19 @@ function intParam(call: Call, name: string, min: number, max: number, dflt: numb
   return n;
 }
 
+/**
+ * A boolean query value as the real service's framework reads one (true/false, 1/0, yes/no,
+ * on/off, any case; absent or empty is false), else the documented validation error.
+ */
+function boolParam(call: Call, name: string): boolean {
+  const raw = call.query.get(name);
+  if (raw === null || raw === "") return false;
+  const v = raw.toLowerCase();
+  if (["true", "1", "yes", "on"].includes(v)) return true;
+  if (["false", "0", "no", "off"].includes(v)) return false;
+  throw HttpError.invalid(name, `${name} must be a boolean (true or false)`);
+}
+
 function listSessions(ctx: HandlerContext, call: Call): void {
   authorize(ctx, call, "listSessions");
   const limit = intParam(call, "limit", 1, MAX_LIMIT, DEFAULT_LIMIT);
@@ -235,6 +248,7 @@ function listSessions(ctx: HandlerContext, call: Call): void {
     const v = call.query.get(name);
     if (v !== null && v !== "") filter[name] = v;
   }
+  filter.includeDestroyed = boolParam(call, "include_destroyed");
   sendJson(call.res, 200, ctx.store.list(limit, offset, filter));
 }
 

@@ -1,15 +1,15 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { Session } from "../../protocol/resources.js";
+import { ownerRepoOf, sessionRepo } from "../../protocol/sessionRecord.js";
 import type { SessionsStore } from "../sessionsStore.js";
 import type { ActivityTracker } from "./activity.js";
 
 /**
  * Two sessions on the same repository changing the same path are about to conflict: both
  * rows and panes say so ("also changed by ses_b"), and a push or pull request lists the
- * paths and sessions before it goes. The repository is what the record says (`repo`,
- * `repository`, `repo_url`; the documented record has none, so only servers that send one,
- * or sessions cloned from here, are compared); the paths are the file changes their streams
- * brought.
+ * paths and sessions before it goes. The repository is what the record says (the documented
+ * `github_repo`, else `repo`, `repository`, `repo_url`; a record with none is not compared);
+ * the paths are the file changes their streams brought.
  */
 
 export interface Overlap {
@@ -20,22 +20,22 @@ export interface Overlap {
 
 export type OverlapMap = ReadonlyMap<string, readonly Overlap[]>;
 
-const REPO_FIELDS = ["repo", "repository", "repo_url", "repository_url"] as const;
+/** The documented github_repo first (sessionRepo reads it, then repo), then other names. */
+const OTHER_REPO_FIELDS = ["repository", "repo_url", "repository_url"] as const;
 
-/** The repository a record names, normalised so two spellings of one compare equal. */
+/**
+ * The repository a record names, normalised so two spellings of one compare equal: owner/repo
+ * (a URL, an ssh form and `owner/repo.git` all become it), lower case.
+ */
 export function repoOf(s: Session): string | null {
   const r = s as Record<string, unknown>;
-  for (const f of REPO_FIELDS) {
+  let named = sessionRepo(s);
+  for (const f of OTHER_REPO_FIELDS) {
+    if (named !== null) break;
     const v = r[f];
-    if (typeof v === "string" && v.trim() !== "") {
-      return v
-        .trim()
-        .toLowerCase()
-        .replace(/\.git$/, "")
-        .replace(/\/+$/, "");
-    }
+    if (typeof v === "string" && v.trim() !== "") named = v;
   }
-  return null;
+  return named === null ? null : ownerRepoOf(named).toLowerCase();
 }
 
 export function findOverlaps(

@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { MissingScopeError } from "../../client/errors.js";
 import {
+  type StreamNotice,
   type StreamStatus,
   type SubscribeOptions,
   type Subscription,
@@ -9,12 +10,24 @@ import {
 import type { ConnectionConfig, Transport } from "../../client/transport.js";
 import type { SessionEvent } from "../../protocol/events.js";
 import { MALFORMED_RAW_LIMIT } from "../../protocol/events.js";
-import { HISTORY_END_COMMENT, historyItem, type SessionHistory } from "../../protocol/history.js";
+import {
+  HISTORY_END_COMMENT,
+  type HistoryItem,
+  historyItem,
+  type SessionHistory,
+} from "../../protocol/history.js";
 import { formatSeconds, formatTimeSpan } from "../../text/format.js";
 import { cutText, sanitizeLine } from "../../text/sanitize.js";
+import {
+  heldOverlap,
+  journalAnchor,
+  type LogSequence,
+  logSequence,
+} from "../history/historyOverlap.js";
 import type { JournalLoad, SessionJournal } from "../history/journal.js";
 import { JournalOverlap } from "../history/journalOverlap.js";
 import type { SessionsStore } from "../sessionsStore.js";
+import type { StreamMeta } from "./sessionStream.js";
 import type { StreamsState, StreamsStore } from "./streamsStore.js";
 
 /**
@@ -88,7 +101,8 @@ export class StreamsController {
 
   /** Ids with a subscription that has not stopped, whose past is being read, or followed. */
   get openIds(): string[] {
-    return [...this.#subs.keys(), ...this.#loading.keys(), ...this.#follows.keys()];
+    // A session may be both loading and subscribed (its stream held while the history is read).
+    return [...new Set([...this.#subs.keys(), ...this.#loading.keys(), ...this.#follows.keys()])];
   }
 
   isOpen(sessionId: string): boolean {
@@ -120,12 +134,19 @@ export class StreamsController {
     void this.#prepare(sessionId, token);
   }
 
-  /** The journal, then the server's history, then live: each step checks the pane is still wanted. */
+  /**
+   * The journal, then the server's history, then live: each step checks the pane is still
+   * wanted. With a history endpoint the stream opens first and holds what it sends while the
+   * history is read (from when it is live, or HISTORY_WAIT_MS at most), so an event that
+   * happens between reading the history and the stream's start is in one of them: what the
+   * history already holds of it is dropped (historyOverlap.ts), the rest follows the history.
+   */
   async #prepare(sessionId: string, token: object): Promise<void> {
     const { journal, fetchHistory } = this.#opts;
     const wanted = () => this.#loading.get(sessionId) === token;
     let shown = 0;
     let overlap: JournalOverlap | null = null;
+    let journalLog: LogSequence | null = null;
     if (journal) {
       try {
         const load = await journal.load(sessionId);
@@ -133,6 +154,7 @@ export class StreamsController {
         shown = this.#showJournal(sessionId, load);
         const o = new JournalOverlap(load.records, journal.clean);
         overlap = o.empty ? null : o;
+        journalLog = logSequence(load.records, journal.clean);
       } catch (e) {
         // A journal that cannot be read must not hold the pane: it says why and goes on.
         if (!wanted()) return;
@@ -143,6 +165,12 @@ export class StreamsController {
       }
     }
     if (fetchHistory) {
+      // Known to lack sessions:prompt: no stream to hold (the record is followed after).
+      const held = this.#opts.liveAllowed?.() === false ? null : this.#subscribe(sessionId, null);
+      if (held) await held.ready;
+      if (!wanted()) return;
+      const readAt = (this.#opts.now ?? Date.now)();
+      const liveBefore = held?.live() ?? false;
       let past: SessionHistory | null = null;
       try {
         past = await fetchHistory(sessionId);
@@ -155,23 +183,38 @@ export class StreamsController {
       }
       if (!wanted()) return;
       if (past !== null) {
-        const fromServer = this.#showHistory(sessionId, past, overlap);
-        const repeats = overlap?.dropped ?? 0;
+        const h = this.#showHistory(sessionId, past, journalLog);
+        const skipped = held ? held.dropRepeats(h.log) : 0;
         const s = this.#opts.store.getState();
         const lead = this.#opts.liveAllowed?.() === false ? "the record from here" : undefined;
-        s.pushMarker(sessionId, "divider", dividerText(shown, fromServer, repeats, lead), {
-          ifNotEmpty: true,
-          at: (this.#opts.now ?? Date.now)(),
-        });
+        s.pushMarker(
+          sessionId,
+          "divider",
+          dividerText(shown, h.shown, h.repeats, lead, h.older, skipped),
+          { ifNotEmpty: true, at: (this.#opts.now ?? Date.now)() },
+        );
         s.pushPhase(sessionId, "live");
         this.#loading.delete(sessionId);
-        this.#goLive(sessionId, null, shown, false);
+        if (held) {
+          held.release({
+            overlap: null,
+            fromJournal: shown,
+            streamHistory: false,
+            // Read before the stream was live: what came between may be in neither.
+            gapFrom: liveBefore ? null : readAt,
+          });
+        } else this.#goLive(sessionId, null, shown, false);
         return;
       }
+      this.#loading.delete(sessionId);
+      // No history endpoint: a stream that sends recent events on open is read as before.
+      const streamHistory = journal !== undefined || this.#opts.history !== undefined;
+      if (held) held.release({ overlap, fromJournal: shown, streamHistory, gapFrom: null });
+      else this.#goLive(sessionId, overlap, shown, streamHistory);
+      return;
     }
     if (!wanted()) return;
     this.#loading.delete(sessionId);
-    // No history endpoint: a stream that sends recent events on open is read as before.
     this.#goLive(
       sessionId,
       overlap,
@@ -183,8 +226,15 @@ export class StreamsController {
   /**
    * The server's history in the timeline as the items live events of the same kind would be:
    * at most the scrollback's worth, the newest, so a huge answer converts no more than that.
+   * What the journal shown above already holds is skipped: the history up to where the
+   * journal ends (journalAnchor), counted as repeats where the journal has the same entry and
+   * as older entries where it does not (a journal cut short, or one that missed them).
    */
-  #showHistory(sessionId: string, past: SessionHistory, overlap: JournalOverlap | null): number {
+  #showHistory(
+    sessionId: string,
+    past: SessionHistory,
+    journalLog: LogSequence | null,
+  ): { shown: number; repeats: number; older: number; log: LogSequence } {
     const s = this.#opts.store.getState();
     const now = (this.#opts.now ?? Date.now)();
     const { journal } = this.#opts;
@@ -198,10 +248,38 @@ export class StreamsController {
         `${first} older entr${first === 1 ? "y" : "ies"} of the session's history not shown (the scrollback holds ${cap})`,
       );
     }
-    let shown = 0;
+    const items: (HistoryItem & { ok: true })[] = [];
+    const bad: { at: number; item: HistoryItem & { ok: false } }[] = [];
     for (let i = first; i < entries.length; i++) {
       const item = historyItem(entries[i]);
-      if (!item.ok) {
+      if (item.ok) items.push(item);
+      else bad.push({ at: items.length, item });
+    }
+    const log = logSequence(items, journal?.clean);
+    const through = journalLog ? journalAnchor(journalLog, log) : -1;
+    const inJournal = new Set(journalLog?.keys ?? []);
+    let repeats = 0;
+    let older = 0;
+    if (through >= 0) {
+      log.keys.forEach((k, n) => {
+        if ((log.ends[n] as number) > through) return;
+        const covered = (log.ends[n] as number) - (n > 0 ? (log.ends[n - 1] as number) : -1);
+        if (inJournal.has(k)) repeats += covered;
+        else older += covered;
+      });
+    }
+    let shown = 0;
+    let b = 0;
+    let olderBad = 0;
+    const pushBad = (upTo: number) => {
+      for (; b < bad.length && (bad[b]?.at ?? 0) <= upTo; b++) {
+        const { at, item } = bad[b] as (typeof bad)[number];
+        // Before where the journal ends: shown in an earlier run (the journal keeps no
+        // malformed entries), out of place here.
+        if (at <= through) {
+          olderBad++;
+          continue;
+        }
         s.pushEvent(sessionId, {
           kind: "malformed",
           event: "history",
@@ -213,15 +291,21 @@ export class StreamsController {
           error: item.error,
         });
         shown++;
-        continue;
       }
-      if (overlap?.repeats(item.event, item.data, undefined)) continue;
+    };
+    items.forEach((item, i) => {
+      pushBad(i);
+      if (i <= through) return;
       const at = item.at ?? now;
       journal?.record(sessionId, item.event, item.data, undefined, at);
       s.pushItem(sessionId, item.event, item.data, undefined, at);
       shown++;
-    }
-    return shown;
+    });
+    pushBad(Number.POSITIVE_INFINITY);
+    // Items skipped without a log entry of their own (empty words) count with the repeats.
+    const skipped = through + 1;
+    if (repeats + older < skipped) repeats = skipped - older;
+    return { shown, repeats, older: older + olderBad, log };
   }
 
   /** The stream, or when the key cannot have it (no sessions:prompt), the record followed. */
@@ -235,7 +319,7 @@ export class StreamsController {
       this.#followRecord(sessionId);
       return;
     }
-    this.#subscribe(sessionId, overlap, fromJournal, streamHistory);
+    this.#subscribe(sessionId, { overlap, fromJournal, streamHistory, gapFrom: null });
   }
 
   /**
@@ -322,15 +406,17 @@ export class StreamsController {
     return shown;
   }
 
-  #subscribe(
-    sessionId: string,
-    journalIds: JournalOverlap | null,
-    fromJournal: number,
-    streamHistory: boolean,
-  ): void {
+  /**
+   * Opens the session's stream. With a mode, what it sends goes to the pane at once; with
+   * null it is held (every item, comment, notice and decoded event, in order) until the
+   * handle's release says how to read it: the history's divider is drawn by then, and items
+   * the history already holds are dropped first (dropRepeats).
+   */
+  #subscribe(sessionId: string, mode: LiveMode | null): HeldStream {
     // Only the history can repeat the journal: let go of it (and what it holds) once that is
     // over.
-    let overlap = journalIds;
+    let overlap: JournalOverlap | null = null;
+    let fromJournal = 0;
     const { store, config, journal } = this.#opts;
     const now = this.#opts.now ?? Date.now;
     const lastEventId =
@@ -354,10 +440,14 @@ export class StreamsController {
     // it says so (`: history-end`), else until the first heartbeat or a pause in the burst
     // (a server sends them at once, before it goes live), or the connection ends. Only when
     // a journal is shown and no history was read from the endpoint.
-    let inHistory = streamHistory;
+    let inHistory = false;
     let fromServer = 0;
     let lastItemAt = 0;
     let idleTimer: NodeJS.Timeout | null = null;
+    let live = false;
+    let liveAt: number | null = null;
+    /** The history was read before the stream was live: from then until live may be lost. */
+    let gapFrom: number | null = null;
     const watchIdle = () => {
       idleTimer = setTimeout(() => {
         idleTimer = null;
@@ -381,7 +471,73 @@ export class StreamsController {
       });
       s.pushPhase(sessionId, "live");
     };
-    if (inHistory && fromJournal === 0) store.getState().pushPhase(sessionId, "history");
+    const onLive = () => {
+      if (gapFrom === null) return;
+      const from = gapFrom;
+      gapFrom = null;
+      store
+        .getState()
+        .pushMarker(
+          sessionId,
+          "notice",
+          `The stream went live after the history was read: events from ${formatTimeSpan(from, liveAt ?? now())} may be missing.`,
+        );
+    };
+    /** What a held stream sent, in order, until release. */
+    let held: Held[] | null = mode === null ? [] : null;
+    /** Statuses are held too from the first that draws a line (see onStatus). */
+    let holdStatuses = false;
+    let heldFollow = false;
+    let ready: () => void = () => {};
+    const readyPromise = new Promise<void>((resolve) => {
+      ready = resolve;
+    });
+    let waitTimer: NodeJS.Timeout | null = null;
+    if (mode === null) {
+      waitTimer = setTimeout(() => ready(), HISTORY_WAIT_MS);
+      waitTimer.unref?.();
+      void readyPromise.then(() => {
+        if (waitTimer !== null) clearTimeout(waitTimer);
+        waitTimer = null;
+      });
+    }
+    const setMode = (m: LiveMode) => {
+      overlap = m.overlap;
+      fromJournal = m.fromJournal;
+      inHistory = m.streamHistory;
+      gapFrom = m.gapFrom;
+      if (inHistory && fromJournal === 0) store.getState().pushPhase(sessionId, "history");
+    };
+    if (mode !== null) setMode(mode);
+
+    const deliverItem = (event: string | undefined, data: string, id?: string, at?: number) => {
+      if (inHistory) {
+        lastItemAt = performance.now();
+        if (event === "heartbeat") endHistory();
+        else if (overlap?.repeats(event, data, id)) return;
+        else fromServer++;
+      }
+      const when = at ?? now();
+      journal?.record(sessionId, event, data, id, when);
+      this.#opts.onItem?.(sessionId, event, data, when);
+      const s = store.getState();
+      const ev = s.pushItem(sessionId, event, data, id, when);
+      if (ev !== null) afterEvent(s, ev);
+    };
+    const deliverEvent = (ev: SessionEvent) => {
+      const s = store.getState();
+      s.pushEvent(sessionId, ev);
+      afterEvent(s, ev);
+    };
+    const deliverNotice = (notice: StreamNotice) => {
+      store.getState().pushNotice(sessionId, notice);
+      // Events may be missing: the record says what state the session is in now.
+      if (notice.kind === "gap" && sessions) void this.#reread(sessionId, sessions);
+    };
+    const onComment = (text: string) => {
+      if (text === HISTORY_END_COMMENT) endHistory();
+    };
+
     let readOnly = false;
     sub = subscribe({
       ...this.#opts.subscribeOptions,
@@ -390,64 +546,115 @@ export class StreamsController {
       sessionId,
       lastEventId,
       onComment: (text) => {
-        if (text === HISTORY_END_COMMENT) endHistory();
+        if (held) held.push({ kind: "comment", text });
+        else onComment(text);
       },
       // Items go to the store undecoded: it decodes only what a pane will show, and returns
       // the events it decoded at once (heartbeats, state changes among them).
       onItem: (event, data, id, at) => {
-        if (inHistory) {
-          lastItemAt = performance.now();
-          if (event === "heartbeat") endHistory();
-          else if (overlap?.repeats(event, data, id)) return;
-          else fromServer++;
-        }
-        journal?.record(sessionId, event, data, id, at);
-        this.#opts.onItem?.(sessionId, event, data, at);
-        const s = store.getState();
-        const ev = s.pushItem(sessionId, event, data, id, at);
-        if (ev !== null) afterEvent(s, ev);
+        if (held) held.push({ kind: "item", event, data, id, at });
+        else deliverItem(event, data, id, at);
       },
       onEvent: (ev) => {
-        const s = store.getState();
-        s.pushEvent(sessionId, ev);
-        afterEvent(s, ev);
+        if (held) held.push({ kind: "event", ev });
+        else deliverEvent(ev);
       },
       onNotice: (notice) => {
-        store.getState().pushNotice(sessionId, notice);
-        // Events may be missing: the record says what state the session is in now.
-        if (notice.kind === "gap" && sessions) void this.#reread(sessionId, sessions);
+        if (held) {
+          // Its "live" comes next, and must follow it.
+          holdStatuses = true;
+          held.push({ kind: "notice", notice });
+        } else deliverNotice(notice);
       },
       onStatus: (status: StreamStatus) => {
         if (status.state === "stopped" && needsPromptScope(status.error)) readOnly = true;
         if (status.state === "reconnecting" || status.state === "stopped") endHistory();
+        if (status.state !== "connecting") ready();
         if (readOnly) {
-          // The key cannot have live events: the record is followed instead, said once.
+          // The key cannot have live events: the record is followed instead, said once (after
+          // the history, when the stream was held for it).
           if (sub && this.#subs.get(sessionId) === sub) {
             this.#forget(sessionId, sub);
-            this.#followRecord(sessionId);
+            if (held) heldFollow = true;
+            else this.#followRecord(sessionId);
           }
           return;
-        } else if (status.state === "live" && inHistory && idleTimer === null) {
-          lastItemAt = performance.now();
-          watchIdle();
         }
-        store.getState().pushStatus(
-          sessionId,
-          status,
-          sub
-            ? {
-                lastEventId: sub.lastEventId,
-                heartbeatIntervalMs: sub.heartbeatIntervalMs,
-                watchdogMs: sub.watchdogMs,
-              }
-            : undefined,
-        );
+        if (status.state === "live") {
+          live = true;
+          liveAt = now();
+          if (!held) onLive();
+          if (inHistory && idleTimer === null) {
+            lastItemAt = performance.now();
+            watchIdle();
+          }
+        } else if (status.state !== "connecting") live = false;
+        const meta = sub
+          ? {
+              lastEventId: sub.lastEventId,
+              heartbeatIntervalMs: sub.heartbeatIntervalMs,
+              watchdogMs: sub.watchdogMs,
+            }
+          : undefined;
+        // Held too once a status would draw a line (a stream that stops or drops at once says
+        // so below the history, not above it); till then the title says it is connecting, live.
+        if (
+          held &&
+          (holdStatuses || status.state === "reconnecting" || status.state === "stopped")
+        ) {
+          holdStatuses = true;
+          held.push({ kind: "status", status, meta });
+        } else store.getState().pushStatus(sessionId, status, meta);
         if (status.state === "stopped" && sub && this.#subs.get(sessionId) === sub) {
           this.#forget(sessionId, sub);
         }
       },
     });
     this.#subs.set(sessionId, sub);
+    const clean = journal?.clean;
+    return {
+      ready: readyPromise,
+      live: () => live,
+      dropRepeats: (history) => {
+        if (!held) return 0;
+        const items = held.filter((h): h is HeldItem => h.kind === "item");
+        const drop = heldOverlap(
+          history,
+          logSequence(
+            items.map((h) => ({ event: h.event ?? "message", data: h.data })),
+            clean,
+          ),
+        );
+        if (drop === 0) return 0;
+        let n = 0;
+        held = held.filter((h) => h.kind !== "item" || n++ >= drop);
+        return items.slice(0, drop).filter((h) => h.event !== "heartbeat").length;
+      },
+      release: (m) => {
+        if (!held) return;
+        const queue = held;
+        held = null;
+        setMode(m);
+        for (const h of queue) {
+          if (h.kind === "item") deliverItem(h.event, h.data, h.id, h.at);
+          else if (h.kind === "event") deliverEvent(h.ev);
+          else if (h.kind === "notice") deliverNotice(h.notice);
+          else if (h.kind === "status") store.getState().pushStatus(sessionId, h.status, h.meta);
+          else onComment(h.text);
+        }
+        if (heldFollow) {
+          this.#followRecord(sessionId);
+          return;
+        }
+        if (live) {
+          onLive();
+          if (inHistory && idleTimer === null) {
+            lastItemAt = performance.now();
+            watchIdle();
+          }
+        }
+      },
+    };
   }
 
   /** Stop streaming a session and, unless `keep`, drop its slice from the store. */
@@ -501,6 +708,53 @@ export class StreamsController {
   }
 }
 
+/** How a stream's items are read once they reach the pane (see #subscribe). */
+interface LiveMode {
+  /** Repeats of the journal to drop among a server's recent events sent on open. */
+  overlap: JournalOverlap | null;
+  /** Entries the journal put above. */
+  fromJournal: number;
+  /** Read the first burst as history (a server without the history endpoint). */
+  streamHistory: boolean;
+  /** The history was read at this moment, before the stream was live: say what may be lost. */
+  gapFrom: number | null;
+}
+
+type HeldItem = {
+  kind: "item";
+  event: string | undefined;
+  data: string;
+  id: string | undefined;
+  at: number;
+};
+type Held =
+  | HeldItem
+  | { kind: "event"; ev: SessionEvent }
+  | { kind: "notice"; notice: StreamNotice }
+  | { kind: "comment"; text: string }
+  | { kind: "status"; status: StreamStatus; meta: StreamMeta | undefined };
+
+/** A stream opened before the history was read, holding what it sends. */
+interface HeldStream {
+  /** Resolves once the stream is live, failed or stopped, or after HISTORY_WAIT_MS. */
+  ready: Promise<void>;
+  /** Whether the stream is live now. */
+  live(): boolean;
+  /**
+   * Drops the held items the history already holds (heldOverlap); returns how many, not
+   * counting heartbeats.
+   */
+  dropRepeats(history: LogSequence): number;
+  /** Delivers what was held, read as the mode says, and what comes from now on. */
+  release(mode: LiveMode): void;
+}
+
+/**
+ * Longest a pane waits for its stream to be live before reading the history anyway (a stream
+ * paced by the request budget, or one that cannot connect); then it says what may be lost.
+ */
+const HISTORY_WAIT_MS = 3000;
+
 /** Why a journal load failed, as one short safe line (an error's text may hold anything). */
 function journalFailure(e: unknown): string {
   const text = e instanceof Error ? e.message : String(e);
@@ -543,17 +797,30 @@ const MARKER_ROOM = 2;
  */
 const HISTORY_IDLE_MS = 250;
 
-/** The divider's words: what is above it. */
+/**
+ * The divider's words: what is above it, and what was left out (repeats of the journal,
+ * older history entries than where the journal ends, live events the history already held).
+ */
 function dividerText(
   fromJournal: number,
   fromServer: number,
   repeats: number,
   lead = "live from here",
+  older = 0,
+  liveRepeats = 0,
 ): string {
   const above: string[] = [];
   if (fromJournal > 0) above.push(`${fromJournal} from the journal`);
   if (fromServer > 0) above.push(`${fromServer} from the server`);
   if (repeats > 0)
     above.push(`${repeats} repeat${repeats === 1 ? "" : "s"} of the journal skipped`);
+  if (older > 0)
+    above.push(
+      `${older} older entr${older === 1 ? "y" : "ies"} of the history than the journal's end skipped`,
+    );
+  if (liveRepeats > 0)
+    above.push(
+      `${liveRepeats} live event${liveRepeats === 1 ? "" : "s"} the history already held skipped`,
+    );
   return above.length > 0 ? `${lead} · above: ${above.join(", ")}` : lead;
 }

@@ -1,4 +1,11 @@
 import { type Session, sessionName } from "../../protocol/resources.js";
+import {
+  formatUsd,
+  lastActivityAt,
+  promptCount,
+  sessionRepo,
+  totalCostUsd,
+} from "../../protocol/sessionRecord.js";
 import { displayId } from "../../store/admitSession.js";
 import { type AttentionItem, selectTopItems } from "../../store/attention/attentionStore.js";
 import type { AttentionReason } from "../../store/attention/reasons.js";
@@ -18,7 +25,11 @@ export interface FleetColumns {
   id: number;
   name: number;
   agent: number;
+  /** The repository (github_repo, else repo); 0 when the table is too narrow for it. */
+  repo: number;
   last: number;
+  /** Prompts and cost ("12 · $0.42"); 0 when the table is too narrow for it. */
+  usage: number;
   spark: number;
   files: number;
   step: number;
@@ -29,26 +40,43 @@ export interface FleetColumns {
 /** The state column: badge glyph and state name. */
 export const FLEET_STATE_WIDTH = 12;
 
-/** Column widths for an inner width: what does not fit goes, the step and name share the rest. */
+/**
+ * Column widths for an inner width: what does not fit goes (the agent below 110 columns, the
+ * repository below 125, prompts and cost below 145), the step and name share the rest.
+ */
 export function fleetColumns(inner: number): FleetColumns {
   const fixed = { mark: 3, stream: 2, state: FLEET_STATE_WIDTH, id: 13, last: 10, spark: 11 };
   const files = 6;
   const agent = inner >= 110 ? 13 : 0;
+  const repo = inner >= 125 ? 17 : 0;
+  const usage = inner >= 145 ? 14 : 0;
   const base =
     fixed.mark + fixed.stream + fixed.state + fixed.id + fixed.last + fixed.spark + files;
-  const rest = Math.max(0, inner - base - agent);
+  const extra = agent + repo + usage;
+  const rest = Math.max(0, inner - base - extra);
   const step = inner >= 100 ? Math.floor(rest * 0.55) : 0;
   const name = Math.max(8, rest - step);
   return {
     id: fixed.id,
     name,
     agent,
+    repo,
     last: fixed.last,
+    usage,
     spark: fixed.spark,
     files,
     step,
-    overflows: base + agent + name + step > inner,
+    overflows: base + extra + name + step > inner,
   };
+}
+
+/** "12 · $0.42", "12 prompts", "$0.42" or "" from what the record says. */
+export function usageText(s: Session): string {
+  const n = promptCount(s);
+  const usd = totalCostUsd(s);
+  return [n === null ? "" : String(n), usd === null ? "" : formatUsd(usd)]
+    .filter(Boolean)
+    .join(" · ");
 }
 
 /** Text in a column of `width`: its start, cut with "…" when longer, padded to the width. */
@@ -78,8 +106,15 @@ export interface FleetRow {
   idText: string;
   name: string;
   agent: string;
-  /** "12s ago", "just now", or "—", as drawn. */
+  /** The repository, as drawn ("" when the column is not shown). */
+  repo: string;
+  /**
+   * "12s ago", "just now", or "—", as drawn: the newest of the stream's last event and the
+   * record's last_activity_at, else its updated_at.
+   */
   lastActivity: string;
+  /** Prompts and cost, as drawn ("" when the column is not shown). */
+  usage: string;
   /** Events per minute over the last ten minutes ("" without a stream), as drawn. */
   spark: string;
   /** Distinct paths changed ("—" when unknown: no stream), as drawn. */
@@ -112,7 +147,13 @@ export function fleetRow(
   const activity = services.activity;
   const lastEvent = activity.lastEventAt(id);
   const updated = Date.parse(str(s.updated_at));
-  const last = lastEvent ?? (Number.isFinite(updated) ? updated : null);
+  const recorded = lastActivityAt(s);
+  const last =
+    lastEvent !== null || recorded !== null
+      ? Math.max(lastEvent ?? 0, recorded ?? 0)
+      : Number.isFinite(updated)
+        ? updated
+        : null;
   const counts = activity.perMinute(id, now);
   const files = activity.files(id);
   const fileCount = files ? files.size : stream ? 0 : null;
@@ -123,7 +164,9 @@ export function fleetRow(
     idText: cutEnd(displayId(s), cols.id),
     name: cutEnd(sessionName(s) ?? "", cols.name),
     agent: cutEnd(str(s.agent), cols.agent),
+    repo: cutEnd(cols.repo > 0 ? (sessionRepo(s) ?? "—") : "", cols.repo),
     lastActivity: cutEnd(last === null ? "—" : formatAge(Math.max(0, now - last)), cols.last),
+    usage: cutEnd(cols.usage > 0 ? usageText(s) || "—" : "", cols.usage),
     spark: cutEnd(counts ? sparkline(counts) : "", cols.spark),
     files: cutEnd(fileCount === null ? "—" : String(fileCount), cols.files),
     step: cutStart(activity.currentStep(id) ?? "", cols.step),

@@ -3,6 +3,7 @@ import { MAX_APPROVAL_NOTE_CHARS, noteProblem } from "../../protocol/approvals.j
 import type { GitAction } from "../../protocol/git.js";
 import type { Session } from "../../protocol/resources.js";
 import { hasScope, narrowedScopes } from "../../protocol/scopes.js";
+import { defaultCloneUrl, ownerRepoOf, sessionRepo } from "../../protocol/sessionRecord.js";
 import { describeApproval } from "../../store/act/approvalDecision.js";
 import type { ActionOutcome } from "../../store/actionsStore.js";
 import type { IdentityState } from "../../store/identityStore.js";
@@ -101,6 +102,9 @@ export function formIntro(
         title: `Clone a repository into ${sessionId}`,
         lines: [
           "The service clones it into the session's workspace, replacing what is there.",
+          ...(defaultCloneUrl(session)
+            ? ["The URL starts as the session's repository (Ctrl-U clears it)."]
+            : []),
           "You confirm before anything runs; git's output also appears in the session's pane.",
         ],
       };
@@ -113,7 +117,7 @@ export function formIntro(
         ],
       };
     case "pr": {
-      const repo = session?.repo ?? null;
+      const repo = session ? sessionRepo(session) : null;
       return {
         title: `Open a pull request from ${sessionId}`,
         lines: [
@@ -143,8 +147,8 @@ export function openForm(form: FormKind, sessionId: string, approval?: Approval)
  */
 export function fieldDefault(form: FormKind, field: number, session: Session | undefined): string {
   if (form === "clone" && field === 0) {
-    const repo = (session as Record<string, unknown> | undefined)?.repo;
-    if (typeof repo === "string") return repo.trim();
+    // The documented github_repo as its URL, else the repository the record names.
+    return defaultCloneUrl(session) || (repoName(session)?.trim() ?? "");
   }
   return "";
 }
@@ -233,14 +237,9 @@ export function pushTarget(
   return a.branch ?? session?.branch ?? null;
 }
 
-/** The repository a record names, as sent (`repo`, or the documented `github_repo`). */
+/** The repository a record names (sessionRepo: the documented github_repo, else repo). */
 export function repoName(session: Session | undefined): string | null {
-  const r = session as Record<string, unknown> | undefined;
-  for (const f of ["repo", "github_repo", "repository"]) {
-    const v = r?.[f];
-    if (typeof v === "string" && v.trim() !== "") return v;
-  }
-  return null;
+  return session ? sessionRepo(session) : null;
 }
 
 /**
@@ -426,6 +425,9 @@ export async function runGitAction(
       patch.repo = r.repoUrl ?? action.repoUrl;
       // The service answered the clone: the workspace holds one now, whatever the record said.
       (patch as Record<string, unknown>).cloned = true;
+      // The documented owner/repo wins where the list reads the repository: it follows too.
+      if (sessions.getState().items.some((x) => x.session_id === sessionId && x.github_repo))
+        patch.github_repo = ownerRepoOf(patch.repo);
     }
     if (Object.keys(patch).length > 0) sessions.getState().patchSession(sessionId, patch);
   }

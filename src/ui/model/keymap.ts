@@ -99,6 +99,7 @@ export type CommandId =
   | "open"
   | "filter"
   | "stateFilter"
+  | "includeDestroyed"
   | "sort"
   | "detail"
   | "zoom"
@@ -545,6 +546,14 @@ export const KEYMAP: readonly Command[] = [
     modes: ROWS,
   },
   {
+    id: "includeDestroyed",
+    keys: [k("D")],
+    label: "destroyed",
+    description:
+      "list destroyed and error sessions too, or hide them again (the service leaves them out unless asked; the list reloads)",
+    modes: ROWS,
+  },
+  {
     id: "sort",
     keys: [k("o")],
     label: "sort",
@@ -555,7 +564,7 @@ export const KEYMAP: readonly Command[] = [
     id: "detail",
     keys: [k("i")],
     label: "detail",
-    description: "show every field of the selected session",
+    description: "show every field of the selected session, and the API routes in use",
     modes: [...ROWS, "detail"],
   },
   // pane

@@ -15,6 +15,7 @@ import type { SessionsStore } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import type { StreamsStore } from "../../store/streams/streamsStore.js";
 import { MAX_PANES } from "./paneLimit.js";
+import type { RoutesView } from "./sessionDetail.js";
 
 /**
  * What the UI is given (dependency injection, no globals). The UI never talks to the network
@@ -84,6 +85,11 @@ export interface AppServices {
    * failure hints); absent where there is no service to ask (a replay).
    */
   integrations?: IntegrationsStore;
+  /**
+   * Where session routes and event streams go (the client's ServiceRoutes), named in the `i`
+   * detail as `whoami --verbose` names them; absent where no service is talked to (a replay).
+   */
+  routes?: RoutesView;
 }
 
 export interface AppOptions {

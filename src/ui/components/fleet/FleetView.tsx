@@ -6,6 +6,7 @@ import { selectMarkedIds } from "../../../store/attention/attentionStore.js";
 import { REASON_GLYPH } from "../../../store/attention/reasons.js";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAge } from "../../../text/format.js";
+import { displayWidth } from "../../../text/wrap.js";
 import { useServices } from "../../context/servicesContext.js";
 import { REASON_COLOR, stateBadge, type Theme, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
@@ -23,6 +24,7 @@ import { FLEET_CHROME_ROWS } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
 import { listWindowStart } from "../../model/layout.js";
 import { orderSessions } from "../../model/listOrder.js";
+import { destroyedNote } from "../../model/listRow.js";
 import type { AppServices } from "../../model/services.js";
 import { TextInput } from "../chrome/TextInput.js";
 
@@ -119,6 +121,7 @@ const Row = memo(function Row({
       {cols.agent > 0 ? (
         <Cell text={row.agent} color={theme.c.accent} inverse={inverse} bold={selected} />
       ) : null}
+      {cols.repo > 0 ? <Cell text={row.repo} inverse={inverse} bold={selected} /> : null}
       <Cell
         text={row.lastActivity}
         color={theme.c.muted}
@@ -126,6 +129,9 @@ const Row = memo(function Row({
         bold={selected}
         keep={keep}
       />
+      {cols.usage > 0 ? (
+        <Cell text={row.usage} color={theme.c.muted} inverse={inverse} bold={selected} />
+      ) : null}
       <Cell text={row.spark} color={theme.c.accent} inverse={inverse} bold={selected} keep={keep} />
       <Cell text={row.files} inverse={inverse} bold={selected} keep={keep} />
       {cols.step > 0 && stepCut ? (
@@ -170,7 +176,7 @@ function Headings({ cols, width, theme }: { cols: FleetColumns; width: number; t
   return (
     <Box width={width} height={1}>
       <Text wrap="truncate-end" color={theme.c.muted} bold>
-        {`     ${cutEnd("state", FLEET_STATE_WIDTH)}${cutEnd("session", cols.id)}${cutEnd("name", cols.name)}${cols.agent > 0 ? cutEnd("agent", cols.agent) : ""}${cutEnd("activity", cols.last)}${cutEnd("ev/min 10m", cols.spark)}${cutEnd("files", cols.files)}${cols.step > 0 ? cutEnd("current step", cols.step) : ""}`}
+        {`     ${cutEnd("state", FLEET_STATE_WIDTH)}${cutEnd("session", cols.id)}${cutEnd("name", cols.name)}${cols.agent > 0 ? cutEnd("agent", cols.agent) : ""}${cols.repo > 0 ? cutEnd("repository", cols.repo) : ""}${cutEnd("activity", cols.last)}${cols.usage > 0 ? cutEnd("prompts · $", cols.usage) : ""}${cutEnd("ev/min 10m", cols.spark)}${cutEnd("files", cols.files)}${cols.step > 0 ? cutEnd("current step", cols.step) : ""}`}
       </Text>
     </Box>
   );
@@ -255,6 +261,14 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   const head = live.head;
 
   const sort = `${SORT_LABELS[meta.sortKey] ?? meta.sortKey} ${meta.sortDir === "asc" ? "↑" : "↓"}`;
+  const includeDestroyed = useStore(sessions, (s) => s.includeDestroyed);
+  const base = `state: ${meta.stateFilter ?? "all"} · sort: ${sort}`;
+  // Room for the note about destroyed and error sessions: what the filter hint leaves.
+  const note =
+    services.live !== null && !editing
+      ? destroyedNote(includeDestroyed, inner - displayWidth(base) - 16)
+      : null;
+  const settings = note ? `${base} · ${note}` : base;
   const status = meta.loading
     ? "loading sessions…"
     : meta.error
@@ -287,12 +301,16 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
       </Box>
       <Box height={1} width={inner}>
         <Text wrap="truncate-end" color={theme.c.muted}>
-          {`state: ${meta.stateFilter ?? "all"} · sort: ${sort} · `}
+          {`${settings} · `}
         </Text>
         {editing ? (
           <>
             <Text color={theme.c.accent}>/</Text>
-            <TextInput value={meta.filterText} focus width={Math.max(4, inner - 40)} />
+            <TextInput
+              value={meta.filterText}
+              focus
+              width={Math.max(4, inner - displayWidth(settings) - 4)}
+            />
           </>
         ) : (
           <Text wrap="truncate-end" color={meta.filterText ? theme.c.accent : theme.c.muted}>

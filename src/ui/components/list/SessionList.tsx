@@ -13,6 +13,7 @@ import { REASON_GLYPH } from "../../../store/attention/reasons.js";
 import { type Overlap, overlapMark, overlapSummary } from "../../../store/fleet/overlaps.js";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAgeCoarse } from "../../../text/format.js";
+import { displayWidth } from "../../../text/wrap.js";
 import { useServices } from "../../context/servicesContext.js";
 import { REASON_COLOR, stateBadge, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
@@ -20,6 +21,7 @@ import { useTicked } from "../../hooks/useNow.js";
 import { type ListRowStyle, listRowStyle } from "../../model/geometry.js";
 import { listRows, listWindowStart } from "../../model/layout.js";
 import { orderSessions } from "../../model/listOrder.js";
+import { destroyedNote, listRowMeta } from "../../model/listRow.js";
 import { TextInput } from "../chrome/TextInput.js";
 
 /**
@@ -42,6 +44,9 @@ const SORT_LABELS: Record<string, string> = {
   title: "name",
 };
 
+/** The rows' ages change in these steps (formatAgeCoarse's finest). */
+const ACTIVITY_STEP_MS = 5000;
+
 function str(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
@@ -55,6 +60,7 @@ const Row = memo(function Row({
   width,
   listFocused,
   overlap,
+  meta,
 }: {
   session: Session;
   selected: boolean;
@@ -66,6 +72,8 @@ const Row = memo(function Row({
   listFocused: boolean;
   /** Paths another session on the repository changed too, if any. */
   overlap: readonly Overlap[] | undefined;
+  /** What follows the name (listRowMeta): last activity, repository, prompts, cost, … */
+  meta: string;
 }) {
   const theme = useTheme();
   const badge = stateBadge(str(session.state));
@@ -73,13 +81,6 @@ const Row = memo(function Row({
   const wide = style === "wide";
   const compact = style === "compact";
   const agent = str(session.agent);
-  const where = [
-    [str(session.repo), str(session.branch)].filter(Boolean).join(" @ "),
-    str(session.visibility),
-    width >= 110 ? str(session.sandbox_url) : "",
-  ]
-    .filter(Boolean)
-    .join(" · ");
   return (
     <Box width={width} height={1}>
       <Text wrap="truncate-end" inverse={selected && listFocused} bold={selected}>
@@ -122,7 +123,7 @@ const Row = memo(function Row({
             <Text> {title}</Text>
           </>
         )}
-        {wide && where ? <Text color={theme.c.muted}>{`  ${where}`}</Text> : null}
+        {meta ? <Text color={theme.c.muted}>{`  ${meta}`}</Text> : null}
       </Text>
     </Box>
   );
@@ -164,8 +165,22 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
   const at = Math.min(cursor, Math.max(0, visible.length - 1));
   const start = listWindowStart(at, visible.length, rows);
   const shown = visible.slice(start, start + rows);
+  // The rows' last activity, on the shared tick in 5 s steps (the coarse age changes no
+  // faster), and only while a row shows one.
+  const clock = useTicked((now) =>
+    style !== "compact" && shown.some((s) => s.last_activity_at !== undefined)
+      ? Math.floor(now / ACTIVITY_STEP_MS) * ACTIVITY_STEP_MS
+      : 0,
+  );
+  const includeDestroyed = useStore(sessions, (s) => s.includeDestroyed);
+  const settings = `state: ${meta.stateFilter ?? "all"} · sort: ${SORT_LABELS[meta.sortKey] ?? meta.sortKey} ${meta.sortDir === "asc" ? "↑" : "↓"}`;
+  // The service leaves destroyed and error sessions out unless asked: said where a service
+  // lists (a recording's list is whole).
+  const note = refreshes
+    ? destroyedNote(includeDestroyed, inner - displayWidth(settings) - 3)
+    : null;
+  const settingsLine = note ? `${settings} · ${note}` : settings;
 
-  const sort = `${SORT_LABELS[meta.sortKey] ?? meta.sortKey} ${meta.sortDir === "asc" ? "↑" : "↓"}`;
   const status = meta.loading
     ? { text: "loading sessions…", color: theme.c.muted }
     : meta.error
@@ -212,7 +227,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
       </Box>
       <Box height={1} width={inner}>
         <Text wrap="truncate-end" color={theme.c.muted}>
-          {`state: ${meta.stateFilter ?? "all"} · sort: ${sort}`}
+          {settingsLine}
         </Text>
       </Box>
       <Box height={rows} width={inner} flexDirection="column">
@@ -232,6 +247,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
               style={style}
               width={inner}
               listFocused={focused}
+              meta={listRowMeta(s, style, inner, clock)}
             />
           ))
         )}

@@ -1,56 +1,22 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
-import type { Session } from "../../../protocol/resources.js";
 import { displayId } from "../../../store/admitSession.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
+import { useTicked } from "../../hooks/useNow.js";
 import { detailNotes } from "../../model/detailNotes.js";
 import { detailRows } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
+import { detailView } from "../../model/sessionDetail.js";
 import { OverlayFrame } from "./OverlayFrame.js";
 
 /**
  * Every field of one session record, as the service sent it (sanitized at the store): the
- * documented ones first, then any other, unknown ones included.
+ * documented ones first, then any other, unknown ones included; below them the API routes in
+ * use (model/sessionDetail.ts decides what each line says).
  */
-
-const FIRST = [
-  "id",
-  "session_id",
-  "name",
-  "title",
-  "state",
-  "agent",
-  "template_id",
-  "visibility",
-  "sandbox_url",
-  "repo",
-  "branch",
-  "user_id",
-  "organization_id",
-  "created_at",
-  "updated_at",
-];
-
-/**
- * The record's fields in display order, the id as its display copy; the session_id the client
- * adds to an `id` record is left out.
- */
-export function detailEntries(record: Session): [string, unknown][] {
-  const shownId = displayId(record);
-  const all: [string, unknown][] = [];
-  for (const [k, v] of Object.entries(record)) {
-    if (k !== "session_id") all.push([k, v]);
-    else if (record.id !== shownId) all.push([k, shownId]);
-  }
-  const rank = (k: string) => {
-    const i = FIRST.indexOf(k);
-    return i === -1 ? FIRST.length : i;
-  };
-  return all.sort(([a], [b]) => rank(a) - rank(b));
-}
 
 export interface SessionDetailProps {
   sessionId: string;
@@ -59,15 +25,8 @@ export interface SessionDetailProps {
   offset: number;
 }
 
-function valueText(v: unknown): string {
-  if (typeof v === "string") return v;
-  if (v === undefined) return "—";
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
-}
+/** The ages beside times change in these steps (formatAgeCoarse's finest). */
+const AGE_STEP_MS = 5000;
 
 export const SessionDetail = memo(function SessionDetail({
   sessionId,
@@ -75,33 +34,51 @@ export const SessionDetail = memo(function SessionDetail({
   height,
   offset,
 }: SessionDetailProps) {
-  const { sessions, attention, overlaps } = useServices();
+  const { sessions, routes, attention, overlaps } = useServices();
   const theme = useTheme();
   const record = useStore(sessions, (s) => selectRecord(s, sessionId));
   const items = useStore(attention, (s) => s.items);
   const overlap = useStore(overlaps, (s) => s.bySession.get(sessionId));
-  // Why it needs you and who else changes its files come first (a row only has room for a mark).
-  const notes = detailNotes(items, overlap, sessionId);
-  const entries = record ? [...notes, ...detailEntries(record)] : [];
+  const now = useTicked((t) => Math.floor(t / AGE_STEP_MS) * AGE_STEP_MS);
+  const { lines, fields } = record
+    ? detailView(record, routes ?? null, now, detailNotes(items, overlap, sessionId))
+    : { lines: [], fields: 0 };
   // A loop, not a spread: a record may have more fields than a call has room for arguments.
   let keyWidth = 4;
-  for (const [k] of entries) if (k.length > keyWidth) keyWidth = Math.min(24, k.length);
+  for (const l of lines) {
+    if ((l.kind === "field" || l.kind === "note") && l.key.length > keyWidth) {
+      keyWidth = l.key.length;
+    }
+  }
+  keyWidth = Math.min(24, keyWidth);
   const rows = detailRows(height);
-  const shown = entries.slice(offset, offset + rows);
+  const shown = lines.slice(offset, offset + rows);
   return (
     <OverlayFrame
       width={width}
       height={height}
       title={`Session ${displayId(record ?? sessionId)}`}
-      note={` — ${entries.length - notes.length} fields · ${keyOf("cancel")} or ${keyOf("detail")} closes`}
+      note={` — ${Math.max(0, fields)} fields · ${keyOf("cancel")} or ${keyOf("detail")} closes`}
     >
       {record ? (
-        shown.map(([k, v]) => (
-          <Box key={`${k}:${valueText(v)}`} height={1}>
-            <Text wrap="truncate-end">
-              <Text color={theme.c.accent}>{k.padEnd(keyWidth)}</Text>
-              <Text>{`  ${valueText(v)}`}</Text>
-            </Text>
+        shown.map((l, i) => (
+          // Keys of fields are unique; a heading or blank line is keyed by its place.
+          <Box key={l.kind === "field" ? `f:${l.key}` : `${l.kind}:${offset + i}`} height={1}>
+            {l.kind === "blank" ? (
+              <Text> </Text>
+            ) : l.kind === "heading" ? (
+              <Text wrap="truncate-end">
+                <Text bold color={theme.c.accent}>
+                  {l.key}
+                </Text>
+                <Text color={theme.c.muted}>{`  ${l.value}`}</Text>
+              </Text>
+            ) : (
+              <Text wrap="truncate-end">
+                <Text color={theme.c.accent}>{l.key.padEnd(keyWidth)}</Text>
+                <Text>{`  ${l.value}`}</Text>
+              </Text>
+            )}
           </Box>
         ))
       ) : (

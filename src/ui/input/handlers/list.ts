@@ -49,6 +49,26 @@ export function cycleStateFilter(deps: UiDeps, which: RowCursor = "listCursor"):
   keepSelection(deps, () => st.setStateFilter(cycle[(at + 1) % cycle.length] ?? null), which);
 }
 
+/**
+ * Ask the service for destroyed and error sessions too, or stop asking: the list is read again
+ * from its first page, and the cursor goes back to the session it was on when that is still
+ * listed.
+ */
+export function toggleIncludeDestroyed(deps: UiDeps, which: RowCursor = "listCursor"): void {
+  const st = deps.services.sessions.getState();
+  const include = !st.includeDestroyed;
+  const before = visibleSessions(deps)[deps.ui.getState()[which]]?.session_id ?? null;
+  message(
+    deps,
+    include ? "Listing destroyed and error sessions too…" : "Hiding destroyed and error sessions…",
+  );
+  void st.setIncludeDestroyed(include).then(() => {
+    const at =
+      before === null ? -1 : visibleSessions(deps).findIndex((x) => x.session_id === before);
+    patch(deps, { [which]: Math.max(0, at) });
+  });
+}
+
 export function cycleSort(deps: UiDeps, which: RowCursor = "listCursor"): void {
   const st = deps.services.sessions.getState();
   const at = SORT_CYCLE.indexOf(st.sortKey);
@@ -95,6 +115,7 @@ export const LIST: ModeHandlers<"list"> = {
   },
   filter: (deps) => patch(deps, { editing: { kind: "filter" } }),
   stateFilter: (deps) => cycleStateFilter(deps),
+  includeDestroyed: (deps) => toggleIncludeDestroyed(deps),
   sort: (deps) => cycleSort(deps),
   back: (deps) => {
     clearFilters(deps);

@@ -7,6 +7,7 @@ import {
   type Paging,
 } from "../../model/geometry.js";
 import type { CommandId } from "../../model/keymap.js";
+import { detailView } from "../../model/sessionDetail.js";
 import type {
   DetailOverlayState,
   HelpOverlayState,
@@ -33,13 +34,14 @@ function pagingOf(
   if (o.kind === "help") return helpPaging(size, deps.services.identity.getState());
   if (o.kind === "messages") return messagesPaging(size, deps.ui.getState().log);
   const record = sessionRecord(deps, o.sessionId);
-  const { attention, overlaps } = deps.services;
+  const { attention, overlaps, routes } = deps.services;
   const notes = detailNotes(
     attention.getState().items,
     overlaps.getState().bySession.get(o.sessionId),
     o.sessionId,
-  ).length;
-  return detailPaging(size, record ? Object.keys(record).length + notes : 0);
+  );
+  const lines = record ? detailView(record, routes ?? null, 0, notes).lines.length : 0;
+  return detailPaging(size, lines);
 }
 
 function scroll(by: (page: number) => number): Handler<OverlayMode> {

@@ -5,7 +5,13 @@ import type { MainMode } from "../../model/mode.js";
 import { MERGED_ID } from "../../model/uiStore.js";
 import { message, openPane, patch, selectedSessionId, timelineOf } from "../actions.js";
 import type { UiDeps } from "../deps.js";
-import { clearFilters, cycleSort, cycleStateFilter, moveRowCursor } from "./list.js";
+import {
+  clearFilters,
+  cycleSort,
+  cycleStateFilter,
+  moveRowCursor,
+  toggleIncludeDestroyed,
+} from "./list.js";
 import { PANE } from "./pane.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
@@ -36,6 +42,7 @@ export const FLEET: ModeHandlers<"fleet"> = {
   },
   filter: (deps) => patch(deps, { editing: { kind: "filter" } }),
   stateFilter: (deps) => cycleStateFilter(deps, "fleetCursor"),
+  includeDestroyed: (deps) => toggleIncludeDestroyed(deps, "fleetCursor"),
   sort: (deps) => cycleSort(deps, "fleetCursor"),
   detail: (deps) => {
     const id = selectedSessionId(deps);

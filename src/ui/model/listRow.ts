@@ -1,0 +1,60 @@
+import type { Session } from "../../protocol/resources.js";
+import {
+  formatPrompts,
+  formatUsd,
+  lastActivityAt,
+  promptCount,
+  sessionRepo,
+  totalCostUsd,
+} from "../../protocol/sessionRecord.js";
+import { formatAgeCoarse } from "../../text/format.js";
+import { displayWidth } from "../../text/wrap.js";
+import type { ListRowStyle } from "./geometry.js";
+import { keyOf } from "./keymap.js";
+
+/**
+ * What a session list row shows after the name, as the width allows: from 64 columns its last
+ * activity ("3m ago"); from 100 the repository (the documented github_repo, else repo) and
+ * branch, the last activity and the visibility; from 120 the prompts and the cost; from 110 the
+ * sandbox URL last. Pure: the clock is given (in 5 s steps, so an idle list redraws rarely).
+ */
+export function listRowMeta(s: Session, style: ListRowStyle, width: number, now: number): string {
+  if (style === "compact") return "";
+  const at = lastActivityAt(s);
+  const activity = at === null ? "" : formatAgeCoarse(Math.max(0, now - at));
+  if (style === "ids") return activity;
+  const str = (v: unknown) => (typeof v === "string" ? v : "");
+  const prompts = promptCount(s);
+  const usd = totalCostUsd(s);
+  return [
+    [sessionRepo(s) ?? "", str(s.branch)].filter(Boolean).join(" @ "),
+    activity,
+    width >= 120 && prompts !== null ? formatPrompts(prompts) : "",
+    width >= 120 && usd !== null ? formatUsd(usd) : "",
+    str(s.visibility),
+    width >= 110 ? str(s.sandbox_url) : "",
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+/**
+ * What the list and the fleet say about destroyed and error sessions, which the real service
+ * leaves out unless asked: the longest wording that fits `room` cells, or null when none does
+ * (a list narrowed beside panes; the key's help still says it).
+ */
+export function destroyedNote(included: boolean, room: number): string | null {
+  const key = keyOf("includeDestroyed");
+  const words = included
+    ? [
+        `destroyed and error sessions shown (${key} hides)`,
+        `destroyed/error shown (${key})`,
+        `${key}: hide destroyed`,
+      ]
+    : [
+        `destroyed and error sessions hidden (${key} shows)`,
+        `destroyed/error hidden (${key})`,
+        `${key}: show destroyed`,
+      ];
+  return words.find((w) => displayWidth(w) <= room) ?? null;
+}
