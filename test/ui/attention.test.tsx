@@ -72,9 +72,14 @@ describe("attention", () => {
     expect(first).toBeGreaterThan(0);
     expect(second).toBeGreaterThan(first);
     expect(frame).toMatch(
-      new RegExp(`${b}  ⏸ paused +since \\d\\d:\\d\\d:\\d\\d \\(.+\\) · stream`),
+      new RegExp(`${b}  ⏸ paused +since \\d\\d:\\d\\d:\\d\\d \\(.+\\) +· stream`),
     );
-    expect(frame).toMatch(new RegExp(`${c}  ⏸ paused +since \\d\\d:\\d\\d:\\d\\d \\(.+\\) · list`));
+    expect(frame).toMatch(
+      new RegExp(`${c}  ⏸ paused +since \\d\\d:\\d\\d:\\d\\d \\(.+\\) +· list`),
+    );
+    // The age has a column of its own: what follows it stays put whatever the age reads.
+    const lineOf = (id: string) => frame.split("\n").find((l) => l.includes(id)) ?? "";
+    expect(lineOf(b).indexOf("· stream")).toBe(lineOf(c).indexOf("· list"));
     await pressKey(h, "escape");
     await waitForContent(h, "Sessions 4/4");
     expect(h.bells()).toBe(1);

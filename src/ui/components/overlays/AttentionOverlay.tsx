@@ -29,6 +29,12 @@ const REASONS: Record<string, string> = {
   silent: "stream silent",
 };
 
+/**
+ * Room for "(just now)" … "(2d 5h ago)": the columns after the age stay put as it changes
+ * from one reading to the next.
+ */
+const AGE_COLUMN = 12;
+
 function Item({
   item,
   name,
@@ -56,9 +62,9 @@ function Item({
         </Text>
         <Text bold>{shownId}</Text>
         <Text color={theme.c[badge.color]}>{`  ${reason.padEnd(16)}`}</Text>
-        <Text
-          color={theme.c.muted}
-        >{` since ${formatTime(item.since)} (${age}) · ${item.source}`}</Text>
+        <Text color={theme.c.muted}>
+          {` since ${formatTime(item.since)} ${`(${age})`.padEnd(AGE_COLUMN)} · ${item.source}`}
+        </Text>
         <Text>{name ? `  ${name}` : ""}</Text>
         <Text color={theme.c.muted}>
           {item.message && !item.message.startsWith("session ") ? ` — ${item.message}` : ""}
