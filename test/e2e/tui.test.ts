@@ -589,7 +589,18 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
         const text = screen.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
         expect(text).toContain("Set AGENT_SESSIONS_API_KEY for this shell");
         expect(text).toContain("agent-sessions login --insecure-storage");
-        await pane.keys("Escape");
+        // The paste is not refused: the screen asks where the key goes, and r signs in for
+        // this run only, writing nothing.
+        const key = server.key("owner");
+        await pane.type(key);
+        await pane.waitForText(`${Array.from(key).length} characters`);
+        await pane.keys("Enter");
+        await pane.waitForText(["use it for this run only", "plain-text file"]);
+        await pane.keys("r");
+        const main = await pane.waitForText(['key "demo-owner"', "Sessions"]);
+        expect(main).not.toContain(key);
+        expect(existsSync(join(config.dir, "agent-sessions"))).toBe(false);
+        await pane.keys("q");
         await expectRestored(pane);
       } finally {
         config.cleanup();
