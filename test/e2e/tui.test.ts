@@ -608,6 +608,19 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     },
   );
 
+  it("a key the service refuses opens the sign-in screen with the refusal, not an empty list", async () => {
+    const pane = await launch([], {
+      env: { AGENT_SESSIONS_API_KEY: `ask_${"r".repeat(30)}` },
+    });
+    const screen = await pane.waitForText(["sign in", "The service refused the key in"]);
+    const text = screen.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
+    expect(text).toContain("AGENT_SESSIONS_API_KEY still wins in later runs");
+    expect(text).not.toContain("no sessions");
+    expect(text).not.toContain("r".repeat(30));
+    await pane.keys("Escape");
+    await expectRestored(pane);
+  });
+
   it.runIf(noKeychain !== null && keychainRequired)(
     "a real keychain is reachable for the login test (AGENT_SESSIONS_REQUIRE_KEYCHAIN=1)",
     () => {
