@@ -628,13 +628,37 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
         const text = screen.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
         expect(text).toContain("Set AGENT_SESSIONS_API_KEY for this shell");
         expect(text).toContain("agent-sessions login --insecure-storage");
-        await pane.keys("Escape");
+        // The paste is not refused: the screen asks where the key goes, and r signs in for
+        // this run only, writing nothing.
+        const key = server.key("owner");
+        await pane.type(key);
+        await pane.waitForText(`${Array.from(key).length} characters`);
+        await pane.keys("Enter");
+        await pane.waitForText(["use it for this run only", "plain-text file"]);
+        await pane.keys("r");
+        const main = await pane.waitForText(['key "demo-owner"', "Sessions"]);
+        expect(main).not.toContain(key);
+        expect(existsSync(join(config.dir, "agent-sessions"))).toBe(false);
+        await pane.keys("q");
         await expectRestored(pane);
       } finally {
         config.cleanup();
       }
     },
   );
+
+  it("a key the service refuses opens the sign-in screen with the refusal, not an empty list", async () => {
+    const pane = await launch([], {
+      env: { AGENT_SESSIONS_API_KEY: `ask_${"r".repeat(30)}` },
+    });
+    const screen = await pane.waitForText(["sign in", "The service refused the key in"]);
+    const text = screen.replace(/[│╭╮╰╯─]/g, " ").replace(/\s+/g, " ");
+    expect(text).toContain("AGENT_SESSIONS_API_KEY still wins in later runs");
+    expect(text).not.toContain("no sessions");
+    expect(text).not.toContain("r".repeat(30));
+    await pane.keys("Escape");
+    await expectRestored(pane);
+  });
 
   it.runIf(noKeychain !== null && keychainRequired)(
     "a real keychain is reachable for the login test (AGENT_SESSIONS_REQUIRE_KEYCHAIN=1)",

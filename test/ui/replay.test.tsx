@@ -53,7 +53,15 @@ function mount(saved: TimelineEntry[][] = [], size = { columns: 140, rows: 36 })
 describe("replay in the UI", () => {
   it("plays, pauses and changes speed from the keyboard", async () => {
     const ui = mount();
-    await waitForContent(ui, "REPLAY ⏸ paused ×1 · 10:00:00 (0% of 10:00:00–10:05:00)");
+    const first = await waitForContent(
+      ui,
+      "REPLAY ⏸ paused ×1 · 10:00:00 (0% of 10:00:00–10:05:00)",
+    );
+    // The header says what this is instead of filler for a key and a connection it has not.
+    expect(first).toContain("replaying a recording: no key is used and nothing is sent");
+    expect(first).toContain("▶ recording (no connection)");
+    expect(first).not.toContain('key "replay (no key)"');
+    expect(first).not.toMatch(/· ● live ·/);
     expect(ui.frame()).toMatch(/Space play\/pause/);
     await pressKey(ui, "]");
     await waitForContent(ui, "⏸ paused ×10 ·");

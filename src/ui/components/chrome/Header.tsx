@@ -62,7 +62,7 @@ const Sep = () => {
 export const Header = memo(function Header({ profile, baseUrl, size }: HeaderProps) {
   const width = size.columns;
   const { rows, compact } = headerOf(size);
-  const { identity, rateLimit, streams, maskedKey } = useServices();
+  const { identity, rateLimit, streams, maskedKey, replay } = useServices();
   const theme = useTheme();
   const id = useStore(
     identity,
@@ -109,7 +109,10 @@ export const Header = memo(function Header({ profile, baseUrl, size }: HeaderPro
     undefined,
     shallow,
   );
-  const c = { text: timed.connText, color: timed.connColor };
+  // A replay connects to nothing: its streams are a recording's, not live ones.
+  const c = replay
+    ? { text: "▶ recording (no connection)", color: "muted" as ColorName }
+    : { text: timed.connText, color: timed.connColor };
   const expiry = k ? { text: timed.expiryText, level: timed.expiryLevel } : null;
   const expiryColor: ColorName | undefined =
     expiry?.level === "expired" ? "error" : expiry?.level === "warn" ? "warn" : undefined;
@@ -182,7 +185,12 @@ export const Header = memo(function Header({ profile, baseUrl, size }: HeaderPro
       <IntegrationsNote />
     </>
   ) : null;
-  const second = id.error ? (
+  const second = replay ? (
+    // No key, no caller, no scopes: say what this is instead of filling the fields in.
+    <Text wrap="truncate-end" color={theme.c.muted}>
+      replaying a recording: no key is used and nothing is sent to any service
+    </Text>
+  ) : id.error ? (
     <Text wrap="truncate-end" color={theme.c.error}>
       ✗ key check failed: {id.error.message}
       {id.error.hint ? ` — ${id.error.hint}` : ""}
@@ -222,7 +230,7 @@ export const Header = memo(function Header({ profile, baseUrl, size }: HeaderPro
     >
       {first}
       {second}
-      <Text wrap="truncate-end">{scopes ?? " "}</Text>
+      <Text wrap="truncate-end">{replay ? " " : (scopes ?? " ")}</Text>
     </Box>
   );
 });

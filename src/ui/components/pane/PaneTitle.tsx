@@ -109,7 +109,7 @@ export const PaneTitle = memo(function PaneTitle({
   borderColor,
   note = null,
 }: PaneTitleProps) {
-  const { streams, sessions, attention } = useServices();
+  const { streams, sessions, attention, replay } = useServices();
   const theme = useTheme();
   // Derived on the shared tick and on store changes, compared field by field: a heartbeat
   // that leaves "♥ 0s" as it was re-renders nothing.
@@ -122,7 +122,10 @@ export const PaneTitle = memo(function PaneTitle({
     const v = selectRecord(st, sessionId)?.state;
     return typeof v === "string" ? v : null;
   });
-  const badge = stateBadge(s.sessionState ?? recordState);
+  const known = stateBadge(s.sessionState ?? recordState);
+  // A recording that never said the session's state: say so, not "unknown" like a live one.
+  const badge =
+    replay && (s.sessionState ?? recordState) === null ? { ...known, text: "not recorded" } : known;
   // The attention queue decides (the list's view of the session as well as its stream's).
   const needsYou = useStore(attention, (st) => unseenItemOf(st, sessionId)?.reason ?? null);
 
