@@ -269,7 +269,7 @@ describe("agent-sessions attention --watch", () => {
     );
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split("\n").at(-1)).toMatch(
-      new RegExp(`^\\d\\d:\\d\\d:\\d\\d \\+ ${b}  failed: session error  \\S`),
+      new RegExp(`^\\d\\d:\\d\\d:\\d\\d \\+ ${b}  failed: .+  \\S`),
     );
     ref.setState(b, "active");
   });

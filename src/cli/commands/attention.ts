@@ -175,7 +175,8 @@ export async function attention(o: AttentionRunOptions, ctx: AttentionContext): 
         }
       },
     },
-    { redact },
+    // Failed and destroyed sessions are what this command is for: asked for on every page.
+    { redact, includeDestroyed: true },
   );
   const whole = createWholeList({ sessions, client, redact });
   const streams = createStreamsStore({ capacity: 50, redact });

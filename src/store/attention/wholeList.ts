@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { ApiClient } from "../../client/apiClient.js";
+import type { PageToken } from "../../protocol/resources.js";
 import { noRedaction, type RedactFn } from "../../text/redact.js";
 import { type AdmittedSession, admitSessions } from "../admitSession.js";
 import { toErrorInfo } from "../errorInfo.js";
@@ -9,7 +10,8 @@ import type { SessionsState, SessionsStore } from "../sessionsStore.js";
  * The rest of the list: the pages past the ones the session list has loaded, read so the
  * attention queue covers every session and not only what the user scrolled to. It follows
  * the list's own reads (each load or live refresh, so at the list refresh's pace, through the
- * one request budget) and reads on from where the list stops, with the paging guards of
+ * one request budget) and reads on from where the list stops (or, while the list leaves
+ * destroyed and error sessions out, every page asking for them), with the paging guards of
  * ApiClient.sessionPages. When it cannot read everything (the page cap, a paging loop, an
  * error), it says the queue is partial and why.
  */
@@ -70,7 +72,11 @@ export function createWholeList(o: WholeListOptions): WholeList {
 
   async function read(): Promise<void> {
     const s = o.sessions.getState();
-    if (!s.hasMore || s.next === null) {
+    // A list that leaves destroyed and error sessions out (the service's default) cannot be
+    // read on from: the queue needs exactly those, so it reads every page again asking for
+    // them (its pages do not line up with the list's, so from the start).
+    const hidden = !s.includeDestroyed;
+    if (!hidden && (!s.hasMore || s.next === null)) {
       store.setState((w) => ({
         extra: [],
         complete: s.error === null,
@@ -87,7 +93,9 @@ export function createWholeList(o: WholeListOptions): WholeList {
     let reason: string | null = null;
     try {
       const pages = o.client.sessionPages(
-        { limit: o.pageSize ?? 100, maxPages: o.maxPages ?? 50, from: s.next },
+        hidden
+          ? { limit: o.pageSize ?? 100, maxPages: o.maxPages ?? 50, includeDestroyed: true }
+          : { limit: o.pageSize ?? 100, maxPages: o.maxPages ?? 50, from: s.next as PageToken },
         c.signal,
       );
       for (;;) {

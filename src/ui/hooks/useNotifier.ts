@@ -3,6 +3,7 @@ import { useEffect } from "react";
 import { sessionName } from "../../protocol/resources.js";
 import type { AttentionStore } from "../../store/attention/attentionStore.js";
 import type { SessionsStore } from "../../store/sessionsStore.js";
+import { selectRecord } from "../../store/sessionsStore.js";
 import { Notifier, type NotifyPolicy } from "../model/notifier.js";
 
 /**
@@ -24,7 +25,8 @@ export function useNotifier(
       policy: { bell, osc, oscKind, tmux },
       write,
       nameOf: (id) => {
-        const r = sessions.getState().items.find((x) => x.session_id === id);
+        // The list's record, else one read on its own (a pane's, or one the list now hides).
+        const r = selectRecord(sessions.getState(), id);
         return r ? sessionName(r) : null;
       },
     });
