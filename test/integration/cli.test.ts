@@ -160,7 +160,7 @@ describe("headless commands", () => {
   });
 
   it("sessions lists a table, --json an array, --state filters, --all pages through", async () => {
-    const table = await runCli(["sessions"], { env: env("member") });
+    const table = await runCli(["sessions", "--wide"], { env: env("member") });
     expect(table.code).toBe(0);
     expect(table.stdout.split("\n")[0]).toMatch(/^SESSION\s+STATE\s+NAME\s+AGENT/);
     for (const id of server.sessionIds()) expect(table.stdout).toContain(id);

@@ -67,7 +67,7 @@ const ME = { tenant_id: "org_1", principal_id: "usr_1", scopes: ["sessions:read"
 
 describe("sessions on the documented offset paging", () => {
   it("--all --include-destroyed returns every one of 45 sessions, with their names in the table", async () => {
-    const r = await runCli(["sessions", "--all", "--include-destroyed"], { env: refEnv() });
+    const r = await runCli(["sessions", "--all", "--include-destroyed", "--wide"], { env: refEnv() });
     // The count is a note for the person (stderr); stdout is the table alone.
     expect(r.stderr).toBe("45 sessions\n");
     expect(r.code).toBe(0);
@@ -103,7 +103,7 @@ describe("sessions on the documented offset paging", () => {
   });
 
   it("one page says how many there are in all, and what the service hides", async () => {
-    const r = await runCli(["sessions"], { env: refEnv() });
+    const r = await runCli(["sessions", "--wide"], { env: refEnv() });
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split("\n")).toHaveLength(1 + 20);
     expect(r.stderr).toBe(

@@ -86,7 +86,7 @@ describe("reference service: the documented record", () => {
       expect(r.error_message !== null).toBe(r.state === "error");
       const prompt = r.last_prompt as Rec | null;
       if (prompt !== null) {
-        expect(prompt.status).toBe(r.state === "error" ? "failed" : "completed");
+        expect(prompt.status).toBe(r.state === "error" ? "error" : "completed");
         expect(Date.parse(String(prompt.completed_at))).toBeGreaterThanOrEqual(
           Date.parse(String(prompt.started_at)),
         );
@@ -235,7 +235,7 @@ describe("client: include_destroyed", () => {
     expect(sessions.getState().records[id]?.state).toBe("error");
     expect(attention.getState().items.map((i) => [i.sessionId, i.reason])).toContainEqual([
       id,
-      "error",
+      "failed",
     ]);
     attention.dispose();
   });
@@ -252,7 +252,7 @@ describe("sessions: the documented record and filter on the command line", () =>
   const refEnv = () => env(ref.url, ref.key("member"));
 
   it("lists what the service shows, says what it hides, and --include-destroyed lists all", async () => {
-    const r = await runCli(["sessions"], { env: refEnv() });
+    const r = await runCli(["sessions", "--wide"], { env: refEnv() });
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split("\n")).toHaveLength(1 + 13);
     expect(r.stderr).toBe(
@@ -260,7 +260,7 @@ describe("sessions: the documented record and filter on the command line", () =>
     );
     const header = r.stdout.split("\n")[0] ?? "";
     expect(header).toMatch(/\bREPO\s+LAST ACTIVITY\s+UPDATED\b/);
-    const all = await runCli(["sessions", "--include-destroyed", "--all", "--limit", "4"], {
+    const all = await runCli(["sessions", "--include-destroyed", "--all", "--limit", "4", "--wide"], {
       env: refEnv(),
     });
     expect(all.code).toBe(0);
@@ -302,7 +302,7 @@ describe("sessions: the documented record and filter on the command line", () =>
     expect(j.code).toBe(0);
     const back = JSON.parse(j.stdout) as Rec[];
     expect(back.map(({ session_id: _, ...rest }) => rest)).toEqual(records);
-    const t = await runCli(["sessions", "--include-destroyed"], { env: env(srv.url, KEY) });
+    const t = await runCli(["sessions", "--include-destroyed", "--wide"], { env: env(srv.url, KEY) });
     expect(t.code).toBe(0);
     const lines = t.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^SESSION\s+STATE\s+NAME\s+REPO\s+LAST ACTIVITY\s*$/);

@@ -212,7 +212,7 @@ describe("UI snapshots", () => {
     const ui = mount(fx, { columns: 150, rows: 40 });
     await waitForContent(ui, fx.ids[0] as string);
     await pressKey(ui, "?");
-    await waitForContent(ui, "Session pane");
+    await waitForContent(ui, "Everywhere");
     expect(snap(ui)).toMatchSnapshot();
   });
 
