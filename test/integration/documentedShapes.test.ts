@@ -67,7 +67,9 @@ const ME = { tenant_id: "org_1", principal_id: "usr_1", scopes: ["sessions:read"
 
 describe("sessions on the documented offset paging", () => {
   it("--all --include-destroyed returns every one of 45 sessions, with their names in the table", async () => {
-    const r = await runCli(["sessions", "--all", "--include-destroyed", "--wide"], { env: refEnv() });
+    const r = await runCli(["sessions", "--all", "--include-destroyed", "--wide"], {
+      env: refEnv(),
+    });
     // The count is a note for the person (stderr); stdout is the table alone.
     expect(r.stderr).toBe("45 sessions\n");
     expect(r.code).toBe(0);

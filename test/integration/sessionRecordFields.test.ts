@@ -260,9 +260,12 @@ describe("sessions: the documented record and filter on the command line", () =>
     );
     const header = r.stdout.split("\n")[0] ?? "";
     expect(header).toMatch(/\bREPO\s+LAST ACTIVITY\s+UPDATED\b/);
-    const all = await runCli(["sessions", "--include-destroyed", "--all", "--limit", "4", "--wide"], {
-      env: refEnv(),
-    });
+    const all = await runCli(
+      ["sessions", "--include-destroyed", "--all", "--limit", "4", "--wide"],
+      {
+        env: refEnv(),
+      },
+    );
     expect(all.code).toBe(0);
     expect(all.stdout.trimEnd().split("\n")).toHaveLength(1 + 15);
     expect(all.stdout).toMatch(/ error /);
@@ -302,7 +305,9 @@ describe("sessions: the documented record and filter on the command line", () =>
     expect(j.code).toBe(0);
     const back = JSON.parse(j.stdout) as Rec[];
     expect(back.map(({ session_id: _, ...rest }) => rest)).toEqual(records);
-    const t = await runCli(["sessions", "--include-destroyed", "--wide"], { env: env(srv.url, KEY) });
+    const t = await runCli(["sessions", "--include-destroyed", "--wide"], {
+      env: env(srv.url, KEY),
+    });
     expect(t.code).toBe(0);
     const lines = t.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^SESSION\s+STATE\s+NAME\s+REPO\s+LAST ACTIVITY\s*$/);
