@@ -268,6 +268,9 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     // rows would reorder on nearly every refresh.
     const pane = await launch([], { env: { AGENT_SESSIONS_REFRESH_MS: "1000" } });
     await pane.waitForText("shown of");
+    // Failed and destroyed sessions shown too (D), so no row leaves the list while it moves.
+    await pane.keys("D");
+    await pane.waitForText("destroyed and error sessions shown");
     const rowIds = (screen: string) =>
       screen
         .split("\n")
@@ -294,7 +297,8 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     // Keys pause: the new order applies, and the cursor stays on its session.
     await pause(3500);
     const after = await pane.waitFor("the cursor still on its session", (s) => selected(s) === on);
-    expect(rowIds(after).sort()).toEqual([...held].sort());
+    // Every row is still there (a destroyed session's successor may have joined them).
+    for (const id of held) expect(rowIds(after)).toContain(id);
     await pane.keys("q");
     await expectRestored(pane);
   });
@@ -423,8 +427,11 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await pane.keys("e");
     const screen = await pane.waitForText("Saved ");
     const dir = join(state, "agent-sessions", "exports");
-    const path = screen.match(/to (\/\S+\.ndjson)/)?.[1] ?? "";
-    expect(path.startsWith(`${dir}/`)).toBe(true);
+    // The status line names where (cut at the line's end when the path is long).
+    expect(screen).toContain(`to ${dir.slice(0, 24)}`);
+    const saved = readdirSync(dir).filter((f) => f.endsWith(".ndjson"));
+    expect(saved).toHaveLength(1);
+    const path = join(dir, saved[0] as string);
     expect(readFileSync(path, "utf8")).toContain("E2E-EXPORT-line");
     expect(readdirSync(process.cwd()).filter((f) => f.endsWith(".ndjson"))).toEqual(before);
     await pane.keys("q");
@@ -571,7 +578,7 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
       /Fleet \d+\/\d+ · streams ([1-9]\d*) live of \1 \(cap 50\)/.test(s),
     );
     expect(table).toMatch(
-      /state\s+session\s+name\s+agent\s+activity\s+ev\/min 10m\s+files\s+current step/,
+      /state\s+session\s+name\s+agent\s+(repository\s+)?activity\s+ev\/min 10m\s+files\s+current step/,
     );
     for (const id of ids) expect(table).toContain(id);
     const first = ids[0] as string;
@@ -608,7 +615,8 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     });
     expect(screen).toMatch(/profile: demo · http:\/\/127\.0\.0\.1:\d+/);
     // A simulated session may pause first: its pane title then carries the attention mark.
-    expect(screen).toMatch(/[─═━] (⚠ (?:[a-z]+ )+)?1 ses_\w+ /u);
+    // A narrow pane puts the state before the id (and may cut the id).
+    expect(screen).toMatch(/[─═━] (⚠ (?:[a-z]+ )+)?1 (ses_\w+ |[●◌⏸✗] )/u);
     expect(screen).toMatch(/[─═━] (⚠ (?:[a-z]+ )+)?2 ses_\w+ /u);
     expect(screen).not.toContain(server.url);
     await pane.keys("q");
