@@ -54,7 +54,7 @@ describe("agent-sessions snapshot", () => {
       /[─═━] (⚠ )?1 (?:ses_\w+ |[●⏸◌◆] \w+ · (?:● live · ses_|◌ connecting · s))/u,
     );
     expect(r.stdout).toMatch(
-      /[─═━] (⚠ )?2 (?:ses_\w+ |[●⏸◌◆] \w+ · (?:● live · ses_|◌ connecting · s))/u,
+      /[─═━] (⚠ (?:[a-z]+ )+)?2 (?:ses_\w+ |\S \w+ · (?:● live · ses_|◌ connecting · s))/u,
     );
     // The footer's key hints close the frame.
     expect(frame.at(-1)).toMatch(/q quit/);
