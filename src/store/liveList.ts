@@ -1,4 +1,5 @@
 import type { BudgetState } from "../client/requestBudget.js";
+import { BACKGROUND_TIMERS, type Timers } from "./backgroundTimers.js";
 import type { SessionsStore } from "./sessionsStore.js";
 
 /**
@@ -9,11 +10,7 @@ import type { SessionsStore } from "./sessionsStore.js";
  * (keeping selection, "updated 4 s ago") is the sessions store's and the UI's.
  */
 
-export interface LiveListTimers {
-  now(): number;
-  setTimer(fn: () => void, ms: number): unknown;
-  clearTimer(handle: unknown): void;
-}
+export type LiveListTimers = Timers;
 
 export interface LiveListOptions {
   sessions: Pick<SessionsStore, "getState">;
@@ -33,17 +30,6 @@ export interface LiveListOptions {
 /** The slowest cadence, whatever slows it. */
 const MAX_FACTOR = 8;
 
-const REAL_TIMERS: LiveListTimers = {
-  now: Date.now,
-  setTimer: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    // The cadence never keeps a finished process alive.
-    t.unref?.();
-    return t;
-  },
-  clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
-};
-
 export type RefreshReason = "timer" | "poke";
 
 export class LiveList {
@@ -60,7 +46,7 @@ export class LiveList {
   readonly counts = { timer: 0, poke: 0 };
 
   constructor(opts: LiveListOptions) {
-    this.#t = opts.timers ?? REAL_TIMERS;
+    this.#t = opts.timers ?? BACKGROUND_TIMERS;
     this.#o = {
       sessions: opts.sessions,
       budget: opts.budget,

@@ -1,6 +1,8 @@
-import { EventEmitter } from "node:events";
 import { asciiGlyph } from "../../ui/context/theme.js";
+import { InkStdout, type TerminalStream } from "./inkStdout.js";
 import { ScreenModel, type Style, WIDE_TAIL, type WriteEffects } from "./screenModel.js";
+
+export type { TerminalStream } from "./inkStdout.js";
 
 /**
  * The stdout Ink writes to, in front of the real terminal. Ink repaints the whole frame on
@@ -20,15 +22,6 @@ const RESET = "\u001b[0m";
 /** Unchanged cells shorter than this between two changed runs are rewritten, not skipped. */
 const MAX_GAP = 6;
 
-/** The part of a TTY write stream that Ink and this writer use. */
-export interface TerminalStream {
-  readonly columns: number;
-  readonly rows: number;
-  write(data: string): boolean;
-  on(event: "resize", fn: () => void): unknown;
-  off(event: "resize", fn: () => void): unknown;
-}
-
 export interface DiffWriterOptions {
   /** Draw with the ASCII glyph table (TERM=dumb, a locale without UTF-8). */
   ascii?: boolean;
@@ -45,8 +38,7 @@ export interface WriterStats {
   frames: number;
 }
 
-export class DiffWriter extends EventEmitter {
-  readonly isTTY = true;
+export class DiffWriter extends InkStdout {
   readonly stats: WriterStats = { bytesIn: 0, bytesOut: 0, frames: 0 };
   private readonly model: ScreenModel;
   /** What the terminal shows, as far as this writer wrote it. */
@@ -58,36 +50,17 @@ export class DiffWriter extends EventEmitter {
   private disposed = false;
   private readonly ascii: boolean;
   private readonly tap: ((data: string) => void) | null;
-  private readonly onResize = () => this.resized();
 
-  constructor(
-    private readonly out: TerminalStream,
-    opts: DiffWriterOptions = {},
-  ) {
-    super();
+  constructor(out: TerminalStream, opts: DiffWriterOptions = {}) {
+    super(out);
     this.ascii = opts.ascii ?? false;
     this.tap = opts.tap ?? null;
     this.model = new ScreenModel(this.columns, this.rows);
     this.shown = new ScreenModel(this.columns, this.rows);
-    out.on("resize", this.onResize);
   }
 
-  get columns(): number {
-    return this.out.columns || 80;
-  }
-
-  get rows(): number {
-    return this.out.rows || 24;
-  }
-
-  /** Ink's write. */
-  write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
-    const data = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
-    const cb = rest.find((x): x is () => void => typeof x === "function");
-    if (this.disposed) {
-      cb?.();
-      return true;
-    }
+  protected take(data: string): void {
+    if (this.disposed) return;
     this.tap?.(data);
     this.stats.bytesIn += Buffer.byteLength(data);
     const fx: WriteEffects = { passthrough: [], syncStart: false, syncEnd: false };
@@ -98,9 +71,7 @@ export class DiffWriter extends EventEmitter {
       this.inSync = false;
       this.flush();
     } else if (!this.inSync) this.schedule();
-    cb?.();
-    return true;
-  };
+  }
 
   /** Sends what changed since the last flush, now. */
   flush(): void {
@@ -122,10 +93,10 @@ export class DiffWriter extends EventEmitter {
   }
 
   /** Flushes and stops: later writes are dropped (the caller restores the terminal next). */
-  dispose(): void {
+  override dispose(): void {
     this.flush();
     this.disposed = true;
-    this.out.off("resize", this.onResize);
+    super.dispose();
   }
 
   private schedule(): void {
@@ -141,14 +112,14 @@ export class DiffWriter extends EventEmitter {
     this.out.write(data);
   }
 
-  private resized(): void {
+  protected override resized(): void {
     const cols = this.columns;
     const rows = this.rows;
     this.model.resize(cols, rows);
     this.shown.resize(cols, rows);
     // The terminal re-flowed or cropped what it showed: repaint all of it.
     this.dirty = true;
-    this.emit("resize");
+    super.resized();
     this.schedule();
   }
 

@@ -1,8 +1,8 @@
-import { EventEmitter } from "node:events";
 import type { Redactor } from "../../text/redact.js";
 import { toAscii } from "../../ui/context/theme.js";
-import { DiffWriter, type TerminalStream } from "./diffWriter.js";
+import { DiffWriter } from "./diffWriter.js";
 import { guardStream } from "./frameGuard.js";
+import { InkStdout, type TerminalStream } from "./inkStdout.js";
 
 /**
  * What the terminal can do, the alternate screen, and the cleanup that restores the
@@ -88,32 +88,9 @@ function session(leave: () => void): TerminalSession {
 }
 
 /** Ink's stdout on an ASCII-only terminal without the alternate screen: text through the glyph table. */
-export class AsciiOutput extends EventEmitter {
-  readonly isTTY = true;
-  private readonly onResize = () => this.emit("resize");
-
-  constructor(private readonly out: TerminalStream) {
-    super();
-    out.on("resize", this.onResize);
-  }
-
-  get columns(): number {
-    return this.out.columns || 80;
-  }
-
-  get rows(): number {
-    return this.out.rows || 24;
-  }
-
-  write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
-    const data = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+export class AsciiOutput extends InkStdout {
+  protected take(data: string): void {
     this.out.write(toAscii(data));
-    rest.find((x): x is () => void => typeof x === "function")?.();
-    return true;
-  };
-
-  dispose(): void {
-    this.out.off("resize", this.onResize);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { AttentionItem, AttentionState } from "../../store/attention/attentionStore.js";
+import { BACKGROUND_TIMERS, type Timers } from "../../store/backgroundTimers.js";
 import { osc9, osc777, tmuxPassthrough } from "../../text/notification.js";
 
 /**
@@ -95,21 +96,7 @@ export function notificationBytes(
   return out;
 }
 
-export interface NotifierTimers {
-  now(): number;
-  setTimer(fn: () => void, ms: number): unknown;
-  clearTimer(handle: unknown): void;
-}
-
-const REAL_TIMERS: NotifierTimers = {
-  now: Date.now,
-  setTimer: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
-};
+export type NotifierTimers = Timers;
 
 export interface NotifierOptions {
   attention: {
@@ -138,7 +125,7 @@ export class Notifier {
 
   constructor(o: NotifierOptions) {
     this.#o = o;
-    this.#t = o.timers ?? REAL_TIMERS;
+    this.#t = o.timers ?? BACKGROUND_TIMERS;
   }
 
   start(): void {
