@@ -9,6 +9,7 @@
  * commands' stderr) and keeps the process alive: a script waiting a minute for the budget
  * finishes its output instead of being dropped by Node with half a JSON document.
  */
+import { setMaxListeners } from "node:events";
 import { type Dispatcher, EnvHttpProxyAgent } from "undici";
 import { errorMessage } from "../protocol/errors.js";
 import { formatSeconds } from "../text/format.js";
@@ -235,6 +236,10 @@ export class Transport {
     this.#jitter = opts.jitter ?? 0.2;
     this.#random = opts.random ?? Math.random;
     this.#signal = opts.signal;
+    // Every call in flight listens to this signal while it runs, and a fleet has dozens in
+    // flight at once (each removes its listener when done): Node's warning past 10 would be
+    // noise on stderr, in the middle of the UI's screen.
+    if (opts.signal) setMaxListeners(0, opts.signal);
     this.#maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
     this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
     this.redactor = keyRedactor(opts.apiKey);

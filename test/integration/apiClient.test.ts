@@ -406,6 +406,28 @@ describe("429 and retries", () => {
     await expect(c.me()).rejects.toBeInstanceOf(CancelledError);
     expect(srv.seen).toHaveLength(1);
   });
+  it("dozens of calls in flight on one client-wide signal print no listener warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      const ctl = new AbortController();
+      const c = client({ signal: ctl.signal });
+      srv.fallback((_req, res) => {
+        setTimeout(() => {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ sessions: [session(1)] }));
+        }, 50);
+      });
+      const lists = await Promise.all(Array.from({ length: 30 }, () => c.listSessions()));
+      expect(lists.every((l) => l.sessions[0]?.session_id === "ses_1")).toBe(true);
+      // Warnings are emitted on the next tick.
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.includes("MaxListeners"))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });
 
 describe("5xx and network errors", () => {
