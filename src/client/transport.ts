@@ -17,7 +17,7 @@ import { USER_AGENT } from "../version.js";
 import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
 import { CancelledError, HttpError, NetworkError, RateLimitedError } from "./errors.js";
 import { classifyNetworkError, describeFailure, networkFailureOfKind } from "./networkFailure.js";
-import { type ProxySettings, proxyFailure, proxySettings } from "./proxy.js";
+import { type ProxySettings, proxyClients, proxyFailure, proxySettings } from "./proxy.js";
 import {
   type HeaderSource,
   headerValue,
@@ -141,6 +141,8 @@ export function defaultAgent(): Dispatcher {
       httpProxy: proxies.http?.url ?? "",
       httpsProxy: proxies.https?.url ?? "",
       noProxy: proxies.noProxy,
+      // Failures on a connection to the proxy are told as the proxy's, naming its variable.
+      ...proxyClients(proxies),
       // A plain http proxy gets plain requests for http:// services (as curl sends them);
       // https:// services always go through a tunnel.
       proxyTunnel: false,
