@@ -9,6 +9,7 @@
  * commands' stderr) and keeps the process alive: a script waiting a minute for the budget
  * finishes its output instead of being dropped by Node with half a JSON document.
  */
+import { setMaxListeners } from "node:events";
 import { type Dispatcher, EnvHttpProxyAgent } from "undici";
 import { errorMessage } from "../protocol/errors.js";
 import { formatSeconds } from "../text/format.js";
@@ -236,7 +237,7 @@ export class Transport {
     this.#maxDelayMs = opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
     this.#jitter = opts.jitter ?? 0.2;
     this.#random = opts.random ?? Math.random;
-    this.#signal = opts.signal;
+    this.#signal = opts.signal === undefined ? undefined : fanOut(opts.signal);
     this.#maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
     this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
     this.redactor = keyRedactor(opts.apiKey);
@@ -753,4 +754,17 @@ function describeWindow(ms: number): string {
     return minutes === 1 ? "minute" : `${minutes} minutes`;
   }
   return formatSeconds(ms);
+}
+
+/**
+ * A signal of our own that follows `signal`: every request in flight listens to it (a fleet's
+ * history reads are dozens at once), which is no leak, so Node is told not to warn of one
+ * (its warning would land on stderr, and in the middle of the UI's frames).
+ */
+function fanOut(signal: AbortSignal): AbortSignal {
+  const own = new AbortController();
+  setMaxListeners(0, own.signal);
+  if (signal.aborted) own.abort(signal.reason);
+  else signal.addEventListener("abort", () => own.abort(signal.reason), { once: true });
+  return own.signal;
 }
