@@ -118,6 +118,8 @@ export type StreamOpening =
       status: number;
       headers: HeaderSource;
       body: Dispatcher.ResponseData["body"];
+      /** A 5xx answer's Retry-After (null when none, garbage, or another status). */
+      retryAfterMs: number | null;
     }
   | { kind: "rate_limited"; retryAfterMs: number | null; error: RateLimitedError; body: null };
 
@@ -435,7 +437,13 @@ export class Transport {
     }
     const retryAfterMs = this.#observe(res.headers, res.statusCode, ticket);
     if (res.statusCode !== 429) {
-      return { kind: "response", status: res.statusCode, headers: res.headers, body: res.body };
+      return {
+        kind: "response",
+        status: res.statusCode,
+        headers: res.headers,
+        body: res.body,
+        retryAfterMs,
+      };
     }
     const text = await readBody(res.body, 16 * 1024).catch(() => ({ text: "" }));
     const quoted = errorMessage(tryJson(text.text));
@@ -461,7 +469,7 @@ export class Transport {
   #observe(headers: HeaderSource, status: number, ticket: number): number | null {
     this.rateLimit.update(headers);
     this.budget.observe(headers, status === 429, ticket);
-    if (status !== 429 && status < 500) return null;
+    if (status !== 429 && status !== 408 && status < 500) return null;
     return parseRetryAfter(headerValue(headers, "retry-after"));
   }
 
