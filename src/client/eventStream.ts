@@ -16,7 +16,7 @@ import { RecentEvents } from "../protocol/sameEvent.js";
 import { formatSeconds } from "../text/format.js";
 import { keyRedactor, type Redactor } from "../text/redact.js";
 import { cutText, sanitizeLine } from "../text/sanitize.js";
-import { DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
+import { DEFAULT_MAX_DELAY_MS } from "./backoff.js";
 import {
   type AgentSessionsError,
   CancelledError,
@@ -542,8 +542,14 @@ class EventStreamSubscription implements Subscription {
     }
     const msg = serverMessage ? `HTTP ${status}: ${serverMessage}` : `HTTP ${status}`;
     if (status >= 500 || status === 408) {
-      const retryAfterMs = parseRetryAfter(headerValue(res.headers, "retry-after"), this.now());
-      return { kind: "retry", reason: msg, error, retryAfterMs, delivered: false };
+      // Read by the transport, as every Retry-After is.
+      return {
+        kind: "retry",
+        reason: msg,
+        error,
+        retryAfterMs: res.retryAfterMs,
+        delivered: false,
+      };
     }
     // WHATWG fails the connection on any other status; a redirect is not followed so the key
     // never goes to another origin.

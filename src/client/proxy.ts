@@ -1,3 +1,4 @@
+import { Client, type Dispatcher, Pool } from "undici";
 import { errorCode, type NetworkFailure, networkFailureOfKind } from "./networkFailure.js";
 
 /** A proxy named by the environment, and which variable named it (for messages). */
@@ -112,26 +113,30 @@ export function proxyFailure(
       failure: f,
     };
   }
-  const at = errorTarget(e);
-  if (at === null) return null;
-  const sameHost =
-    at.host === proxy.host || (at.host === null && code !== null && /^(ENOTFOUND|EAI_)/.test(code));
-  if (!sameHost || (at.port !== null && at.port !== proxy.port)) return null;
+  if (code !== TUNNEL_DROPPED && !onProxyConnection(e)) {
+    const at = errorTarget(e);
+    if (at === null) return null;
+    const sameHost =
+      at.host === proxy.host ||
+      (at.host === null && code !== null && /^(ENOTFOUND|EAI_)/.test(code));
+    if (!sameHost || (at.port !== null && at.port !== proxy.port)) return null;
+  }
   const what =
-    code === "ECONNREFUSED"
-      ? "refused the connection"
-      : code === "ENOTFOUND" || code === "EAI_NONAME" || code === "EAI_AGAIN"
-        ? "does not resolve"
-        : code === "ETIMEDOUT" || code === "UND_ERR_CONNECT_TIMEOUT"
-          ? "did not answer in time"
-          : code === "ECONNRESET"
-            ? "dropped the connection"
-            : `failed (${code ?? "unknown error"})`;
-  const f = networkFailureOfKind(
-    "other",
-    `proxy ${what}`,
-    code === "ECONNRESET" || code === "ETIMEDOUT",
-  );
+    code === TUNNEL_DROPPED
+      ? `closed the connection before the tunnel to ${target.host} was open`
+      : code === "ECONNREFUSED"
+        ? "refused the connection"
+        : code === "ENOTFOUND" || code === "EAI_NONAME" || code === "EAI_AGAIN"
+          ? "does not resolve"
+          : code === "ETIMEDOUT" || code === "UND_ERR_CONNECT_TIMEOUT"
+            ? "did not answer in time"
+            : code === "ECONNRESET"
+              ? "reset the connection"
+              : code === "UND_ERR_SOCKET"
+                ? "closed the connection"
+                : `failed (${code ?? "unknown error"})`;
+  const dropped = code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === TUNNEL_DROPPED;
+  const f = networkFailureOfKind("other", `proxy ${what}`, dropped || code === "ETIMEDOUT");
   f.code = code;
   f.hint = `Check ${proxy.variable} (${proxy.shown}) and that the proxy runs, or unset it (or list ${target.hostname} in NO_PROXY) to connect directly.`;
   return {
@@ -176,4 +181,89 @@ function errorText(e: unknown): string {
     cur = (cur as { cause?: unknown }).cause;
   }
   return parts.join(" ");
+}
+
+/** The code of a tunnel the proxy closed before it was open (see proxyClients). */
+const TUNNEL_DROPPED = "AGENT_SESSIONS_PROXY_TUNNEL_DROPPED";
+
+/** Errors undici reported on a connection to a proxy, as opposed to one to the service. */
+const proxyConnectionErrors = new WeakSet<object>();
+
+/** The error, or one of its causes, came from a connection to a proxy. */
+function onProxyConnection(e: unknown): boolean {
+  for (let cur: unknown = e, depth = 0; cur !== null && typeof cur === "object"; depth++) {
+    if (depth >= 5) return false;
+    if (proxyConnectionErrors.has(cur)) return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** A CONNECT the proxy closed or reset before answering it. */
+class TunnelDroppedError extends Error {
+  readonly code = TUNNEL_DROPPED;
+  constructor(override readonly cause: unknown) {
+    super("the proxy closed the connection before the tunnel was open");
+    this.name = "TunnelDroppedError";
+  }
+}
+
+/** Marks what a connection to a proxy fails with, so its failures are told as the proxy's. */
+function watched<D extends Dispatcher>(d: D): D {
+  const mark = (_origin: unknown, _targets: unknown, err: unknown) => {
+    if (err !== null && typeof err === "object") proxyConnectionErrors.add(err);
+  };
+  d.on("disconnect", mark);
+  d.on("connectionError", mark);
+  return d;
+}
+
+/**
+ * A CONNECT's socket closing before the proxy answered ends the tunnel's opening with an
+ * error of its own. Undici (7.x, nodejs/undici#3897) takes the plain socket error for one it
+ * may retry, and reconnects to the proxy in a tight loop that neither a timeout nor an abort
+ * ends: a proxy that hangs up on CONNECT would hold a command forever at full CPU.
+ */
+const tunnelDrops: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+  if (opts.method !== "CONNECT") return dispatch(opts, handler);
+  const h = handler as Dispatcher.DispatchHandler;
+  return dispatch(opts, {
+    onRequestStart: (c, ctx) => h.onRequestStart?.(c, ctx),
+    onRequestUpgrade: (c, status, headers, socket) =>
+      h.onRequestUpgrade?.(c, status, headers, socket),
+    onResponseStart: (c, status, headers, message) =>
+      h.onResponseStart?.(c, status, headers, message),
+    onResponseData: (c, chunk) => h.onResponseData?.(c, chunk),
+    onResponseEnd: (c, trailers) => h.onResponseEnd?.(c, trailers),
+    onResponseError: (c, err) => {
+      const code = errorCode(err);
+      const dropped = code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
+      h.onResponseError?.(c, dropped ? new TunnelDroppedError(err) : err);
+    },
+  });
+};
+
+/**
+ * The dispatcher factories (public options of undici's ProxyAgent, which EnvHttpProxyAgent
+ * passes on) that let the transport tell a proxy's failures from the service's: the client
+ * to a proxy (a CONNECT tunnel's, or a forward proxy's) has its failures marked, and a tunnel
+ * the proxy drops while it opens fails instead of looping.
+ */
+export function proxyClients(proxies: ProxySettings): {
+  clientFactory: (origin: URL, opts: object) => Dispatcher;
+  factory: (origin: string | URL, opts: object) => Dispatcher;
+} {
+  const origins = new Set<string>();
+  for (const p of [proxies.http, proxies.https]) if (p) origins.add(new URL(p.url).origin);
+  return {
+    clientFactory: (origin, opts) => watched(new Pool(origin, opts)).compose(tunnelDrops),
+    factory: (origin, opts) => {
+      // As undici's own default: one connection asked for is a Client, else a Pool.
+      const d =
+        (opts as { connections?: number | null }).connections === 1
+          ? new Client(origin, opts)
+          : new Pool(origin, opts);
+      return origins.has(new URL(String(origin)).origin) ? watched(d) : d;
+    },
+  };
 }

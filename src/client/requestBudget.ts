@@ -179,7 +179,9 @@ export class RequestBudget {
     const now = this.#clock.now();
     this.#refill(now);
     if (this.#queue.length === 0 && this.#canGrant(use, now)) return 0;
-    const ahead = this.#queue.length;
+    // Requests go before stream openings: a request waits only for the requests ahead of it.
+    let ahead = this.#queue.length;
+    if (use === "request") ahead = this.#queue.filter((w) => w.use === "request").length;
     const tokens = this.#oneAfterHold ? Math.max(this.#tokens, 1) : this.#tokens;
     const need = ahead + this.#need(use) - tokens;
     const perMs = (this.#figures.limit / this.#figures.windowMs) * this.#pace;

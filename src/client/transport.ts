@@ -18,7 +18,7 @@ import { USER_AGENT } from "../version.js";
 import { backoffDelay, DEFAULT_MAX_DELAY_MS, parseRetryAfter } from "./backoff.js";
 import { CancelledError, HttpError, NetworkError, RateLimitedError } from "./errors.js";
 import { classifyNetworkError, describeFailure, networkFailureOfKind } from "./networkFailure.js";
-import { type ProxySettings, proxyFailure, proxySettings } from "./proxy.js";
+import { type ProxySettings, proxyClients, proxyFailure, proxySettings } from "./proxy.js";
 import {
   type HeaderSource,
   headerValue,
@@ -118,6 +118,8 @@ export type StreamOpening =
       status: number;
       headers: HeaderSource;
       body: Dispatcher.ResponseData["body"];
+      /** A 5xx answer's Retry-After (null when none, garbage, or another status). */
+      retryAfterMs: number | null;
     }
   | { kind: "rate_limited"; retryAfterMs: number | null; error: RateLimitedError; body: null };
 
@@ -142,6 +144,8 @@ export function defaultAgent(): Dispatcher {
       httpProxy: proxies.http?.url ?? "",
       httpsProxy: proxies.https?.url ?? "",
       noProxy: proxies.noProxy,
+      // Failures on a connection to the proxy are told as the proxy's, naming its variable.
+      ...proxyClients(proxies),
       // A plain http proxy gets plain requests for http:// services (as curl sends them);
       // https:// services always go through a tunnel.
       proxyTunnel: false,
@@ -235,11 +239,7 @@ export class Transport {
     this.#maxDelayMs = opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
     this.#jitter = opts.jitter ?? 0.2;
     this.#random = opts.random ?? Math.random;
-    this.#signal = opts.signal;
-    // Every call in flight listens to this signal while it runs, and a fleet has dozens in
-    // flight at once (each removes its listener when done): Node's warning past 10 would be
-    // noise on stderr, in the middle of the UI's screen.
-    if (opts.signal) setMaxListeners(0, opts.signal);
+    this.#signal = opts.signal === undefined ? undefined : fanOut(opts.signal);
     this.#maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
     this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
     this.redactor = keyRedactor(opts.apiKey);
@@ -437,7 +437,13 @@ export class Transport {
     }
     const retryAfterMs = this.#observe(res.headers, res.statusCode, ticket);
     if (res.statusCode !== 429) {
-      return { kind: "response", status: res.statusCode, headers: res.headers, body: res.body };
+      return {
+        kind: "response",
+        status: res.statusCode,
+        headers: res.headers,
+        body: res.body,
+        retryAfterMs,
+      };
     }
     const text = await readBody(res.body, 16 * 1024).catch(() => ({ text: "" }));
     const quoted = errorMessage(tryJson(text.text));
@@ -463,7 +469,7 @@ export class Transport {
   #observe(headers: HeaderSource, status: number, ticket: number): number | null {
     this.rateLimit.update(headers);
     this.budget.observe(headers, status === 429, ticket);
-    if (status !== 429 && status < 500) return null;
+    if (status !== 429 && status !== 408 && status < 500) return null;
     return parseRetryAfter(headerValue(headers, "retry-after"));
   }
 
@@ -756,4 +762,17 @@ function describeWindow(ms: number): string {
     return minutes === 1 ? "minute" : `${minutes} minutes`;
   }
   return formatSeconds(ms);
+}
+
+/**
+ * A signal of our own that follows `signal`: every request in flight listens to it (a fleet's
+ * history reads are dozens at once), which is no leak, so Node is told not to warn of one
+ * (its warning would land on stderr, and in the middle of the UI's frames).
+ */
+function fanOut(signal: AbortSignal): AbortSignal {
+  const own = new AbortController();
+  setMaxListeners(0, own.signal);
+  if (signal.aborted) own.abort(signal.reason);
+  else signal.addEventListener("abort", () => own.abort(signal.reason), { once: true });
+  return own.signal;
 }

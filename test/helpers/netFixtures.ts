@@ -8,7 +8,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import { type AddressInfo, connect, type Socket } from "node:net";
+import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -111,6 +111,35 @@ export async function startProxy(hosts: Record<string, string> = {}): Promise<Pr
       new Promise<void>((r) => {
         for (const s of sockets) s.destroy();
         server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/**
+ * A proxy that accepts each connection, reads the first bytes of the request (a forward
+ * request or a CONNECT) and then hangs up: with a FIN (`close`) or a TCP reset (`reset`).
+ */
+export async function startHangUpProxy(
+  mode: "close" | "reset",
+): Promise<{ url: string; connections(): number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createTcpServer((s) => {
+    connections += 1;
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+    s.on("error", () => {});
+    s.once("data", () => (mode === "reset" ? s.resetAndDestroy() : s.destroy()));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
         server.close(() => r());
       }),
   };

@@ -670,6 +670,23 @@ describe("event stream: retrying", () => {
     expect(reconnects(w2).map((s) => s.delayMs)).toEqual([10]);
   });
 
+  it("a 503's Retry-After (read by the transport) sets the reconnect wait; garbage does not", async () => {
+    const srv = await serve((_req, res, n) => {
+      if (n === 0) return jsonError(res, 503, { detail: "busy" }, { "retry-after": "7" });
+      if (n === 1) return jsonError(res, 503, { detail: "busy" }, { "retry-after": "soon" });
+      sseHead(res);
+      res.write(progress(1));
+    });
+    const w = watch(srv.url);
+    await waitFor(() => reconnects(w).length === 1, "the first 503");
+    expect(reconnects(w)[0]?.delayMs).toBe(7000);
+    w.sub.reconnectNow();
+    await waitFor(() => reconnects(w).length === 2, "the second 503");
+    // No usable Retry-After: the backoff schedule (the base delay, doubled after a failure).
+    expect(reconnects(w)[1]?.delayMs).toBe(20);
+    await waitFor(() => w.events.length === 1, "the event after the 503s");
+  });
+
   it("retry: 0 cannot go below the base delay, and repeated failures back off", async () => {
     const srv = await serve((_req, res, n) => {
       if (n === 0) {

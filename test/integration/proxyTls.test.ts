@@ -4,6 +4,7 @@ import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
 import {
   makeThrowawayCa,
   type ProxyServer,
+  startHangUpProxy,
   startProxy,
   startTlsFront,
   type ThrowawayCa,
@@ -122,6 +123,72 @@ describe("through HTTP_PROXY to an http:// service", () => {
     expect(r.stderr).toMatch(/^hint: Check HTTP_PROXY/m);
     expect(r.stderr).not.toContain(server.key("owner"));
   });
+
+  it.each([
+    ["HTTP_PROXY", "http", "close", "it closed the connection"],
+    ["HTTP_PROXY", "http", "reset", "it reset the connection"],
+    ["HTTPS_PROXY", "https", "close", "it closed the connection before the tunnel to"],
+    ["HTTPS_PROXY", "https", "reset", "it closed the connection before the tunnel to"],
+  ] as const)(
+    "%s to an %s:// service, a proxy that hangs up (%s): exit 6 naming the variable, a few attempts",
+    async (variable, scheme, mode, said) => {
+      const hangUp = await startHangUpProxy(mode);
+      try {
+        const r = await runCli(["sessions", "--json"], {
+          env: env(`${scheme}://${HOST}:${server.port}`, {
+            HTTP_PROXY: "",
+            HTTPS_PROXY: "",
+            [variable]: hangUp.url,
+            AGENT_SESSIONS_RETRY_BASE_MS: "10",
+          }),
+          timeoutMs: 20_000,
+        });
+        expect(r.code).toBe(6);
+        expect(r.stdout).toBe("");
+        expect(r.stderr).toContain(
+          `error: GET /api/sessions: could not reach the proxy ${hangUp.url} from ${variable}: ${said}`,
+        );
+        expect(r.stderr).toMatch(new RegExp(`^hint: Check ${variable}`, "m"));
+        expect(r.stderr).not.toContain(server.key("owner"));
+        // Retried as any dropped connection is (5 attempts), never in a loop against the proxy.
+        expect(hangUp.connections()).toBeGreaterThanOrEqual(1);
+        expect(hangUp.connections()).toBeLessThanOrEqual(10);
+      } finally {
+        await hangUp.close();
+      }
+    },
+    30_000,
+  );
+
+  it("watch through a proxy that resets says so on stderr, and names the variable", async () => {
+    const hangUp = await startHangUpProxy("reset");
+    try {
+      const r = await runCli(["watch", server.sessionIds()[0] ?? ""], {
+        env: env(viaProxy(), { HTTPS_PROXY: "", HTTP_PROXY: hangUp.url }),
+        timeoutMs: 20_000,
+        onSpawn: (child) => {
+          let said = "";
+          let stopping = false;
+          child.stderr?.on("data", (d: Buffer | string) => {
+            said += d.toString();
+            // Once, as a user would: a second SIGTERM is Node's own (the process dies by it).
+            if (!stopping && said.includes("reconnecting")) {
+              stopping = true;
+              child.kill("SIGTERM");
+            }
+          });
+        },
+      });
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `reconnecting in .*: connection failed: could not reach the proxy ${hangUp.url.replace(/\./g, "\\.")} from HTTP_PROXY: it reset the connection`,
+        ),
+      );
+      expect(r.code).toBe(0);
+    } finally {
+      await hangUp.close();
+    }
+  }, 30_000);
 
   it("a proxy URL that cannot be one: exit 2 before anything is sent", async () => {
     const r = await runCli(["whoami"], {

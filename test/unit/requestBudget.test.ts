@@ -85,6 +85,20 @@ describe("request budget", () => {
     expect(granted.filter((g) => g.startsWith("stream"))).toHaveLength(18);
   });
 
+  it("a request's expected wait counts only the requests ahead of it, not the waiting streams", async () => {
+    const { budget, granted, take } = setup();
+    for (let i = 0; i < 40; i++) take("stream", `stream${i}`);
+    await flush();
+    expect(granted).toHaveLength(18);
+    take("request", "a");
+    take("request", "b");
+    await flush();
+    // Requests go before the 22 streams still waiting: the next one waits one token's time
+    // (600 ms at 100 a minute), not the 23 tokens' time (13.8 s) of the whole queue.
+    expect(budget.expectedWaitMs("request")).toBe(600);
+    expect(budget.expectedWaitMs("stream")).toBeGreaterThan(13_000);
+  });
+
   it("learns the limit from X-RateLimit-Limit; Remaining 0 holds for two tokens, then one request tests it", async () => {
     const { clock, budget, granted, take } = setup();
     budget.observe({ "x-ratelimit-limit": "600", "x-ratelimit-remaining": "599" });

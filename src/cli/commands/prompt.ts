@@ -7,6 +7,7 @@ import { promptEndIsCancel, toolLine } from "../../store/act/promptView.js";
 import { cutText, sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { err, fail, out, outText, printJson } from "../output.js";
+import { inputIsTerminal } from "../terminalCheck.js";
 
 export interface PromptOptions {
   json: boolean;
@@ -16,7 +17,7 @@ export interface PromptOptions {
 
 /** Reads the prompt from stdin, bounded: a text far past the limit is not read whole. */
 async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) {
+  if (inputIsTerminal()) {
     throw new UsageError(
       "No prompt: give it as an argument or on stdin",
       "agent-sessions prompt ses_… 'Add input validation', or: echo '…' | agent-sessions prompt ses_…",

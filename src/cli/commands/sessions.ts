@@ -9,6 +9,7 @@ import { toJsonText } from "../../text/json.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { columnWidths, err, fail, out, stdoutClosed, tableLines } from "../output.js";
+import { outputIsTerminal } from "../terminalCheck.js";
 
 export interface SessionsOptions {
   json?: boolean;
@@ -135,7 +136,7 @@ export function tableLayout(
   stdout: { isTTY?: boolean; columns?: number } = process.stdout,
   now = Date.now(),
 ): TableLayout {
-  const tty = stdout.isTTY === true;
+  const tty = outputIsTerminal(stdout);
   const width = opts.wide ? Number.POSITIVE_INFINITY : tty ? stdout.columns || 80 : PIPED_WIDTH;
   return { width, relative: tty, now };
 }
