@@ -419,7 +419,7 @@ describe("429 and retries", () => {
           res.end(JSON.stringify({ sessions: [session(1)] }));
         }, 50);
       });
-      const lists = await Promise.all(Array.from({ length: 30 }, () => c.listSessions()));
+      const lists = await Promise.all(Array.from({ length: 12 }, () => c.listSessions()));
       expect(lists.every((l) => l.sessions[0]?.session_id === "ses_1")).toBe(true);
       // Warnings are emitted on the next tick.
       await new Promise((r) => setImmediate(r));
