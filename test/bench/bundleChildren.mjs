@@ -1,8 +1,8 @@
 // `npm run bench`, after tsc: each measured client process of the benchmark (the Ink app of
-// B4–B7, B10, B12; the stores and streams of B7/B11) is bundled the way the published binary
-// is (bundle.config.mjs: React's production build, every dependency through its package
-// entry; split at the dynamic imports), over tsc's output of the same file, so the rows
-// measure what users run.
+// B4–B7, B10, B12; the stores and streams of B7/B11; Ink alone for B8-ink and B10-ink) is
+// bundled the way the published binary is (bundle.config.mjs: React's production build,
+// every dependency through its package entry; split at the dynamic imports), over tsc's
+// output of the same file, so the rows measure what users run.
 // Identifiers are kept so that BENCH_CPU_PROF profiles stay readable. The reference
 // service's process (serverChild) is left as tsc emits it: it is not what is measured.
 import { dirname, join } from "node:path";
@@ -18,6 +18,9 @@ const CHILDREN = [
   "idleChild.ts",
   "bytesChild.tsx",
   "fleetChild.tsx",
+  // The reference rows' processes: Ink and React alone, drawing the app's recorded frames.
+  "inkStartChild.ts",
+  "inkReplayChild.tsx",
 ];
 
 await esbuild.build({

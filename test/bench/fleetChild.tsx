@@ -6,6 +6,7 @@
  * changed the terminal, times the cursor moving (j) to the terminal write that shows it, and
  * reads the client's CPU and RSS over the window.
  */
+import { closeSync, openSync, writeSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { childArgs, tell, waitUntil } from "./childIpc.js";
@@ -25,6 +26,11 @@ interface Args {
   keyEveryMs: number;
   /** With the on-disk event journal (uiMount.tsx). */
   journal: boolean;
+  /**
+   * Records Ink's frames of the warm-up and the window to this file for B10-ink (a JSON line
+   * [ms since the warm-up began, frame] per frame, then { windowFrom, windowMs }).
+   */
+  record?: string;
 }
 
 delete process.env.CI;
@@ -36,8 +42,16 @@ let keyWaiter: { before: string | null; pressedAt: number } | null = null;
 let keyShown: number | null = null;
 const keyLatencies: number[] = [];
 // Ink's frames, as the writer receives them: which row is selected.
+/** B10-ink's recording, while it runs; recordMs: the time it took (in the window's CPU). */
+let recording: { fd: number; from: number } | null = null;
+let recordMs = 0;
 const assembler = new FrameAssembler((text) => {
   lastFrame = text;
+  if (recording) {
+    const at = performance.now();
+    writeSync(recording.fd, `${JSON.stringify([at - recording.from, text])}\n`);
+    recordMs += performance.now() - at;
+  }
   if (keyWaiter) {
     const now = selectedRow(text);
     if (now !== null && now !== keyWaiter.before) {
@@ -105,8 +119,10 @@ await waitUntil(
   "the events to start",
   (l) => streams.subscribe(l),
 );
+if (args.record) recording = { fd: openSync(args.record, "w"), from: performance.now() };
 await new Promise((r) => setTimeout(r, args.warmupMs));
 
+const recordMs0 = recordMs;
 const frames0 = writer.stats.frames;
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
@@ -122,6 +138,13 @@ clearInterval(keys);
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const frames = writer.stats.frames - frames0;
+const recordedMs = recordMs - recordMs0;
+if (recording) {
+  const { fd, from } = recording;
+  recording = null;
+  writeSync(fd, `${JSON.stringify({ windowFrom: t0 - from, windowMs: ms })}\n`);
+  closeSync(fd);
+}
 tell({
   type: "result",
   listed: sessions.getState().items.length,
@@ -138,6 +161,8 @@ tell({
     .map((x) => Math.round(x))
     .join(" "),
   cpuPct: ((cpu.user + cpu.system) / 1000 / ms) * 100,
+  // B10-ink's recording: its share of the window (in cpuPct), 0 when not recording.
+  recordPct: (recordedMs / ms) * 100,
   rssMb: process.memoryUsage().rss / 2 ** 20,
 });
 await ui.unmount();

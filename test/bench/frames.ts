@@ -1,3 +1,4 @@
+import { ScreenModel, WIDE_TAIL, type WriteEffects } from "../../src/cli/tui/screenModel.js";
 import { stripAnsi } from "../../src/text/sanitize.js";
 
 const SYNC_START = "\x1b[?2026h";
@@ -26,6 +27,53 @@ export class FrameAssembler {
     if (this.open) this.open.push(data);
     else if (data.length > 0) this.onFrame(data, at);
   }
+}
+
+/**
+ * The output part of one of Ink's frames as the writer received it: Ink starts a frame with
+ * cursor moves and erasing (hiding the cursor, erasing the last frame's lines or clearing the
+ * screen: CSI sequences other than SGR) and ends one that does not fill the terminal with a
+ * newline; what lies between is the string Ink's renderer built, one line per row.
+ */
+export function inkOutputLines(frame: string): string[] {
+  const body = frame.replace(/^(?:\x1b\[[0-9;?]*[A-Za-ln-z])+/, "").replace(/\n$/, "");
+  return body.split("\n");
+}
+
+/**
+ * What a terminal of `columns` × `rows` shows after `written` (a pty's output from the
+ * start, of a process that writes its frames in synchronized-output blocks, as the CLI's
+ * terminal writer does), up to the end of the last finished block (a frame cut between two
+ * reads is left out; before the first block ends, the screen is blank), read back through the screen model the CLI's
+ * terminal writer keeps: one line per row, each cell's SGR style written where it changes,
+ * the default-style blanks at a row's end left out (as Ink leaves them out of its frames).
+ */
+export function screenLines(written: string, columns: number, rows: number): string[] {
+  const end = written.lastIndexOf(SYNC_END);
+  const model = new ScreenModel(columns, rows);
+  const fx: WriteEffects = { passthrough: [], syncStart: false, syncEnd: false };
+  if (end !== -1) model.write(written.slice(0, end + SYNC_END.length), fx);
+  const lines: string[] = [];
+  for (let y = 0; y < model.rows; y++) {
+    const chars = model.chars[y] as string[];
+    const styles = model.styles[y] as string[];
+    let last = chars.length;
+    while (last > 0 && chars[last - 1] === " " && styles[last - 1] === "") last--;
+    let line = "";
+    let style = "";
+    for (let x = 0; x < last; x++) {
+      const ch = chars[x] as string;
+      if (ch === WIDE_TAIL) continue;
+      const want = styles[x] as string;
+      if (want !== style) {
+        line += `${style === "" ? "" : "\x1b[0m"}${want === "" ? "" : `\x1b[${want}m`}`;
+        style = want;
+      }
+      line += ch;
+    }
+    lines.push(style === "" ? line : `${line}\x1b[0m`);
+  }
+  return lines;
 }
 
 interface Title {

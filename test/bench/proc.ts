@@ -18,6 +18,9 @@ export const REPO_ROOT = ((): string => {
   throw new Error("bench: repository root not found");
 })();
 
+/** Where the bench's compiled and bundled files are (.tmp/bench-build/test/bench). */
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+
 /** The built CLI (npm run build). */
 export const CLI = join(REPO_ROOT, "dist", "cli", "main.js");
 

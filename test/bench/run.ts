@@ -4,10 +4,14 @@
  * JSON (to stdout when no path is given, the table then going to stderr).
  *
  *   --quick        about a minute: shorter windows, fewer repetitions (smoke run)
- *   --only B2,B3   run only these rows (B1 is added when B2 needs it)
+ *   --only B2,B3   run only these rows (B1 is added when B2 needs it; B8 and B10 bring their
+ *                  reference rows B8-ink and B10-ink, which `--only B8-ink` or `--only B10-ink`
+ *                  ask for with the runs of B8 or B10 they are measured against)
  *
  * B12 (issue 14's terminal-bytes row) runs the UI through the CLI's terminal writer.
  * B8 starts the built binary on the harness's Node and on Node 24 (BENCH_NODE24, node24.ts).
+ * B8-ink and B10-ink are reference rows: Ink and React alone drawing the frames the app drew
+ * in the same run (B8's first full frame, B10's frames at their times).
  * B4 and B10 run again with the on-disk event journal on (rows B4-journal, B10-journal).
  * B13 (issue 14's budget row) runs the built `watch --json` against the documented limit.
  *   --json [PATH]  machine-readable output
@@ -15,13 +19,19 @@
  *   --strict       exit 1 when a target is missed (a measure that errors always exits 1)
  *   --no-ui        B6 and B7 without the Ink app (store and streams only)
  */
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { limitAllowsMs, measureBudget } from "./measures/budget.js";
 import { drainThroughStore } from "./measures/clientIngest.js";
 import { measureFanout } from "./measures/fanout.js";
-import { measureFleet } from "./measures/fleet.js";
+import {
+  fleetSize,
+  type InkReplayResult,
+  measureFleet,
+  measureInkReplay,
+} from "./measures/fleet.js";
 import { measureHistoryOpen } from "./measures/historyOpen.js";
 import { measureIdle } from "./measures/idle.js";
 import { measureLiveUi } from "./measures/liveUi.js";
@@ -31,7 +41,7 @@ import { drainThroughEventSource } from "./measures/peerEventSource.js";
 import { measureStartup } from "./measures/startup.js";
 import { measureTerminalBytes } from "./measures/terminalBytes.js";
 import { findNode24 } from "./node24.js";
-import { median } from "./proc.js";
+import { BENCH_DIR, median } from "./proc.js";
 import { markdownTable, notMeasured, num, type Row, textTable } from "./report.js";
 import { type RemoteServer, startServerProcess } from "./serverProcess.js";
 
@@ -361,11 +371,18 @@ async function startupRows(p: ReturnType<typeof plan>): Promise<Row[]> {
     else {
       skipped.push(
         notMeasured("B8-node24", startupMeasure("v24"), startupTarget("v24"), n24.reason),
+        notMeasured("B8-ink-node24", inkStartupMeasure("v24"), INK_TARGET, n24.reason),
       );
     }
   }
   const rows: Row[] = [];
-  for (const node of nodes) rows.push(await startupRow(p, node));
+  // The frames recorded for B8-ink, in the bench's build folder, removed at the end.
+  const dir = mkdtempSync(join(BENCH_DIR, "ink-floor-"));
+  try {
+    for (const node of nodes) rows.push(...(await startupRow(p, node, dir)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   return [...rows, ...skipped];
 }
 
@@ -373,46 +390,75 @@ function startupMeasure(version: string): string {
   return `start-up on Node ${version}: built binary (the bundle) → first frame with identity and session list`;
 }
 
+function inkStartupMeasure(version: string): string {
+  return `reference for B8 on Node ${version}: Ink and React alone (bundled the same way, the same compile-cache rules) drawing the app's first full frame, recorded in the same run, as one <Text> per line → the same two ids`;
+}
+
+const INK_TARGET = "reference (what the published libraries cost for the same frame)";
+
 function startupTarget(version: string): string {
   return hasCompileCache(version)
     ? "median ≤ 300 ms and ≤ 4 × `node -e 0` on the same Node, with its compile cache (first frame of any kind and first starts reported)"
     : "reported (no compile cache on this Node)";
 }
 
+/** B8 on one Node, and B8-ink (the same frame drawn by Ink alone) in the same runs. */
 async function startupRow(
   p: ReturnType<typeof plan>,
   node: { path: string; version: string },
-): Promise<Row> {
-  const id = `B8-node${node.version.replace(/^v/, "").split(".")[0]}`;
+  inkFloor: string,
+): Promise<Row[]> {
+  const major = node.version.replace(/^v/, "").split(".")[0];
+  const id = `B8-node${major}`;
+  const inkId = `B8-ink-node${major}`;
   const target = startupTarget(node.version);
   const measure = startupMeasure(node.version);
+  const inkMeasure = inkStartupMeasure(node.version);
   try {
-    const r = await withServer({ seed: 4, paceMs: 0, heartbeatMs: 15_000 }, async (srv) => {
-      const me = (await (
-        await fetch(`${srv.url}/api/v1/me`, {
-          headers: { authorization: `Bearer ${srv.ownerKey}` },
-        })
-      ).json()) as { principal_id: string };
-      return measureStartup(
-        srv,
-        me.principal_id,
-        srv.sessionIds[0] as string,
-        p.startupRuns,
-        node.path,
-        node.version,
-      );
-    });
+    const { app: r, ink } = await withServer(
+      { seed: 4, paceMs: 0, heartbeatMs: 15_000 },
+      async (srv) => {
+        const me = (await (
+          await fetch(`${srv.url}/api/v1/me`, {
+            headers: { authorization: `Bearer ${srv.ownerKey}` },
+          })
+        ).json()) as { principal_id: string };
+        return measureStartup(
+          srv,
+          me.principal_id,
+          srv.sessionIds[0] as string,
+          p.startupRuns,
+          node.path,
+          node.version,
+          inkFloor,
+        );
+      },
+    );
     const cached = hasCompileCache(node.version);
-    return {
-      id,
-      measure,
-      value: `median ${num(r.medianMs)} ms (node -e 0: ${num(r.nodeMedianMs)} ms; × ${num(r.ratio, 1)}); first frame ${num(r.firstFrameMedianMs)} ms; first starts (empty cache folder${cached ? ", no compile cache yet" : ""}) ${num(r.coldMs)} ms`,
-      target,
-      pass: cached ? r.medianMs <= 300 && r.ratio <= 4 : null,
-      figures: { ...r },
-    };
+    const rows: Row[] = [
+      {
+        id,
+        measure,
+        value: `median ${num(r.medianMs)} ms (node -e 0: ${num(r.nodeMedianMs)} ms; × ${num(r.ratio, 1)}); first frame ${num(r.firstFrameMedianMs)} ms; first starts (empty cache folder${cached ? ", no compile cache yet" : ""}) ${num(r.coldMs)} ms`,
+        target,
+        pass: cached ? r.medianMs <= 300 && r.ratio <= 4 : null,
+        figures: { ...r },
+      },
+    ];
+    if (ink instanceof Error) rows.push(failed(inkId, inkMeasure, INK_TARGET, ink));
+    else if (ink) {
+      rows.push({
+        id: inkId,
+        measure: inkMeasure,
+        value: `median ${num(ink.medianMs)} ms (× ${num(ink.ratio, 1)} of node -e 0); the app's ${id} = × ${num(ink.appRatio, 2)} of this; first starts (empty cache folder${cached ? ", no compile cache yet" : ""}) ${num(ink.coldMs)} ms; frame ${ink.frameLines} rows, ${num(ink.frameSgr)} SGR sequences, ${num(ink.frameChars)} visible characters`,
+        target: INK_TARGET,
+        pass: null,
+        figures: { ...ink, nodeMedianMs: r.nodeMedianMs, appMedianMs: r.medianMs },
+      });
+    }
+    return rows;
   } catch (e) {
-    return failed(id, measure, target, e);
+    return [failed(id, measure, target, e), failed(inkId, inkMeasure, INK_TARGET, e)];
   }
 }
 
@@ -441,20 +487,36 @@ async function fanoutRow(p: ReturnType<typeof plan>): Promise<Row> {
 /** The journal's cost: the same run with it over the run without it, at most this. */
 const JOURNAL_RATIO = 1.2;
 
-/** B10 without the journal, then with it (as users run the UI), each on a fresh service. */
-async function fleetRows(p: ReturnType<typeof plan>): Promise<Row[]> {
-  const plain = await fleetRow(p, false);
+/**
+ * B10 without the journal (recording Ink's frames), B10-ink (Ink alone replaying them), then
+ * B10 with the journal (as users run the UI), each B10 run on a fresh service; the journal's
+ * run only when B10 itself is asked for.
+ */
+async function fleetRows(p: ReturnType<typeof plan>, journal: boolean): Promise<Row[]> {
+  // The frames recorded for B10-ink, in the bench's build folder, removed at the end.
+  const dir = mkdtempSync(join(BENCH_DIR, "ink-floor-"));
+  let plain: Row;
+  let ink: Row;
+  try {
+    const recorded = await fleetRow(p, false, join(dir, "b10-frames.jsonl"));
+    plain = recorded.row;
+    ink = inkFleetRow(p, plain, recorded.replay);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (!journal) return [plain, ink];
   const measure = `B10 with the on-disk event journal on (as users run it): CPU against B10's run without it (journal off)`;
   const target = `CPU ≤ ${JOURNAL_RATIO} × B10's`;
-  const withJournal = await fleetRow(p, true);
+  const withJournal = (await fleetRow(p, true)).row;
   const base = plain.figures.cpuPct;
   const cpu = withJournal.figures.cpuPct;
   if (typeof base !== "number" || typeof cpu !== "number") {
-    return [plain, { ...withJournal, id: "B10-journal", measure, target, pass: false }];
+    return [plain, ink, { ...withJournal, id: "B10-journal", measure, target, pass: false }];
   }
   const ratio = cpu / base;
   return [
     plain,
+    ink,
     {
       id: "B10-journal",
       measure,
@@ -466,41 +528,86 @@ async function fleetRows(p: ReturnType<typeof plan>): Promise<Row[]> {
   ];
 }
 
-async function fleetRow(p: ReturnType<typeof plan>, journal: boolean): Promise<Row> {
-  const secs = p.fleetMs / 1000;
-  const measure = `fleet: ${p.fleetSessions} sessions listed, the fleet view (Ink app, 200 columns) with ${p.fleetStreams} live streams at ${p.fleetPerSecond} ev/s each, ${secs} s`;
+function fleetMeasure(p: ReturnType<typeof plan>): string {
+  return `fleet: ${p.fleetSessions} sessions listed, the fleet view (Ink app, 200 columns) with ${p.fleetStreams} live streams at ${p.fleetPerSecond} ev/s each, ${p.fleetMs / 1000} s`;
+}
+
+/** B10-ink's row: the replay's CPU against B10's, from the same run. */
+function inkFleetRow(
+  p: ReturnType<typeof plan>,
+  b10: Row,
+  replay: InkReplayResult | Error | null,
+): Row {
+  const { columns, rows } = fleetSize(p.fleetStreams);
+  const measure = `reference for B10: Ink alone (bundled the same way) replaying the frames Ink drew in B10's run, at their times, each as one <Text> per line, ${columns}×${rows}, through the same terminal writer; CPU over the same window after the same warm-up`;
+  const target = "reference (what the published libraries cost for the same frames)";
+  if (replay === null)
+    return failed("B10-ink", measure, target, new Error("B10 recorded no frames"));
+  if (replay instanceof Error) return failed("B10-ink", measure, target, replay);
+  const base = b10.figures.cpuPct;
+  const ratio = typeof base === "number" ? base / replay.cpuPct : null;
+  return {
+    id: "B10-ink",
+    measure,
+    value: `CPU ${num(replay.cpuPct, 1)} % of one core; B10 = × ${ratio === null ? "?" : num(ratio, 2)} of this; ${num(replay.fps, 1)} fps drawn (B10: ${typeof b10.figures.fps === "number" ? num(b10.figures.fps, 1) : "?"}); ${num(replay.replayed)} of ${num(replay.recorded)} recorded frames in the window; RSS ${mb(replay.rssMb)}`,
+    target,
+    pass: null,
+    figures: { ...replay, b10CpuPct: typeof base === "number" ? base : null, b10OverInk: ratio },
+  };
+}
+
+async function fleetRow(
+  p: ReturnType<typeof plan>,
+  journal: boolean,
+  record?: string,
+): Promise<{ row: Row; replay: InkReplayResult | Error | null }> {
+  const measure = fleetMeasure(p);
   const target =
     "CPU ≤ 30 % of one core, ≥ 10 fps while events change the view, key→frame p99 ≤ 100 ms, RSS ≤ 250 MB";
   try {
-    const r = await withServer(
+    const { r, replay } = await withServer(
       { seed: 10, paceMs: 0, heartbeatMs: 5000, sessionCount: p.fleetSessions },
-      (srv) =>
-        measureFleet(srv, {
+      async (srv) => {
+        const r = await measureFleet(srv, {
           sessions: p.fleetSessions,
           streams: p.fleetStreams,
           perSecondPerSession: p.fleetPerSecond,
           warmupMs: 2000,
           windowMs: p.fleetMs,
           journal,
-        }),
+          ...(record ? { record } : {}),
+        });
+        if (!record) return { r, replay: null };
+        log(`B10-ink: Ink alone replaying B10's frames for ${p.fleetMs / 1000} s`);
+        const replay = await measureInkReplay(
+          record,
+          srv.ownerKey,
+          p.fleetStreams,
+          2000 + p.fleetMs + 30_000,
+        ).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+        return { r, replay };
+      },
     );
     return {
-      id: "B10",
-      measure,
-      value: `CPU ${num(r.cpuPct, 1)} % of one core; ${num(r.fps, 1)} fps; key→frame p99 ${num(r.keyP99Ms)} ms (p50 ${num(r.keyP50Ms)}; ${r.keyPresses} presses); RSS ${mb(r.rssMb)}; ${r.listed} listed, ${r.liveStreams} live`,
-      target,
-      pass:
-        r.cpuPct <= 30 &&
-        r.fps >= 10 &&
-        r.keyPresses > 0 &&
-        r.keyP99Ms <= 100 &&
-        r.rssMb <= 250 &&
-        r.listed >= p.fleetSessions &&
-        r.liveStreams >= p.fleetStreams,
-      figures: { ...r },
+      row: {
+        id: "B10",
+        measure,
+        value: `CPU ${num(r.cpuPct, 1)} % of one core; ${num(r.fps, 1)} fps; key→frame p99 ${num(r.keyP99Ms)} ms (p50 ${num(r.keyP50Ms)}; ${r.keyPresses} presses); RSS ${mb(r.rssMb)}; ${r.listed} listed, ${r.liveStreams} live${record ? ` (recording the frames for B10-ink: ${num(r.recordPct, 2)} % of the CPU)` : ""}`,
+        target,
+        pass:
+          r.cpuPct <= 30 &&
+          r.fps >= 10 &&
+          r.keyPresses > 0 &&
+          r.keyP99Ms <= 100 &&
+          r.rssMb <= 250 &&
+          r.listed >= p.fleetSessions &&
+          r.liveStreams >= p.fleetStreams,
+        figures: { ...r },
+      },
+      replay,
     };
   } catch (e) {
-    return failed("B10", measure, target, e);
+    return { row: failed("B10", measure, target, e), replay: e instanceof Error ? e : null };
   }
 }
 
@@ -726,8 +833,8 @@ async function main(): Promise<void> {
     log(`B7: idle for ${p.idleMs / 1000} s`);
     rows.push(await idleRow(p, opts.ui));
   }
-  if (want("B8")) {
-    log("B8: start-up");
+  if (want("B8") || want("B8-INK")) {
+    log("B8: start-up, and B8-ink in the same runs");
     rows.push(...(await startupRows(p)));
   }
   if (want("B9")) {
@@ -742,9 +849,11 @@ async function main(): Promise<void> {
     log(`B12: terminal bytes for ${p.bytesMs / 1000} s`);
     rows.push(await terminalBytesRow(p));
   }
-  if (want("B10")) {
-    log(`B10: fleet for ${p.fleetMs / 1000} s, without the journal then with it`);
-    rows.push(...(await fleetRows(p)));
+  if (want("B10") || want("B10-INK")) {
+    log(
+      `B10: fleet for ${p.fleetMs / 1000} s${want("B10") ? ", without the journal then with it" : ""}, and B10-ink on its frames`,
+    );
+    rows.push(...(await fleetRows(p, want("B10"))));
   }
   if (want("B13")) {
     log(

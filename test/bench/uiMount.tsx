@@ -1,8 +1,6 @@
-import { EventEmitter } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { render } from "ink";
 import { journalFor } from "../../src/cli/journal/journalSetup.js";
 import { registerSecret, secrets } from "../../src/cli/output.js";
@@ -10,49 +8,7 @@ import { buildServices } from "../../src/cli/tui/buildServices.js";
 import type { DiffWriter } from "../../src/cli/tui/diffWriter.js";
 import { MAX_FPS, terminalOutput } from "../../src/cli/tui/terminal.js";
 import { App, type AppServices } from "../../src/ui/index.js";
-
-/** A terminal that is only memory: a fixed size, every write kept with the time it came. */
-export class VirtualTerminal extends EventEmitter {
-  readonly isTTY = true;
-  writes: { at: number; data: string }[] = [];
-  onWrite: ((data: string, at: number) => void) | null = null;
-  /** Bytes written to this terminal so far. */
-  bytes = 0;
-  constructor(
-    readonly columns: number,
-    readonly rows: number,
-  ) {
-    super();
-  }
-  write = (data: string): boolean => {
-    const at = performance.now();
-    this.bytes += Buffer.byteLength(data);
-    this.onWrite?.(data, at);
-    return true;
-  };
-}
-
-/** Keyboard input for the app: what is written here reaches Ink as if typed. */
-export class VirtualKeyboard extends EventEmitter {
-  readonly isTTY = true;
-  private pending: string | null = null;
-  write(data: string): void {
-    this.pending = data;
-    this.emit("readable");
-    this.emit("data", data);
-  }
-  read = (): string | null => {
-    const d = this.pending;
-    this.pending = null;
-    return d;
-  };
-  setEncoding(): void {}
-  setRawMode(): void {}
-  resume(): void {}
-  pause(): void {}
-  ref(): void {}
-  unref(): void {}
-}
+import { VirtualKeyboard, VirtualTerminal } from "./virtualTty.js";
 
 export interface MountedUi {
   services: AppServices;

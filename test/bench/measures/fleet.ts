@@ -14,7 +14,14 @@ export interface FleetResult {
   /** The five slowest presses, ms, slowest first. */
   keySlowestMs: string;
   cpuPct: number;
+  /** The part of cpuPct that recording the frames for B10-ink took (0 without `record`). */
+  recordPct: number;
   rssMb: number;
+}
+
+/** The size of B10's terminal: tall enough for a row per stream (header, chrome, footer). */
+export function fleetSize(streams: number): { columns: number; rows: number } {
+  return { columns: 200, rows: streams + 14 };
 }
 
 /**
@@ -32,6 +39,8 @@ export async function measureFleet(
     windowMs: number;
     /** With the on-disk event journal, as users run the UI. */
     journal?: boolean;
+    /** Records Ink's frames of the warm-up and the window to this file (for B10-ink). */
+    record?: string;
   },
 ): Promise<FleetResult> {
   const journal = o.journal ?? false;
@@ -42,13 +51,12 @@ export async function measureFleet(
       key: srv.ownerKey,
       sessions: o.sessions,
       streams: o.streams,
-      // Tall enough for a row per stream: header, table chrome and footer around 50 rows.
-      columns: 200,
-      rows: o.streams + 14,
+      ...fleetSize(o.streams),
       warmupMs: o.warmupMs,
       windowMs: o.windowMs,
       keyEveryMs: 400,
       journal,
+      ...(o.record ? { record: o.record } : {}),
     },
     [],
     appEnv(),
@@ -62,6 +70,46 @@ export async function measureFleet(
     await flood;
     await child.exited;
     return { ...r, perSecondPerSession: o.perSecondPerSession };
+  } finally {
+    child.kill();
+  }
+}
+
+export interface InkReplayResult {
+  cpuPct: number;
+  /** Frames that changed the terminal, a second, over the window. */
+  fps: number;
+  frames: number;
+  /** Recorded frames handed to Ink over the window, and in all. */
+  replayed: number;
+  recorded: number;
+  rssMb: number;
+}
+
+/**
+ * B10-ink: Ink alone replays the frames fleetChild recorded (`frames`), at their times, through
+ * the same output path and on the same size of terminal (inkReplayChild), measured over the
+ * same window after the same warm-up.
+ */
+export async function measureInkReplay(
+  frames: string,
+  key: string,
+  streams: number,
+  timeoutMs: number,
+): Promise<InkReplayResult> {
+  const child = forkChild(
+    "./inkReplayChild.js",
+    { frames, key, ...fleetSize(streams) },
+    [],
+    appEnv(),
+  );
+  try {
+    const { type: _type, ...r } = await child.next<InkReplayResult & { type: string }>(
+      "result",
+      timeoutMs,
+    );
+    await child.exited;
+    return r;
   } finally {
     child.kill();
   }

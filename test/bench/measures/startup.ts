@@ -1,7 +1,8 @@
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stripAnsi } from "../../../src/text/sanitize.js";
-import { CLI, median, REPO_ROOT, timeUntilOutput } from "../proc.js";
+import { screenLines } from "../frames.js";
+import { BENCH_DIR, CLI, median, REPO_ROOT, timeUntilOutput } from "../proc.js";
 import type { RemoteServer } from "../serverProcess.js";
 
 export interface StartupResult {
@@ -18,6 +19,32 @@ export interface StartupResult {
   ratio: number;
   runs: number;
 }
+
+/**
+ * B8-ink: the same starts of Ink and React alone (inkStartChild.ts) drawing the app's first
+ * full frame, recorded from the app's own start in the same run.
+ */
+export interface InkStartupResult {
+  medianMs: number;
+  firstFrameMedianMs: number;
+  coldMs: number;
+  /** Its median over the median of `node -e 0` of the same runs. */
+  ratio: number;
+  /** The app's median (B8) over this median. */
+  appRatio: number;
+  /** The frame drawn: rows, SGR sequences in it, visible characters. */
+  frameLines: number;
+  frameSgr: number;
+  frameChars: number;
+  runs: number;
+}
+
+/** The pseudo-terminal's size. */
+const COLUMNS = 200;
+const ROWS = 50;
+
+/** The floor's compile cache: a folder of its own in the same cache folder as the app's. */
+const INK_CACHE = "agent-sessions-ink-floor";
 
 /** Starts timed with an empty cache folder (a first start after an install or an update). */
 const COLD_RUNS = 3;
@@ -40,6 +67,42 @@ function env(srv: RemoteServer, cacheHome: string): NodeJS.ProcessEnv {
   return e;
 }
 
+interface PtyStart {
+  /** ms to the full frame. */
+  ms: number;
+  /** ms to the first visible character. */
+  firstMs: number;
+  /** What the process wrote up to then. */
+  written: string;
+}
+
+/**
+ * One start of `command` (a shell command line) through a pseudo-terminal (`script` from
+ * util-linux) of 200×50: the ms from spawn until `ready(output so far)` holds, and to the
+ * first visible character.
+ */
+async function ptyStart(
+  command: string,
+  env: NodeJS.ProcessEnv,
+  ready: (out: string) => boolean,
+): Promise<PtyStart> {
+  let firstAt: number | null = null;
+  let written = "";
+  // script -q: no banner; -f: flush each write; -e: the child's exit status; -c: command.
+  const ms = await timeUntilOutput(
+    "script",
+    ["-qfec", `stty cols ${COLUMNS} rows ${ROWS}; exec ${command}`, "/dev/null"],
+    env,
+    ready,
+    15_000,
+    (out, at) => {
+      written = out;
+      if (firstAt === null && /\S/.test(stripAnsi(out))) firstAt = at;
+    },
+  );
+  return { ms, firstMs: firstAt ?? ms, written };
+}
+
 /**
  * B8: spawn to the first frame that shows the identity and the session list, through a
  * pseudo-terminal (`script` from util-linux) of 200×50, on the Node binary `node`, median of
@@ -51,6 +114,13 @@ function env(srv: RemoteServer, cacheHome: string): NodeJS.ProcessEnv {
  * after an install or an update is (reported on their own, not in the median), and the last
  * of them leaves the cache the counted runs use. Every run must show the full frame: a run
  * that does not throws, and the row reports the error instead of timing something else.
+ *
+ * With `inkFloor` (the folder to write the recorded frame to), B8-ink in the same run: one
+ * more start of the app, not timed, records its first full frame (the screen, read back
+ * through the terminal writer's screen model, once a finished frame shows both ids); then
+ * inkStartChild draws that frame, with the same cache rules (its own cache folder beside the
+ * app's, emptied for its own three first starts), and every counted run times the app,
+ * `node -e 0` and the Ink child one after the other, each to the same two ids.
  */
 export async function measureStartup(
   srv: RemoteServer,
@@ -59,58 +129,104 @@ export async function measureStartup(
   runs: number,
   node: string,
   nodeVersion: string,
-): Promise<StartupResult> {
+  inkFloor: string | null = null,
+): Promise<{ app: StartupResult; ink: InkStartupResult | Error | null }> {
   // A cache folder per Node version: each keeps its own compiled code.
   const cacheHome = join(REPO_ROOT, ".tmp", `bench-cache-${nodeVersion}`);
   const e = env(srv, cacheHome);
-  let firstAt: number | null = null;
-  const firsts: number[] = [];
-  const uiOnce = async () => {
-    firstAt = null;
-    // script -q: no banner; -f: flush each write; -e: the child's exit status; -c: command.
-    const ms = await timeUntilOutput(
-      "script",
-      ["-qfec", `stty cols 200 rows 50; exec '${node}' '${CLI}'`, "/dev/null"],
-      e,
-      (out) => {
-        const text = stripAnsi(out);
-        return text.includes(principal) && text.includes(sessionId);
-      },
-      15_000,
-      (out, at) => {
-        if (firstAt === null && /\S/.test(stripAnsi(out))) firstAt = at;
-      },
-    );
-    firsts.push(firstAt ?? ms);
-    return ms;
-  };
+  const shows = (text: string) => text.includes(principal) && text.includes(sessionId);
+  const appCommand = `'${node}' '${CLI}'`;
+  const appStart = () => ptyStart(appCommand, e, (out) => shows(stripAnsi(out)));
   const bare = () => timeUntilOutput(node, ["-e", "0"], e, "exit", 15_000);
 
-  // Not counted in the median: they also warm the page cache.
-  const colds: number[] = [];
-  for (let i = 0; i < Math.min(COLD_RUNS, runs); i++) {
+  try {
+    // Not counted in the median: they also warm the page cache.
+    const colds: number[] = [];
+    for (let i = 0; i < Math.min(COLD_RUNS, runs); i++) {
+      rmSync(cacheHome, { recursive: true, force: true });
+      colds.push((await appStart()).ms);
+    }
+    let inkStart: (() => Promise<PtyStart>) | null = null;
+    // B8-ink's failure is its own row's: B8 goes on without it.
+    let inkError: Error | null = null;
+    const inkFailed = (e: unknown) => {
+      inkError = e instanceof Error ? e : new Error(String(e));
+      inkStart = null;
+    };
+    const inkColds: number[] = [];
+    let frame: string[] = [];
+    if (inkFloor !== null) {
+      try {
+        const recorded = await ptyStart(appCommand, e, (out) =>
+          shows(stripAnsi(screenLines(out, COLUMNS, ROWS).join("\n"))),
+        );
+        frame = screenLines(recorded.written, COLUMNS, ROWS);
+        const frameFile = join(inkFloor, `b8-frame-${nodeVersion}.txt`);
+        writeFileSync(frameFile, frame.join("\n"));
+        const child = join(BENCH_DIR, "inkStartChild.js");
+        const command = `'${node}' '${child}' '${frameFile}' '${INK_CACHE}'`;
+        const start = () => ptyStart(command, e, (out) => shows(stripAnsi(out)));
+        for (let i = 0; i < Math.min(COLD_RUNS, runs); i++) {
+          rmSync(join(cacheHome, INK_CACHE), { recursive: true, force: true });
+          inkColds.push((await start()).ms);
+        }
+        inkStart = start;
+      } catch (err) {
+        inkFailed(err);
+      }
+    }
+    await bare();
+    const times: number[] = [];
+    const firsts: number[] = [];
+    const nodeTimes: number[] = [];
+    const inkTimes: number[] = [];
+    const inkFirsts: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const a = await appStart();
+      times.push(a.ms);
+      firsts.push(a.firstMs);
+      nodeTimes.push(await bare());
+      if (inkStart) {
+        try {
+          const f = await inkStart();
+          inkTimes.push(f.ms);
+          inkFirsts.push(f.firstMs);
+        } catch (err) {
+          inkFailed(err);
+        }
+      }
+    }
+    const m = median(times);
+    const n = median(nodeTimes);
+    const app: StartupResult = {
+      node,
+      nodeVersion,
+      medianMs: m,
+      firstFrameMedianMs: median(firsts),
+      coldMs: median(colds),
+      nodeMedianMs: n,
+      ratio: m / n,
+      runs,
+    };
+    if (inkError !== null) return { app, ink: inkError };
+    if (inkStart === null) return { app, ink: null };
+    const inkMedian = median(inkTimes);
+    const text = frame.join("\n");
+    return {
+      app,
+      ink: {
+        medianMs: inkMedian,
+        firstFrameMedianMs: median(inkFirsts),
+        coldMs: median(inkColds),
+        ratio: inkMedian / n,
+        appRatio: m / inkMedian,
+        frameLines: frame.length,
+        frameSgr: text.match(/\x1b\[[0-9;]*m/g)?.length ?? 0,
+        frameChars: stripAnsi(text).replace(/\s/g, "").length,
+        runs,
+      },
+    };
+  } finally {
     rmSync(cacheHome, { recursive: true, force: true });
-    colds.push(await uiOnce());
   }
-  await bare();
-  firsts.length = 0;
-  const times: number[] = [];
-  const nodeTimes: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    times.push(await uiOnce());
-    nodeTimes.push(await bare());
-  }
-  rmSync(cacheHome, { recursive: true, force: true });
-  const m = median(times);
-  const n = median(nodeTimes);
-  return {
-    node,
-    nodeVersion,
-    medianMs: m,
-    firstFrameMedianMs: median(firsts),
-    coldMs: median(colds),
-    nodeMedianMs: n,
-    ratio: m / n,
-    runs,
-  };
 }
