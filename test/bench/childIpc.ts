@@ -120,11 +120,13 @@ export function waitUntil(
 /**
  * The environment of a child that mounts the Ink app: React's production build
  * (NODE_ENV=production; the development build costs several times the CPU per frame) unless
- * BENCH_REACT_DEV=1 asks for the development build, and no CI variable (Ink writes only the
- * last frame when it sees one).
+ * BENCH_REACT_DEV=1 asks for the development build, no CI variable (Ink writes only the
+ * last frame when it sees one), and colours as a 256-colour terminal (TERM=xterm-256color, as
+ * B8's pty) has them: the child's stdout is no terminal, so without FORCE_COLOR its frames
+ * would carry no colour codes at all, which Ink tokenizes, diffs and writes in every frame.
  */
 export function appEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production", FORCE_COLOR: "2" };
   if (process.env.BENCH_REACT_DEV === "1") delete env.NODE_ENV;
   delete env.CI;
   delete env.NO_COLOR;

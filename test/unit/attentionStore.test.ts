@@ -234,6 +234,38 @@ describe("attention reasons from a stream", () => {
     expect(t.reasons().map(([id]) => id)).not.toContain("ses_a");
   });
 
+  it("busy streams that change no item leave the queue alone: its subscribers (the fleet's frames) hear nothing", async () => {
+    const t = setup([rec("ses_a"), rec("ses_b"), rec("ses_c")]);
+    await t.sessions.getState().load();
+    const st = t.streams.getState();
+    for (const id of ["ses_a", "ses_b", "ses_c"]) st.ensure(id, { state: "live", since: 1 });
+    // Two items queued: ses_a and ses_c failed.
+    for (const id of ["ses_a", "ses_c"]) {
+      st.pushEvent(id, {
+        kind: "prompt_progress",
+        id: null,
+        data: { type: "error", content: "x" },
+      });
+    }
+    st.flushNow();
+    expect(t.reasons().sort()).toEqual([
+      ["ses_a", "failed"],
+      ["ses_c", "failed"],
+    ]);
+    const queue = t.attention.getState().items;
+    let told = 0;
+    const off = t.attention.subscribe(() => told++);
+    // ses_c keeps streaming output: the sessions looked at again change nothing in the queue.
+    for (let i = 0; i < 20; i++) {
+      st.pushEvent("ses_c", { kind: "process_output", id: null, data: { output: `line ${i}` } });
+      st.pushEvent("ses_b", { kind: "process_output", id: null, data: { output: `line ${i}` } });
+      st.flushNow();
+    }
+    off();
+    expect(told).toBe(0);
+    expect(t.attention.getState().items).toBe(queue);
+  });
+
   it("a stream that stops on an error, or goes silent, needs you until it is live again", async () => {
     const t = setup([]);
     await t.sessions.getState().load();

@@ -445,18 +445,21 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
           ? "only the loaded pages of the list are covered"
           : null;
 
+    // Compared in the queue's own order: the sessions looked at again come first in `next`,
+    // and an unchanged queue in another order is no change (a busy stream would otherwise
+    // tell every subscriber, and redraw the fleet, on each of its frames).
+    next.sort(compareItems);
+    const items = next.length > MAX_ITEMS ? next.slice(0, MAX_ITEMS) : next;
     const changed =
       arrived.length > 0 ||
       left.length > 0 ||
-      next.length !== before.length ||
-      next.some((i, n) => i !== before[n]);
+      items.length !== before.length ||
+      items.some((i, n) => i !== before[n]);
     if (only === undefined) queueApprovalReads(recs);
     if (!changed && partial === store.getState().partial) {
       maybeEndQuiet();
       return;
     }
-    next.sort(compareItems);
-    const items = next.length > MAX_ITEMS ? next.slice(0, MAX_ITEMS) : next;
     const raised = quiet ? [] : arrived.filter((i) => i.notify);
     const st = store.getState();
     store.setState({

@@ -1,7 +1,6 @@
 import { Box, Text } from "ink";
 import { useStore } from "zustand";
 import { sessionName } from "../../../protocol/resources.js";
-import { sessionRepo } from "../../../protocol/sessionRecord.js";
 import { overlapLines } from "../../../store/fleet/overlaps.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import { formatElapsed } from "../../../text/format.js";

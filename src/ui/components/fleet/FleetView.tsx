@@ -223,20 +223,27 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   const cols = useMemo(() => fleetColumns(inner), [inner]);
 
   // The rows' live values and the title line, on the shared tick and when a store they read
-  // changes: at most ten times a second for the streams and the budget (fifty busy streams
-  // change every frame), at once for attention, overlaps and the list. One hook for both, so
-  // a refresh that changes both is one frame.
-  const streamsBeat = useMemo(() => throttled(streams.subscribe, ROW_REFRESH_MS), [streams]);
-  const budgetBeat = useMemo(
-    () => throttled((fn) => budget.subscribe(fn), ROW_REFRESH_MS),
-    [budget],
+  // changes: at most ten times a second for the streams and the budget together (fifty busy
+  // streams change every frame; two beats of their own would draw twenty frames a second, out
+  // of phase), at once for attention, overlaps and the list. One hook for all, so a refresh
+  // that changes several is one frame.
+  const beat = useMemo(
+    () =>
+      throttled((fn) => {
+        const offStreams = streams.subscribe(fn);
+        const offBudget = budget.subscribe(fn);
+        return () => {
+          offStreams();
+          offBudget();
+        };
+      }, ROW_REFRESH_MS),
+    [streams, budget],
   );
   const prev = useRef<readonly FleetRow[]>([]);
   const subscribe = useCallback(
     (fn: () => void) => {
       const offs = [
-        streamsBeat.subscribe(fn),
-        budgetBeat.subscribe(fn),
+        beat.subscribe(fn),
         attention.subscribe(fn),
         overlaps.subscribe(fn),
         sessions.subscribe(fn),
@@ -245,12 +252,12 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
         for (const off of offs) off();
       };
     },
-    [streamsBeat, budgetBeat, attention, overlaps, sessions],
+    [beat, attention, overlaps, sessions],
   );
   const live = useTicked(
     (now) => {
       // Whatever makes this read the streams (the beat, a key, the clock) serves as a beat.
-      streamsBeat.caughtUp();
+      beat.caughtUp();
       prev.current = fleetRows(services, shown, now, cols, prev.current);
       return { rows: prev.current, head: fleetHead(services, now) };
     },
