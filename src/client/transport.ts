@@ -124,7 +124,10 @@ export type StreamOpening =
   | { kind: "rate_limited"; retryAfterMs: number | null; error: RateLimitedError; body: null };
 
 const MAX_REDIRECTS = 3;
-/** Budget waits shorter than this are pacing, not worth a line on stderr. */
+/**
+ * A budget wait this long is said (stderr, the UI's status line); shorter ones are said once
+ * they add up to it (a listing paced at 0.6 s a page waits longer in all than any one wait).
+ */
 const ANNOUNCE_BUDGET_WAIT_MS = 1000;
 
 let sharedAgent: Dispatcher | null = null;
@@ -218,6 +221,8 @@ export class Transport {
   readonly #random: () => number;
   readonly #signal: AbortSignal | undefined;
   readonly #maxBodyBytes: number;
+  /** Short budget waits since one was last said, and all of them (ms). */
+  #pacing = { unsaid: 0, total: 0 };
   /** Send the key's own organization when none was given. */
   readonly keyOrganization: boolean;
 
@@ -553,7 +558,8 @@ export class Transport {
 
   /**
    * A token from the budget. A wait longer than a second is published (the headless
-   * commands say it on stderr, the UI in its status line); the budget's own timer keeps the
+   * commands say it on stderr, the UI in its status line), and shorter ones each time they
+   * add up to a second since the last said; the budget's own timer keeps the
    * process alive meanwhile. Resolves to the grant's ticket (see RequestBudget.observe).
    */
   async #acquire(
@@ -564,15 +570,25 @@ export class Transport {
   ): Promise<number> {
     const expected = this.budget.expectedWaitMs(use);
     let wait: RetryWait | null = null;
-    if (expected >= ANNOUNCE_BUDGET_WAIT_MS && maxWaitMs !== 0) {
+    const short = expected > 0 && expected < ANNOUNCE_BUDGET_WAIT_MS;
+    if (short) {
+      this.#pacing.unsaid += expected;
+      this.#pacing.total += expected;
+    }
+    const say = short ? this.#pacing.unsaid >= ANNOUNCE_BUDGET_WAIT_MS : expected > 0;
+    if (say && maxWaitMs !== 0) {
       const f = this.budget.state.figures;
       const delayMs = Math.min(expected, maxWaitMs ?? expected);
+      const summed = short
+        ? `; short waits add up: ${formatSeconds(this.#pacing.total)} so far`
+        : "";
+      if (short) this.#pacing.unsaid = 0;
       wait = {
         attempt: 1,
         maxAttempts: 1,
         delayMs,
         until: Date.now() + delayMs,
-        reason: `pacing ${use === "stream" ? "stream openings" : "requests"} to the service's limit (${f.limit} per ${describeWindow(f.windowMs)}, burst ${f.burst})`,
+        reason: `pacing ${use === "stream" ? "stream openings" : "requests"} to the service's limit (${f.limit} per ${describeWindow(f.windowMs)}, burst ${f.burst})${summed}`,
         cause: { kind: "budget" },
         requestedMs: null,
       };

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { keychainAccount, keychainDelete, keychainGet } from "../../src/credentials/keychain.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { CLI, tempConfigHome } from "../helpers/cli.js";
+import { startProxy } from "../helpers/netFixtures.js";
 import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
@@ -539,6 +540,35 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await expectRestored(pane);
   });
 
+  it("works through HTTP_PROXY for a host only the proxy resolves: identity, list and a live pane", async () => {
+    const host = "sessions.behind-proxy.test";
+    const proxy = await startProxy({ [host]: "127.0.0.1" });
+    try {
+      const id = ids[0] as string;
+      const pane = await launch(["open", id], {
+        env: { AGENT_SESSIONS_BASE_URL: `http://${host}:${server.port}`, HTTP_PROXY: proxy.url },
+      });
+      const screen = await pane.waitFor(
+        "the identity, the list and the live pane",
+        (t) =>
+          titleRe(1, id).test(t) &&
+          t.includes("● live") &&
+          t.includes("effective:") &&
+          /Sessions \d+\/\d+/.test(t),
+      );
+      expect(screen).not.toMatch(/✗|could not reach/);
+      // Everything went through the proxy: the list, the record and the event stream.
+      expect(
+        proxy.seen.some((l) => l.startsWith(`GET http://${host}:${server.port}/api/sessions`)),
+      ).toBe(true);
+      expect(proxy.seen.some((l) => l.includes(`/sessions/${id}/events`))).toBe(true);
+      await pane.keys("q");
+      await expectRestored(pane);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("NO_COLOR: the screen carries no colour codes (attributes only)", async () => {
     const id = ids[0] as string;
     const coloured = await launch(["open", id]);
@@ -559,14 +589,15 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
   it("TERM=dumb and a locale without UTF-8 get ASCII borders and glyphs; TERM=dumb keeps the normal screen", async () => {
     const id = ids[0] as string;
     const nonAscii = (screen: string) => screen.replace(/[\u0000-\u007f]/g, "");
-    const title = new RegExp(`[-=] 1 ${id} \\* \\w+ \\. \\* live`);
+    // A pane that needs you names the reason before its number: "! finished 1 ses_…".
+    const title = new RegExp(`[-=] (?:! (?:[a-z]+ )+)?1 ${id} \\* \\w+ \\. \\* live`);
 
     const c = await launch(["open", id], { env: { LANG: "C", LC_ALL: undefined } });
     let screen = await c.waitFor("the pane in ASCII", (s) => title.test(s));
     expect(nonAscii(screen)).toBe("");
     // Focused pane: # corners and = lines; the header and list: + corners and - lines.
     expect(screen).toMatch(/^\+-+\+/);
-    expect(screen).toMatch(/#= 1 ses_/);
+    expect(screen).toMatch(/#= (?:! (?:[a-z]+ )+)?1 ses_/);
     expect(await c.format("#{alternate_on}")).toBe("1");
     await c.keys("q");
     await expectRestored(c);

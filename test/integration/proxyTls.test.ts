@@ -215,8 +215,15 @@ describe("https:// with a private CA, a path prefix, and HTTPS_PROXY", () => {
       },
     );
     expect(watch.code).toBe(0);
+    // A listing and an action (a POST) too: every kind of call goes under the prefix.
+    const list = await runCli(["sessions", "--json"], { env: e });
+    expect(list.code).toBe(0);
+    const id = server.sessionIds()[2] ?? "";
+    const pause = await runCli(["pause", id, "--json"], { env: e });
+    expect(pause.stderr).not.toMatch(/^error:/m);
     const seen = front.seen.slice(seenBefore);
-    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen.length).toBeGreaterThanOrEqual(5);
+    expect(seen).toContain(`${PREFIX}/api/sessions/${id}/pause`);
     for (const p of seen) expect(p.startsWith(`${PREFIX}/api/`)).toBe(true);
   }, 40_000);
 
