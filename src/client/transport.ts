@@ -575,7 +575,9 @@ export class Transport {
       this.#pacing.unsaid += expected;
       this.#pacing.total += expected;
     }
-    const say = short ? this.#pacing.unsaid >= ANNOUNCE_BUDGET_WAIT_MS : expected > 0;
+    const say = short
+      ? this.#pacing.unsaid >= ANNOUNCE_BUDGET_WAIT_MS
+      : expected >= ANNOUNCE_BUDGET_WAIT_MS;
     if (say && maxWaitMs !== 0) {
       const f = this.budget.state.figures;
       const delayMs = Math.min(expected, maxWaitMs ?? expected);

@@ -56,11 +56,12 @@ async function caught(p: Promise<unknown>): Promise<unknown> {
   throw new Error("expected the call to fail");
 }
 
+/** The retry waits a client publishes (not the request budget's pacing, said too). */
 function waitsOf(c: ApiClient): RetryWait[] {
   const waits: RetryWait[] = [];
   c.rateLimit.subscribe(() => {
     const w = c.rateLimit.waiting;
-    if (w && !waits.includes(w)) waits.push(w);
+    if (w && w.cause.kind !== "budget" && !waits.includes(w)) waits.push(w);
   });
   return waits;
 }
