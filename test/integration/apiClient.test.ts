@@ -62,7 +62,11 @@ afterAll(async () => {
   await closeDefaultAgent();
 });
 
-/** Fast retries and neutral jitter unless a test says otherwise. */
+/**
+ * Fast retries and neutral jitter unless a test says otherwise, and a request budget of the
+ * client's own: the process shares one per key and service, and a port the system hands out
+ * again would otherwise inherit an earlier test's 429 hold (an hour, in one of them).
+ */
 function client(opts: Partial<ApiClientOptions> = {}): ApiClient {
   return new ApiClient({
     baseUrl: srv.url,
@@ -71,6 +75,7 @@ function client(opts: Partial<ApiClientOptions> = {}): ApiClient {
     backoffBaseMs: 5,
     jitter: 0,
     timeoutMs: 2000,
+    budget: new RequestBudget(),
     ...opts,
   });
 }
