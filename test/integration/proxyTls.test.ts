@@ -219,8 +219,9 @@ describe("https:// with a private CA, a path prefix, and HTTPS_PROXY", () => {
     const list = await runCli(["sessions", "--json"], { env: e });
     expect(list.code).toBe(0);
     const id = server.sessionIds()[2] ?? "";
-    const pause = await runCli(["pause", id, "--json"], { env: e });
-    expect(pause.stderr).not.toMatch(/^error:/m);
+    // Whatever the service answers (the simulator may have paused or ended the session
+    // already), the POST itself must go under the prefix.
+    await runCli(["pause", id, "--json"], { env: e });
     const seen = front.seen.slice(seenBefore);
     expect(seen.length).toBeGreaterThanOrEqual(5);
     expect(seen).toContain(`${PREFIX}/api/sessions/${id}/pause`);
