@@ -5,6 +5,7 @@ import { HttpError, MissingScopeError, UsageError } from "../../src/client/error
 import type { PromptItem } from "../../src/protocol/prompt.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { decideApproval, describeDecision } from "../../src/store/act/approvalDecision.js";
+import { createApprovalsBook } from "../../src/store/approvals/approvalsBook.js";
 
 // Acting on a session against the reference service: a prompt and its streamed answer (also
 // on the session's history), already running, cancel, approvals with their role gate and
@@ -119,7 +120,8 @@ describe("approvals", () => {
       "awaiting_approval",
     );
 
-    const done = await decideApproval(client("member"), id, a.id, "approve", "ship it");
+    const book = createApprovalsBook({ api: client("member") });
+    const done = await decideApproval(client("member"), book, id, a.id, "approve", "ship it");
     expect(done.kind).toBe("resolved");
     // ...and once the last one is decided, it works again.
     expect(((await client("member").getSession(id)) as Record<string, unknown>).agent_status).toBe(
@@ -127,13 +129,13 @@ describe("approvals", () => {
     );
     expect(describeDecision(done, a.id, "approve")).toMatch(/approved by usr_\w+ at .*ship it/);
 
-    const again = await decideApproval(client("owner"), id, a.id, "reject");
+    const again = await decideApproval(client("owner"), book, id, a.id, "reject");
     expect(again.kind).toBe("already");
     expect(describeDecision(again, a.id, "reject")).toMatch(
       /was already approved by usr_\w+ at .*nothing was rejected/,
     );
 
-    const gone = await decideApproval(client("member"), id, "ap_nope", "approve");
+    const gone = await decideApproval(client("member"), book, id, "ap_nope", "approve");
     expect(gone.kind).toBe("gone");
   });
 

@@ -45,7 +45,6 @@ describe("the journal of what was done", () => {
     const id = server.sessions().find((s) => s.state === "active")?.id as string;
     const ap = server.addApproval(id, { kind: "deploy", message: "Ship?" });
     expect((await act.sendPrompt(id, "Add a health check"))?.kind).toBe("done");
-    await act.loadApprovals(id);
     const decided = await act.decide(id, ap, "approve", "looks good");
     expect(decided?.kind).toBe("resolved");
     await handle.dispose();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
-import { createActControl } from "../../src/store/act/actStore.js";
+import { actOf, createActControl } from "../../src/store/act/actStore.js";
+import { approvalsOf, createApprovalsBook } from "../../src/store/approvals/approvalsBook.js";
 import { actLines } from "../../src/ui/model/actLines.js";
 import { type Responder, startScriptedServer } from "../helpers/scriptedHttpServer.js";
 
@@ -44,11 +45,13 @@ describe("a prompt's answer in the pane", () => {
         apiKey: "sk_test_0123456789abcdef",
         maxAttempts: 1,
       });
-      const act = createActControl({ api });
+      const book = createApprovalsBook({ api });
+      const act = createActControl({ api, book });
       const outcome = await act.sendPrompt("ses_a1", "go");
       expect(outcome?.kind).toBe("cut");
       const lines = actLines({
         act: act.store.getState().bySession.get("ses_a1") as never,
+        approvals: approvalsOf(book.getState(), "ses_a1"),
         editing: null,
         role: "owner",
         writeDisabled: null,
@@ -65,6 +68,7 @@ describe("a prompt's answer in the pane", () => {
       expect(act.toggleTools("ses_a1")).toBe(true);
       const open = actLines({
         act: act.store.getState().bySession.get("ses_a1") as never,
+        approvals: approvalsOf(book.getState(), "ses_a1"),
         editing: null,
         role: "owner",
         writeDisabled: null,
@@ -102,10 +106,12 @@ describe("a prompt's answer in the pane", () => {
         apiKey: "sk_test_0123456789abcdef",
         maxAttempts: 1,
       });
-      const act = createActControl({ api });
-      await act.loadApprovals("ses_a1");
+      const book = createApprovalsBook({ api });
+      const act = createActControl({ api, book });
+      await book.read("ses_a1");
       const lines = actLines({
-        act: act.store.getState().bySession.get("ses_a1") as never,
+        act: actOf(act.store.getState(), "ses_a1"),
+        approvals: approvalsOf(book.getState(), "ses_a1"),
         editing: null,
         role: "member",
         writeDisabled: null,

@@ -187,7 +187,7 @@ describe("approvals in the pane", () => {
     );
 
     const gone = f.server.addApproval(id, { message: "Again?" });
-    await f.services.act?.loadApprovals(id);
+    await f.services.approvals?.read(id);
     await waitForContent(a, gone.id);
     f.server.faults.set({ statusFor: { path: /\/resolve$/, status: 404, count: 1 } });
     await pressKey(a, "X");

@@ -44,16 +44,16 @@ describe("attention", () => {
     expect(frame).toMatch(/ ✗2 ✗ /);
     await waitForContent(h, () => h?.bells() === 1);
 
-    // Newest first, and what notifies before what does not: the pane that just failed.
+    // Newest first, and what notifies before what does not: the pane that just failed. Seen,
+    // it keeps its mark: the failure stands.
     await pressKey(h, "a");
-    frame = await waitForContent(h, `╔═ 2 ${b}`);
-    expect(frame).not.toContain("⚠");
+    frame = await waitForContent(h, `╔═ ⚠ failed 2 ${b}`);
     expect(frame).toContain(`2 ${b} ✗ error`);
 
-    // Then the paused one: not in a pane, so its row in the list.
+    // Then the paused one: not in a pane, so its row in the list, its mark kept too.
     await pressKey(h, "a");
-    // Seen: its mark goes (it stays in the queue).
-    frame = await waitForContent(h, `▸   ⏸ ${cName}`);
+    frame = await waitForContent(h, `▸⏸  ⏸ ${cName}`);
+    expect(frame).toContain(`⚠ failed 2 ${b}`);
 
     // The queue: both, with the reason named and the time the record gives.
     await pressKey(h, "A");

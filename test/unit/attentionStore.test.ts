@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { NetworkError } from "../../src/client/errors.js";
+import type { Approval } from "../../src/protocol/approvals.js";
 import type { Session, SessionPage } from "../../src/protocol/resources.js";
-import type { ApprovalsSource } from "../../src/store/attention/approvalsSource.js";
+import {
+  awaitingSourcesOf,
+  createApprovalsBook,
+  followAwaiting,
+} from "../../src/store/approvals/approvalsBook.js";
 import {
   type AttentionStoreOptions,
   createAttentionStore,
@@ -11,7 +16,6 @@ import {
 import {
   attentionConfigFrom,
   DEFAULT_ATTENTION,
-  type PendingApproval,
   parseAttentionSetting,
 } from "../../src/store/attention/reasons.js";
 import { createSessionsStore } from "../../src/store/sessionsStore.js";
@@ -316,23 +320,29 @@ describe("attention reasons from a stream", () => {
 
 describe("pending approvals", () => {
   it("reads the approvals of a session that waits on one: its message and its created_at; gone when resolved", async () => {
-    const pending: PendingApproval[] = [
+    const pending: Approval[] = [
       {
         id: "ap_7c2d",
         kind: "deploy",
         message: "Deploy the updated landing page to production?",
         required_role: "admin",
+        status: "pending",
         created_at: "2026-07-28T18:12:00Z",
       },
     ];
     const asked: string[] = [];
-    const approvals: ApprovalsSource = async (id) => {
-      asked.push(id);
-      return pending;
-    };
+    const approvals = createApprovalsBook({
+      api: {
+        async listApprovals(id: string) {
+          asked.push(id);
+          return pending;
+        },
+      },
+    });
     const t = setup([rec("ses_a", { agent_status: "awaiting_approval" }), rec("ses_b")], {
       approvals,
     });
+    const off = followAwaiting(approvals, awaitingSourcesOf({ sessions: t.sessions }));
     await t.sessions.getState().load();
     await t.attention.idle();
     expect(asked).toEqual(["ses_a"]);
@@ -346,6 +356,7 @@ describe("pending approvals", () => {
     expect(item?.approval?.id).toBe("ap_7c2d");
     await t.refresh([rec("ses_a", { agent_status: "working" }), rec("ses_b")]);
     expect(t.reasons()).toEqual([]);
+    off();
   });
 });
 
@@ -377,7 +388,7 @@ describe("attention settings", () => {
     expect(t.reasons()).toEqual([["ses_a", "paused"]]);
   });
 
-  it("the next unseen goes to what notifies first; seen items stay without a mark", async () => {
+  it("the next unseen goes to what notifies first; a seen item keeps its mark while its cause stands", async () => {
     const t = setup([
       rec("ses_old", { state: "error", updated_at: "2024-05-01T09:00:00Z" }),
       rec("ses_new", { state: "error", updated_at: "2024-05-01T11:00:00Z" }),
@@ -390,7 +401,8 @@ describe("attention settings", () => {
     s.acknowledge("ses_new");
     const after = t.attention.getState();
     expect(after.items).toHaveLength(3);
-    expect([...selectMarkedIds(after)]).toEqual(["ses_old"]);
+    expect([...selectMarkedIds(after)]).toEqual(["ses_new", "ses_old"]);
+    expect(after.items.find((i) => i.sessionId === "ses_new")?.seen).toBe(true);
     expect(nextUnseen(after, "ses_old")?.sessionId).toBe("ses_old");
   });
 });

@@ -2,23 +2,31 @@ import type { Command } from "commander";
 import type { ApiClient } from "../../client/apiClient.js";
 import { AgentSessionsError, EXIT, HttpError, UsageError } from "../../client/errors.js";
 import { closeDefaultAgent } from "../../client/transport.js";
-import {
-  type Approval,
-  isPending,
-  noteProblem,
-  type ResolveAction,
-} from "../../protocol/approvals.js";
+import { type Approval, noteProblem, type ResolveAction } from "../../protocol/approvals.js";
 import { isSafePathId } from "../../protocol/ids.js";
 import { type LifecycleAction, lifecyclePast } from "../../protocol/prompt.js";
 import { decideApproval, describeDecision } from "../../store/act/approvalDecision.js";
+import {
+  type ApprovalsBook,
+  createApprovalsBook,
+  recordAwaitsApproval,
+} from "../../store/approvals/approvalsBook.js";
+import { keyRedactor } from "../../text/redact.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { err, fail, out, printJson, table } from "../output.js";
 
-async function withClient(cmd: Command, run: (client: ApiClient) => Promise<void>): Promise<void> {
+async function withClient(
+  cmd: Command,
+  run: (client: ApiClient, book: ApprovalsBook) => Promise<void>,
+): Promise<void> {
   try {
     const ctx = await commandContext(cmd);
-    await run(ctx.client);
+    // The approvals read here are admitted as the UI admits them (sanitized, key redacted).
+    await run(
+      ctx.client,
+      createApprovalsBook({ api: ctx.client, redact: keyRedactor(ctx.apiKey).redact }),
+    );
   } catch (e) {
     fail(e);
   } finally {
@@ -41,16 +49,18 @@ export function runCancel(cmd: Command, sessionId: string, json: boolean): Promi
 }
 
 /**
- * `approvals`: the pending approvals of the sessions named (default: every listed session,
- * through the request budget), as a table; --all adds resolved ones. A session of the walk
- * that is gone or refused is said on stderr and skipped; a named one is an error.
+ * `approvals`: the pending approvals of the sessions named (default: every listed session
+ * whose record says it awaits an approval; with --all every listed session), read through
+ * the approvals book and the request budget, as a table, oldest pending first; --all adds
+ * resolved ones, as the service lists them. A session of the walk that is gone or refused
+ * is said on stderr and skipped; a named one is an error.
  */
 export function runApprovals(
   cmd: Command,
   ids: string[],
   opts: { json: boolean; all: boolean },
 ): Promise<void> {
-  return withClient(cmd, async (client) => {
+  return withClient(cmd, async (client, book) => {
     const found: Approval[] = [];
     const named = ids.length > 0;
     let targets = ids;
@@ -58,6 +68,8 @@ export function runApprovals(
       targets = [];
       for await (const page of client.sessionPages({ limit: 100 })) {
         for (const s of page.sessions) {
+          // Only a session that awaits one has pending approvals to read.
+          if (!opts.all && !recordAwaitsApproval(s)) continue;
           if (isSafePathId(s.session_id)) targets.push(s.session_id);
           else err(`warning: skipped a session whose id cannot be used in a request`);
         }
@@ -66,9 +78,8 @@ export function runApprovals(
     let skipped = 0;
     for (const id of targets) {
       try {
-        const list = await client.listApprovals(id);
-        for (const a of list)
-          if (opts.all || isPending(a)) found.push({ ...a, session_id: a.session_id ?? id });
+        const entry = await book.read(id, { throwOnError: true });
+        found.push(...(opts.all ? entry.all : entry.pending));
       } catch (e) {
         if (named || !(e instanceof AgentSessionsError) || e.exitCode === EXIT.invalidKey) throw e;
         if (e instanceof HttpError && e.status >= 500) throw e;
@@ -125,8 +136,8 @@ export async function runResolve(
     );
     return;
   }
-  await withClient(cmd, async (client) => {
-    const outcome = await decideApproval(client, sessionId, approvalId, action, note);
+  await withClient(cmd, async (client, book) => {
+    const outcome = await decideApproval(client, book, sessionId, approvalId, action, note);
     const line = describeDecision(outcome, approvalId, action);
     if (outcome.kind === "resolved") {
       if (json) printJson(outcome.approval);

@@ -7,7 +7,11 @@ import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { sessionName } from "../../protocol/resources.js";
 import { displayId } from "../../store/admitSession.js";
-import { approvalsFromService } from "../../store/attention/approvalsSource.js";
+import {
+  awaitingSourcesOf,
+  createApprovalsBook,
+  followAwaiting,
+} from "../../store/approvals/approvalsBook.js";
 import {
   type AttentionItem,
   type AttentionStore,
@@ -180,11 +184,14 @@ export async function attention(o: AttentionRunOptions, ctx: AttentionContext): 
   );
   const whole = createWholeList({ sessions, client, redact });
   const streams = createStreamsStore({ capacity: 50, redact });
+  // The approvals book, as the UI has it: read for the sessions that await one.
+  const approvals = createApprovalsBook({ api: client, redact });
+  const offAwaiting = followAwaiting(approvals, awaitingSourcesOf({ sessions, whole, streams }));
   const store: AttentionStore = createAttentionStore({
     sessions,
     streams,
     whole,
-    approvals: approvalsFromService(client, redact),
+    approvals,
     ...(o.config ? { config: o.config } : {}),
   });
   const named = (item: AttentionItem): Named => {
@@ -212,6 +219,8 @@ export async function attention(o: AttentionRunOptions, ctx: AttentionContext): 
   });
   const cleanup = async () => {
     live.stop();
+    offAwaiting();
+    approvals.dispose();
     store.dispose();
     whole.dispose();
     await controller.closeAll();

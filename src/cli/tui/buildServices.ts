@@ -4,7 +4,11 @@ import type { OrganizationSource } from "../../client/routes.js";
 import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
 import { createActControl } from "../../store/act/actStore.js";
 import { createActionsStore } from "../../store/actionsStore.js";
-import { approvalsFromService } from "../../store/attention/approvalsSource.js";
+import {
+  awaitingSourcesOf,
+  createApprovalsBook,
+  followAwaiting,
+} from "../../store/approvals/approvalsBook.js";
 import { createAttentionStore } from "../../store/attention/attentionStore.js";
 import type { AttentionConfig } from "../../store/attention/reasons.js";
 import { createWholeList } from "../../store/attention/wholeList.js";
@@ -16,7 +20,7 @@ import { createIdentityStore } from "../../store/identityStore.js";
 import { createIntegrationsStore } from "../../store/integrations/integrationsStore.js";
 import { LiveList } from "../../store/liveList.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
-import { createSessionsStore, selectRecord } from "../../store/sessionsStore.js";
+import { createSessionsStore } from "../../store/sessionsStore.js";
 import { StreamLeases } from "../../store/streams/streamLeases.js";
 import { StreamsController } from "../../store/streams/streamsController.js";
 import { createStreamsStore } from "../../store/streams/streamsStore.js";
@@ -151,9 +155,14 @@ export function buildServices(
     redact,
     ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
   });
+  // The one approvals book: read for the sessions whose record (or stream) says the agent
+  // awaits one; the panes, the keys and the attention queue all read it.
+  const approvals = createApprovalsBook({ api: client, redact });
+  const offAwaiting = followAwaiting(approvals, awaitingSourcesOf({ sessions, whole, streams }));
   // Prompts and decisions go into the journal with their time (never the key).
   const act = createActControl({
     api: client,
+    book: approvals,
     ...(journal
       ? {
           record: (id: string, event: string, data: Record<string, unknown>) =>
@@ -162,22 +171,9 @@ export function buildServices(
       : {}),
     role: () => identity.getState().keyInfo?.role,
   });
-  // A session of an open pane that starts waiting for an approval (the documented
-  // agent_status): its approvals are read again, so the pane shows what it waits for.
-  const waiting = new Set<string>();
-  const offApprovals = sessions.subscribe((s) => {
-    for (const id of Object.keys(streams.getState().sessions)) {
-      const status = (selectRecord(s, id) as Record<string, unknown> | undefined)?.agent_status;
-      if (status === "awaiting_approval") {
-        if (!waiting.has(id)) {
-          waiting.add(id);
-          void act.loadApprovals(id);
-        }
-      } else waiting.delete(id);
-    }
-  });
   const services: AppServices = {
     act,
+    approvals,
     api: client,
     identity,
     sessions,
@@ -191,7 +187,7 @@ export function buildServices(
       sessions,
       streams,
       whole,
-      approvals: approvalsFromService(client, redact),
+      approvals,
       ...(opts.attention ? { config: opts.attention } : {}),
     }),
     activity,
@@ -214,7 +210,8 @@ export function buildServices(
       disposed ??= (async () => {
         stop.abort();
         act.close();
-        offApprovals();
+        offAwaiting();
+        approvals.dispose();
         live.stop();
         offActions();
         services.fleetStreams.releaseAll();

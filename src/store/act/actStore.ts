@@ -4,6 +4,7 @@ import type { Approval, ResolveAction } from "../../protocol/approvals.js";
 import type { LifecycleAction, LifecycleAnswer, PromptItem } from "../../protocol/prompt.js";
 import { lifecyclePast } from "../../protocol/prompt.js";
 import { cutText, sanitize, sanitizeLine } from "../../text/sanitize.js";
+import type { ApprovalsBook } from "../approvals/approvalsBook.js";
 import { type ErrorInfo, toErrorInfo } from "../errorInfo.js";
 import { type DecisionOutcome, decideApproval, describeDecision } from "./approvalDecision.js";
 import { promptEndIsCancel, toolDetail, toolLine } from "./promptView.js";
@@ -22,7 +23,6 @@ export interface ActApi {
     opts: { onItem: (item: PromptItem) => void; signal?: AbortSignal },
   ): Promise<PromptOutcome>;
   cancelPrompt(id: string, signal?: AbortSignal): Promise<{ cancelled: boolean }>;
-  listApprovals(id: string, signal?: AbortSignal): Promise<Approval[]>;
   resolveApproval(
     id: string,
     approvalId: string,
@@ -63,9 +63,6 @@ export interface SessionAct {
   exchanges: readonly Exchange[];
   /** Prompts sent from here, oldest first (recall with Up/Down). */
   sent: readonly string[];
-  /** Pending approvals as last read; null before the first read. */
-  approvals: readonly Approval[] | null;
-  approvalsError: string | null;
   /** The answer's tool items are shown whole rather than folded to one line. */
   toolsExpanded: boolean;
   /** The last thing done here (a decision, a cancel, a pause), in one line. */
@@ -87,8 +84,6 @@ export const SENT_KEPT = 50;
 const EMPTY: SessionAct = {
   exchanges: [],
   sent: [],
-  approvals: null,
-  approvalsError: null,
   toolsExpanded: false,
   notice: null,
 };
@@ -106,6 +101,8 @@ export type RecordAction = (
 
 export interface ActDeps {
   api: ActApi;
+  /** The one approvals book: decisions are taken on what it holds and written back to it. */
+  book: Pick<ApprovalsBook, "read" | "resolved">;
   now?: () => number;
   record?: RecordAction;
   /** The key's role from verify (for the approval gate); read when needed. */
@@ -116,7 +113,6 @@ export interface ActControl {
   readonly store: ActStore;
   sendPrompt(sessionId: string, prompt: string): Promise<PromptOutcome | null>;
   cancelPrompt(sessionId: string): Promise<void>;
-  loadApprovals(sessionId: string): Promise<void>;
   decide(
     sessionId: string,
     approval: Approval,
@@ -261,23 +257,12 @@ export function createActControl(deps: ActDeps): ActControl {
         notice(sessionId, `Cancel failed: ${describeError(errorText(e))}`, false);
       }
     },
-    async loadApprovals(sessionId) {
-      try {
-        const list = await deps.api.listApprovals(sessionId);
-        update(sessionId, (a) => ({
-          ...a,
-          approvals: list.filter((x) => (x.status ?? "pending") === "pending"),
-          approvalsError: null,
-        }));
-      } catch (e) {
-        update(sessionId, (a) => ({ ...a, approvalsError: describeError(errorText(e)) }));
-      }
-    },
     async decide(sessionId, approval, action, note) {
       setBusy(sessionId, true);
       try {
         const outcome = await decideApproval(
           deps.api,
+          deps.book,
           sessionId,
           approval.id,
           action,
@@ -297,12 +282,8 @@ export function createActControl(deps: ActDeps): ActControl {
           outcome: outcome.kind,
           said: line,
         });
-        // The item leaves the pane: read the list again (it also drops one resolved elsewhere).
-        update(sessionId, (a) => ({
-          ...a,
-          approvals: (a.approvals ?? []).filter((x) => x.id !== approval.id),
-        }));
-        void control.loadApprovals(sessionId);
+        // The book has dropped it; read the list again (it also drops one resolved elsewhere).
+        if (outcome.kind === "resolved") void deps.book.read(sessionId);
         return outcome;
       } catch (e) {
         notice(

@@ -1,15 +1,13 @@
 /**
  * Deciding an approval, for the CLI and the UI alike: resolve it, and when the service says
- * it is already resolved (409), read the list again so the user learns who resolved it and
- * when; when it says the approval is gone (404), say that.
+ * it is already resolved (409), read the session's approvals again into the book so the user
+ * learns who resolved it and when; when it says the approval is gone (404), say that.
  */
 import type { ApiClient } from "../../client/apiClient.js";
-
-type DecideApi = Pick<ApiClient, "resolveApproval" | "listApprovals">;
-
 import { HttpError, NotFoundError } from "../../client/errors.js";
 import type { Approval, ResolveAction } from "../../protocol/approvals.js";
 import { sanitizeLine } from "../../text/sanitize.js";
+import type { ApprovalsBook } from "../approvals/approvalsBook.js";
 
 export type DecisionOutcome =
   | { kind: "resolved"; approval: Approval }
@@ -19,7 +17,8 @@ export type DecisionOutcome =
   | { kind: "gone"; error: NotFoundError };
 
 export async function decideApproval(
-  client: DecideApi,
+  client: Pick<ApiClient, "resolveApproval">,
+  book: Pick<ApprovalsBook, "read" | "resolved">,
   sessionId: string,
   approvalId: string,
   action: ResolveAction,
@@ -27,19 +26,20 @@ export async function decideApproval(
   signal?: AbortSignal,
 ): Promise<DecisionOutcome> {
   try {
-    const approval = await client.resolveApproval(sessionId, approvalId, action, note, signal);
-    return { kind: "resolved", approval };
+    const answer = await client.resolveApproval(sessionId, approvalId, action, note, signal);
+    return { kind: "resolved", approval: book.resolved(sessionId, answer) };
   } catch (e) {
-    if (e instanceof NotFoundError) return { kind: "gone", error: e };
-    if (!(e instanceof HttpError) || e.status !== 409) throw e;
-    let fresh: Approval | null = null;
-    try {
-      const list = await client.listApprovals(sessionId, signal);
-      fresh = list.find((a) => a.id === approvalId) ?? null;
-    } catch {
-      fresh = null;
+    if (e instanceof NotFoundError) {
+      void book.read(sessionId);
+      return { kind: "gone", error: e };
     }
-    return { kind: "already", approval: fresh, error: e };
+    if (!(e instanceof HttpError) || e.status !== 409) throw e;
+    const fresh = await book.read(sessionId);
+    return {
+      kind: "already",
+      approval: fresh.all.find((a) => a.id === approvalId) ?? null,
+      error: e,
+    };
   }
 }
 

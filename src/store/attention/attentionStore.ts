@@ -1,9 +1,9 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { AdmittedSession } from "../admitSession.js";
+import { type ApprovalsBookState, pendingOf } from "../approvals/approvalsBook.js";
 import type { SessionsState, SessionsStore } from "../sessionsStore.js";
 import type { SessionStream } from "../streams/sessionStream.js";
 import type { StreamsState, StreamsStore } from "../streams/streamsStore.js";
-import type { ApprovalsSource } from "./approvalsSource.js";
 import {
   type AttentionConfig,
   type AttentionReason,
@@ -27,13 +27,15 @@ import type { WholeList, WholeListState } from "./wholeList.js";
  * Every session that needs the user, over the whole list: a queue, newest first by the time
  * the service gives for each cause. Why a session needs the user is decided in reasons.ts;
  * this store gathers what it is decided from (the list's records and the pages past them,
- * the open streams, the pending approvals of sessions that wait on one), keeps one item per
- * session and reason, and says what arrived and what left.
+ * the open streams, the approvals book), and reads nothing itself. It follows each session's
+ * causes, one per reason, and shows one item per session: its most pressing cause (a
+ * destroyed session's destruction before anything else it had).
  *
  * An item leaves when its cause does (the approval resolved, the session running again, the
  * stream live again). Finished and destroyed items stay until the user has seen them (jumped
- * to the session), then go. The first reading of the list queues what already waits, quietly:
- * only later arrivals of a notifying reason are raised (what notifications follow).
+ * to the session), then go; the others stay, marked seen, while their cause stands. The first
+ * reading of the list queues what already waits, quietly: only later arrivals of a notifying
+ * reason are raised (what notifications follow), each cause once.
  */
 
 export type AttentionSource = "list" | "stream" | "approvals";
@@ -49,7 +51,7 @@ export interface AttentionItem {
   since: number;
   sinceFrom: SinceFrom;
   source: AttentionSource;
-  /** The user has looked at it. */
+  /** The user has looked at it (its mark stays while the cause stands). */
   seen: boolean;
   /** The settings say this reason notifies. */
   notify: boolean;
@@ -75,46 +77,52 @@ export interface AttentionState {
   /** Why the queue may miss sessions (the list could not be read whole); null when whole. */
   readonly partial: string | null;
   readonly config: AttentionConfig;
-  /** The user looked at the session: its items are seen; finished and destroyed ones go. */
+  /** The user looked at the session: its item is seen; a finished or destroyed one goes. */
   acknowledge(sessionId: string): void;
 }
 
 export interface AttentionStore extends StoreApi<AttentionState> {
   /** Stop following the sessions, streams and whole list. */
   dispose(): void;
-  /** Resolves when no approvals are being read. */
+  /** Resolves when the approvals book reads nothing. */
   idle(): Promise<void>;
 }
 
 export const MAX_ITEMS = 500;
-/** Most approval reads started per list reading. */
-const MAX_APPROVAL_READS = 10;
 
 export interface AttentionStoreOptions {
   sessions?: Pick<SessionsStore, "getState" | "subscribe">;
   streams?: Pick<StreamsStore, "getState" | "subscribe">;
   /** The pages past the loaded ones (wholeList.ts). */
   whole?: Pick<WholeList, "getState" | "subscribe">;
-  /** Pending approvals of a session (approvalsSource.ts). */
-  approvals?: ApprovalsSource;
+  /** The approvals book (store/approvals/approvalsBook.ts): what sessions wait on. */
+  approvals?: {
+    getState(): ApprovalsBookState;
+    subscribe(fn: (s: ApprovalsBookState, prev: ApprovalsBookState) => void): () => void;
+    idle(): Promise<void>;
+  };
+  /** When the user last saw a session (the journal's memory): a first sight's finish. */
+  lastSeen?: (sessionId: string) => number | null;
+  /** The user saw a session now (remembered for the next start). */
+  onSeen?: (sessionId: string, at: number) => void;
   config?: AttentionConfig;
   now?: () => number;
 }
 
-/** The unseen, notifying items' sessions, for marks (memoised on the items array). */
+/** The sessions whose item notifies, for marks and the list's order (memoised on the items). */
 const marked = new WeakMap<readonly AttentionItem[], ReadonlySet<string>>();
 export function selectMarkedIds(s: Pick<AttentionState, "items">): ReadonlySet<string> {
   let set = marked.get(s.items);
   if (!set) {
-    set = new Set(s.items.filter((i) => !i.seen && i.notify).map((i) => i.sessionId));
+    set = new Set(s.items.filter((i) => i.notify).map((i) => i.sessionId));
     marked.set(s.items, set);
   }
   return set;
 }
 
 /**
- * Per session, its most pressing unseen item (notifying before quiet ones, then by reason),
- * memoised: the marks of rows and panes. Seen items keep their place in the queue, unmarked.
+ * Each session's item (the queue holds one per session), memoised: the marks of rows and
+ * panes. A seen item keeps its mark while its cause stands.
  */
 const topOf = new WeakMap<readonly AttentionItem[], ReadonlyMap<string, AttentionItem>>();
 export function selectTopItems(
@@ -122,44 +130,51 @@ export function selectTopItems(
 ): ReadonlyMap<string, AttentionItem> {
   let map = topOf.get(s.items);
   if (!map) {
-    const m = new Map<string, AttentionItem>();
-    for (const i of s.items) {
-      if (i.seen) continue;
-      const had = m.get(i.sessionId);
-      if (had === undefined || pressing(i) < pressing(had)) m.set(i.sessionId, i);
-    }
-    map = m;
+    map = new Map(s.items.map((i) => [i.sessionId, i]));
     topOf.set(s.items, map);
   }
   return map;
 }
 
-function pressing(i: AttentionItem): number {
-  return (i.seen ? 20 : 0) + (i.notify ? 0 : 10) + REASON_RANK[i.reason];
-}
-
-/** The unseen notifying item of a session, if any (the most pressing). */
-export function unseenItemOf(
+/** A session's notifying item, if it has one (what a pane's title says). */
+export function notifyingItemOf(
   s: Pick<AttentionState, "items">,
   sessionId: string,
 ): AttentionItem | null {
-  const top = selectTopItems(s).get(sessionId);
-  return top !== undefined && !top.seen && top.notify ? top : null;
+  const item = selectTopItems(s).get(sessionId);
+  return item?.notify ? item : null;
 }
 
 /**
- * The next unseen item after the session `afterId` in queue order (newest first), wrapping;
- * the newest when afterId has none. Notifying items first: a pause is not a call.
+ * The item `a` goes to after the session `afterId`, in queue order (newest first), wrapping:
+ * unseen notifying items first (a pause is not a call), then unseen others, then every item.
  */
 export function nextUnseen(
   s: Pick<AttentionState, "items">,
   afterId: string | null,
 ): AttentionItem | null {
-  let unseen = s.items.filter((i) => !i.seen && i.notify);
-  if (unseen.length === 0) unseen = s.items.filter((i) => !i.seen);
-  if (unseen.length === 0) return null;
-  const at = afterId === null ? -1 : unseen.findIndex((i) => i.sessionId === afterId);
-  return unseen[(at + 1) % unseen.length] ?? null;
+  let pool = s.items.filter((i) => !i.seen && i.notify);
+  if (pool.length === 0) pool = s.items.filter((i) => !i.seen);
+  if (pool.length === 0) pool = s.items.slice();
+  if (pool.length === 0) return null;
+  const at = afterId === null ? -1 : pool.findIndex((i) => i.sessionId === afterId);
+  return pool[(at + 1) % pool.length] ?? null;
+}
+
+/** Which of a session's causes is its item: a destruction first, then by reason. */
+function outranks(a: AttentionItem, b: AttentionItem): boolean {
+  if (a.reason === "destroyed" || b.reason === "destroyed") return a.reason === "destroyed";
+  return REASON_RANK[a.reason] < REASON_RANK[b.reason];
+}
+
+/** One item per session: the most pressing of its causes. */
+function onePerSession(all: readonly AttentionItem[]): AttentionItem[] {
+  const top = new Map<string, AttentionItem>();
+  for (const i of all) {
+    const had = top.get(i.sessionId);
+    if (had === undefined || outranks(i, had)) top.set(i.sessionId, i);
+  }
+  return [...top.values()];
 }
 
 /** Queue order: newest first by the cause's time, the most urgent reason first on a tie. */
@@ -186,20 +201,18 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
   const last = new Map<string, Inputs>();
   /** Each session's record as last evaluated: a finish is a change against it. */
   const prevRec = new Map<string, Rec>();
-  /** Pending approvals read per session (only of sessions that wait on one). */
-  const approvals = new Map<string, readonly PendingApproval[]>();
-  /** The record (by identity) each session's approvals were read for. */
-  const approvalsReadFor = new Map<string, unknown>();
+  /** Every cause followed: one per session and reason (the queue shows one per session). */
+  let all: AttentionItem[] = [];
   /** Items the user has seen and that went (finished, destroyed): not again while the cause lasts. */
   const dismissed = new Set<string>();
+  /** Causes already raised (session, reason, since): a cause is told once. */
+  const raisedOnce = new Set<string>();
   /** When a stream was first seen silent. */
   const silentSince = new Map<string, number>();
   let quiet = true;
   let disposed = false;
-  let reading: Promise<void> | null = null;
-  const readQueue: string[] = [];
 
-  const store = createStore<AttentionState>()((set, get) => ({
+  const store = createStore<AttentionState>()((_set, get) => ({
     items: [],
     raisedVersion: 0,
     lastRaised: [],
@@ -208,28 +221,62 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     partial: null,
     config,
     acknowledge(sessionId) {
-      const items = get().items;
-      if (!items.some((i) => i.sessionId === sessionId && !i.seen)) return;
-      const left: AttentionItem[] = [];
+      opts.onSeen?.(sessionId, now());
+      if (!all.some((i) => i.sessionId === sessionId && !i.seen)) return;
       const kept: AttentionItem[] = [];
-      for (const i of items) {
+      for (const i of all) {
         if (i.sessionId !== sessionId) kept.push(i);
-        else if (KEPT_UNTIL_SEEN.has(i.reason)) {
-          dismissed.add(key(i.sessionId, i.reason));
-          left.push(i);
-        } else kept.push(i.seen ? i : { ...i, seen: true });
+        else if (KEPT_UNTIL_SEEN.has(i.reason)) dismissed.add(key(i.sessionId, i.reason));
+        else kept.push(i.seen ? i : { ...i, seen: true });
       }
-      set({
-        items: kept,
-        ...(left.length > 0
-          ? { changeVersion: get().changeVersion + 1, lastChanges: { arrived: [], left } }
-          : {}),
-      });
+      publish(kept, get().partial);
     },
   }));
 
   function key(id: string, reason: AttentionReason): string {
     return `${id}\u0000${reason}`;
+  }
+
+  /**
+   * The queue from the causes followed: one item per session, in queue order; what arrived
+   * and left is told against the queue shown before, and a notifying arrival is raised once.
+   */
+  function publish(next: AttentionItem[], partial: string | null): void {
+    all = next;
+    const before = store.getState().items;
+    const shown = onePerSession(next).sort(compareItems);
+    const items = shown.length > MAX_ITEMS ? shown.slice(0, MAX_ITEMS) : shown;
+    const was = new Map(before.map((i) => [key(i.sessionId, i.reason), i]));
+    const is = new Set(items.map((i) => key(i.sessionId, i.reason)));
+    const arrived = items.filter((i) => !was.has(key(i.sessionId, i.reason)));
+    const left = before.filter((i) => !is.has(key(i.sessionId, i.reason)));
+    const changed =
+      arrived.length > 0 ||
+      left.length > 0 ||
+      items.length !== before.length ||
+      items.some((i, n) => i !== before[n]);
+    if (!changed && partial === store.getState().partial) return;
+    const raised: AttentionItem[] = [];
+    for (const i of arrived) {
+      const k = `${key(i.sessionId, i.reason)}\u0000${i.since}`;
+      if (raisedOnce.has(k)) continue;
+      raisedOnce.add(k);
+      if (!quiet && i.notify) raised.push(i);
+    }
+    // Only causes still followed are remembered as told.
+    if (raisedOnce.size > MAX_ITEMS * 4) {
+      const keep = new Set(next.map((i) => `${key(i.sessionId, i.reason)}\u0000${i.since}`));
+      for (const k of raisedOnce) if (!keep.has(k)) raisedOnce.delete(k);
+    }
+    const st = store.getState();
+    store.setState({
+      items,
+      partial,
+      ...(raised.length > 0 ? { raisedVersion: st.raisedVersion + 1, lastRaised: raised } : {}),
+      ...(arrived.length > 0 || left.length > 0
+        ? { changeVersion: st.changeVersion + 1, lastChanges: { arrived, left } }
+        : {}),
+    });
   }
 
   let recordsKey: readonly unknown[] = [];
@@ -310,8 +357,10 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     };
     const rec = inp.rec as Rec | undefined;
     if (rec !== undefined) {
-      const prev = prevRec.get(id) ?? null;
-      for (const c of recordCauses(rec, prev === rec ? null : prev)) put(c, "list");
+      // A first sight compares with when the user last saw the session (the journal's memory).
+      const prev = prevRec.get(id);
+      const lastSeen = prev === undefined ? (opts.lastSeen?.(id) ?? null) : null;
+      for (const c of recordCauses(rec, prev ?? null, lastSeen)) put(c, "list");
     }
     if (inp.stream !== undefined) {
       for (const c of streamCauses(streamView(id, inp.stream))) put(c, "stream");
@@ -321,11 +370,12 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
       pending.length > 0 &&
       (rec === undefined || awaitsApproval(rec) || !("agent_status" in rec))
     ) {
-      const [newest, ...more] = approvalCauses(pending);
-      if (newest) {
-        const detail = more.length > 0 ? `${newest.detail} (+${more.length} more)` : newest.detail;
+      // The book holds them oldest first: the first is the one the keys decide first.
+      const [first, ...more] = approvalCauses(pending);
+      if (first) {
+        const detail = more.length > 0 ? `${first.detail} (+${more.length} more)` : first.detail;
         // The approval's own time and message win over the record's.
-        out.set("approval", { ...newest, detail, source: "approvals" });
+        out.set("approval", { ...first, detail, source: "approvals" });
       }
     }
     return out;
@@ -339,9 +389,10 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     if (disposed) return;
     const recs = records();
     const streams = opts.streams?.getState();
+    const book = opts.approvals?.getState();
     const ids = new Set<string>(only ?? [...recs.keys(), ...(streams?.order ?? [])]);
     const complete = only === undefined && listComplete();
-    const before = store.getState().items;
+    const before = all;
     const bySession = new Map<string, AttentionItem[]>();
     for (const i of before) {
       const l = bySession.get(i.sessionId);
@@ -351,8 +402,6 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     // Sessions no longer anywhere (gone from a complete list, no stream): their items go.
     for (const id of bySession.keys()) if (!ids.has(id) && complete) ids.add(id);
 
-    const arrived: AttentionItem[] = [];
-    const left: AttentionItem[] = [];
     const next: AttentionItem[] = [];
     const touched = new Set<string>();
     const t = now();
@@ -360,7 +409,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
       const inp: Inputs = {
         rec: recs.get(id),
         stream: streams?.sessions[id],
-        approvals: approvals.get(id),
+        approvals: book ? pendingOf(book, id) : undefined,
       };
       const was = last.get(id);
       // Silence is a matter of time: a stream reconnecting is looked at each time.
@@ -399,12 +448,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
           notify: config.notify.has(reason),
           approval: c.approval ?? null,
         };
-        if (old === undefined) arrived.push(item);
-        else if (sameItem(old, item)) {
-          next.push(old);
-          continue;
-        }
-        next.push(item);
+        next.push(old !== undefined && sameItem(old, item) ? old : item);
       }
       // Reasons whose cause went: gone, except a finish or a destruction not yet seen.
       for (const [reason, old] of had) {
@@ -417,7 +461,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
           (inp.rec || inp.stream || !complete)
         ) {
           next.push(old);
-        } else left.push(old);
+        }
       }
       // A dismissed item may come back once its cause has gone and returned.
       for (const reason of ["finished", "destroyed"] as const) {
@@ -430,8 +474,6 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
         if (!ids.has(id)) {
           last.delete(id);
           prevRec.delete(id);
-          approvals.delete(id);
-          approvalsReadFor.delete(id);
         }
       }
     }
@@ -444,32 +486,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
         : s?.hasMore && !w
           ? "only the loaded pages of the list are covered"
           : null;
-
-    // Compared in the queue's own order: the sessions looked at again come first in `next`,
-    // and an unchanged queue in another order is no change (a busy stream would otherwise
-    // tell every subscriber, and redraw the fleet, on each of its frames).
-    next.sort(compareItems);
-    const items = next.length > MAX_ITEMS ? next.slice(0, MAX_ITEMS) : next;
-    const changed =
-      arrived.length > 0 ||
-      left.length > 0 ||
-      items.length !== before.length ||
-      items.some((i, n) => i !== before[n]);
-    if (only === undefined) queueApprovalReads(recs);
-    if (!changed && partial === store.getState().partial) {
-      maybeEndQuiet();
-      return;
-    }
-    const raised = quiet ? [] : arrived.filter((i) => i.notify);
-    const st = store.getState();
-    store.setState({
-      items,
-      partial,
-      ...(raised.length > 0 ? { raisedVersion: st.raisedVersion + 1, lastRaised: raised } : {}),
-      ...(arrived.length > 0 || left.length > 0
-        ? { changeVersion: st.changeVersion + 1, lastChanges: { arrived, left } }
-        : {}),
-    });
+    publish(next, partial);
     maybeEndQuiet();
   }
 
@@ -484,50 +501,8 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     if (s.loadedAt === null) return;
     const w = opts.whole?.getState();
     if (s.hasMore && w !== undefined && w.readAt === null) return;
-    if (reading !== null || readQueue.length > 0) return;
+    if ((opts.approvals?.getState().reading ?? 0) > 0) return;
     quiet = false;
-  }
-
-  /** Read the approvals of sessions that wait on one, once per record that says so. */
-  function queueApprovalReads(recs: Map<string, AdmittedSession>): void {
-    if (!opts.approvals) return;
-    let added = 0;
-    for (const [id, rec] of recs) {
-      const r = rec as Rec;
-      if (!awaitsApproval(r)) {
-        if (approvals.delete(id)) {
-          approvalsReadFor.delete(id);
-          last.delete(id);
-        }
-        continue;
-      }
-      if (approvalsReadFor.get(id) === rec || readQueue.includes(id)) continue;
-      if (added >= MAX_APPROVAL_READS) break;
-      approvalsReadFor.set(id, rec);
-      readQueue.push(id);
-      added++;
-    }
-    if (readQueue.length > 0 && reading === null) reading = drain();
-  }
-
-  async function drain(): Promise<void> {
-    const source = opts.approvals;
-    try {
-      while (source && readQueue.length > 0 && !disposed) {
-        const id = readQueue.shift() as string;
-        const got = await source(id);
-        if (disposed) return;
-        if (got !== null) approvals.set(id, got);
-        last.delete(id);
-        evaluate();
-      }
-    } finally {
-      reading = null;
-      if (!disposed) {
-        evaluate();
-        maybeEndQuiet();
-      }
-    }
   }
 
   const offs: (() => void)[] = [];
@@ -561,11 +536,20 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     if (w.extra === prev.extra && w.readAt === prev.readAt) return;
     evaluate();
   };
+  const onBook = (b: ApprovalsBookState, prev: ApprovalsBookState) => {
+    if (b.bySession !== prev.bySession) {
+      const changed: string[] = [];
+      for (const [id, e] of b.bySession) if (prev.bySession.get(id) !== e) changed.push(id);
+      evaluate(changed);
+    }
+    if (b.reading === 0 && prev.reading > 0) maybeEndQuiet();
+  };
   if (opts.sessions) {
     offs.push(opts.sessions.subscribe((s, prev) => onSessions(s, prev)));
   }
   if (opts.streams) offs.push(opts.streams.subscribe((s, prev) => onStreams(s, prev)));
   if (opts.whole) offs.push(opts.whole.subscribe((w, prev) => onWhole(w, prev)));
+  if (opts.approvals) offs.push(opts.approvals.subscribe(onBook));
   if (!opts.sessions || opts.sessions.getState().loadedAt !== null) evaluate();
 
   return Object.assign(store, {
@@ -574,7 +558,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
       for (const off of offs.splice(0)) off();
     },
     async idle() {
-      while (reading) await reading;
+      await opts.approvals?.idle();
     },
   });
 }

@@ -1,3 +1,4 @@
+import type { Approval } from "../../protocol/approvals.js";
 import { sanitize } from "../../text/sanitize.js";
 
 /**
@@ -8,8 +9,9 @@ import { sanitize } from "../../text/sanitize.js";
  *   awaiting_approval` on the record);
  * - failed: the session is in `error`, its last prompt ended `error` or `timed_out`, or the
  *   record carries an `error_message`;
- * - finished: its prompt went from running to `completed`, or `agent_status` from working to
- *   idle (ready for review), on the record or on its stream;
+ * - finished: a prompt completed that the client saw running (on the record or its stream),
+ *   or, at the first sight of a session, one that completed after the user last looked at
+ *   it (the journal remembers when); never a record change that is no new completion;
  * - stream: its event stream stopped on an error or went silent past its watchdog;
  * - paused: the session is paused. The real service pauses sessions by itself after about 20
  *   minutes idle, so this is shown but does not notify by default;
@@ -157,14 +159,8 @@ export interface Cause {
   approval?: PendingApproval;
 }
 
-/** A pending approval as GET …/sessions/{id}/approvals documents it. */
-export interface PendingApproval {
-  id: string;
-  kind: string | null;
-  message: string | null;
-  required_role: string | null;
-  created_at: string | null;
-}
+/** A pending approval as the approvals book holds it (admitted: sanitized, key redacted). */
+export type PendingApproval = Approval;
 
 export function oneLine(s: string, max = 300): string {
   const flat = sanitize(s).replace(/\s+/g, " ").trim();
@@ -233,11 +229,53 @@ const FAILED_PROMPT: Readonly<Record<string, string>> = {
 };
 
 /**
- * What a record says needs the user now. `prev` is the same session's record as last seen,
- * when there is one: a finish is a change (running → completed, working → idle), never a
- * state on its own.
+ * Whether the record tells of a prompt that completed since `prev` was seen: the client saw
+ * it running and it is now completed, or it shows a completion newer than the one `prev`
+ * showed. Without `prev` (the first sight since start),
+ * a completion after `lastSeen` (when the user last looked at the session, as the journal
+ * remembers it) counts. What is no new completion never counts: an idle pause, an approval
+ * arriving, a rename, a list read again.
  */
-export function recordCauses(rec: Rec, prev: Rec | null): Cause[] {
+export function newCompletion(rec: Rec, prev: Rec | null, lastSeen: number | null): boolean {
+  if (isWorking(rec)) return false;
+  const state = stateOf(rec);
+  if (state === "error") return false;
+  const p = lastPromptOf(rec);
+  if (prev === null) {
+    return (
+      lastSeen !== null &&
+      p?.status === "completed" &&
+      p.completedAt !== null &&
+      p.completedAt > lastSeen
+    );
+  }
+  const pp = lastPromptOf(prev);
+  if (p !== null) {
+    // Seen running and now completed, or a completion newer than the one last seen (a
+    // prompt that ran between two reads of the list).
+    if (p.status !== "completed") return false;
+    return (
+      pp?.status === "running" ||
+      (p.completedAt !== null && p.completedAt !== (pp?.completedAt ?? null))
+    );
+  }
+  // A record without last_prompt: the agent went from working to idle in the same state
+  // (a pause that idles the agent is no completion).
+  return (
+    agentStatusOf(prev) === "working" &&
+    agentStatusOf(rec) === "idle" &&
+    state === stateOf(prev) &&
+    state !== "paused" &&
+    state !== "destroyed"
+  );
+}
+
+/**
+ * What a record says needs the user now. `prev` is the same session's record as last seen,
+ * when there is one: a finish is a transition (newCompletion), never a state on its own.
+ * `lastSeen`: when the user last saw the session (the journal's memory), for a first sight.
+ */
+export function recordCauses(rec: Rec, prev: Rec | null, lastSeen: number | null = null): Cause[] {
   const out: Cause[] = [];
   const state = stateOf(rec);
   const updated = updatedAtOf(rec);
@@ -257,17 +295,12 @@ export function recordCauses(rec: Rec, prev: Rec | null): Cause[] {
     out.push({ reason: "failed", detail, ...at(t) });
   }
 
-  if (prev !== null && !isWorking(rec) && isWorking(prev)) {
-    const done =
-      prompt?.status === "completed" ||
-      (agentStatusOf(prev) === "working" && agentStatusOf(rec) === "idle");
-    if (done && promptFailed === undefined && state !== "error") {
-      out.push({
-        reason: "finished",
-        detail: "ready for review",
-        ...at(prompt?.completedAt ?? updated),
-      });
-    }
+  if (newCompletion(rec, prev, lastSeen)) {
+    out.push({
+      reason: "finished",
+      detail: "ready for review",
+      ...at(prompt?.completedAt ?? updated),
+    });
   }
 
   if (state === "paused") {
@@ -335,7 +368,7 @@ export function approvalCauses(approvals: readonly PendingApproval[]): Cause[] {
     const t = timeOf(a.created_at);
     return {
       reason: "approval" as const,
-      detail: a.message !== null ? oneLine(a.message) : a.kind !== null ? oneLine(a.kind) : "",
+      detail: a.message ? oneLine(a.message) : a.kind ? oneLine(a.kind) : "",
       since: t,
       sinceFrom: t !== null ? ("record" as const) : ("seen" as const),
       approval: a,

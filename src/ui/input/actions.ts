@@ -135,8 +135,6 @@ export function openPane(deps: UiDeps, sessionId: string): void {
     paneViews: { ...s.paneViews, [sessionId]: initialPaneView() },
   });
   deps.services.streamControl.openStream(sessionId);
-  // Its pending approvals are shown in the pane.
-  void deps.services.act?.loadApprovals(sessionId);
   // The record too: the title shows the current state before the first event.
   void deps.services.sessions.getState().refreshSession(sessionId);
 }

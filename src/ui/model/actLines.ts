@@ -1,14 +1,15 @@
 import { type Approval, approvalGate } from "../../protocol/approvals.js";
 import type { SessionAct } from "../../store/act/actStore.js";
 import { describeApproval } from "../../store/act/approvalDecision.js";
+import type { ApprovalsEntry } from "../../store/approvals/approvalsBook.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { wrapLine } from "../../text/wrap.js";
 import { keyOf } from "./keymap.js";
 import type { PromptEditing } from "./uiStore.js";
 
 /**
- * What a pane shows under its timeline about acting on the session: its pending approvals
- * (with the keys, or why they are disabled), the last prompt sent from here and its answer
+ * What a pane shows under its timeline about acting on the session: its pending approvals as
+ * the approvals book holds them (each with its id and the keys, or why they are disabled), the last prompt sent from here and its answer
  * as it streams, how it ended, the last decision or lifecycle result, and the prompt box.
  * Plain data; the pane only draws it. At most `maxRows` lines: the answer's newest lines win.
  */
@@ -23,6 +24,8 @@ export interface ActLine {
 
 export interface ActLinesInput {
   act: SessionAct;
+  /** The session's entry in the approvals book. */
+  approvals: ApprovalsEntry;
   editing: PromptEditing | null;
   /** The key's role from verify (undefined: not known yet). */
   role: string | null | undefined;
@@ -32,13 +35,16 @@ export interface ActLinesInput {
   maxRows: number;
 }
 
-function approvalLines(a: Approval, input: ActLinesInput): ActLine[] {
+/** Pending approvals listed in a pane; more are counted (the dialog lists them all). */
+const APPROVALS_SHOWN = 3;
+
+function approvalLines(a: Approval, input: ActLinesInput, several: boolean): ActLine[] {
   const gate = input.role === undefined ? null : approvalGate(a, input.role);
   const keys = input.writeDisabled
     ? `disabled: ${input.writeDisabled}`
     : gate
       ? `${keyOf("approve")}/${keyOf("reject")} disabled: ${gate}`
-      : `${keyOf("approve")} approve · ${keyOf("reject")} reject`;
+      : `${keyOf("approve")} approve · ${keyOf("reject")} reject${several ? " (choose which in the dialog)" : ""}`;
   return [
     { text: `⚑ needs you: ${describeApproval(a)}`, tone: "warn", bold: true },
     {
@@ -53,13 +59,22 @@ export function actLines(input: ActLinesInput): ActLine[] {
   const w = Math.max(10, width);
   const out: ActLine[] = [];
   const head: ActLine[] = [];
-  const pending = act.approvals ?? [];
-  // The oldest pending approval is the one the keys decide; more are counted.
-  const first = pending.at(-1);
-  if (first) head.push(...approvalLines(first, input));
-  if (pending.length > 1)
-    head.push({ text: `  and ${pending.length - 1} more pending`, tone: "muted" });
-  if (act.approvalsError) head.push({ text: `approvals: ${act.approvalsError}`, tone: "error" });
+  // Oldest first, as the book holds them and the keys' dialog offers them.
+  const pending = input.approvals.pending;
+  for (const a of pending.slice(0, APPROVALS_SHOWN))
+    head.push(...approvalLines(a, input, pending.length > 1));
+  if (pending.length > APPROVALS_SHOWN)
+    head.push({
+      text: `  and ${pending.length - APPROVALS_SHOWN} more pending (${keyOf("approve")} lists them all)`,
+      tone: "muted",
+    });
+  const err = input.approvals.error;
+  if (err) {
+    head.push({
+      text: `approvals: ${err.message}${err.hint ? ` — ${err.hint}` : ""}`,
+      tone: "error",
+    });
+  }
 
   const x = act.exchanges.at(-1);
   const answer: ActLine[] = [];

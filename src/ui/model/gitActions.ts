@@ -83,7 +83,7 @@ export function formIntro(
   form: FormKind,
   sessionId: string,
   session: Session | undefined,
-  extra: { approval?: Approval; repoDefault?: string | null } = {},
+  extra: { approval?: Approval; repoDefault?: string | null; several?: number } = {},
 ): { title: string; lines: string[] } {
   const { approval, repoDefault = null } = extra;
   const branch = session?.branch ?? null;
@@ -93,7 +93,9 @@ export function formIntro(
       return {
         title: `${form === "approve" ? "Approve" : "Reject"} in ${sessionId}`,
         lines: [
-          approval ? describeApproval(approval) : "the session's pending approval",
+          ...(extra.several
+            ? [`${extra.several} approvals are pending: ↑/↓ picks the one to decide.`]
+            : [approval ? describeApproval(approval) : "the session's pending approval"]),
           `An optional note goes with the decision (up to ${MAX_APPROVAL_NOTE_CHARS} characters). You confirm before anything is sent.`,
         ],
       };
@@ -129,7 +131,16 @@ export function formIntro(
   }
 }
 
-export function openForm(form: FormKind, sessionId: string, approval?: Approval): FormDialogState {
+/**
+ * A form, empty. An approve or reject form is given the session's pending approvals (oldest
+ * first) and which one starts picked; ↑/↓ picks another.
+ */
+export function openForm(
+  form: FormKind,
+  sessionId: string,
+  choice?: { approvals: readonly Approval[]; pick: number },
+): FormDialogState {
+  const approval = choice?.approvals[choice.pick];
   return {
     kind: "form",
     form,
@@ -137,8 +148,16 @@ export function openForm(form: FormKind, sessionId: string, approval?: Approval)
     values: FORM_FIELDS[form].map(() => ""),
     field: 0,
     error: null,
-    ...(approval ? { approval } : {}),
+    ...(choice && approval ? { approvals: choice.approvals, approval, pick: choice.pick } : {}),
   };
+}
+
+/** ↑/↓ in an approve or reject form: the next or previous pending approval. */
+export function pickApproval(d: FormDialogState, step: 1 | -1): FormDialogState {
+  const list = d.approvals ?? [];
+  if (list.length < 2) return d;
+  const pick = ((d.pick ?? 0) + step + list.length) % list.length;
+  return { ...d, pick, ...(list[pick] ? { approval: list[pick] } : {}), error: null };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { BudgetState } from "../../client/requestBudget.js";
 import type { GitAction, GitResult } from "../../protocol/git.js";
 import type { ActControl } from "../../store/act/actStore.js";
 import type { ActionsStore } from "../../store/actionsStore.js";
+import type { ApprovalsBook } from "../../store/approvals/approvalsBook.js";
 import type { AttentionStore } from "../../store/attention/attentionStore.js";
 import type { ActivityTracker } from "../../store/fleet/activity.js";
 import type { FleetStreams } from "../../store/fleet/fleetStreams.js";
@@ -80,6 +81,8 @@ export interface AppServices {
   budget: BudgetView;
   /** Prompts, approvals and the lifecycle; absent where nothing can be acted on (a replay). */
   act?: ActControl;
+  /** The one approvals book (absent where nothing can be acted on, a replay). */
+  approvals?: ApprovalsBook;
   /**
    * What the service can reach (the integrations view, the clone dialog's suggestions, git
    * failure hints); absent where there is no service to ask (a replay).

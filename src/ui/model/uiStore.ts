@@ -18,9 +18,14 @@ export interface FormDialogState {
   values: readonly string[];
   field: number;
   error: string | null;
-  /** The approval an approve or reject form decides. */
+  /** The approval an approve or reject form decides (the one picked among `approvals`). */
   approval?: Approval;
-  /** The clone form: the repository suggestion picked with ↑/↓ (Tab takes it). */
+  /** An approve or reject form: every pending approval of the session, oldest first. */
+  approvals?: readonly Approval[];
+  /**
+   * The clone form: the repository suggestion picked with ↑/↓ (Tab takes it); an approve or
+   * reject form: the approval picked with ↑/↓.
+   */
   pick?: number;
 }
 

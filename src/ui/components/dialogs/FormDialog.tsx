@@ -1,6 +1,8 @@
 import { Box, Text } from "ink";
 import { useStore } from "zustand";
+import { describeApproval } from "../../../store/act/approvalDecision.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
+import { sanitizeLine } from "../../../text/sanitize.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { FORM_FIELDS, fieldPlaceholder, formIntro, repoName } from "../../model/gitActions.js";
@@ -9,6 +11,28 @@ import { TextInput } from "../chrome/TextInput.js";
 import { CloneSuggestions } from "../integrations/CloneSuggestions.js";
 import { useRepoDefault } from "../integrations/useRepoDefault.js";
 import { DialogFrame, dialogInnerWidth } from "./DialogFrame.js";
+
+/**
+ * An approve or reject form with several pending approvals: each one whole (kind, message,
+ * who may decide, since when, its id), the picked one marked; ↑/↓ picks another.
+ */
+function ApprovalChoices({ dialog }: { dialog: FormDialogState }) {
+  const theme = useTheme();
+  const list = dialog.approvals ?? [];
+  if (list.length < 2) return null;
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      {list.map((a, i) => {
+        const on = i === (dialog.pick ?? 0);
+        return (
+          <Text key={a.id} wrap="wrap" bold={on} color={on ? theme.c.accent : theme.c.muted}>
+            {`${on ? "▸" : " "} ${sanitizeLine(a.id)}: ${describeApproval(a)}`}
+          </Text>
+        );
+      })}
+    </Box>
+  );
+}
 
 /** The clone, branch and pull-request forms: what the form does, then its fields. */
 export function FormDialog({
@@ -26,6 +50,7 @@ export function FormDialog({
   const repoDefault = useRepoDefault(repoName(record));
   const { title, lines } = formIntro(dialog.form, dialog.sessionId, record, {
     ...(dialog.approval ? { approval: dialog.approval } : {}),
+    ...((dialog.approvals?.length ?? 0) > 1 ? { several: dialog.approvals?.length } : {}),
     repoDefault,
   });
   const fields = FORM_FIELDS[dialog.form];
@@ -57,6 +82,7 @@ export function FormDialog({
           </Box>
         );
       })}
+      <ApprovalChoices dialog={dialog} />
       <CloneSuggestions dialog={dialog} />
       {dialog.error ? (
         <Text color={theme.c.error} wrap="truncate-end">

@@ -4,7 +4,8 @@ import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { createStore } from "zustand/vanilla";
 import { type ActState, actOf } from "../../../store/act/actStore.js";
-import { unseenItemOf } from "../../../store/attention/attentionStore.js";
+import { type ApprovalsBookState, approvalsOf } from "../../../store/approvals/approvalsBook.js";
+import { notifyingItemOf } from "../../../store/attention/attentionStore.js";
 import { overlapSummary } from "../../../store/fleet/overlaps.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
@@ -41,6 +42,7 @@ export interface PaneProps {
 const EMPTY: TimelineWindow = { lines: [], top: null, atEnd: true };
 /** A store that never changes, for a UI without acting (a replay). */
 const NO_ACT = createStore<ActState>()(() => ({ bySession: new Map(), busy: new Set() }));
+const NO_BOOK = createStore<ApprovalsBookState>()(() => ({ bySession: new Map(), reading: 0 }));
 
 export const Pane = memo(function Pane({
   sessionId,
@@ -50,7 +52,7 @@ export const Pane = memo(function Pane({
   focused,
   note = null,
 }: PaneProps) {
-  const { streams, attention: attentionStore, overlaps, act, identity } = useServices();
+  const { streams, attention: attentionStore, overlaps, act, identity, approvals } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   // Only what the pane body shows: a heartbeat or a status change replaces the session
@@ -66,13 +68,14 @@ export const Pane = memo(function Pane({
       };
     }),
   );
-  const attention = useStore(attentionStore, (s) => unseenItemOf(s, sessionId) !== null);
+  const attention = useStore(attentionStore, (s) => notifyingItemOf(s, sessionId) !== null);
   const overlap = useStore(overlaps, (s) => overlapSummary(s.bySession.get(sessionId)));
   const view = useStore(ui, (s) => paneViewOf(s, sessionId));
   const searchDraft = useStore(ui, (s) =>
     s.editing?.kind === "search" && s.editing.sessionId === sessionId ? s.editing.draft : null,
   );
   const actState = useStore(act?.store ?? NO_ACT, (s) => actOf(s, sessionId));
+  const book = useStore(approvals ?? NO_BOOK, (s) => approvalsOf(s, sessionId));
   const promptEditing = useStore(ui, (s) =>
     s.editing?.kind === "prompt" && s.editing.sessionId === sessionId ? s.editing : null,
   );
@@ -82,13 +85,14 @@ export const Pane = memo(function Pane({
     () =>
       actLines({
         act: actState,
+        approvals: book,
         editing: promptEditing,
         role: keyInfo ? keyInfo.role : undefined,
         writeDisabled: disabledReason(commandById("approve"), { keyInfo }),
         width: full.width,
         maxRows: Math.max(0, Math.floor(full.rows / 2)),
       }),
-    [actState, promptEditing, keyInfo, full.width, full.rows],
+    [actState, book, promptEditing, keyInfo, full.width, full.rows],
   );
   const body = { ...full, rows: Math.max(1, full.rows - panel.length) };
   // The buffer is mutated in place; its version, as of the store's last batch, is the signal

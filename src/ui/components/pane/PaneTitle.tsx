@@ -1,7 +1,7 @@
 import { memo } from "react";
 import { useStore } from "zustand";
 import { shallow } from "zustand/shallow";
-import { unseenItemOf } from "../../../store/attention/attentionStore.js";
+import { notifyingItemOf } from "../../../store/attention/attentionStore.js";
 import { REASON_LABEL } from "../../../store/attention/reasons.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import type { SessionStream } from "../../../store/streams/sessionStream.js";
@@ -127,7 +127,7 @@ export const PaneTitle = memo(function PaneTitle({
   const badge =
     replay && (s.sessionState ?? recordState) === null ? { ...known, text: "not recorded" } : known;
   // The attention queue decides (the list's view of the session as well as its stream's).
-  const needsYou = useStore(attention, (st) => unseenItemOf(st, sessionId)?.reason ?? null);
+  const needsYou = useStore(attention, (st) => notifyingItemOf(st, sessionId)?.reason ?? null);
 
   // The reason named: "⚠ awaiting approval".
   const alert: Segment[] = needsYou

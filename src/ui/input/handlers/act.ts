@@ -1,6 +1,7 @@
 import { type Approval, approvalGate } from "../../../protocol/approvals.js";
 import { promptProblem } from "../../../protocol/prompt.js";
 import { actOf } from "../../../store/act/actStore.js";
+import { hasRead, pendingOf as pendingIn } from "../../../store/approvals/approvalsBook.js";
 import { disabledReason, isGitPending, openForm, runGitAction } from "../../model/gitActions.js";
 import { type Command, commandById, keyOf } from "../../model/keymap.js";
 import type { PendingAction, PromptEditing } from "../../model/uiStore.js";
@@ -73,12 +74,10 @@ const cancelPrompt: Handler = (deps) => {
   });
 };
 
-/** The approval a key decides: the session's oldest pending one. */
-function pendingOf(deps: UiDeps, sessionId: string): Approval | null {
-  const act = deps.services.act;
-  if (!act) return null;
-  const list = actOf(act.store.getState(), sessionId).approvals ?? [];
-  return list.at(-1) ?? null;
+/** The session's pending approvals as the approvals book holds them, oldest first. */
+function pendingOf(deps: UiDeps, sessionId: string): readonly Approval[] {
+  const book = deps.services.approvals;
+  return book ? pendingIn(book.getState(), sessionId) : [];
 }
 
 /** Why the key's role cannot decide this approval (known before asking), or null. */
@@ -88,32 +87,52 @@ export function roleRefusal(deps: UiDeps, a: Approval): string | null {
   return approvalGate(a, info.role);
 }
 
+/**
+ * Y / X: the form for the session's pending approvals, the first the role may decide picked;
+ * with several, ↑/↓ in the form picks another. A session the book has not read (its record
+ * does not say it waits, or the service sends no agent_status) is read now, as the user asks.
+ */
 function decide(action: "approve" | "reject"): Handler {
   return (deps) => {
     const cmd = commandById(action);
     const sessionId = target(deps, cmd);
     if (!sessionId) return;
-    const act = deps.services.act;
-    const a = pendingOf(deps, sessionId);
-    if (!a) {
-      const known = act ? actOf(act.store.getState(), sessionId).approvals !== null : false;
+    const book = deps.services.approvals;
+    const pending = pendingOf(deps, sessionId);
+    if (pending.length === 0) {
+      const known = book ? hasRead(book.getState(), sessionId) : false;
       message(
         deps,
-        known ? `${sessionId} has no pending approval` : `Reading the approvals of ${sessionId}…`,
+        known || !book
+          ? `${sessionId} has no pending approval`
+          : `Reading the approvals of ${sessionId}…`,
       );
-      void act?.loadApprovals(sessionId).then(() => {
-        if (!known && pendingOf(deps, sessionId)) {
-          message(deps, `${sessionId} has a pending approval: press ${keyOf(action)} again`);
-        } else if (!known) message(deps, `${sessionId} has no pending approval`);
-      });
+      if (!known && book) {
+        void book.read(sessionId).then((e) => {
+          message(
+            deps,
+            e.pending.length > 0
+              ? `${sessionId} has ${e.pending.length === 1 ? "a pending approval" : `${e.pending.length} pending approvals`}: press ${keyOf(action)} again`
+              : `${sessionId} has no pending approval`,
+          );
+        });
+      }
       return;
     }
-    const refused = roleRefusal(deps, a);
-    if (refused) {
-      message(deps, `${cmd.label} is disabled: this approval ${refused}`, "error");
+    const pick = pending.findIndex((a) => roleRefusal(deps, a) === null);
+    if (pick < 0) {
+      const refused = roleRefusal(deps, pending[0] as Approval);
+      message(
+        deps,
+        `${cmd.label} is disabled: ${pending.length === 1 ? "this approval" : "every pending approval"} ${refused}`,
+        "error",
+      );
       return;
     }
-    patch(deps, { dialog: openForm(action, sessionId, a), message: null });
+    patch(deps, {
+      dialog: openForm(action, sessionId, { approvals: pending, pick }),
+      message: null,
+    });
   };
 }
 
@@ -150,7 +169,6 @@ function send(deps: UiDeps, sessionId: string, prompt: string): void {
         "warn",
       );
     }
-    void act.loadApprovals(sessionId);
   });
 }
 

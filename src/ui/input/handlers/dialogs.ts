@@ -1,6 +1,8 @@
-import { FORM_FIELDS, repoName, submitForm } from "../../model/gitActions.js";
+import { FORM_FIELDS, pickApproval, repoName, submitForm } from "../../model/gitActions.js";
+import type { FormDialogState } from "../../model/uiStore.js";
 import { message, patch, sessionRecord } from "../actions.js";
-import { startPending } from "./act.js";
+import type { UiDeps } from "../deps.js";
+import { roleRefusal, startPending } from "./act.js";
 import { pickSuggestion, repoDefaultOf, takeSuggestion } from "./gitReach.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
@@ -8,15 +10,29 @@ import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 const close: Handler = (deps) => patch(deps, { dialog: null });
 
+/** ↑/↓: the approval to decide in an approve or reject form, else the clone form's suggestion. */
+function pick(step: 1 | -1): Handler<ModeOf<"form">> {
+  const suggestion = pickSuggestion(step);
+  return (deps: UiDeps, mode: { dialog: FormDialogState }) => {
+    if (mode.dialog.approvals) patch(deps, { dialog: pickApproval(mode.dialog, step) });
+    else suggestion(deps, mode);
+  };
+}
+
 export const FORM: ModeHandlers<"form"> = {
   cancel: close,
-  up: pickSuggestion(-1),
-  down: pickSuggestion(1),
+  up: pick(-1),
+  down: pick(1),
   nextField: (deps, { dialog: d }) => {
     const next = (d.field + 1) % FORM_FIELDS[d.form].length;
     if (!takeSuggestion(deps, d, next)) patch(deps, { dialog: { ...d, field: next } });
   },
   submit: (deps, { dialog: d }) => {
+    const refused = d.approval ? roleRefusal(deps, d.approval) : null;
+    if (refused) {
+      patch(deps, { dialog: { ...d, error: `this approval ${refused}` } });
+      return;
+    }
     const record = sessionRecord(deps, d.sessionId);
     const r = submitForm(d, record, repoDefaultOf(deps, repoName(record)));
     if (!r.ok) patch(deps, { dialog: { ...d, error: r.error } });

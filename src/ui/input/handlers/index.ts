@@ -69,7 +69,10 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
           if (cur?.kind !== "form") return;
           const values = cur.values.slice();
           values[cur.field] = v;
-          patch(deps, { dialog: { ...cur, values, error: null, pick: 0 } });
+          // Typing starts the clone form's suggestions over; an approval picked stays.
+          patch(deps, {
+            dialog: { ...cur, values, error: null, ...(cur.approvals ? {} : { pick: 0 }) },
+          });
         },
       };
     }

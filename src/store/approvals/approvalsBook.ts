@@ -1,0 +1,295 @@
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { ApiClient } from "../../client/apiClient.js";
+import { type Approval, isPending } from "../../protocol/approvals.js";
+import { agentStatus } from "../../protocol/sessionRecord.js";
+import { noRedaction, type RedactFn } from "../../text/redact.js";
+import type { AdmittedSession } from "../admitSession.js";
+import type { WholeList } from "../attention/wholeList.js";
+import { type ErrorInfo, toErrorInfo } from "../errorInfo.js";
+import { sanitizeRecord } from "../sanitizeRecord.js";
+import type { SessionsStore } from "../sessionsStore.js";
+import type { StreamsStore } from "../streams/streamsStore.js";
+
+/**
+ * The one approvals book: every session's approvals as last read from the service, admitted
+ * once (every string sanitized, the key redacted). The pane's line, `Y`/`X`, the attention
+ * queue, `A` and the headless `approvals`, `approve`, `reject` and `attention` all read this
+ * book, so no two of them can disagree about what waits.
+ *
+ * It reads a session's approvals only when something says the agent waits on one: its record
+ * (`agent_status: awaiting_approval`, see followAwaiting), a stream telling that state, a
+ * decision made here (the list is read again after it), or the user naming the session (a
+ * headless command, `Y` on a session the book has not read). Reads of one session share one
+ * request; each goes through the client, and so through the one transport and its budget.
+ */
+
+export interface ApprovalsEntry {
+  /** The approvals as the service listed them (newest first), admitted; pending and resolved. */
+  readonly all: readonly Approval[];
+  /** The pending ones among them, oldest first: the order the user decides them in. */
+  readonly pending: readonly Approval[];
+  /** When they were last read (ms since epoch); null while the first read is under way. */
+  readonly readAt: number | null;
+  /** The last read failed (what was read before stays); null when it did not. */
+  readonly error: ErrorInfo | null;
+}
+
+export interface ApprovalsBookState {
+  readonly bySession: ReadonlyMap<string, ApprovalsEntry>;
+  /** Reads under way (what a first reading waits for before later arrivals are news). */
+  readonly reading: number;
+}
+
+export interface ApprovalsBook extends StoreApi<ApprovalsBookState> {
+  /**
+   * Read a session's approvals now (one request shared by concurrent callers). Resolves to
+   * its entry; a failure is kept in `error`, or thrown with `throwOnError` (headless commands
+   * that name the session exit on it).
+   */
+  read(sessionId: string, opts?: { throwOnError?: boolean }): Promise<ApprovalsEntry>;
+  /**
+   * A decision taken here: the service's answer (admitted as the lists are) replaces the
+   * approval in the book, so it leaves the pending ones at once. Returns the admitted answer.
+   */
+  resolved(sessionId: string, answer: Approval): Approval;
+  /** The session no longer waits (its record says so): its pending approvals are cleared. */
+  settle(sessionId: string): void;
+  /** Resolves when no read is under way. */
+  idle(): Promise<void>;
+  /** Stop reading (the UI or the command ends). */
+  dispose(): void;
+}
+
+/** Most sessions whose approvals are read at once; the others wait their turn. */
+const MAX_PARALLEL = 4;
+
+const EMPTY: ApprovalsEntry = { all: [], pending: [], readAt: null, error: null };
+
+/** A session's entry, or the empty one (nothing read). */
+export function approvalsOf(s: ApprovalsBookState, sessionId: string): ApprovalsEntry {
+  return s.bySession.get(sessionId) ?? EMPTY;
+}
+
+/** The pending approvals of a session, oldest first (what the keys decide, in order). */
+export function pendingOf(s: ApprovalsBookState, sessionId: string): readonly Approval[] {
+  return approvalsOf(s, sessionId).pending;
+}
+
+/** Whether the book has read the session's approvals at least once. */
+export function hasRead(s: ApprovalsBookState, sessionId: string): boolean {
+  return (s.bySession.get(sessionId)?.readAt ?? null) !== null;
+}
+
+export interface ApprovalsBookOptions {
+  api: Pick<ApiClient, "listApprovals">;
+  redact?: RedactFn;
+  now?: () => number;
+}
+
+export function createApprovalsBook(o: ApprovalsBookOptions): ApprovalsBook {
+  const redact = o.redact ?? noRedaction;
+  const now = o.now ?? Date.now;
+  const stop = new AbortController();
+  const store = createStore<ApprovalsBookState>()(() => ({ bySession: new Map(), reading: 0 }));
+  const inFlight = new Map<string, Promise<ApprovalsEntry>>();
+  /** Reads waiting for a free slot. */
+  const waiting: (() => void)[] = [];
+  let running = 0;
+
+  const put = (sessionId: string, entry: ApprovalsEntry) => {
+    const next = new Map(store.getState().bySession);
+    next.set(sessionId, entry);
+    store.setState({ bySession: next });
+  };
+
+  const admit = (sessionId: string, list: readonly Approval[]): ApprovalsEntry => {
+    const all = sanitizeRecord(
+      list.map((a) => ({ ...a, session_id: a.session_id ?? sessionId })),
+      redact,
+    );
+    // The service lists newest first; the user decides the oldest first.
+    return { all, pending: all.filter(isPending).reverse(), readAt: now(), error: null };
+  };
+
+  const slot = async (): Promise<void> => {
+    if (running < MAX_PARALLEL) {
+      running++;
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+  };
+  const release = () => {
+    running--;
+    waiting.shift()?.();
+  };
+
+  const reading = (n: number) => {
+    if (!stop.signal.aborted) store.setState({ reading: store.getState().reading + n });
+  };
+  const readOnce = async (sessionId: string): Promise<ApprovalsEntry> => {
+    reading(1);
+    await slot();
+    try {
+      const list = await o.api.listApprovals(sessionId, stop.signal);
+      const entry = admit(sessionId, list);
+      if (!stop.signal.aborted) put(sessionId, entry);
+      return entry;
+    } catch (e) {
+      const had = approvalsOf(store.getState(), sessionId);
+      const entry = { ...had, error: toErrorInfo(e, redact) };
+      if (!stop.signal.aborted) put(sessionId, entry);
+      throw Object.assign(new Error("approvals read failed"), { cause: e, entry });
+    } finally {
+      release();
+      reading(-1);
+    }
+  };
+
+  return Object.assign(store, {
+    async read(sessionId: string, opts: { throwOnError?: boolean } = {}) {
+      let p = inFlight.get(sessionId);
+      if (!p) {
+        p = readOnce(sessionId).finally(() => inFlight.delete(sessionId));
+        inFlight.set(sessionId, p);
+      }
+      try {
+        return await p;
+      } catch (e) {
+        const err = e as Error & { entry: ApprovalsEntry };
+        if (opts.throwOnError) throw err.cause;
+        return err.entry;
+      }
+    },
+    resolved(sessionId: string, answer: Approval) {
+      const [admitted] = admit(sessionId, [answer]).all as [Approval];
+      const had = store.getState().bySession.get(sessionId);
+      if (had) {
+        put(sessionId, {
+          ...had,
+          all: had.all.map((a) => (a.id === admitted.id ? admitted : a)),
+          pending: had.pending.filter((a) => a.id !== admitted.id),
+        });
+      }
+      return admitted;
+    },
+    settle(sessionId: string) {
+      const had = store.getState().bySession.get(sessionId);
+      if (!had || had.pending.length === 0) return;
+      put(sessionId, { ...had, pending: [] });
+    },
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()]);
+    },
+    dispose() {
+      stop.abort();
+    },
+  });
+}
+
+/** The record says the agent waits on an approval: what makes its approvals worth reading. */
+export function recordAwaitsApproval(rec: Readonly<Record<string, unknown>>): boolean {
+  return agentStatus(rec) === "awaiting_approval";
+}
+
+/** Where the records and stream states the book follows come from. */
+export interface AwaitingSources {
+  /** Every record known now (the catalogue). */
+  records(): Iterable<AdmittedSession>;
+  /** Calls back whenever the records may have changed; returns its unsubscribe. */
+  subscribeRecords(fn: () => void): () => void;
+  /** The session state each open stream last told (state_changed), when there are streams. */
+  streamStates?(): Iterable<[string, string | null]>;
+  subscribeStreams?(fn: () => void): () => void;
+}
+
+/**
+ * Reads a session's approvals when its record starts to say it awaits one, or says so again
+ * after a change (`updated_at`), or a stream tells that state; clears them when the record
+ * says it no longer waits. Sessions that await nothing are never read. Returns the unsubscribe.
+ */
+export function followAwaiting(book: ApprovalsBook, src: AwaitingSources): () => void {
+  /** What each waiting session's approvals were last read for (its record's updated_at). */
+  const readFor = new Map<string, string>();
+  const pass = () => {
+    const seen = new Set<string>();
+    const want = (id: string, mark: string) => {
+      seen.add(id);
+      if (readFor.get(id) === mark) return;
+      readFor.set(id, mark);
+      // At most MAX_PARALLEL at once; the rest wait their turn (and the budget paces them).
+      void book.read(id);
+    };
+    for (const rec of src.records()) {
+      const r = rec as Readonly<Record<string, unknown>>;
+      const id = rec.session_id;
+      if (recordAwaitsApproval(r)) want(id, `record ${String(r.updated_at ?? "")}`);
+      else if (agentStatus(r) !== null) {
+        readFor.delete(id);
+        book.settle(id);
+      }
+    }
+    for (const [id, state] of src.streamStates?.() ?? []) {
+      if (state === "awaiting_approval" && !seen.has(id)) want(id, "stream");
+    }
+  };
+  const offs = [src.subscribeRecords(pass)];
+  if (src.subscribeStreams) offs.push(src.subscribeStreams(pass));
+  pass();
+  return () => {
+    for (const off of offs) off();
+  };
+}
+
+/**
+ * The book's sources in the client: the records of the sessions store (the loaded pages and
+ * records read one by one), the pages past them (the whole list), and the open streams.
+ */
+export function awaitingSourcesOf(o: {
+  sessions: Pick<SessionsStore, "getState" | "subscribe">;
+  whole?: Pick<WholeList, "getState" | "subscribe"> | undefined;
+  streams?: Pick<StreamsStore, "getState" | "subscribe"> | undefined;
+}): AwaitingSources {
+  const { sessions, whole, streams } = o;
+  return {
+    *records() {
+      const s = sessions.getState();
+      yield* s.items;
+      yield* Object.values(s.records);
+      yield* whole?.getState().extra ?? [];
+    },
+    subscribeRecords(fn) {
+      const offS = sessions.subscribe((s, prev) => {
+        if (s.items !== prev.items || s.records !== prev.records) fn();
+      });
+      const offW = whole?.subscribe((w, prev) => {
+        if (w.extra !== prev.extra) fn();
+      });
+      return () => {
+        offS();
+        offW?.();
+      };
+    },
+    ...(streams
+      ? {
+          *streamStates() {
+            const st = streams.getState();
+            for (const id of st.order) yield [id, st.sessions[id]?.sessionState ?? null];
+          },
+          subscribeStreams(fn: () => void) {
+            let was = new Map<string, string | null>();
+            return streams.subscribe((st) => {
+              // Only a change of a stream's told state is worth a look.
+              const now = new Map(
+                st.order.map((id) => [id, st.sessions[id]?.sessionState ?? null]),
+              );
+              const changed =
+                now.size !== was.size || [...now].some(([id, v]) => was.get(id) !== v);
+              was = now;
+              if (changed) fn();
+            });
+          },
+        }
+      : {}),
+  };
+}
