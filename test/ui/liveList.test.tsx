@@ -48,4 +48,60 @@ describe("live list", () => {
     const rows = frame.split("\n").filter((l) => /ses_\w{8} [●⏸]/.test(l));
     expect(rows.findIndex((l) => l.includes(c))).toBe(3);
   });
+
+  it("a row inserted above by a refresh leaves the cursor on its session, and b after c acts on that session", async () => {
+    fx = await startUiFixture({ refreshMs: 300 });
+    const [, , , d] = fx.ids as [string, string, string, string];
+    // d leaves the list (the service hides error sessions) and comes back later, on top.
+    fx.server.setState(d, "error");
+    h = mountApp(fx, { columns: 140, rows: 30 });
+    await waitForContent(h, "3 shown of 3 loaded · updated");
+    await pressKey(h, "j");
+    await pressKey(h, "j");
+    const cursorLine = (f: string) => f.split("\n").find((l) => l.includes("▸")) ?? "";
+    const frame = await waitForContent(h, (f) => /ses_\w{8}/.test(cursorLine(f)));
+    const on = /ses_\w{8}/.exec(cursorLine(frame))?.[0] as string;
+    const rowOf = (f: string, id: string) =>
+      f
+        .split("\n")
+        .filter((l) => /ses_\w{8}/.test(l))
+        .findIndex((l) => l.includes(id));
+    expect(rowOf(frame, on)).toBe(2);
+    await pressKey(h, "c");
+    await waitForContent(h, `Clone a repository into ${on}`);
+    await pressKey(h, "escape");
+
+    fx.server.setState(d, "active");
+    const after = await waitForContent(
+      h,
+      (f) => f.includes("4 shown of 4 loaded") && rowOf(f, d) === 0,
+      SETTLE_MS + 5000,
+    );
+    // One row was inserted above: the cursor went down with its session.
+    expect(rowOf(after, on)).toBe(3);
+    expect(cursorLine(after)).toContain(on);
+    await pressKey(h, "b");
+    await waitForContent(h, `Create a branch in ${on}`);
+  });
+
+  it("a session below the cursor that starts to need you moves above it in one refresh: the cursor stays on its session", async () => {
+    fx = await startUiFixture({ refreshMs: 300 });
+    h = mountApp(fx, { columns: 140, rows: 30 });
+    await waitForContent(h, "4 shown of 4 loaded · updated");
+    await pressKey(h, "j");
+    const lines = (f: string) => f.split("\n").filter((l) => /ses_\w{8}/.test(l));
+    const idOf = (l: string | undefined) => /ses_\w{8}/.exec(l ?? "")?.[0] as string;
+    const frame = await waitForContent(h, (f) => lines(f)[1]?.includes("▸") === true);
+    const on = idOf(lines(frame)[1]);
+    const last = idOf(lines(frame)[3]);
+    // Its record changes (agent_status, updated_at) and its mark comes in the same reading.
+    fx.server.addApproval(last, { message: "Deploy?" });
+    const after = await waitForContent(
+      h,
+      (f) => lines(f)[0]?.includes(last) === true,
+      SETTLE_MS + 5000,
+    );
+    expect(lines(after).find((l) => l.includes("▸"))).toContain(on);
+    expect(lines(after).findIndex((l) => l.includes(on))).toBe(2);
+  });
 });

@@ -1,14 +1,10 @@
 import type { Session } from "../../protocol/resources.js";
 import { unsafeIdOf } from "../../store/admitSession.js";
 import { selectMarkedIds } from "../../store/attention/attentionStore.js";
-import {
-  deriveVisibleSessions,
-  type SessionsState,
-  selectVisibleSessions,
-} from "../../store/sessionsStore.js";
+import type { SessionsState } from "../../store/sessionsStore.js";
 import type { UiDeps } from "../input/deps.js";
 import { fleetWindow } from "./geometry.js";
-import { orderSessions, shownSessions } from "./listOrder.js";
+import { shownSessions } from "./listOrder.js";
 import type { UiState } from "./uiStore.js";
 
 /**
@@ -30,45 +26,71 @@ function indexOf(list: readonly Session[], id: string | undefined): number {
   return id === undefined ? -1 : list.findIndex((s) => s.session_id === id);
 }
 
+const CURSORS = [
+  ["listCursor", "listSelected"],
+  ["fleetCursor", "fleetSelected"],
+] as const;
+
 /**
- * When the sessions change under the same view settings (a live refresh, a state change, a
- * page loaded), the list's and the fleet's cursors stay on the session they were on, and the
- * window scrolls with it.
+ * Rows never move under the cursor: the list's and the fleet's cursors follow the session
+ * they are on (by id), whatever changed the rows (a refresh, a page loaded, a stream's state,
+ * a mark that sorts a row first, the order let go after keys). A key that moves a cursor
+ * moves the session it is on. When that session leaves the rows, the cursor stays on its row
+ * (now another session's). Returns the unsubscribe.
  */
 export function keepSelection(deps: UiDeps): () => void {
   const { sessions, attention } = deps.services;
+  /** Put each cursor on its session's row (or name the session of its row). */
+  const place = () => {
+    const ui = deps.ui.getState();
+    const shown = shownSessions(deps);
+    const patch: { -readonly [K in keyof UiState]?: UiState[K] } = {};
+    for (const [cursor, selected] of CURSORS) {
+      const id = ui[selected];
+      const at = indexOf(shown, id ?? undefined);
+      if (at >= 0) {
+        if (at !== ui[cursor]) patch[cursor] = at;
+        continue;
+      }
+      // Nothing shown yet (a first page in flight): keep the session until rows come.
+      if (shown.length === 0) continue;
+      const row = Math.min(ui[cursor], shown.length - 1);
+      if (row !== ui[cursor]) patch[cursor] = row;
+      const now = shown[row]?.session_id ?? null;
+      if (now !== id) patch[selected] = now;
+    }
+    if (Object.keys(patch).length > 0) deps.ui.setState(patch);
+  };
   const offSessions = sessions.subscribe((s, prev) => {
     // A new sort or filter asked for is shown at once: the held order is let go.
     if (!sameView(s, prev) && deps.ui.getState().heldOrder !== null) {
       deps.ui.setState({ heldOrder: null });
     }
-    if (s.items === prev.items || !sameView(s, prev)) return;
-    const held = deps.ui.getState().heldOrder;
-    const marked = selectMarkedIds(attention.getState());
-    follow(orderSessions(deriveVisibleSessions(prev), held, marked), shownSessions(deps));
+    if (s.items !== prev.items || s.records !== prev.records || !sameView(s, prev)) place();
   });
-  // What needs you comes first: a new arrival moves rows (when the order is not held).
+  // What needs you comes first: a mark can move rows (when the order is not held).
   const offAttention = attention.subscribe((a, prev) => {
-    const marked = selectMarkedIds(a);
-    const was = selectMarkedIds(prev);
-    if (marked === was) return;
-    const visible = selectVisibleSessions(sessions.getState());
-    const held = deps.ui.getState().heldOrder;
-    follow(orderSessions(visible, held, was).slice(), shownSessions(deps));
+    if (selectMarkedIds(a) !== selectMarkedIds(prev)) place();
   });
-  const follow = (before: readonly Session[], after: readonly Session[]) => {
-    const ui = deps.ui.getState();
+  const offUi = deps.ui.subscribe((s, prev) => {
+    if (s.heldOrder !== prev.heldOrder) {
+      place();
+      return;
+    }
+    // A key moved a cursor: it is on another session now.
     const patch: { -readonly [K in keyof UiState]?: UiState[K] } = {};
-    for (const which of ["listCursor", "fleetCursor"] as const) {
-      const at = indexOf(after, before[ui[which]]?.session_id);
-      if (at >= 0 && at !== ui[which]) patch[which] = at;
-      else if (at < 0 && ui[which] >= after.length) patch[which] = Math.max(0, after.length - 1);
+    for (const [cursor, selected] of CURSORS) {
+      if (s[cursor] === prev[cursor]) continue;
+      const id = shownSessions(deps)[s[cursor]]?.session_id ?? null;
+      if (id !== null && id !== s[selected]) patch[selected] = id;
     }
     if (Object.keys(patch).length > 0) deps.ui.setState(patch);
-  };
+  });
+  place();
   return () => {
     offSessions();
     offAttention();
+    offUi();
   };
 }
 

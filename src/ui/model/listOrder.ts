@@ -2,7 +2,6 @@ import type { Session } from "../../protocol/resources.js";
 import { selectMarkedIds } from "../../store/attention/attentionStore.js";
 import { selectVisibleSessions } from "../../store/sessionsStore.js";
 import type { UiDeps } from "../input/deps.js";
-import type { UiState } from "./uiStore.js";
 
 /**
  * The order the list and the fleet show: the sessions that need you first (an unseen item of
@@ -81,21 +80,14 @@ export function holdOrder(deps: Pick<UiDeps, "services" | "ui">): void {
   timers.set(deps.ui, t);
 }
 
-/** Apply the current order (the keys paused, or Ctrl-R); the cursors stay on their sessions. */
+/**
+ * Apply the current order (the keys paused, or Ctrl-R); the cursors stay on their sessions
+ * (keepSelection in follow.ts follows them).
+ */
 export function releaseOrder(deps: Pick<UiDeps, "services" | "ui">): void {
   const had = timers.get(deps.ui);
   if (had !== undefined) clearTimeout(had);
   timers.delete(deps.ui);
-  const ui = deps.ui.getState();
-  if (ui.heldOrder === null) return;
-  const before = shownSessions(deps);
-  const patch: { -readonly [K in keyof UiState]?: UiState[K] } = { heldOrder: null };
+  if (deps.ui.getState().heldOrder === null) return;
   deps.ui.setState({ heldOrder: null });
-  const after = shownSessions(deps);
-  for (const which of ["listCursor", "fleetCursor"] as const) {
-    const id = before[ui[which]]?.session_id;
-    const at = id === undefined ? -1 : after.findIndex((s) => s.session_id === id);
-    if (at >= 0 && at !== ui[which]) patch[which] = at;
-  }
-  deps.ui.setState(patch);
 }

@@ -157,8 +157,13 @@ export interface UiState {
   /** 0: the session list; n: pane n (1-based). */
   readonly focus: number;
   readonly zoomed: boolean;
-  /** Index into the visible (filtered, sorted) sessions. */
+  /** Index into the visible (filtered, sorted) sessions; it follows listSelected. */
   readonly listCursor: number;
+  /**
+   * The session the list's cursor is on (its id): when rows move (a refresh, a stream, a
+   * mark), the cursor follows it (model/follow.ts); null before the list has rows.
+   */
+  readonly listSelected: string | null;
   readonly overlay: OverlayState | null;
   readonly dialog: DialogState | null;
   readonly editing: Editing | null;
@@ -176,8 +181,10 @@ export interface UiState {
   readonly logDropped: number;
   /** The list and panes, or a whole-body view over them. */
   readonly view: BodyView;
-  /** Index into the fleet's visible (filtered, sorted) sessions. */
+  /** Index into the fleet's visible (filtered, sorted) sessions; it follows fleetSelected. */
   readonly fleetCursor: number;
+  /** The session the fleet's cursor is on, as listSelected. */
+  readonly fleetSelected: string | null;
   /**
    * The rows' order held while keys are pressed (session ids), so nothing moves under the
    * cursor; null when the list follows its sort (model/listOrder.ts).
@@ -194,6 +201,7 @@ export function createUiStore(size: TerminalSize): UiStore {
     focus: 0,
     zoomed: false,
     listCursor: 0,
+    listSelected: null,
     overlay: null,
     dialog: null,
     editing: null,
@@ -204,6 +212,7 @@ export function createUiStore(size: TerminalSize): UiStore {
     logDropped: 0,
     view: "main",
     fleetCursor: 0,
+    fleetSelected: null,
     heldOrder: null,
   }));
 }
