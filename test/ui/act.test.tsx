@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
+import { runCli, tempConfigHome } from "../helpers/cli.js";
 import {
   type AppHarness,
   type FixtureOptions,
@@ -194,6 +195,89 @@ describe("approvals in the pane", () => {
     await pressKey(a, "enter");
     await pressKey(a, "y");
     await waitForContent(a, `${gone.id} is gone`);
+  });
+});
+
+describe("several pending approvals", () => {
+  it("the pane, A, the queue and headless approvals and attention show the same ones; Y chooses the second, sees each whole, and decides only it", async () => {
+    const [f, a] = await setup();
+    const id = f.server.sessions().find((s) => s.state === "active")?.id as string;
+    const first = f.server.addApproval(id, {
+      kind: "deploy",
+      message: "Deploy the landing page to production?",
+      created_at: new Date(Date.now() - 60_000).toISOString(),
+    });
+    const second = f.server.addApproval(id, {
+      kind: "migrate",
+      message: "Run the database migration 0042_add_orgs against the staging database now?",
+    });
+    await openActive2(f, a, id);
+    // The pane: both, oldest first, each with its id and the keys.
+    const pane = await waitForContent(a, `${second.id} — Y approve · X reject`);
+    expect(pane).toContain(`${first.id} — Y approve · X reject`);
+    expect(pane.indexOf(first.id)).toBeLessThan(pane.indexOf(second.id));
+
+    // The queue: one item for the session, headed by the approval Y offers first.
+    const item = f.services.attention.getState().items.filter((i) => i.sessionId === id);
+    expect(item.map((i) => [i.reason, i.approval?.id, i.detail])).toEqual([
+      ["approval", first.id, "Deploy the landing page to production? (+1 more)"],
+    ]);
+    await pressKey(a, "A");
+    await waitForContent(a, "awaiting approval: Deploy the landing page to production? (+1 more)");
+    await pressKey(a, "escape");
+
+    // The book read the approvals of the one session that awaits them, and no other.
+    expect([...(f.services.approvals?.getState().bySession.keys() ?? [])]).toEqual([id]);
+
+    // Headless: the same two, the same first.
+    const cfg = tempConfigHome();
+    try {
+      const env = {
+        XDG_CONFIG_HOME: cfg.dir,
+        AGENT_SESSIONS_BASE_URL: f.server.url,
+        AGENT_SESSIONS_API_KEY: f.server.key("owner"),
+        AGENT_SESSIONS_MAX_ATTEMPTS: "1",
+      };
+      const listed = await runCli(["approvals", "--json"], { env });
+      expect(listed.code, listed.stderr).toBe(0);
+      const rows = JSON.parse(listed.stdout) as { id: string; session_id: string }[];
+      expect(rows.map((r) => [r.session_id, r.id])).toEqual([
+        [id, first.id],
+        [id, second.id],
+      ]);
+      const att = await runCli(["attention", "--json"], { env });
+      const doc = JSON.parse(att.stdout) as {
+        items: { session_id: string; approval: { id: string } | null }[];
+      };
+      expect(doc.items.filter((i) => i.session_id === id).map((i) => i.approval?.id)).toEqual([
+        first.id,
+      ]);
+    } finally {
+      cfg.cleanup();
+    }
+
+    // Y: both listed whole, the first picked; ↓ picks the second.
+    await pressKey(a, "Y");
+    let dialog = await waitForContent(a, "2 approvals are pending: ↑/↓ picks the one to decide.");
+    expect(dialog).toContain(`▸ ${first.id}: deploy: Deploy the landing page to production?`);
+    expect(dialog).toContain("staging database now?");
+    await pressKey(a, "down");
+    dialog = await waitForContent(a, `▸ ${second.id}: migrate: Run the database migration`);
+    await typeText(a, "go");
+    await pressKey(a, "enter");
+    const confirm = await waitForContent(a, "Approve — confirm");
+    expect(confirm).toContain(`(${second.id})`);
+    await pressKey(a, "y");
+    await waitForContent(a, new RegExp(`${second.id}: approved by usr_\\w+`));
+    expect(f.server.approvals(id).map((x) => [x.id, x.status])).toEqual([
+      [second.id, "approved"],
+      [first.id, "pending"],
+    ]);
+    // The pane keeps the one still pending, and only it.
+    await waitForContent(
+      a,
+      (fr) => !fr.includes(`${second.id} — Y`) && fr.includes(`${first.id} — Y approve · X reject`),
+    );
   });
 });
 
