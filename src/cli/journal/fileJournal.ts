@@ -1,6 +1,11 @@
+import { readFileSync } from "node:fs";
 import { appendFile, chmod, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from "../../credentials/privateFile.js";
+import {
+  ensurePrivateDir,
+  PRIVATE_FILE_MODE,
+  writePrivateFileAtomic,
+} from "../../credentials/privateFile.js";
 import {
   createJournalStatus,
   type JournalLoad,
@@ -55,7 +60,19 @@ export interface FileJournalOptions {
 export interface FileJournal extends SessionJournal {
   /** Write what is queued and wait for it (before the process exits). */
   dispose(): Promise<void>;
+  /**
+   * When the user last looked at a session (went to it from the attention queue), as an
+   * earlier run remembered it; null when none did. What completed after it is news.
+   */
+  lastSeen(sessionId: string): number | null;
+  /** The user looked at the session now: remembered for the next run (written with the rest). */
+  markSeen(sessionId: string, at: number): void;
 }
+
+/** The file beside the sessions' journals that remembers when each session was last seen. */
+export const SEEN_FILE = "seen.json";
+/** Sessions whose last look is remembered; the longest unseen are forgotten first. */
+export const MAX_SEEN = 2000;
 
 export const DEFAULT_MAX_SESSION_BYTES = 2 * 1024 * 1024;
 export const DEFAULT_MAX_TOTAL_BYTES = 100 * 1024 * 1024;
@@ -117,6 +134,8 @@ class FileJournalImpl implements FileJournal {
   private writing: Promise<void> | null = null;
   private again = false;
   private readonly ready: Promise<void>;
+  private readonly seen: Map<string, number>;
+  private seenDirty = false;
 
   constructor(private readonly opts: FileJournalOptions) {
     this.clean = opts.clean;
@@ -127,6 +146,7 @@ class FileJournalImpl implements FileJournal {
     this.beatEveryMs = opts.heartbeatEveryMs ?? 60_000;
     this.now = opts.now ?? Date.now;
     this.status = createJournalStatus({ state: "on", dir: opts.dir, reason: null });
+    this.seen = readSeen(join(opts.dir, SEEN_FILE));
     // Known at once whether the folder can be made: the UI says so before the first event.
     this.ready = ensurePrivateDir(opts.dir)
       .then(() => this.enforceTotal())
@@ -163,6 +183,26 @@ class FileJournalImpl implements FileJournal {
       q.ids.splice(0, cut);
       q.ats.splice(0, cut);
     }
+    if (this.timer === null) {
+      this.timer = setTimeout(() => this.flush(), this.flushMs);
+      this.timer.unref();
+    }
+  }
+
+  lastSeen(sessionId: string): number | null {
+    return this.seen.get(sessionId) ?? null;
+  }
+
+  markSeen(sessionId: string, at: number): void {
+    if (this.failed) return;
+    // Kept in the order last seen: the first is the one seen longest ago.
+    this.seen.delete(sessionId);
+    this.seen.set(sessionId, at);
+    for (const id of this.seen.keys()) {
+      if (this.seen.size <= MAX_SEEN) break;
+      this.seen.delete(id);
+    }
+    this.seenDirty = true;
     if (this.timer === null) {
       this.timer = setTimeout(() => this.flush(), this.flushMs);
       this.timer.unref();
@@ -264,8 +304,10 @@ class FileJournalImpl implements FileJournal {
       q.ids = [];
       q.ats = [];
     }
-    if (batch.length === 0) return;
-    this.writing = this.writeAll(batch).finally(() => {
+    const seen = this.seenDirty ? JSON.stringify(Object.fromEntries(this.seen)) : null;
+    this.seenDirty = false;
+    if (batch.length === 0 && seen === null) return;
+    this.writing = this.writeAll(batch, seen).finally(() => {
       this.writing = null;
       if (this.again) {
         this.again = false;
@@ -278,8 +320,19 @@ class FileJournalImpl implements FileJournal {
    * Lines are made (cleaned, encoded) a chunk at a time, each chunk appended before the next
    * is made: a burst never holds the event loop for more than one chunk's work.
    */
-  private async writeAll(batch: { sessionId: string; items: Queue }[]): Promise<void> {
+  private async writeAll(
+    batch: { sessionId: string; items: Queue }[],
+    seen: string | null,
+  ): Promise<void> {
     await this.ready;
+    if (seen !== null && !this.failed) {
+      const path = join(this.opts.dir, SEEN_FILE);
+      try {
+        await writePrivateFileAtomic(path, seen);
+      } catch (e) {
+        this.fail(path, e);
+      }
+    }
     for (const { sessionId, items } of batch) {
       const files = sessionFiles(this.opts.dir, sessionId);
       for (let from = 0; from < items.events.length; from += ENCODE_CHUNK) {
@@ -439,5 +492,21 @@ function parts(text: string, max: number): string[] {
     size += bytes;
   }
   if (part !== "") out.push(part);
+  return out;
+}
+
+/** What an earlier run remembered: session id → when last seen. Unreadable: nothing. */
+function readSeen(path: string): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    const o = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    if (o === null || typeof o !== "object" || Array.isArray(o)) return out;
+    for (const [id, at] of Object.entries(o as Record<string, unknown>)) {
+      if (typeof at === "number" && Number.isFinite(at)) out.set(id, at);
+      if (out.size >= MAX_SEEN) break;
+    }
+  } catch {
+    // No file yet (a first run), or one cut short: nothing is remembered.
+  }
   return out;
 }

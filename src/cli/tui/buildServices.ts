@@ -189,6 +189,14 @@ export function buildServices(
       whole,
       approvals,
       ...(opts.attention ? { config: opts.attention } : {}),
+      // When the user last looked at each session survives a restart: what completed since
+      // is "finished" at the next start, what completed before is not.
+      ...(journal
+        ? {
+            lastSeen: (id: string) => journal.lastSeen(id),
+            onSeen: (id: string, at: number) => journal.markSeen(id, at),
+          }
+        : {}),
     }),
     activity,
     overlaps: createOverlapStore(sessions, activity),
