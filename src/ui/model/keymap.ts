@@ -392,7 +392,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("Y")],
     label: "approve",
     description:
-      "approve the session's oldest pending approval, with an optional note (asks first, naming what is approved)",
+      "approve one of the session's pending approvals (the oldest picked; ↑/↓ picks another, each shown whole), with an optional note (asks first, naming what is approved)",
     modes: SESSION_ACTS,
     scope: "sessions:write",
   },
@@ -400,7 +400,8 @@ export const KEYMAP: readonly Command[] = [
     id: "reject",
     keys: [k("X")],
     label: "reject",
-    description: "reject the session's oldest pending approval, with an optional note (asks first)",
+    description:
+      "reject one of the session's pending approvals (the oldest picked; ↑/↓ picks another), with an optional note (asks first)",
     modes: SESSION_ACTS,
     scope: "sessions:write",
   },

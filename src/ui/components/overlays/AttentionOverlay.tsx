@@ -16,8 +16,9 @@ import { OverlayFrame } from "./OverlayFrame.js";
 
 /**
  * The attention queue: every session that needs the user, newest first by the service's time
- * for each cause, with the reason named (store/attention/reasons.ts) and since when. What
- * does not notify (a pause, a destruction) is dimmed; seen items stay, without the mark.
+ * for each cause, with the reason named (store/attention/reasons.ts) and since when, one item
+ * per session. What does not notify (a pause, a destruction) is dimmed; seen items stay,
+ * without the `!` of what is new (their row keeps its mark while the cause stands).
  */
 
 export interface AttentionOverlayProps {
