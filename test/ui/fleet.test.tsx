@@ -78,8 +78,9 @@ describe("fleet view", () => {
     for (const p of paused) expect(frame).toContain(p.id);
     expect(frame).toContain("filter: state:paused");
     await pressKey(h, "a");
-    // The cursor is on the newest one already: `a` goes on to the next; seen, its mark goes.
-    frame = await waitForContent(h, new RegExp(`▸  ● ⏸ paused\\s+${paused[1]?.id}`));
+    // The cursor is on the newest one already: `a` goes on to the next; seen, it keeps its
+    // mark (it is still paused).
+    frame = await waitForContent(h, new RegExp(`▸⏸ ● ⏸ paused\\s+${paused[1]?.id}`));
     // A pause does not call: its mark is its reason's glyph, dimmed.
     expect(frame).toMatch(new RegExp(` ⏸ ● ⏸ paused\\s+${paused[0]?.id}`));
     // Still the fleet: `a` selected the row there.
