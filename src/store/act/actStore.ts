@@ -11,8 +11,9 @@ import { promptEndIsCancel, toolDetail, toolLine } from "./promptView.js";
 
 /**
  * Acting on sessions from the UI: the prompts sent and their answers as they stream, cancel,
- * the sessions' pending approvals and decisions, pause/resume/start. Plain modules push here;
- * panes only select. Every string from a server is sanitized once, where it enters.
+ * decisions on approvals (taken on, and written back to, the approvals book, which holds the
+ * approvals themselves), pause/resume/start. Plain modules push here; panes only select.
+ * Every string from a server is sanitized once, where it enters.
  */
 
 /** What the UI calls (ApiClient satisfies it). */
@@ -269,11 +270,7 @@ export function createActControl(deps: ActDeps): ActControl {
           note === "" ? undefined : note,
         );
         const line = describeDecision(outcome, approval.id, action);
-        notice(
-          sessionId,
-          outcome.kind === "resolved" ? line : `${line}`,
-          outcome.kind === "resolved",
-        );
+        notice(sessionId, line, outcome.kind === "resolved");
         deps.record?.(sessionId, "approval_decision", {
           approval_id: approval.id,
           kind: approval.kind ?? null,
