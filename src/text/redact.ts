@@ -114,25 +114,28 @@ const UNITS = new RegExp(`${ESCAPE.source}|[^]`, "g");
 
 interface Visible {
   text: string;
-  /** Raw index of each visible UTF-16 unit; null when the text has no escape sequence. */
-  at: number[] | null;
+  /** Whether the raw text has anything left out of `text`. */
+  mapped: boolean;
 }
 
 function visibleOf(raw: string): Visible {
-  if (!HAS_ESCAPE.test(raw)) return { text: raw, at: null };
-  let text = "";
+  if (!HAS_ESCAPE.test(raw)) return { text: raw, mapped: false };
+  return { text: raw.replace(ESCAPE, ""), mapped: true };
+}
+
+/** Raw index of each visible UTF-16 unit (made only when something is to be rewritten). */
+function rawIndexes(raw: string): number[] {
   const at: number[] = [];
   let from = 0;
   const take = (end: number) => {
     for (let i = from; i < end; i++) at.push(i);
-    text += raw.slice(from, end);
   };
   for (const m of raw.matchAll(ESCAPE)) {
     take(m.index);
     from = m.index + m[0].length;
   }
   take(raw.length);
-  return { text, at };
+  return at;
 }
 
 /** A covered range of the visible text: [start, end, continues an earlier masked range]. */
@@ -157,7 +160,7 @@ function mergeRanges(ranges: [number, number][]): [number, number][] {
  * kept, so colours still reset and lines still break), or character by character.
  */
 function rewrite(raw: string, v: Visible, ranges: Range[], widthKeeping: boolean) {
-  const at = v.at;
+  const at = v.mapped ? rawIndexes(raw) : null;
   let out = "";
   let from = 0;
   for (const [s, e, continues] of ranges) {
@@ -257,7 +260,7 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor & {
           if (s < tail.length + keep && e > tail.length + keep) keep = e - tail.length;
         }
         if (keep === v.text.length) return release(input);
-        const cut = v.at ? (v.at[keep] as number) : keep;
+        const cut = v.mapped ? (rawIndexes(input)[keep] as number) : keep;
         held = input.slice(cut);
         return release(input.slice(0, cut));
       },

@@ -6,7 +6,16 @@ import { MAX_PROMPT_CHARS, type PromptItem, promptProblem } from "../../protocol
 import { promptEndIsCancel, toolLine } from "../../store/act/promptView.js";
 import { cutText, sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
-import { err, fail, out, outText, printJson } from "../output.js";
+import {
+  endText,
+  err,
+  fail,
+  out,
+  outputRoom,
+  outText,
+  printJson,
+  stdoutClosed,
+} from "../output.js";
 import { inputIsTerminal } from "../terminalCheck.js";
 
 export interface PromptOptions {
@@ -79,9 +88,14 @@ export async function runPrompt(
     const outcome = await ctx.client.sendPrompt(sessionId, prompt, {
       onItem,
       signal: stop.signal,
+      pace: outputRoom,
       ...(opts.wait ? {} : { acceptOnly: true }),
     });
     if (!opts.json && !endsInNewline) outText("\n");
+    endText();
+    // The reader went away (`| head -c 20`): it had what it wanted; the prompt goes on in the
+    // session, and the command ends quietly, as every command does on a closed stdout.
+    if (stdoutClosed.aborted) return;
     if (interrupted) {
       process.exitCode = await cancelAfterInterrupt(ctx.client, sessionId, opts.json);
       return;
