@@ -14,6 +14,7 @@ import {
   outputRoom,
   outText,
   printJson,
+  secrets,
   stdoutClosed,
 } from "../output.js";
 import { inputIsTerminal } from "../terminalCheck.js";
@@ -72,10 +73,15 @@ export async function runPrompt(
     client = ctx.client;
     process.once("SIGINT", onSigint);
     let endsInNewline = true;
+    const answerText = secrets.stream();
     const onItem = (item: PromptItem) => {
       if (!opts.wait) return;
       if (opts.json) {
-        printJson(item);
+        // Each item is a line of its own: its text passes the answer's stream redaction, so
+        // a key sent a few characters an item is found across items here too.
+        printJson(
+          item.type === "text" ? { ...item, content: answerText.push(item.content) } : item,
+        );
         return;
       }
       if (item.type === "text") {
