@@ -248,7 +248,24 @@ describe("colour only on a terminal, never under NO_COLOR", () => {
   }
 
   it("on a terminal the agent's colours are kept, and NO_COLOR strips them", async () => {
-    const s = await hostile(answer(coloured));
+    const s = await hostile({
+      ...answer(coloured),
+      events: (_q, res) => {
+        sseHead(res);
+        res.write(sseItem(1, "process_output", { text: "\x1b[31mred output\x1b[0m\n" }));
+      },
+    });
+    const watchTty = await run(["watch", "ses_one", "--max-events", "1"], env(s), "terminal");
+    expect(watchTty.code).toBe(0);
+    expect(watchTty.stdout).toContain("\x1b[31mred output");
+    const watchPlain = await run(
+      ["watch", "ses_one", "--max-events", "1"],
+      env(s, { NO_COLOR: "1" }),
+      "terminal",
+    );
+    expect(watchPlain.code).toBe(0);
+    expect(watchPlain.stdout).toContain("red output");
+    expect(watchPlain.stdout).not.toMatch(ESC);
     const tty = await run(["prompt", "ses_one", "hi"], env(s), "terminal");
     expect(tty.code).toBe(0);
     expect(tty.stdout).toContain("\x1b[1;31mred\x1b[0m");
