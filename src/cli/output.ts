@@ -56,18 +56,27 @@ function colored(sink: Sink): boolean {
   return sink.color;
 }
 
+const KEEP_SGR = { keepSgr: true } as const;
+
 /**
  * The last guard before text reaches a terminal, a file or a pipe: server text is sanitized
  * where it enters, and whatever still carries an escape sequence (any, colours included, when
  * the output is not coloured), a C1 or bidi control, or a piece of the key, loses it here.
- * `hold`: streamed text whose last characters may be held back (see StreamRedaction).
  */
-function write(sink: Sink, text: string, hold: boolean, color = colored(sink)): void {
-  const safe = sink.redaction.push(sanitize(text, color ? KEEP_SGR : undefined), hold);
+function guard(sink: Sink, text: string, color = colored(sink)): string {
+  return sanitize(text, color ? KEEP_SGR : undefined);
+}
+
+/** Streamed text: its last characters may be held back (see StreamRedaction.push). */
+function writeText(sink: Sink, text: string): void {
+  const safe = sink.redaction.push(guard(sink, text), true);
   if (safe !== "") sink.stream.write(safe);
 }
 
-const KEEP_SGR = { keepSgr: true } as const;
+/** A line: released whole (nothing held), its newline after it. */
+function writeLine(sink: Sink, line: string, color?: boolean): void {
+  sink.stream.write(`${sink.redaction.push(guard(sink, line, color))}\n`);
+}
 
 const closed = new AbortController();
 
@@ -97,7 +106,7 @@ export function handleClosedOutput(): void {
  */
 export function out(line: string, color?: boolean): void {
   if (closed.signal.aborted) return;
-  write(sinks.out, `${line}\n`, false, color);
+  writeLine(sinks.out, line, color);
 }
 
 /**
@@ -106,7 +115,7 @@ export function out(line: string, color?: boolean): void {
  */
 export function outText(text: string): void {
   if (closed.signal.aborted || text === "") return;
-  write(sinks.out, text, true);
+  writeText(sinks.out, text);
 }
 
 /** Whatever streamed text still waits (see outText) is written now. */
@@ -116,7 +125,7 @@ export function endText(): void {
 }
 
 export function err(line: string): void {
-  write(sinks.err, `${line}\n`, false);
+  writeLine(sinks.err, line);
 }
 
 /**
