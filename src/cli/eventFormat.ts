@@ -1,6 +1,7 @@
 import type { SessionEvent } from "../protocol/events.js";
 import { formatTime, gapNotice } from "../text/format.js";
-import { compactJson, payloadText } from "../text/payloadText.js";
+import { compactJson, PAYLOAD_TEXT_FIELDS, payloadText } from "../text/payloadText.js";
+import type { StreamRedaction } from "../text/redact.js";
 import { sanitize, sanitizeLine } from "../text/sanitize.js";
 
 /** Tags shown for each kind, shared by `watch` and anything else printing events as lines. */
@@ -74,4 +75,26 @@ export function eventToJson(
     default:
       return { session_id: sessionId, event: ev.kind, id: ev.id, data: ev.data, ...at };
   }
+}
+
+/**
+ * The event with its streamed text (a prompt's text, a process's output: what a service sends
+ * a few characters at a time) passed through the session's stream redaction, for the --json
+ * form; the line form redacts the text it prints (WatchPrinter).
+ */
+export function redactStreamed(ev: SessionEvent, redaction: StreamRedaction): SessionEvent {
+  if (ev.kind === "prompt_progress") {
+    const content = redaction.push(ev.data.content);
+    return content === ev.data.content ? ev : { ...ev, data: { ...ev.data, content } };
+  }
+  if (ev.kind === "process_output" && typeof ev.data === "object" && ev.data !== null) {
+    const o = ev.data as Record<string, unknown>;
+    for (const field of PAYLOAD_TEXT_FIELDS) {
+      const v = o[field];
+      if (typeof v !== "string") continue;
+      const text = redaction.push(v);
+      return text === v ? ev : { ...ev, data: { ...o, [field]: text } as typeof ev.data };
+    }
+  }
+  return ev;
 }

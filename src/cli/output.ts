@@ -1,7 +1,8 @@
 import { EXIT } from "../client/errors.js";
 import { toJsonText } from "../text/json.js";
-import { createRedactor } from "../text/redact.js";
+import { createRedactor, type StreamRedaction } from "../text/redact.js";
 import { foldLines, sanitize } from "../text/sanitize.js";
+import { colorFor } from "./terminalCheck.js";
 
 /** Anything shaped like our typed errors (client errors and credentials errors alike). */
 interface ActionableError {
@@ -34,12 +35,47 @@ export function redact(text: string): string {
 }
 
 /**
- * The last guard before a line reaches the terminal: server text is sanitized where it enters,
- * and whatever still carries an escape sequence other than a colour, a C1 or bidi control, or
- * a piece of the key, loses it here.
+ * One output stream of the process (stdout or stderr) with everything decided once for it:
+ * whether it is coloured (src/cli/terminalCheck.ts colorFor: a terminal, no NO_COLOR), and a
+ * stream redaction over all that was written to it, so a key a server sends back a few
+ * characters at a time, over items, lines or events, is never written whole.
  */
-function guard(text: string): string {
-  return redact(sanitize(text, { keepSgr: true }));
+interface Sink {
+  stream: NodeJS.WriteStream;
+  redaction: StreamRedaction;
+  color: boolean | null;
+}
+
+const sinks = {
+  out: { stream: process.stdout, redaction: secrets.stream(), color: null } as Sink,
+  err: { stream: process.stderr, redaction: secrets.stream(), color: null } as Sink,
+};
+
+function colored(sink: Sink): boolean {
+  sink.color ??= colorFor(sink.stream);
+  return sink.color;
+}
+
+const KEEP_SGR = { keepSgr: true } as const;
+
+/**
+ * The last guard before text reaches a terminal, a file or a pipe: server text is sanitized
+ * where it enters, and whatever still carries an escape sequence (any, colours included, when
+ * the output is not coloured), a C1 or bidi control, or a piece of the key, loses it here.
+ */
+function guard(sink: Sink, text: string, color = colored(sink)): string {
+  return sanitize(text, color ? KEEP_SGR : undefined);
+}
+
+/** Streamed text: its last characters may be held back (see StreamRedaction.push). */
+function writeText(sink: Sink, text: string): void {
+  const safe = sink.redaction.push(guard(sink, text), true);
+  if (safe !== "") sink.stream.write(safe);
+}
+
+/** A line: released whole (nothing held), its newline after it. */
+function writeLine(sink: Sink, line: string, color?: boolean): void {
+  sink.stream.write(`${sink.redaction.push(guard(sink, line, color))}\n`);
 }
 
 const closed = new AbortController();
@@ -64,19 +100,61 @@ export function handleClosedOutput(): void {
   process.stderr.on("error", () => {});
 }
 
-export function out(line: string): void {
+/**
+ * One line to stdout. `color`: keep colours even off a terminal (an explicit `--ansi`);
+ * default the one rule (colorFor).
+ */
+export function out(line: string, color?: boolean): void {
   if (closed.signal.aborted) return;
-  process.stdout.write(`${guard(line)}\n`);
+  writeLine(sinks.out, line, color);
 }
 
-/** Text as it streams (a prompt's answer): guarded like every line, no newline added. */
+/**
+ * Text as it streams (a prompt's answer): guarded like every line, no newline added; a few
+ * characters that may begin the key can wait for the next text or endText.
+ */
 export function outText(text: string): void {
   if (closed.signal.aborted || text === "") return;
-  process.stdout.write(guard(text));
+  writeText(sinks.out, text);
+}
+
+/** Whatever streamed text still waits (see outText) is written now. */
+export function endText(): void {
+  const rest = sinks.out.redaction.end();
+  if (rest !== "" && !closed.signal.aborted) process.stdout.write(rest);
 }
 
 export function err(line: string): void {
-  process.stderr.write(`${guard(line)}\n`);
+  writeLine(sinks.err, line);
+}
+
+/**
+ * Null when stdout and stderr take more now; else a promise of when they have drained (or
+ * closed). A streaming command awaits it before reading more from the service, so a reader
+ * that stops reading (`| less`) stops the socket too, and memory stays bounded.
+ */
+export function outputRoom(): Promise<void> | null {
+  const full = [process.stdout, process.stderr].filter(
+    (s) => s.writableNeedDrain && !s.destroyed && !(s === process.stdout && closed.signal.aborted),
+  );
+  if (full.length === 0) return null;
+  return Promise.all(full.map(drained)).then(() => undefined);
+}
+
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      stream.off("drain", done);
+      stream.off("close", done);
+      stream.off("error", done);
+      if (stream === process.stdout) closed.signal.removeEventListener("abort", done);
+      resolve();
+    };
+    stream.on("drain", done);
+    stream.on("close", done);
+    stream.on("error", done);
+    if (stream === process.stdout) closed.signal.addEventListener("abort", done);
+  });
 }
 
 /** Prints an error as one or two lines (what happened; what to do) and returns its exit code. */
@@ -105,6 +183,7 @@ export async function runCommand(run: () => Promise<number>): Promise<number> {
     process.exitCode = reportError(reason);
   });
   const code = await run();
+  endText();
   return stdoutClosed.aborted ? EXIT.ok : code;
 }
 

@@ -20,3 +20,17 @@ export function inputIsTerminal(stdin: Tty = process.stdin): boolean {
 export function outputIsTerminal(stdout: Tty = process.stdout): boolean {
   return stdout.isTTY === true;
 }
+
+/** NO_COLOR is set to something (https://no-color.org): no colours anywhere. */
+export function noColorAsked(env: NodeJS.ProcessEnv = process.env): boolean {
+  return (env.NO_COLOR ?? "") !== "";
+}
+
+/**
+ * The one colour rule of headless output: colours (ours and the ones a server's text
+ * carries) only on a terminal, and never under NO_COLOR. Anywhere else (a file, a pipe) every
+ * escape sequence is stripped.
+ */
+export function colorFor(stream: Tty, env: NodeJS.ProcessEnv = process.env): boolean {
+  return outputIsTerminal(stream) && !noColorAsked(env);
+}

@@ -1,5 +1,6 @@
 import { styleText } from "node:util";
 import type { SessionEvent } from "../protocol/events.js";
+import type { StreamRedaction } from "../text/redact.js";
 import { foldLines, sanitize } from "../text/sanitize.js";
 import { clock, eventText, KIND_TAGS } from "./eventFormat.js";
 
@@ -36,6 +37,11 @@ export interface WatchPrinterOptions {
   color: boolean;
   /** Widest line joined prompt text may make (the terminal's width, else 120). */
   width: number;
+  /**
+   * The session's stream redaction: the text of its lines, in order, passes it, so a key sent
+   * a few characters an event (or cut by a wrap) is found across lines.
+   */
+  redaction: (sessionId: string) => StreamRedaction;
   /** A line to print: one of a session's events (or joined prompt text), or a note. */
   write: (line: string, kind: "event" | "note") => void;
   /** Print a pending prompt line after this long without more of it. Default 1500 ms. */
@@ -67,7 +73,7 @@ export class WatchPrinter {
       return;
     }
     this.flush(sessionId);
-    const text = foldLines(eventText(ev, this.#opts.color));
+    const text = this.#opts.redaction(sessionId).push(foldLines(eventText(ev, this.#opts.color)));
     const reset = this.#opts.color && text.includes("\u001b[") ? "\u001b[0m" : "";
     this.#opts.write(`${this.#prefix(sessionId, ev.kind, at)}${text}${reset}`, "event");
   }
@@ -135,7 +141,8 @@ export class WatchPrinter {
   }
 
   #writePrompt(sessionId: string, at: number, text: string): void {
-    this.#opts.write(`${this.#prefix(sessionId, "prompt_progress", at)}${text}`, "event");
+    const shown = this.#opts.redaction(sessionId).push(text);
+    this.#opts.write(`${this.#prefix(sessionId, "prompt_progress", at)}${shown}`, "event");
   }
 
   #prefixWidth(sessionId: string): number {

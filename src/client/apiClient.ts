@@ -483,6 +483,8 @@ export class ApiClient {
       onItem: (item: PromptItem) => void;
       signal?: AbortSignal;
       idleMs?: number;
+      /** Backpressure on the streamed answer (see ReadPromptOptions.pace). */
+      pace?: () => Promise<void> | null;
       /** Return once the service accepted the prompt: its streamed answer is not read. */
       acceptOnly?: boolean;
     },
@@ -524,6 +526,7 @@ export class ApiClient {
             onItem: opts.onItem,
             ...(opts.signal ? { signal: opts.signal } : {}),
             ...(opts.idleMs !== undefined ? { idleMs: opts.idleMs } : {}),
+            ...(opts.pace ? { pace: opts.pace } : {}),
           });
         },
         notFound: `Session ${id} was not found`,

@@ -91,6 +91,11 @@ export interface SubscribeOptions {
   /** Most bytes one event may take before it is cut off (default 1 MiB). */
   maxEventBytes?: number;
   /**
+   * Backpressure: after each chunk, when this gives a promise (the receiver's output is full),
+   * nothing more is read from the socket until it settles; the silence watchdog waits too.
+   */
+  pace?: () => Promise<void> | null;
+  /**
    * First reconnect delay and the floor under every one (default 1000): the server's `retry:`
    * may lengthen it, never shorten it (see reconnectPolicy.ts).
    */
@@ -682,6 +687,13 @@ class EventStreamSubscription implements Subscription {
         cut = reader.push(bytes);
         // onEvent may have closed us; stop reading at once.
         if (this.closed || cut) break;
+        const room = this.opts.pace?.();
+        if (room) {
+          watchdog.stop();
+          await room;
+          if (this.closed) break;
+          watchdog.start();
+        }
       }
       if (!cut && !this.closed) reader.end();
     } catch (e) {

@@ -27,6 +27,11 @@ export interface ReadPromptOptions {
   signal?: AbortSignal;
   /** Longest silence between two chunks (default PROMPT_IDLE_MS). */
   idleMs?: number;
+  /**
+   * Backpressure: after each chunk, when this gives a promise, nothing more is read from the
+   * socket until it settles (the output is full), and the silence bound does not run meanwhile.
+   */
+  pace?: () => Promise<void> | null;
 }
 
 /** Reads the streamed body to its end; items go to onItem as they arrive. */
@@ -74,6 +79,12 @@ export async function readPromptStream(
         // The answer is complete; whatever the service still sends is not part of it.
         body.destroy();
         return end;
+      }
+      const room = opts.pace?.();
+      if (room) {
+        if (idle) clearTimeout(idle);
+        await room;
+        arm();
       }
     }
     reader.end();

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { WatchPrinter, type WatchPrinterOptions } from "../../src/cli/watchPrinter.js";
 import type { SessionEvent } from "../../src/protocol/events.js";
+import { createRedactor } from "../../src/text/redact.js";
 
 const AT = Date.UTC(2024, 0, 1, 9, 30, 5);
 const A = "ses_aaaaaaaa";
@@ -24,10 +25,12 @@ const output = (text: string): SessionEvent => ({
 
 function printer(opts: Partial<WatchPrinterOptions> = {}) {
   const lines: string[] = [];
+  const none = createRedactor().stream();
   const p = new WatchPrinter({
     sessionIds: [A],
     color: false,
     width: 120,
+    redaction: () => none,
     write: (l) => lines.push(l),
     ...opts,
   });

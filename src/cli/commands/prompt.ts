@@ -6,7 +6,17 @@ import { MAX_PROMPT_CHARS, type PromptItem, promptProblem } from "../../protocol
 import { promptEndIsCancel, toolLine } from "../../store/act/promptView.js";
 import { cutText, sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
-import { err, fail, out, outText, printJson } from "../output.js";
+import {
+  endText,
+  err,
+  fail,
+  out,
+  outputRoom,
+  outText,
+  printJson,
+  secrets,
+  stdoutClosed,
+} from "../output.js";
 import { inputIsTerminal } from "../terminalCheck.js";
 
 export interface PromptOptions {
@@ -63,10 +73,15 @@ export async function runPrompt(
     client = ctx.client;
     process.once("SIGINT", onSigint);
     let endsInNewline = true;
+    const answerText = secrets.stream();
     const onItem = (item: PromptItem) => {
       if (!opts.wait) return;
       if (opts.json) {
-        printJson(item);
+        // Each item is a line of its own: its text passes the answer's stream redaction, so
+        // a key sent a few characters an item is found across items here too.
+        printJson(
+          item.type === "text" ? { ...item, content: answerText.push(item.content) } : item,
+        );
         return;
       }
       if (item.type === "text") {
@@ -79,9 +94,14 @@ export async function runPrompt(
     const outcome = await ctx.client.sendPrompt(sessionId, prompt, {
       onItem,
       signal: stop.signal,
+      pace: outputRoom,
       ...(opts.wait ? {} : { acceptOnly: true }),
     });
     if (!opts.json && !endsInNewline) outText("\n");
+    endText();
+    // The reader went away (`| head -c 20`): it had what it wanted; the prompt goes on in the
+    // session, and the command ends quietly, as every command does on a closed stdout.
+    if (stdoutClosed.aborted) return;
     if (interrupted) {
       process.exitCode = await cancelAfterInterrupt(ctx.client, sessionId, opts.json);
       return;

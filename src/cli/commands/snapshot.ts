@@ -8,6 +8,7 @@ import { announceWaits, tuningFromEnv } from "../context.js";
 import { globalOptions } from "../globalOptions.js";
 import { err, fail, out, registerSecret, secrets } from "../output.js";
 import { readRecording, replayTimeOf } from "../replayInput.js";
+import { noColorAsked } from "../terminalCheck.js";
 
 export interface SnapshotOptions {
   width: number;
@@ -42,7 +43,7 @@ export async function runSnapshot(opts: SnapshotOptions, cmd: Command): Promise<
   if (opts.replay) {
     try {
       const frame = await renderReplaySnapshot(opts.replay, opts);
-      out(await asPrinted(frame, opts));
+      out(await asPrinted(frame, opts), opts.ansi === true);
     } catch (e) {
       fail(e);
     }
@@ -69,7 +70,7 @@ export async function runSnapshot(opts: SnapshotOptions, cmd: Command): Promise<
     }
     registerSecret(conn.apiKey);
     const frame = await renderSnapshot(conn, open, opts);
-    out(await asPrinted(frame, opts));
+    out(await asPrinted(frame, opts), opts.ansi === true);
   } catch (e) {
     fail(e);
   } finally {
@@ -116,7 +117,7 @@ async function renderSnapshot(
   // Frames pass the same guard as on a real terminal: no piece of the key survives a cut line.
   const guarded = guardStream(term, secrets);
   const input = new SilentInput();
-  const noColor = !opts.ansi || (process.env.NO_COLOR ?? "") !== "";
+  const noColor = !opts.ansi || noColorAsked();
   const instance = render(
     React.createElement(App, {
       services: handle.services,
@@ -167,7 +168,7 @@ async function renderReplaySnapshot(files: string[], opts: SnapshotOptions): Pro
   // A recording is untrusted text too: its frames pass the same guard.
   const guarded = guardStream(term, secrets);
   const input = new SilentInput();
-  const noColor = !opts.ansi || (process.env.NO_COLOR ?? "") !== "";
+  const noColor = !opts.ansi || noColorAsked();
   const open = opts.open && opts.open.length > 0 ? opts.open : fitPanes(recording.sessions).open;
   const instance = render(
     React.createElement(App, {

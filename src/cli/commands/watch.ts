@@ -13,10 +13,11 @@ import { isSessionId } from "../../protocol/ids.js";
 import { sanitizeRecord } from "../../store/sanitizeRecord.js";
 import { formatSeconds } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
+import type { StreamRedaction } from "../../text/redact.js";
 import { type CommandContext, commandContext, orgOptions } from "../context.js";
-import { eventToJson, gapText } from "../eventFormat.js";
-import { err, fail, out, stdoutClosed } from "../output.js";
-import { outputIsTerminal } from "../terminalCheck.js";
+import { eventToJson, gapText, redactStreamed } from "../eventFormat.js";
+import { err, fail, out, outputRoom, secrets, stdoutClosed } from "../output.js";
+import { colorFor, outputIsTerminal } from "../terminalCheck.js";
 import { WatchPrinter } from "../watchPrinter.js";
 
 export interface WatchOptions {
@@ -146,7 +147,17 @@ export async function watchSessions(
   ctx: WatchContext,
 ): Promise<number> {
   const json = opts.json === true;
-  const color = !json && outputIsTerminal() && !process.env.NO_COLOR;
+  const color = !json && colorFor(process.stdout);
+  // One stream redaction a session: a key split over its events is found across them.
+  const redactions = new Map<string, StreamRedaction>();
+  const redactionOf = (sessionId: string) => {
+    let r = redactions.get(sessionId);
+    if (r === undefined) {
+      r = secrets.stream();
+      redactions.set(sessionId, r);
+    }
+    return r;
+  };
   let finish: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => {
     finish = resolve;
@@ -158,6 +169,7 @@ export async function watchSessions(
   const printer = new WatchPrinter({
     sessionIds: ids,
     color,
+    redaction: redactionOf,
     width: outputIsTerminal() ? process.stdout.columns || 80 : 120,
     write: (line, kind) => {
       if (opts.maxEvents !== undefined && lines >= opts.maxEvents) return;
@@ -216,6 +228,7 @@ export async function watchSessions(
       },
       transport: client.transport,
       sessionId,
+      pace: outputRoom,
       // Like tail -f on a live log: from now on.
       ...(ctx.tuning.backoffBaseMs !== undefined
         ? { backoffBaseMs: ctx.tuning.backoffBaseMs }
@@ -226,7 +239,11 @@ export async function watchSessions(
           return;
         }
         if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) return;
-        out(toJsonText(eventToJson(sessionId, ev, Date.now())));
+        out(
+          toJsonText(
+            eventToJson(sessionId, redactStreamed(ev, redactionOf(sessionId)), Date.now()),
+          ),
+        );
         delivered++;
         if (opts.maxEvents !== undefined && delivered >= opts.maxEvents) finish(EXIT.ok);
       },

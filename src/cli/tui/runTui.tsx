@@ -3,6 +3,7 @@ import { App, type AppServices } from "../../ui/index.js";
 import type { KeyStorage, StartKeySource } from "../../ui/model/login.js";
 import { DEFAULT_NOTIFY, type NotifyPolicy } from "../../ui/model/notifier.js";
 import { secrets } from "../output.js";
+import { noColorAsked } from "../terminalCheck.js";
 import { terminalEditor } from "./editText.js";
 import { savePaneNdjson } from "./savePane.js";
 import {
@@ -64,7 +65,7 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
   process.on("SIGHUP", onSignal);
   process.on("SIGINT", onSignal);
 
-  const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "";
+  const noColor = noColorAsked();
   const notify = opts.notify ?? DEFAULT_NOTIFY;
   const instance = render(
     <App
