@@ -133,7 +133,7 @@ describe("finding the mount", () => {
   });
 
   it("a remembered mount that no longer answers goes back to the interface's", async () => {
-    const { client: c, routes } = client(plain.url, plain.key("owner"), { sessions: "cloud" });
+    const { client: c, routes } = client(plain.url, plain.key("owner"), { mount: "cloud" });
     const from = plainLog.length;
     await c.listSessions({ limit: 1 });
     expect(paths(plainLog, from)).toEqual(["GET /api/cloud/sessions 404", "GET /api/sessions 200"]);
@@ -190,7 +190,7 @@ describe("the CLI remembers what it found", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const text = readFileSync(file, "utf8");
     expect(text).not.toContain(key);
-    expect(JSON.parse(text).services[cloud.url].sessions).toBe("cloud");
+    expect(JSON.parse(text).services[cloud.url].mount).toBe("cloud");
 
     const second = cloudLog.length;
     const r2 = await runCli(["sessions", "--limit", "3"], { env: env(key) });
