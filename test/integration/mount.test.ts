@@ -201,6 +201,8 @@ describe("the CLI remembers what it found", () => {
     expect(who.code).toBe(0);
     expect(who.stdout).toMatch(/sessions at\s+\/api\/cloud\/sessions/);
     expect(who.stdout).toMatch(/events at\s+\/api\/cloud\/sessions\/\{id\}\/events/);
+    // The code hosting app goes under the same mount, never to the dashboard's path.
+    expect(who.stdout).toMatch(/code hosting at\s+\/api\/cloud\/github-app\/installations/);
   });
 
   it("a bad key on the cloud mount still says the key is bad", async () => {

@@ -1,10 +1,10 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
 import { readIntegrations } from "../../src/client/integrations.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { runCli, tempConfigHome } from "../helpers/cli.js";
-import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import { CONFIGURE_ACME, documentedService, KEY, SESSION } from "../helpers/documentedService.js";
+import type { ScriptedServer } from "../helpers/scriptedHttpServer.js";
 
 /**
  * One mount for every route family: a service serving its API under /api/cloud (its /api/…
@@ -91,79 +91,6 @@ describe.each([
     expect(r.stdout).toContain("demo/app");
   });
 });
-
-const KEY = "sk_test_mount_0123456789abcdef0123";
-const SESSION = "ses_push1";
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
-const CONFIGURE_ACME = "https://github.com/organizations/acme/settings/installations/7";
-const INSTALLATION = {
-  id: "inst_acme",
-  installation_id: 7,
-  account_type: "Organization",
-  account_login: "acme",
-  configure_url: CONFIGURE_ACME,
-  is_personal: false,
-  created_at: "2026-04-15T10:00:00Z",
-};
-
-/**
- * A service following the real one's docs: under `/api/cloud` (its `/api/sessions…` and
- * `/api/github-app/…` the dashboard's: 401 to a bearer key) or under `/api`. It serves git only
- * at the documented `…/git` (the interface's `…/git/operation` is not served) and refuses a
- * push to acme/other, which its code hosting app does not reach (it reaches acme/api).
- */
-async function documentedService(mount: "cloud" | "interface"): Promise<ScriptedServer> {
-  const s = await startScriptedServer();
-  const base = mount === "cloud" ? "/api/cloud" : "/api";
-  const routes: Record<string, () => ReturnType<typeof json>> = {
-    "GET /api/cloud/auth/verify": () =>
-      json(200, {
-        valid: true,
-        key_id: "key_1",
-        name: "ci",
-        user_id: "usr_1",
-        organization_id: null,
-        scopes: ["sessions:read", "sessions:write", "integrations:read"],
-        effective_scopes: ["sessions:read", "sessions:write", "integrations:read"],
-      }),
-    [`GET ${base}/sessions/${SESSION}`]: () =>
-      json(200, { id: SESSION, name: "billing", state: "running", github_repo: "acme/other" }),
-    [`POST ${base}/sessions/${SESSION}/git`]: () =>
-      json(200, {
-        success: false,
-        operation: "push",
-        output: "remote: Permission to acme/other.git denied to runtm-app[bot].",
-        error: "Permission to acme/other denied",
-      }),
-    [`GET ${base}/github-app/installations`]: () =>
-      json(200, { installations: [INSTALLATION], total: 1 }),
-    [`GET ${base}/github-app/repos`]: () =>
-      json(200, {
-        installations: [
-          {
-            installation: INSTALLATION,
-            repos: [{ full_name: "acme/api", private: true, default_branch: "main" }],
-            total_count: 1,
-          },
-        ],
-      }),
-  };
-  s.fallback((req: IncomingMessage, res: ServerResponse, body: string, n: number) => {
-    const path = (req.url ?? "").split("?")[0] as string;
-    const answer = routes[`${req.method} ${path}`];
-    if (answer) return answer()(req, res, body, n);
-    if (mount === "cloud" && /^\/api\/(sessions|github-app)(\/|$)/.test(path)) {
-      return json(401, { detail: "Not authenticated" }, { ...RL, "www-authenticate": "Cookie" })(
-        req,
-        res,
-        body,
-        n,
-      );
-    }
-    return json(404, { detail: "Not Found" }, RL)(req, res, body, n);
-  });
-  return s;
-}
 
 describe.each(["cloud", "interface"] as const)("a refused push on the %s mount", (mount) => {
   let s: ScriptedServer;
