@@ -126,7 +126,7 @@ function writeWhole(path: string, data: string): void {
 /**
  * The cache file as a RouteStore, for the routes of every client the CLI and the UI make.
  * Saving merges: other services and keys are kept (an entry of an earlier version is
- * rewritten in this one).
+ * written in this one's fields when something new is learned).
  */
 export function fileRouteStore(env: NodeJS.ProcessEnv = process.env): RouteStore {
   const path = routeCachePath(env);
