@@ -39,7 +39,7 @@ export type Mount = "interface" | "cloud";
 export type RouteFamily = string;
 
 /** The event stream's family. */
-export const EVENTS: RouteFamily = "events";
+const EVENTS: RouteFamily = "events";
 
 /** An endpoint with two documented paths: which one a service serves is learned. */
 export type Endpoint = "git" | "clone";
@@ -82,14 +82,14 @@ export function isMountedRoute(path: string): boolean {
 }
 
 /** The path under the given mount (a path no mount moves stays as it is). */
-export function inMount(path: string, mount: Mount): string {
+function inMount(path: string, mount: Mount): string {
   const rest = below(path);
   if (rest === null) return path;
   return `${mount === "cloud" ? "/api/cloud" : "/api"}${rest}`;
 }
 
 /** The family of a mounted path: its first segment under the base, or the event stream. */
-export function familyOf(path: string): RouteFamily {
+function familyOf(path: string): RouteFamily {
   const rest = below(path) ?? path;
   if (EVENTS_ROUTE.test(rest)) return EVENTS;
   return rest.split("/")[1] ?? "";
@@ -98,12 +98,12 @@ export function familyOf(path: string): RouteFamily {
 const other = (m: Mount): Mount => (m === "cloud" ? "interface" : "cloud");
 
 /** A base URL whose path already ends in `/api/cloud` (the real service's CLI uses one). */
-export function baseEndsInCloud(baseUrl: string): boolean {
+function baseEndsInCloud(baseUrl: string): boolean {
   return CLOUD_SUFFIX.test(new URL(baseUrl).pathname.replace(/\/+$/, ""));
 }
 
 /** A key's fingerprint for the cache: a hash prefix that cannot give the key back. */
-export function keyFingerprint(apiKey: string): string {
+function keyFingerprint(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("hex").slice(0, 24);
 }
 
