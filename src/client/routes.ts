@@ -246,11 +246,14 @@ export class ServiceRoutes {
   describe(): { sessions: string; events: string; integrations: string; codeHosting: string } {
     const say = (path: string) => {
       const family = familyOf(path);
+      const own = family === EVENTS || this.#remembered.families?.[family] !== undefined;
       const how = this.#confirmed.has(family)
         ? "answered in this run"
-        : this.isLearned(family)
-          ? "remembered from an earlier run"
-          : "not tried yet";
+        : !this.isLearned(family)
+          ? "not tried yet"
+          : !own && this.#baseConfirmed
+            ? "the API's mount, found in this run"
+            : "remembered from an earlier run";
       return `${inMount(path, this.mountOf(family))} (${how})`;
     };
     return {
