@@ -1,7 +1,6 @@
 import { ApiClient } from "../../client/apiClient.js";
 import type { OrganizationSource } from "../../client/routes.js";
 import type { KeychainOptions } from "../../credentials/keychain.js";
-import { fileRouteStore } from "../../credentials/routeCache.js";
 import { saveCredentials } from "../../credentials/store.js";
 import type { KeyStorage } from "../../ui/model/login.js";
 import type { AppServices } from "../../ui/model/services.js";
@@ -50,7 +49,6 @@ export function signIn(
       baseUrl: target.baseUrl,
       apiKey: key,
       ...(org !== null ? { organizationId: org } : {}),
-      routeStore: fileRouteStore(opts.env),
     });
     await client.verify();
     if (storage !== "memory") {
