@@ -3,6 +3,7 @@ import { ApiClient } from "../client/apiClient.js";
 import type { RateLimitTracker, RetryWait } from "../client/rateLimit.js";
 import type { OrganizationSource } from "../client/routes.js";
 import { resolveCredentials } from "../credentials/resolve.js";
+import { fileRouteStore } from "../credentials/routeCache.js";
 import { formatDuration, formatSeconds } from "../text/format.js";
 import { globalOptions } from "./globalOptions.js";
 import { err, registerSecret, stdoutClosed } from "./output.js";
@@ -94,6 +95,8 @@ export async function commandContext(cmd: Command): Promise<CommandContext> {
     baseUrl: creds.baseUrl,
     apiKey: creds.apiKey,
     ...orgOptions(creds),
+    // What it learns about the service (its mount, git's path) is kept for the next run.
+    routeStore: fileRouteStore(),
     // A reader that went away (`| head`) cancels whatever the command still had in flight.
     signal: stdoutClosed,
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),

@@ -56,9 +56,6 @@ async function runUi(): Promise<number> {
 }
 
 try {
-  // What this program learns about a service (where it mounts its routes, a key's
-  // organization) is kept in the cache folder for the next run.
-  (await import("../credentials/routeCache.js")).rememberRoutesInCache(env);
   process.exitCode = process.argv.length > 2 ? await runProgram(process.argv) : await runUi();
 } catch (e) {
   // Only a failure to load the program itself ends up here.

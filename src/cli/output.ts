@@ -157,13 +157,17 @@ function drained(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-/** Prints an error as one or two lines (what happened; what to do) and returns its exit code. */
-export function reportError(e: unknown): number {
+/**
+ * Prints an error as one or two lines (what happened; what to do) and returns its exit code.
+ * A `hint` given here says what to do instead of the error's own.
+ */
+export function reportError(e: unknown, hint?: string | null): number {
   // The reader went away (`| head`): the command was cut short on purpose, quietly.
   if (closed.signal.aborted) return EXIT.ok;
   if (isActionable(e)) {
     err(`error: ${foldLines(sanitize(e.message))}`);
-    if (e.hint) err(`hint: ${foldLines(sanitize(e.hint))}`);
+    const what = hint || e.hint;
+    if (what) err(`hint: ${foldLines(sanitize(what))}`);
     return e.exitCode;
   }
   const message = e instanceof Error ? e.message : String(e);
@@ -193,8 +197,8 @@ export function exitCodeSet(): number {
 }
 
 /** Sets the exit code from an error without exiting, so pending output is flushed. */
-export function fail(e: unknown): void {
-  process.exitCode = reportError(e);
+export function fail(e: unknown, hint?: string | null): void {
+  process.exitCode = reportError(e, hint);
 }
 
 /** One JSON value on one line; C1, bidi and line separators escaped, any depth (toJsonText). */

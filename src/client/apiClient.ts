@@ -62,7 +62,7 @@ import { type PromptEnd, readPromptStream } from "./promptAnswer.js";
 import type { RateLimitTracker } from "./rateLimit.js";
 import type { RequestBudget } from "./requestBudget.js";
 import { errorFromResponse } from "./responseError.js";
-import { isMountedRoute } from "./routes.js";
+import { type Endpoint, isMountedRoute } from "./routes.js";
 import { type HttpAnswer, Transport, type TransportOptions, tryJson } from "./transport.js";
 
 /** The connection and the transport's settings (see TransportOptions), or a transport to share. */
@@ -130,6 +130,11 @@ interface Call<T> {
   stream?: (res: HttpAnswer & { stream: NonNullable<HttpAnswer["stream"]> }) => Promise<T>;
   /** Tried once with the same request when the path answers 404 or 405. */
   fallbackPath?: string;
+  /**
+   * The endpoint path and fallbackPath are two paths of: which one answers is learned per
+   * base URL (routes.ts), so later calls go straight to it.
+   */
+  endpoint?: Endpoint;
   /** The body sent to fallbackPath, when it differs from `body`. */
   fallbackBody?: unknown;
   /** /api/v1/me: the interface says any status other than 200 means the key is invalid. */
@@ -338,7 +343,8 @@ export class ApiClient {
 
   /**
    * A git action in a session (gitRequest in src/protocol/git.ts builds the request). The
-   * interface's path first; on 404 or 405 the documented path once. Any 2xx answer comes
+   * interface's path first; on 404 or 405 the documented path once; which one answered is
+   * remembered for the base URL, so later actions go straight there. Any 2xx answer comes
    * back read by readGitAnswer: `ok` is false only when the body says so.
    */
   async git(id: string, action: GitAction, signal?: AbortSignal): Promise<GitResult> {
@@ -349,6 +355,7 @@ export class ApiClient {
         method: "POST",
         path: req.paths[0],
         fallbackPath: req.paths[1],
+        endpoint: action.kind === "clone" ? "clone" : "git",
         body: req.body,
         ...(req.fallbackBody ? { fallbackBody: req.fallbackBody } : {}),
         parse: (json) => readGitAnswer(200, json),
@@ -631,68 +638,73 @@ export class ApiClient {
   }
 
   /**
-   * One call. A session route goes to the mount known for it (routes.ts); when that answers
+   * One call. A route goes to the mount known for its family (routes.ts); when that answers
    * 404 or 405, or 401 while the key is good (verify answered 200 in this process, or does
    * now), the other mount's form is tried, and what answered is remembered. A call with a
-   * documented fallback path (git) tries it the same way after the interface's path.
+   * documented fallback path (git) tries it after the first path in the same mount, in the
+   * order learned for the endpoint; once one answered in this run the other is not tried.
    */
   async #call<T>(call: Call<T>, signal?: AbortSignal): Promise<T> {
     const routes = this.transport.routes;
-    // The known mount's form of each path first (the interface's path, then a documented
-    // fallback), then the other mount's (when it is still worth a try).
-    const forms = [call.path, call.fallbackPath].flatMap((p) =>
-      p === undefined ? [] : [routes.candidates(p)],
-    );
-    const tries: { path: string; otherMount: boolean; fallback: boolean }[] = [];
-    for (const m of [0, 1]) {
-      for (const [j, f] of forms.entries()) {
-        const path = f[m];
-        if (path !== undefined) tries.push({ path, otherMount: m === 1, fallback: j === 1 });
-      }
+    const endpoint = call.endpoint;
+    let alts: { path: string; body: unknown; form: 0 | 1 }[] = [
+      { path: call.path, body: call.body, form: 0 },
+    ];
+    if (call.fallbackPath !== undefined) {
+      alts.push({ path: call.fallbackPath, body: call.fallbackBody ?? call.body, form: 1 });
+      const learned = endpoint === undefined ? undefined : routes.formOf(endpoint);
+      if (learned === 1) alts.reverse();
+      if (endpoint !== undefined && routes.isSettled(endpoint)) alts = alts.slice(0, 1);
     }
+    const learnedForm = endpoint !== undefined && routes.formOf(endpoint) !== undefined;
     const ok = (status: number) =>
       call.anyNon200IsInvalidKey ? status === 200 : status >= 200 && status < 300;
     const missing = (status: number) => status === 404 || status === 405;
+    const answered = (path: string, form: 0 | 1) => {
+      routes.worked(path);
+      if (endpoint !== undefined && alts.length > 1) routes.formWorked(endpoint, form);
+    };
     let first: HttpAnswer | null = null;
-    let probe = false;
-    for (let i = 0; i < tries.length; i++) {
-      const { path, otherMount, fallback } = tries[i] as (typeof tries)[number];
-      // The documented fallback route takes its own body (git's flat one), when it has one.
-      const body = fallback ? (call.fallbackBody ?? call.body) : call.body;
+    // Whether the other mount is worth a try: decided by the first answer.
+    let probe: boolean | null = null;
+    for (const otherMount of [false, true]) {
       if (otherMount && !probe) break;
-      const res = await this.transport.request({
-        method: call.method,
-        path,
-        ...(call.query ? { query: call.query } : {}),
-        ...(body !== undefined ? { body } : {}),
-        ...(signal ? { signal } : {}),
-        ...(call.stream ? { stream: true } : {}),
-      });
-      first ??= res;
-      if (ok(res.status)) {
-        routes.worked(path);
-        const streamed = res.stream;
-        if (streamed && call.stream) return call.stream({ ...res, stream: streamed });
-        return this.#parseOk(call, res);
-      }
-      if (otherMount && missing(res.status)) continue;
-      if (missing(res.status) || res.status === 401) {
+      let last: HttpAnswer | null = null;
+      for (const alt of alts) {
+        const path = routes.candidates(alt.path)[otherMount ? 1 : 0];
+        if (path === undefined) break;
+        // The endpoint's other path: after a missing route (any 404 while nothing is known
+        // of the endpoint; a route the service does not serve once one path answered before).
+        if (last !== null && !(learnedForm ? routeMissing(last) : missing(last.status))) break;
+        const res = await this.transport.request({
+          method: call.method,
+          path,
+          ...(call.query ? { query: call.query } : {}),
+          ...(alt.body !== undefined ? { body: alt.body } : {}),
+          ...(signal ? { signal } : {}),
+          ...(call.stream ? { stream: true } : {}),
+        });
+        first ??= res;
+        last = res;
+        if (ok(res.status)) {
+          answered(path, alt.form);
+          const streamed = res.stream;
+          if (streamed && call.stream) return call.stream({ ...res, stream: streamed });
+          return this.#parseOk(call, res);
+        }
         // Worth the other mount: a route this service does not serve, or the 401 of a web
         // dashboard (the key is good, so the 401 is not about it).
-        // Decided by the first answer: a later path of the same mount (a documented
-        // fallback) that is missing says nothing about the mount.
-        if (i === 0) {
-          probe =
-            routeMissing(res) ||
-            (res.status === 401 && isMountedRoute(path) && (await this.#keyIsGood(signal)));
-        }
-        if (missing(res.status) || probe) continue;
+        probe ??=
+          routeMissing(res) ||
+          (res.status === 401 && isMountedRoute(path) && (await this.#keyIsGood(signal)));
+        if (missing(res.status)) continue;
+        if (res.status === 401 && probe) break;
+        // A refusal by a route that exists (a scope, a body, a state) confirms its mount.
+        if (ROUTE_EXISTS.has(res.status)) answered(path, alt.form);
+        throw this.#errorFor(call, otherMount && res.status === 401 ? (first as HttpAnswer) : res);
       }
-      // A refusal by a route that exists (a scope, a body, a state) confirms its mount.
-      if (ROUTE_EXISTS.has(res.status)) routes.worked(path);
-      throw this.#errorFor(call, otherMount && res.status === 401 ? (first as HttpAnswer) : res);
     }
-    // Every form missing: the first answer says more (its path is the interface's).
+    // Every form missing: the first answer says more (its path is the first tried).
     throw this.#errorFor(call, first as HttpAnswer);
   }
 

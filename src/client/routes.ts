@@ -1,41 +1,57 @@
 /**
- * Where a service mounts its session routes, and what its key says about itself: decided
- * here, once, for ApiClient and eventStream alike.
+ * Where a service mounts its API, and what its key says about itself: decided here, once, for
+ * ApiClient and eventStream alike. One ServiceRoutes belongs to one client (its transport) and
+ * its base URL; it is made with the client and passed to whatever shares that client.
  *
- * The interface names session routes under `/api/sessions…` (its event stream under
- * `/api/cloud/sessions/{id}/events`); the real service serves them under
- * `/api/cloud/sessions…`, where `/api/sessions…` belongs to its web dashboard and answers a
- * bearer key with 401. A session route is tried in the mount known for it; when that answers
- * 404 or 405 (or 401 while the key is known good) the other form is tried, and what worked is
- * remembered per base URL: for this process (shared by every client and stream of the key) and,
- * when a store is set (the CLI sets one: a cache file), for later runs, which then send no
- * probing request.
+ * The interface and the real service's docs name routes under `/api/…` (sessions, their
+ * history, approvals and git, the code hosting app's `/api/github-app/…`, the issue tracker's
+ * and the chat tool's `/api/v1/…`); the real service serves every one of them under
+ * `/api/cloud/…`, where the `/api/…` form belongs to its web dashboard and answers a bearer
+ * key with 401. So the API's base is one thing to learn per base URL (the mount), and every
+ * route family (the first path segment under the base: `sessions`, `github-app`, `v1`, and any
+ * added later) goes under it. A family that answers under the other base (a service serving
+ * its issue tracker only under `/api/cloud/v1`) is remembered as an exception of its own.
  *
- * The issue tracker's and the chat tool's routes are documented both as `/api/v1/…` and as
- * `/api/cloud/v1/…`: they are learned the same way, as a family of their own.
+ * A route is tried in its family's mount; when that answers 404 or 405 (or 401 while the key
+ * is known good) the other form is tried, and what worked is remembered: for this client and,
+ * when a store is given (the CLI gives one: a cache file), for later runs, which then send no
+ * probing request. The event stream is a family of its own: the interface names it under
+ * `/api/cloud/sessions/{id}/events` whatever the other routes' base.
+ *
+ * An endpoint with two documented paths (git: the interface's `…/git/operation` and the
+ * documented `…/git`) is learned the same way: which of the two answered, per base URL.
  *
  * The key's organization (from GET /api/cloud/auth/verify) is remembered alongside, per key
  * fingerprint (a hash, never the key), so the X-Organization-Id default costs one verify per
  * key and service, not one per command.
  */
 import { createHash } from "node:crypto";
+import { PATHS } from "../protocol/index.js";
+import { INTEGRATION_PATHS } from "../protocol/integrations.js";
+
+/** "interface": the API under `/api/…`; "cloud": under `/api/cloud/…`. */
+export type Mount = "interface" | "cloud";
 
 /**
- * "interface": `/api/sessions…`; "cloud": `/api/cloud/sessions…`. The event stream's own
- * default is "cloud", the interface's path for it.
+ * A route family: the first path segment under the API's base (`sessions`, `github-app`,
+ * `v1`, …), or `events` for a session's event stream.
  */
-export type Mount = "interface" | "cloud";
-/**
- * Session routes proper (list, get, git, history…), the event stream, and the integrations
- * documented in both forms (`/api/v1/linear|slack/…` ↔ `/api/cloud/v1/…`), learned apart.
- */
-export type RouteFamily = "sessions" | "events" | "integrations";
+export type RouteFamily = string;
+
+/** The event stream's family. */
+const EVENTS: RouteFamily = "events";
+
+/** An endpoint with two documented paths: which one a service serves is learned. */
+export type Endpoint = "git" | "clone";
 
 /** What a store keeps for one base URL. */
 export interface RememberedService {
-  sessions?: Mount;
-  events?: Mount;
-  integrations?: Mount;
+  /** The API's base this service answered under. */
+  mount?: Mount;
+  /** Families that answered under another base than `mount` (and the event stream's). */
+  families?: Record<RouteFamily, Mount>;
+  /** Of an endpoint's two paths, the one that answered (0: the interface's, 1: the documented). */
+  endpoints?: Partial<Record<Endpoint, 0 | 1>>;
   /** Key fingerprint → the key's organization (null: a personal key). */
   keys?: Record<string, { organization_id: string | null }>;
 }
@@ -46,54 +62,48 @@ export interface RouteStore {
   save(baseUrl: string, service: RememberedService): void;
 }
 
-let store: RouteStore | null = null;
-
-/** Sets (or with null clears) where every ServiceRoutes made from now on remembers. */
-export function setRouteStore(s: RouteStore | null): void {
-  store = s;
-  shared.clear();
-}
-
-const SESSION_ROUTE = /^\/api\/(?:cloud\/)?sessions(?=\/|$)/;
-const INTEGRATION_ROUTE = /^\/api\/(?:cloud\/)?v1(?=\/(?:linear|slack)(?:\/|\?|$))/;
+/** Paths the interface names exactly, served as they are under either mount. */
+const FIXED = new Set<string>([PATHS.verify, PATHS.me]);
+const API = /^\/api(?:\/cloud)?(?=\/)/;
+const EVENTS_ROUTE = /^\/sessions\/[^/]+\/events$/;
 const CLOUD_SUFFIX = /\/api\/cloud$/;
 
-/** A path of a session route (either mount's form), or not. */
-export function isSessionRoute(path: string): boolean {
-  return SESSION_ROUTE.test(path);
+/** The path below the API's base (`/sessions/x`), or null for a path no mount moves. */
+function below(path: string): string | null {
+  if (FIXED.has(path)) return null;
+  const m = API.exec(path);
+  if (!m) return null;
+  return path.slice(m[0].length);
 }
 
-/** A path whose mount is learned: a session route, or an integration documented in both forms. */
+/** A path whose mount is learned: any route under the API's base but verify and me. */
 export function isMountedRoute(path: string): boolean {
-  return SESSION_ROUTE.test(path) || INTEGRATION_ROUTE.test(path);
+  return below(path) !== null;
 }
 
-/** The path in the given mount's form (paths of no mounted family stay as they are). */
-export function inMount(path: string, mount: Mount): string {
-  const m = SESSION_ROUTE.exec(path);
-  if (m) {
-    const rest = path.slice(m[0].length);
-    return `${mount === "cloud" ? "/api/cloud/sessions" : "/api/sessions"}${rest}`;
-  }
-  const i = INTEGRATION_ROUTE.exec(path);
-  if (i) return `${mount === "cloud" ? "/api/cloud/v1" : "/api/v1"}${path.slice(i[0].length)}`;
-  return path;
+/** The path under the given mount (a path no mount moves stays as it is). */
+function inMount(path: string, mount: Mount): string {
+  const rest = below(path);
+  if (rest === null) return path;
+  return `${mount === "cloud" ? "/api/cloud" : "/api"}${rest}`;
 }
 
+/** The family of a mounted path: its first segment under the base, or the event stream. */
 function familyOf(path: string): RouteFamily {
-  if (INTEGRATION_ROUTE.test(path)) return "integrations";
-  return /\/events(?:\?|$)/.test(path) ? "events" : "sessions";
+  const rest = below(path) ?? path;
+  if (EVENTS_ROUTE.test(rest)) return EVENTS;
+  return rest.split("/")[1] ?? "";
 }
 
 const other = (m: Mount): Mount => (m === "cloud" ? "interface" : "cloud");
 
 /** A base URL whose path already ends in `/api/cloud` (the real service's CLI uses one). */
-export function baseEndsInCloud(baseUrl: string): boolean {
+function baseEndsInCloud(baseUrl: string): boolean {
   return CLOUD_SUFFIX.test(new URL(baseUrl).pathname.replace(/\/+$/, ""));
 }
 
 /** A key's fingerprint for the cache: a hash prefix that cannot give the key back. */
-export function keyFingerprint(apiKey: string): string {
+function keyFingerprint(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("hex").slice(0, 24);
 }
 
@@ -103,54 +113,62 @@ export type OrganizationSource = "key" | "--org" | "AGENT_SESSIONS_ORG" | "the p
 export class ServiceRoutes {
   readonly baseUrl: string;
   readonly #fingerprint: string;
-  readonly #learned: Partial<Record<RouteFamily, Mount>> = {};
-  /** A route of the family answered in its mount during this process: no more probing. */
-  readonly #confirmed = new Set<RouteFamily>();
+  readonly #store: RouteStore | null;
   #remembered: RememberedService;
+  /** Families whose route answered in their mount during this run: no more probing. */
+  readonly #confirmed = new Set<RouteFamily>();
+  /** A family answered under the remembered base in this run: the base stands. */
+  #baseConfirmed = false;
+  /** Endpoints whose path answered during this run: the other is not tried again. */
+  readonly #settled = new Set<Endpoint>();
   /** verify or me answered 200 in this process. */
   keyVerified = false;
   /** The key's organization: undefined until known (null for a personal key). */
   #keyOrg: string | null | undefined;
 
-  constructor(baseUrl: string, apiKey: string, s: RouteStore | null = store) {
+  /**
+   * The routes of one client of `baseUrl` with `apiKey`; `store` keeps what is learned for
+   * later runs (null: this client's lifetime only).
+   */
+  constructor(baseUrl: string, apiKey: string, store: RouteStore | null = null) {
     this.baseUrl = baseUrl;
     this.#fingerprint = keyFingerprint(apiKey);
-    this.#store = s;
+    this.#store = store;
     let remembered: RememberedService | undefined;
     try {
-      remembered = s?.load(baseUrl);
+      remembered = store?.load(baseUrl);
     } catch {
       remembered = undefined;
     }
     this.#remembered = remembered ?? {};
-    if (this.#remembered.sessions) this.#learned.sessions = this.#remembered.sessions;
-    if (this.#remembered.events) this.#learned.events = this.#remembered.events;
-    if (this.#remembered.integrations) {
-      this.#learned.integrations = this.#remembered.integrations;
-    }
     const key = this.#remembered.keys?.[this.#fingerprint];
     if (key !== undefined) this.#keyOrg = key.organization_id;
   }
 
-  readonly #store: RouteStore | null;
+  /** The API's base, as learned (undefined: not yet). */
+  get mount(): Mount | undefined {
+    return this.#remembered.mount;
+  }
 
   /** The mount a family's routes go to first. */
   mountOf(family: RouteFamily): Mount {
-    const learned = this.#learned[family];
-    if (learned) return learned;
-    // The interface names the stream under /api/cloud/… whatever the other routes' mount.
-    if (family === "events") return "cloud";
+    const own = this.#remembered.families?.[family];
+    if (own) return own;
+    // The interface names the stream under /api/cloud/… whatever the other routes' base.
+    if (family === EVENTS) return "cloud";
+    if (this.#remembered.mount) return this.#remembered.mount;
     return baseEndsInCloud(this.baseUrl) ? "cloud" : "interface";
   }
 
-  /** Whether the family's mount came from a request or the store rather than a default. */
+  /** Whether the family's mount came from an answer or the store rather than a default. */
   isLearned(family: RouteFamily): boolean {
-    return this.#learned[family] !== undefined;
+    if (this.#remembered.families?.[family]) return true;
+    return family !== EVENTS && this.#remembered.mount !== undefined;
   }
 
   /**
-   * The forms of a path to try, in order: the known mount's, then (unless that mount already
-   * answered in this process) the other's. A path of no mounted family is itself alone.
+   * The forms of a path to try, in order: its family's mount's, then (unless that family
+   * already answered in this run) the other's. A path no mount moves is itself alone.
    */
   candidates(path: string): string[] {
     if (!isMountedRoute(path)) return [path];
@@ -161,15 +179,48 @@ export class ServiceRoutes {
     return forms;
   }
 
-  /** A mounted route answered (not 404/405/401) at this path: its mount is the family's. */
+  /**
+   * A mounted route answered (not 404/405/401) at this path: its mount is its family's, and
+   * the API's base unless another family already answered under the base in this run (then
+   * this family is an exception of its own).
+   */
   worked(path: string): void {
     if (!isMountedRoute(path)) return;
     const family = familyOf(path);
     const mount: Mount = path.startsWith("/api/cloud/") ? "cloud" : "interface";
     this.#confirmed.add(family);
-    if (this.#learned[family] === mount && this.#remembered[family] === mount) return;
-    this.#learned[family] = mount;
-    this.#remembered = { ...this.#remembered, [family]: mount };
+    if (family !== EVENTS && this.#remembered.mount === mount) this.#baseConfirmed = true;
+    if (this.mountOf(family) === mount && this.isLearned(family)) return;
+    const r = this.#remembered;
+    const families = { ...r.families };
+    let base = r.mount;
+    if (family !== EVENTS && (base === mount || !this.#baseConfirmed)) {
+      base = mount;
+      this.#baseConfirmed = true;
+      delete families[family];
+    } else families[family] = mount;
+    this.#remembered = { ...r, ...(base ? { mount: base } : {}), families };
+    this.#save();
+  }
+
+  /** Which of an endpoint's two paths to try first (0: the interface's). */
+  formOf(endpoint: Endpoint): 0 | 1 | undefined {
+    return this.#remembered.endpoints?.[endpoint];
+  }
+
+  /** Whether the endpoint's path answered in this run (the other is then never tried). */
+  isSettled(endpoint: Endpoint): boolean {
+    return this.#settled.has(endpoint);
+  }
+
+  /** The endpoint's path of this index answered (a route that exists). */
+  formWorked(endpoint: Endpoint, form: 0 | 1): void {
+    this.#settled.add(endpoint);
+    if (this.formOf(endpoint) === form) return;
+    this.#remembered = {
+      ...this.#remembered,
+      endpoints: { ...this.#remembered.endpoints, [endpoint]: form },
+    };
     this.#save();
   }
 
@@ -192,19 +243,24 @@ export class ServiceRoutes {
   }
 
   /** What the routes in use are, for `whoami --verbose` and the `i` detail. */
-  describe(): { sessions: string; events: string; integrations: string } {
-    const say = (family: RouteFamily, path: string) => {
+  describe(): { sessions: string; events: string; integrations: string; codeHosting: string } {
+    const say = (path: string) => {
+      const family = familyOf(path);
+      const own = family === EVENTS || this.#remembered.families?.[family] !== undefined;
       const how = this.#confirmed.has(family)
         ? "answered in this run"
-        : this.isLearned(family)
-          ? "remembered from an earlier run"
-          : "not tried yet";
+        : !this.isLearned(family)
+          ? "not tried yet"
+          : !own && this.#baseConfirmed
+            ? "the API's mount, found in this run"
+            : "remembered from an earlier run";
       return `${inMount(path, this.mountOf(family))} (${how})`;
     };
     return {
-      sessions: say("sessions", "/api/sessions"),
-      events: say("events", "/api/sessions/{id}/events"),
-      integrations: say("integrations", "/api/v1/linear/integrations"),
+      sessions: say(PATHS.sessions),
+      events: say("/api/cloud/sessions/{id}/events"),
+      integrations: say(INTEGRATION_PATHS.linearIntegrations),
+      codeHosting: say(INTEGRATION_PATHS.installations),
     };
   }
 
@@ -215,17 +271,4 @@ export class ServiceRoutes {
       // A cache that cannot be written costs a probe next run, nothing more.
     }
   }
-}
-
-const shared = new Map<string, ServiceRoutes>();
-
-/** The process's routes for a service and key: every client and stream of them shares it. */
-export function sharedRoutes(baseUrl: string, apiKey: string): ServiceRoutes {
-  const id = `${baseUrl}\n${keyFingerprint(apiKey)}`;
-  let r = shared.get(id);
-  if (!r) {
-    r = new ServiceRoutes(baseUrl, apiKey);
-    shared.set(id, r);
-  }
-  return r;
 }

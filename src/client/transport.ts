@@ -27,7 +27,7 @@ import {
   type RetryWait,
 } from "./rateLimit.js";
 import { type BudgetUse, type RequestBudget, sharedBudget } from "./requestBudget.js";
-import { type OrganizationSource, type ServiceRoutes, sharedRoutes } from "./routes.js";
+import { type OrganizationSource, type RouteStore, ServiceRoutes } from "./routes.js";
 import { cancellableDelay, linkSignals } from "./signals.js";
 
 /** Where to talk to and as whom. The key lives only here and in request headers. */
@@ -67,8 +67,13 @@ export interface TransportOptions extends ConnectionConfig {
   signal?: AbortSignal;
   /** Largest response body read. Default 32 MiB. */
   maxBodyBytes?: number;
-  /** Where session routes live and the key's organization; default the process's shared one. */
+  /**
+   * Where this client's routes live (the API's mount) and the key's organization; default
+   * new ones of this transport's own, kept in `routeStore` when one is given.
+   */
   routes?: ServiceRoutes;
+  /** Where new routes remember what they learn for later runs (the CLI's cache file). */
+  routeStore?: RouteStore | null;
   /**
    * Without organizationId, send the key's own organization (from verify, asked once per key
    * and service and remembered by the routes' store). The CLI and the UI set it.
@@ -249,7 +254,8 @@ export class Transport {
     this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
     this.redactor = keyRedactor(opts.apiKey);
     this.budget = opts.budget ?? sharedBudget(opts.baseUrl, opts.apiKey);
-    this.routes = opts.routes ?? sharedRoutes(opts.baseUrl, opts.apiKey);
+    this.routes =
+      opts.routes ?? new ServiceRoutes(opts.baseUrl, opts.apiKey, opts.routeStore ?? null);
     this.keyOrganization = opts.keyOrganization ?? false;
   }
 

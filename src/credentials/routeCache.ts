@@ -12,13 +12,14 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { type RememberedService, type RouteStore, setRouteStore } from "../client/routes.js";
+import type { Endpoint, Mount, RememberedService, RouteStore } from "../client/routes.js";
 import { cacheDir } from "./paths.js";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./privateFile.js";
 
 /**
- * What the client learned about each service, for later runs: where its session routes and
- * its event stream live, and each key's organization (by a hash fingerprint, never the key).
+ * What the client learned about each service, for later runs: the API's mount (and any route
+ * family or event stream answering elsewhere), which of git's two paths answers, and each
+ * key's organization (by a hash fingerprint, never the key).
  * One file, `services.json` in the cache folder, owner-only (0600), written whole (a temp
  * file renamed over it), synchronously: a command that ends right after learning still leaves
  * it behind. A broken or missing file only costs a probe.
@@ -46,19 +47,41 @@ function read(path: string): CacheFile {
   return { version: 1, services: {} };
 }
 
-/** One service's entry, checked field by field (a hand-edited file gives no surprises). */
+const mountOf = (v: unknown): Mount | undefined =>
+  typeof v === "string" && MOUNTS.has(v) ? (v as Mount) : undefined;
+const ENDPOINTS: readonly Endpoint[] = ["git", "clone"];
+
+/**
+ * One service's entry, checked field by field (a hand-edited file gives no surprises). An
+ * entry of an earlier version (`sessions`, `events`, `integrations`) is read as the mount,
+ * the event stream's and the issue tracker's.
+ */
 function clean(entry: unknown): RememberedService | undefined {
   if (entry === null || typeof entry !== "object") return undefined;
   const e = entry as Record<string, unknown>;
   const out: RememberedService = {};
-  if (typeof e.sessions === "string" && MOUNTS.has(e.sessions)) {
-    out.sessions = e.sessions as RememberedService["sessions"];
+  const mount = mountOf(e.mount) ?? mountOf(e.sessions);
+  if (mount) out.mount = mount;
+  const families: Record<string, Mount> = {};
+  if (e.families !== null && typeof e.families === "object") {
+    for (const [f, v] of Object.entries(e.families as Record<string, unknown>)) {
+      const m = mountOf(v);
+      if (m) families[f] = m;
+    }
   }
-  if (typeof e.events === "string" && MOUNTS.has(e.events)) {
-    out.events = e.events as RememberedService["events"];
-  }
-  if (typeof e.integrations === "string" && MOUNTS.has(e.integrations)) {
-    out.integrations = e.integrations as RememberedService["integrations"];
+  const events = mountOf(e.events);
+  if (events && !families.events) families.events = events;
+  const v1 = mountOf(e.integrations);
+  if (v1 && !families.v1 && v1 !== mount) families.v1 = v1;
+  if (Object.keys(families).length > 0) out.families = families;
+  if (e.endpoints !== null && typeof e.endpoints === "object") {
+    const given = e.endpoints as Record<string, unknown>;
+    const endpoints: NonNullable<RememberedService["endpoints"]> = {};
+    for (const name of ENDPOINTS) {
+      const form = given[name];
+      if (form === 0 || form === 1) endpoints[name] = form;
+    }
+    out.endpoints = endpoints;
   }
   if (e.keys !== null && typeof e.keys === "object") {
     const keys: NonNullable<RememberedService["keys"]> = {};
@@ -100,7 +123,11 @@ function writeWhole(path: string, data: string): void {
   }
 }
 
-/** The cache file as a RouteStore. Saving merges: other services and keys are kept. */
+/**
+ * The cache file as a RouteStore, for the routes of every client the CLI and the UI make.
+ * Saving merges: other services and keys are kept (an entry of an earlier version is
+ * written in this one's fields when something new is learned).
+ */
 export function fileRouteStore(env: NodeJS.ProcessEnv = process.env): RouteStore {
   const path = routeCachePath(env);
   return {
@@ -116,9 +143,4 @@ export function fileRouteStore(env: NodeJS.ProcessEnv = process.env): RouteStore
       writeWhole(path, `${JSON.stringify(file, null, 2)}\n`);
     },
   };
-}
-
-/** Every client of this process remembers in the cache file from now on. */
-export function rememberRoutesInCache(env: NodeJS.ProcessEnv = process.env): void {
-  setRouteStore(fileRouteStore(env));
 }

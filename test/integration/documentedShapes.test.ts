@@ -397,7 +397,12 @@ describe("git answers", () => {
       result: { output: "To origin\n ! [remote rejected] main" },
       trace_id: "t-1",
     };
-    s.reply(json(200, answer), json(200, answer));
+    // The git route answers; the session's record is not served (so no repository is named).
+    s.fallback((req, res, body, n) =>
+      (req.url?.endsWith("/git/operation")
+        ? json(200, answer)
+        : json(404, { detail: "Not Found" }))(req, res, body, n),
+    );
     const r = await runCli(["git", "push", "ses_a1"], { env: scriptedEnv(s) });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("error: push failed: remote: permission denied to demo/app");

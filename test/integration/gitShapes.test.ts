@@ -107,7 +107,14 @@ describe("git answers of both documented shapes", () => {
 
   it("a flat success: false fails with its error (exit 1)", async () => {
     const answer = { success: false, operation: "push", output: null, error: "No changes to push" };
-    const s = await scripted((x) => x.reply(json(200, answer, RL), json(200, answer, RL)));
+    // The git route answers; the session's record is not served (so no repository is named).
+    const s = await scripted((x) =>
+      x.fallback((req, res, body, n) =>
+        (req.url?.endsWith("/git/operation")
+          ? json(200, answer, RL)
+          : json(404, { detail: "Not Found" }, RL))(req, res, body, n),
+      ),
+    );
     try {
       const r = await runCli(["git", "push", "ses_a1"], { env: env(s.url) });
       expect(r.code).toBe(1);

@@ -133,7 +133,7 @@ describe("the cloud mount", () => {
     const r = await readIntegrations(c);
     expect(r.issueTracker.state).toBe("ok");
     expect(r.chat.state).toBe("ok");
-    expect(c.transport.routes.mountOf("integrations")).toBe("cloud");
+    expect(c.transport.routes.mountOf("v1")).toBe("cloud");
     const before = cloud.requestCounts().requests;
     await c.slackIntegration();
     expect(cloud.requestCounts().requests - before).toBe(1);

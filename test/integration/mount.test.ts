@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
@@ -133,7 +133,7 @@ describe("finding the mount", () => {
   });
 
   it("a remembered mount that no longer answers goes back to the interface's", async () => {
-    const { client: c, routes } = client(plain.url, plain.key("owner"), { sessions: "cloud" });
+    const { client: c, routes } = client(plain.url, plain.key("owner"), { mount: "cloud" });
     const from = plainLog.length;
     await c.listSessions({ limit: 1 });
     expect(paths(plainLog, from)).toEqual(["GET /api/cloud/sessions 404", "GET /api/sessions 200"]);
@@ -190,7 +190,7 @@ describe("the CLI remembers what it found", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const text = readFileSync(file, "utf8");
     expect(text).not.toContain(key);
-    expect(JSON.parse(text).services[cloud.url].sessions).toBe("cloud");
+    expect(JSON.parse(text).services[cloud.url].mount).toBe("cloud");
 
     const second = cloudLog.length;
     const r2 = await runCli(["sessions", "--limit", "3"], { env: env(key) });
@@ -201,6 +201,27 @@ describe("the CLI remembers what it found", () => {
     expect(who.code).toBe(0);
     expect(who.stdout).toMatch(/sessions at\s+\/api\/cloud\/sessions/);
     expect(who.stdout).toMatch(/events at\s+\/api\/cloud\/sessions\/\{id\}\/events/);
+    // The code hosting app goes under the same mount, never to the dashboard's path.
+    expect(who.stdout).toMatch(/code hosting at\s+\/api\/cloud\/github-app\/installations/);
+  });
+
+  it("a cache file of the earlier version (one entry per family) is read without a probe", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "agent-sessions"), { recursive: true });
+    const entry = { sessions: "cloud", events: "cloud", integrations: "cloud" };
+    writeFileSync(
+      join(dir, "agent-sessions", "services.json"),
+      JSON.stringify({ version: 1, services: { [cloud.url]: entry } }),
+      { mode: 0o600 },
+    );
+    const from = cloudLog.length;
+    const r = await runCli(["integrations"], {
+      env: env(cloud.key("owner"), { XDG_CACHE_HOME: dir }),
+    });
+    expect(r.code).toBe(0);
+    const seen = paths(cloudLog, from);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((l) => / \/api\/cloud\/\S+ 200$/.test(l))).toBe(true);
   });
 
   it("a bad key on the cloud mount still says the key is bad", async () => {

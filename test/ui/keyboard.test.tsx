@@ -207,6 +207,10 @@ describe("sessions and panes", () => {
     expect(end).toMatch(/total_cost_usd\s+[\d.]+ \(\$\d+\.\d\d\)/);
     expect(end).toMatch(/sessions at\s+\/api\/sessions \(answered in this run\)/);
     expect(end).toMatch(/events at\s+\/api\/cloud\/sessions\/\{id\}\/events/);
+    // The code hosting app under the mount the sessions were found at.
+    expect(end).toMatch(
+      /code hosting at\s+\/api\/github-app\/installations \(the API.s mount, found in this run\)/,
+    );
     await pressKey(h, "escape");
     await waitForContent(h, "Sessions 4/4");
   });

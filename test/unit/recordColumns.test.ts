@@ -140,6 +140,7 @@ describe("the i detail", () => {
       describe: () => ({
         sessions: "/api/cloud/sessions (answered in this run)",
         events: "/api/cloud/sessions/{id}/events (not tried yet)",
+        codeHosting: "/api/cloud/github-app/installations (remembered from an earlier run)",
       }),
     };
     const lines = detailLines(full, routes, NOW);
@@ -150,6 +151,9 @@ describe("the i detail", () => {
     expect(value("prompt_count")).toBe("12");
     expect(value("sessions at")).toBe("/api/cloud/sessions (answered in this run)");
     expect(value("events at")).toBe("/api/cloud/sessions/{id}/events (not tried yet)");
+    expect(value("code hosting at")).toBe(
+      "/api/cloud/github-app/installations (remembered from an earlier run)",
+    );
     expect(lines.find((l) => l.kind === "heading")?.key).toBe("API routes in use");
 
     const oddLines = detailLines(odd, null, NOW);

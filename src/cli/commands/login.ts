@@ -4,6 +4,7 @@ import { InvalidKeyError } from "../../client/errors.js";
 import { CredentialsUsageError } from "../../credentials/errors.js";
 import { assertKeychainReachable } from "../../credentials/keychain.js";
 import { checkKeyShape, plainHttpWarning, resolveTarget } from "../../credentials/resolve.js";
+import { fileRouteStore } from "../../credentials/routeCache.js";
 import { saveCredentials } from "../../credentials/store.js";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { expiryStatus, maskKey } from "../../text/format.js";
@@ -68,6 +69,8 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
     baseUrl,
     apiKey,
     ...(target.organizationId !== null ? { organizationId: target.organizationId } : {}),
+    // The key's organization, as verify answers it, is kept for the commands that follow.
+    routeStore: fileRouteStore(),
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),

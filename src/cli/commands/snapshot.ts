@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { closeDefaultAgent } from "../../client/transport.js";
 import { resolveCredentials } from "../../credentials/resolve.js";
+import { fileRouteStore } from "../../credentials/routeCache.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { stripAnsi } from "../../text/sanitize.js";
 import { fitPanes, panesLeftMessage } from "../../ui/model/paneLimit.js";
@@ -110,7 +111,7 @@ async function renderSnapshot(
       import("../tui/virtualTerminal.js"),
     ]);
   const { guardStream } = await import("../tui/frameGuard.js");
-  const handle = buildServices(conn, { tuning: tuningFromEnv() });
+  const handle = buildServices(conn, { tuning: tuningFromEnv(), routeStore: fileRouteStore() });
   // A headless command: its waits (the budget, a retry) are said on stderr.
   const quiet = announceWaits(handle.client.rateLimit);
   const term = new VirtualTerminal(opts.width, opts.height);

@@ -4,6 +4,7 @@ import { KeychainUnavailableError, NoCredentialsError } from "../../credentials/
 import { assertKeychainReachable } from "../../credentials/keychain.js";
 import { insecureKeyPath } from "../../credentials/paths.js";
 import { type KeySource, resolveCredentials, resolveTarget } from "../../credentials/resolve.js";
+import { fileRouteStore } from "../../credentials/routeCache.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { notifyPolicyFromEnv } from "../../ui/model/notifier.js";
 import { fitPanes, panesLeftMessage } from "../../ui/model/paneLimit.js";
@@ -67,6 +68,7 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
     const build = {
       tuning,
       attention: attention.config,
+      routeStore: fileRouteStore(),
       ...(ui.fleetStreams !== undefined ? { fleetStreams: ui.fleetStreams } : {}),
       ...(ui.refreshMs !== undefined ? { refreshMs: ui.refreshMs } : {}),
     };

@@ -62,6 +62,7 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
                 sessions: routes.sessions,
                 events: routes.events,
                 integrations: routes.integrations,
+                code_hosting: routes.codeHosting,
                 verify: PATHS.verify,
                 me: PATHS.me,
                 ...(sessionsProblem !== null ? { sessions_error: sessionsProblem } : {}),
@@ -110,6 +111,7 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
       rows.push(["sessions at", s(routes.sessions)]);
       rows.push(["events at", s(routes.events)]);
       rows.push(["integrations at", s(routes.integrations)]);
+      rows.push(["code hosting at", s(routes.codeHosting)]);
       rows.push(["key checked at", `${PATHS.verify}, ${PATHS.me}`]);
       if (sessionsProblem !== null)
         rows.push(["sessions", `could not list: ${s(sessionsProblem)}`]);

@@ -1,6 +1,6 @@
 import { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
-import type { OrganizationSource } from "../../client/routes.js";
+import type { OrganizationSource, RouteStore } from "../../client/routes.js";
 import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
 import { createActControl } from "../../store/act/actStore.js";
 import { createActionsStore } from "../../store/actionsStore.js";
@@ -61,6 +61,8 @@ export interface BuildOptions {
   recordPollMs?: number;
   /** Which attention reasons notify and show (store/attention/reasons.ts). Default theirs. */
   attention?: AttentionConfig;
+  /** Where the client's routes remember the service's mount for later runs; default nowhere. */
+  routeStore?: RouteStore;
 }
 
 /**
@@ -97,6 +99,7 @@ export function buildServices(
     apiKey: conn.apiKey,
     signal: stop.signal,
     ...org,
+    ...(opts.routeStore ? { routeStore: opts.routeStore } : {}),
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
     ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
     ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),

@@ -449,30 +449,28 @@ const INJECTED_DETAIL: Record<number, string> = {
   429: "Rate limit exceeded (injected fault)",
 };
 
-const DASHBOARD = /^\/api\/sessions(?=\/|$)/;
+/** The web dashboard's paths on the real service: a bearer key gets 401 there. */
+const DASHBOARD = /^\/api\/(?:sessions|github-app)(?=\/|$)/;
 const V1_INTEGRATION = /^\/api\/v1\/(?:linear|slack)(?=\/|$)/;
 const CLOUD_V1_INTEGRATION = /^\/api\/cloud\/v1\/(?:linear|slack)(?=\/|$)/;
-const CLOUD_SESSIONS = /^\/api\/cloud\/sessions(?=\/|$)/;
+/** Routes whose own path is under /api/cloud in either mount (verify, the event stream, history). */
+const NATIVE_CLOUD = /^\/api\/cloud\/(?:auth\/verify$|sessions\/[^/]+\/(?:events|history)$)/;
 
 /**
- * The path the routes see. In the cloud mount a session route is served only under
- * /api/cloud/sessions… (routed as the interface's /api/sessions… form), and /api/sessions…
- * is the web dashboard's: a bearer key gets 401 there, whatever the key.
+ * The path the routes see. In the cloud mount the API is served only under /api/cloud/…
+ * (routed as the interface's /api/… form), as the real service serves it: /api/sessions… and
+ * /api/github-app/… are the web dashboard's (a bearer key gets 401 there, whatever the key),
+ * and the issue tracker's and chat tool's /api/v1/… form is not served.
  */
 function mountedPath(mount: "interface" | "cloud", path: string): string {
-  // The issue tracker and chat tool: both documented forms in the interface mount, only the
-  // /api/cloud/v1/… one in the cloud mount.
+  // The issue tracker and chat tool: both documented forms in the interface mount.
   if (CLOUD_V1_INTEGRATION.test(path)) return `/api${path.slice("/api/cloud".length)}`;
-  if (mount === "cloud" && V1_INTEGRATION.test(path)) {
-    throw HttpError.detail(404, "Not Found");
-  }
-  if (mount === "interface") return path;
+  if (mount === "interface" || NATIVE_CLOUD.test(path)) return path;
+  if (V1_INTEGRATION.test(path)) throw HttpError.detail(404, "Not Found");
   if (DASHBOARD.test(path)) {
     throw new HttpError(401, { detail: "Not authenticated" }, { "www-authenticate": "Cookie" });
   }
-  const m = CLOUD_SESSIONS.exec(path);
-  // The stream's own route is /api/cloud/sessions/{id}/events already; the others move.
-  if (m && !/\/events$/.test(path)) return `/api/sessions${path.slice(m[0].length)}`;
+  if (path.startsWith("/api/cloud/")) return `/api${path.slice("/api/cloud".length)}`;
   return path;
 }
 

@@ -8,6 +8,7 @@ import {
   reachableRepos,
   repoFullName,
 } from "../../client/integrations.js";
+import { sessionRepo } from "../../protocol/sessionRecord.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 
 /**
@@ -61,6 +62,19 @@ export function repoDefaultBranch(
 ): string | null {
   if (!repoRef || report?.app.state !== "ok") return null;
   return findRepo(report.app.data, repoRef)?.repo.default_branch ?? null;
+}
+
+/**
+ * The repository a git action needs the code hosting app to reach, or null: the one a clone
+ * names, the session's for a push or a pull request; a new branch stays in the workspace.
+ */
+export function gitActionRepo(
+  action: { kind: string; repoUrl?: string },
+  session: object | null | undefined,
+): string | null {
+  if (action.kind === "clone") return action.repoUrl ?? null;
+  if (action.kind !== "push" && action.kind !== "pr") return null;
+  return session ? sessionRepo(session) : null;
 }
 
 /**

@@ -133,7 +133,7 @@ export function detailValue(key: string, v: unknown, now: number): string {
 
 /** Where session routes and event streams are sent (ServiceRoutes.describe satisfies it). */
 export interface RoutesView {
-  describe(): { sessions: string; events: string };
+  describe(): { sessions: string; events: string; codeHosting: string };
 }
 
 export interface DetailLine {
@@ -167,6 +167,7 @@ export function detailLines(record: Session, routes: RoutesView | null, now: num
   });
   lines.push({ kind: "field", key: "sessions at", value: r.sessions });
   lines.push({ kind: "field", key: "events at", value: r.events });
+  lines.push({ kind: "field", key: "code hosting at", value: r.codeHosting });
   return lines;
 }
 

@@ -1,11 +1,12 @@
 import type { ActionOutcome } from "../../../store/actionsStore.js";
 import {
+  gitActionRepo,
   repoDefaultBranch,
   repoSuggestions,
   unreachableHint,
 } from "../../../store/integrations/reach.js";
 import { outcomeText } from "../../model/gitActions.js";
-import { CLONE_SUGGESTIONS, mayReadIntegrations, pendingRepo } from "../../model/integrations.js";
+import { CLONE_SUGGESTIONS, mayReadIntegrations } from "../../model/integrations.js";
 import type { FormDialogState, PendingAction } from "../../model/uiStore.js";
 import { message, patch, sessionRecord } from "../actions.js";
 import type { UiDeps } from "../deps.js";
@@ -57,10 +58,11 @@ export async function explainGitFailure(
   outcome: ActionOutcome | null,
 ): Promise<void> {
   const store = deps.services.integrations;
-  if (!outcome || outcome.ok || action.kind === "branch" || !store) return;
+  if (!outcome || outcome.ok || !store) return;
+  const repo = gitActionRepo(action, sessionRecord(deps, sessionId));
+  if (repo === null) return;
   if (!mayReadIntegrations(deps.services.identity.getState())) return;
   if (outcome.error?.code === "missing_scope" || outcome.error?.code === "cancelled") return;
-  const repo = pendingRepo(action, sessionRecord(deps, sessionId));
   const report = await store
     .getState()
     .ensure()

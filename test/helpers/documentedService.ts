@@ -1,0 +1,85 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { json, type ScriptedServer, startScriptedServer } from "./scriptedHttpServer.js";
+
+/**
+ * A small service following the real one's docs, for what the reference service does not do:
+ * a push its code hosting app cannot make. Its API lives under `/api/cloud` (its
+ * `/api/sessions…` and `/api/github-app/…` are the web dashboard's: 401 to a bearer key) or
+ * under `/api`. It lists one running session on acme/other, serves git only at the
+ * documented `…/git` (the interface's `…/git/operation` is not served) and refuses the push:
+ * its code hosting app reaches acme/api, not acme/other.
+ */
+
+export const KEY = "sk_test_mount_0123456789abcdef0123";
+export const SESSION = "ses_push1";
+export const CONFIGURE_ACME = "https://github.com/organizations/acme/settings/installations/7";
+
+const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
+const SCOPES = ["sessions:read", "sessions:write", "sessions:prompt", "integrations:read"];
+const INSTALLATION = {
+  id: "inst_acme",
+  installation_id: 7,
+  account_type: "Organization",
+  account_login: "acme",
+  configure_url: CONFIGURE_ACME,
+  is_personal: false,
+  created_at: "2026-04-15T10:00:00Z",
+};
+const RECORD = {
+  id: SESSION,
+  name: "billing",
+  state: "running",
+  agent: "claude-code",
+  github_repo: "acme/other",
+  branch: "main",
+  created_at: "2026-04-15T10:00:00Z",
+  updated_at: "2026-04-15T10:00:00Z",
+};
+
+export async function documentedService(mount: "cloud" | "interface"): Promise<ScriptedServer> {
+  const s = await startScriptedServer();
+  const base = mount === "cloud" ? "/api/cloud" : "/api";
+  const routes: Record<string, unknown> = {
+    "GET /api/cloud/auth/verify": {
+      valid: true,
+      key_id: "key_1",
+      name: "ci",
+      user_id: "usr_1",
+      organization_id: null,
+      role: "owner",
+      scopes: SCOPES,
+      effective_scopes: SCOPES,
+    },
+    "GET /api/v1/me": { tenant_id: "usr_1", principal_id: "usr_1", scopes: SCOPES },
+    [`GET ${base}/sessions`]: { sessions: [RECORD], total: 1, has_more: false },
+    [`GET ${base}/sessions/${SESSION}`]: RECORD,
+    [`GET ${base}/sessions/${SESSION}/approvals`]: { approvals: [] },
+    [`POST ${base}/sessions/${SESSION}/git`]: {
+      success: false,
+      operation: "push",
+      output: "remote: Permission to acme/other.git denied to runtm-app[bot].",
+      error: "Permission to acme/other denied",
+    },
+    [`GET ${base}/github-app/installations`]: { installations: [INSTALLATION], total: 1 },
+    [`GET ${base}/github-app/repos`]: {
+      installations: [
+        {
+          installation: INSTALLATION,
+          repos: [{ full_name: "acme/api", private: true, default_branch: "main" }],
+          total_count: 1,
+        },
+      ],
+    },
+  };
+  s.fallback((req: IncomingMessage, res: ServerResponse, body: string, n: number) => {
+    const path = (req.url ?? "").split("?")[0] as string;
+    const key = `${req.method} ${path}`;
+    if (key in routes) return json(200, routes[key], RL)(req, res, body, n);
+    if (mount === "cloud" && /^\/api\/(sessions|github-app)(\/|$)/.test(path)) {
+      const dashboard = { ...RL, "www-authenticate": "Cookie" };
+      return json(401, { detail: "Not authenticated" }, dashboard)(req, res, body, n);
+    }
+    return json(404, { detail: "Not Found" }, RL)(req, res, body, n);
+  });
+  return s;
+}
