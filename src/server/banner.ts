@@ -1,4 +1,5 @@
 import { isLoopbackHost } from "../protocol/loopback.js";
+import { CLOCK_CONTROL_PATH } from "./http/clockControl.js";
 import type { ReferenceServer } from "./index.js";
 
 function table(rows: string[][]): string[] {
@@ -47,6 +48,12 @@ export function formatBanner(server: ReferenceServer): string {
   const sessionRows = server.sessions().map((s) => [s.id, s.state, s.agent, s.repo ?? "-", s.name]);
   lines.push(...table(sessionRows).map((l) => `  ${l}`));
   lines.push("");
+  if (server.clock.manual) {
+    lines.push(
+      `Simulator clock: manual. Sessions change only when it is stepped, from this machine: POST ${server.url}${CLOCK_CONTROL_PATH} {"ms": N}`,
+    );
+    lines.push("");
+  }
   lines.push("Try:");
   lines.push(`  export AGENT_SESSIONS_BASE_URL=${server.url}`);
   lines.push(`  export AGENT_SESSIONS_API_KEY=${server.key("owner")}`);

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Approval } from "../protocol/approvals.js";
+import { type Clock, ManualClock, systemClock } from "./clock.js";
 import { EventStreams } from "./eventStreams.js";
 import { type FaultControl, type FaultSettings, Faults } from "./faults.js";
 import { Flood, type FloodResult } from "./flood.js";
@@ -21,10 +22,12 @@ import { type SessionRecord, type SessionState, SessionTable } from "./sessionTa
 import { Simulator } from "./simulator.js";
 
 export { exposureWarning, formatBanner } from "./banner.js";
+export { ManualClock } from "./clock.js";
 export type { FaultControl, FaultSettings } from "./faults.js";
 export { defaultFaults } from "./faults.js";
 export type { FloodResult } from "./flood.js";
 export type { PullRequest } from "./git/gitWorkspaces.js";
+export { CLOCK_CONTROL_PATH } from "./http/clockControl.js";
 export type { RequestCounts } from "./http/requestHandler.js";
 export type { SessionRecord, SessionState } from "./sessionTable.js";
 
@@ -41,6 +44,14 @@ export interface ServerOptions {
   sessionCount?: number;
   /** Deterministic simulator, keys and ids (tests, snapshots). */
   seed?: number;
+  /**
+   * The simulator's time. "system" (default): real time, as the demo runs. "manual" (or a
+   * ManualClock, to choose where it starts): the simulated sessions stand still until
+   * `clock.advance(ms)` (or `POST /_clock/advance`), so with a seed every test sees the same
+   * sessions do the same things. Heartbeats, prompts answered through the API and rate-limit
+   * windows stay on real time.
+   */
+  clock?: "system" | "manual" | ManualClock;
   /**
    * Default {limit: 600, windowMs: 60000}; false = no limit and no rate-limit headers. With
    * `burst`, at most that many requests at once as well (a token bucket refilled at limit per
@@ -87,6 +98,18 @@ export interface DemoKey {
   demonstrates: string;
 }
 
+/** The simulator's clock as a test sees it. */
+export interface ServerClock {
+  /** Whether only advance() moves it (ServerOptions.clock "manual"). */
+  readonly manual: boolean;
+  now(): number;
+  /**
+   * Moves a manual clock ms forward: the simulator does, synchronously, what it does in that
+   * time. Returns the new time. Throws on the system clock.
+   */
+  advance(ms: number): number;
+}
+
 export interface ReferenceServer {
   /** e.g. http://127.0.0.1:34567 */
   url: string;
@@ -96,6 +119,8 @@ export interface ReferenceServer {
   /** The key with that demo name; throws on an unknown name. */
   key(name: string): string;
   sessionIds(): string[];
+  /** The simulator's clock (see ServerOptions.clock). */
+  clock: ServerClock;
   /** Copies of the session records, newest first. */
   sessions(): SessionRecord[];
   /** Names of the local repositories clone accepts (e.g. demo/app). */
@@ -182,7 +207,14 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
   const dataDir = ownsDataDir
     ? mkdtempSync(join(tmpdir(), "agent-sessions-ref-"))
     : resolve(opts.dataDir as string);
-  const now = Date.now();
+  const manualClock =
+    opts.clock === "manual"
+      ? new ManualClock()
+      : opts.clock instanceof ManualClock
+        ? opts.clock
+        : null;
+  const clock: Clock = manualClock ?? systemClock;
+  const now = clock.now();
   const faults = new Faults(opts.faults);
   const keys = new KeyRing(childRandom(opts.seed, 1), now);
   const limiter = rateLimit
@@ -221,6 +253,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     paceMs,
     (id, action) => workspaces.touchFile(id, action),
     childRandom(opts.seed, 5),
+    clock,
   );
 
   const actions = new SessionActions(store, (id) => simulator.poke(id), opts.promptStepMs);
@@ -237,6 +270,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     historyOnOpen,
     log: opts.log,
     mount: opts.mount ?? "interface",
+    manualClock,
     counts: { requests: 0, rateLimited: 0, firstAt: null } as RequestCounts,
   };
   const server = createServer({ noDelay: true }, (req, res) => {
@@ -281,6 +315,16 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
       return k.key;
     },
     sessionIds: () => store.ids(),
+    clock: {
+      manual: manualClock !== null,
+      now: () => clock.now(),
+      advance(ms) {
+        if (!manualClock) {
+          throw new Error("the simulator runs on real time: start the server with clock: 'manual'");
+        }
+        return manualClock.advance(ms);
+      },
+    },
     sessions: () => store.order.map((s) => ({ ...s.record })),
     repositories: [...repos.keys()],
     dataDir,

@@ -6,6 +6,7 @@ import {
   maybeAskApproval,
   promptEnded,
 } from "./attentionSim.js";
+import { type Clock, systemClock } from "./clock.js";
 import type { Faults } from "./faults.js";
 import type { Random } from "./random.js";
 import type { NewEvent, SessionState, SessionTable } from "./sessionTable.js";
@@ -62,7 +63,7 @@ function costOf(events: readonly NewEvent[]): number {
  */
 export class Simulator {
   private readonly states = new Map<string, SimState>();
-  private timer: NodeJS.Timeout | null = null;
+  private timer: unknown = null;
   private timerAt = Number.POSITIVE_INFINITY;
   private simulatedCount = 0;
   private stopped = false;
@@ -75,6 +76,8 @@ export class Simulator {
     private readonly touchFile: TouchFile,
     /** Draws for errors and destroys, apart from the content's (seeded runs keep their content). */
     private readonly fate: Random = rand,
+    /** Real time by default; a manual clock lets a test decide when sessions change. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Where the simulated agent's approvals go (the service's one approvals book). */
@@ -86,7 +89,7 @@ export class Simulator {
 
   start(): void {
     if (this.paceMs <= 0) return;
-    const now = Date.now();
+    const now = this.clock.now();
     for (const s of this.store.order) {
       this.states.set(s.record.id, {
         queue: [],
@@ -99,7 +102,7 @@ export class Simulator {
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.cancel(this.timer);
     this.timer = null;
   }
 
@@ -108,7 +111,7 @@ export class Simulator {
     const st = this.states.get(sessionId);
     if (!st) return;
     st.resumeAt = null;
-    st.nextAt = Date.now() + this.gap();
+    st.nextAt = this.clock.now() + this.gap();
     this.schedule();
   }
 
@@ -137,15 +140,15 @@ export class Simulator {
     }
     if (due === Number.POSITIVE_INFINITY) return;
     if (this.timer && due >= this.timerAt) return;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.cancel(this.timer);
     this.timerAt = due;
-    this.timer = setTimeout(() => this.tick(), Math.max(0, due - Date.now()));
+    this.timer = this.clock.schedule(() => this.tick(), Math.max(0, due - this.clock.now()));
   }
 
   private tick(): void {
     this.timer = null;
     this.timerAt = Number.POSITIVE_INFINITY;
-    const now = Date.now();
+    const now = this.clock.now();
     for (const s of [...this.store.order]) {
       const id = s.record.id;
       const st = this.states.get(id);

@@ -8,6 +8,9 @@ export interface DemoOptions {
   headless?: boolean;
   paceMs?: number;
   maxEvents?: number;
+  seed?: number;
+  /** "manual": the simulated sessions stand still until stepped (tests). */
+  clock?: "system" | "manual";
 }
 
 /** The terminal UI against the in-process service: no keychain, no config file. */
@@ -41,6 +44,8 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
     paceMs: opts.paceMs ?? 250,
     heartbeatMs: 2000,
     demoApprovals: true,
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
   });
   try {
     const ids = server.sessionIds().slice(0, 3);

@@ -8,6 +8,8 @@ export interface ServeFlags {
   paceMs: number;
   sessions: number;
   seed?: number;
+  /** "manual": the simulator stands still until POST /_clock/advance (tests). */
+  clock?: "system" | "manual";
   rateLimit: number;
   rateWindowMs: number;
   rateBurst?: number;
@@ -70,6 +72,7 @@ export function serveOptions(flags: ServeFlags): ServerOptions {
     paceMs: flags.paceMs,
     sessionCount: flags.sessions,
     seed: flags.seed,
+    ...(flags.clock !== undefined ? { clock: flags.clock } : {}),
     rateLimit:
       flags.rateLimit === 0
         ? false

@@ -4,6 +4,7 @@ import { resolveCredentials } from "../../credentials/resolve.js";
 import { fileRouteStore } from "../../credentials/routeCache.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { stripAnsi } from "../../text/sanitize.js";
+import type { AppServices } from "../../ui/index.js";
 import { fitPanes, panesLeftMessage } from "../../ui/model/paneLimit.js";
 import { announceWaits, tuningFromEnv } from "../context.js";
 import { globalOptions } from "../globalOptions.js";
@@ -56,7 +57,18 @@ export async function runSnapshot(opts: SnapshotOptions, cmd: Command): Promise<
     let open = opts.open ?? [];
     if (opts.demo) {
       const { startServer } = await import("../../server/index.js");
-      const s = await startServer({ seed: 42, paceMs: 120, heartbeatMs: 1000 });
+      // Seeded, on a clock that stands still once it has played the demo's last minute: the
+      // same sessions in the same states on every run, however long the frame takes.
+      const past = 60_000;
+      const { ManualClock } = await import("../../server/index.js");
+      const s = await startServer({
+        seed: 42,
+        paceMs: 120,
+        // Streams are live at their first heartbeat: the panes then show the history.
+        heartbeatMs: 250,
+        clock: new ManualClock(Date.now() - past),
+      });
+      s.clock.advance(past);
       server = s;
       conn = { baseUrl: s.url, apiKey: s.key("owner"), profile: "demo" };
       if (open.length === 0) open = s.sessionIds().slice(0, 2);
@@ -138,7 +150,8 @@ async function renderSnapshot(
     },
   );
   await new Promise((r) => setTimeout(r, opts.after));
-  const frame = term.lastFrame();
+  // On a busy machine the first reads may still be under way: the frame waits for them.
+  const frame = await settledFrame(handle.services, term);
   instance.unmount();
   quiet();
   await handle.dispose();
@@ -190,21 +203,35 @@ async function renderReplaySnapshot(files: string[], opts: SnapshotOptions): Pro
       patchConsole: false,
     },
   );
-  const { identity, sessions, streams } = handle.services;
+  const frame = await settledFrame(handle.services, term);
+  instance.unmount();
+  await handle.dispose();
+  return frame;
+}
+
+/**
+ * Bounded waits for the UI, never for a clock: the identity and the list read, no stream still
+ * connecting (panes then read their history), everything applied, then the same frame three
+ * times in a row.
+ */
+async function settledFrame(
+  services: Pick<AppServices, "identity" | "sessions" | "streams">,
+  term: { lastFrame(): string },
+): Promise<string> {
+  const { identity, sessions, streams } = services;
+  const { selectConnectionSummary } = await import("../../store/streams/connectionSummary.js");
   const settled = () =>
-    identity.getState().loadedAt !== null && sessions.getState().loadedAt !== null;
-  // Bounded waits for the UI, never for the clock: loaded, applied, then the same frame twice.
-  for (let i = 0; i < 200 && !settled(); i++) await new Promise((r) => setTimeout(r, 10));
-  streams.getState().flushNow();
+    identity.getState().loadedAt !== null &&
+    sessions.getState().loadedAt !== null &&
+    selectConnectionSummary(streams.getState()).connecting === 0;
+  for (let i = 0; i < 1000 && !settled(); i++) await new Promise((r) => setTimeout(r, 10));
   let frame = "";
   for (let i = 0, same = 0; i < 200 && same < 3; i++) {
-    await new Promise((r) => setTimeout(r, 20));
     streams.getState().flushNow();
+    await new Promise((r) => setTimeout(r, 20));
     const next = term.lastFrame();
     same = next === frame && next !== "" ? same + 1 : 0;
     frame = next;
   }
-  instance.unmount();
-  await handle.dispose();
   return frame;
 }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, Option } from "commander";
 import { isSessionId, unsafeIdReason } from "../../protocol/ids.js";
 
 /** Parsers of option values shared by several commands' definitions. */
@@ -7,6 +7,27 @@ export function parsePositiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a positive integer");
   return n;
+}
+
+/** An integer of at least min (a seed, a count, milliseconds). */
+export function intArg(min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) {
+      throw new InvalidArgumentError(`expected an integer >= ${min}`);
+    }
+    return n;
+  };
+}
+
+/** The reference service's simulator clock: real time, or stepped by the test that runs it. */
+export function clockOption(): Option {
+  return new Option(
+    "--clock <clock>",
+    'simulator time: system (real time) or manual (sessions stand still until POST /_clock/advance {"ms": N} from loopback; for tests)',
+  )
+    .choices(["system", "manual"])
+    .default("system");
 }
 
 /** A session id as a user types it: ses_<id> or a UUID. */

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { DemoOptions } from "../commands/demo.js";
-import { parsePositiveInt } from "./argParsers.js";
+import { clockOption, intArg, parsePositiveInt } from "./argParsers.js";
 
 export function registerDemoCommand(program: Command): void {
   program
@@ -11,6 +11,8 @@ export function registerDemoCommand(program: Command): void {
       "print events as lines instead of opening the terminal UI (the default without a terminal)",
     )
     .option("--pace-ms <ms>", "mean milliseconds between simulated events", (v) => Number(v), 250)
+    .option("--seed <n>", "make keys, ids and simulated content reproducible (tests)", intArg(0))
+    .addOption(clockOption())
     .option(
       "--max-events <n>",
       "headless: exit 0 after this many lines, each whole (a bounded run, e.g. to check an install)",

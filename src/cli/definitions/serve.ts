@@ -1,15 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { ServeFlags, ServeIo } from "../commands/serve.js";
-
-function intArg(min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) {
-      throw new InvalidArgumentError(`expected an integer >= ${min}`);
-    }
-    return n;
-  };
-}
+import { clockOption, intArg } from "./argParsers.js";
 
 function portArg(value: string): number {
   const n = Number(value);
@@ -53,6 +44,7 @@ export function registerServeCommand(program: Command, io?: ServeIo): void {
     )
     .option("--sessions <n>", "number of simulated sessions", intArg(0), 6)
     .option("--seed <n>", "make keys, ids and simulated content reproducible", intArg(0))
+    .addOption(clockOption())
     .option("--rate-limit <n>", "requests per window per key (0: no limit)", intArg(0), 600)
     .option("--rate-window-ms <ms>", "sliding window length", intArg(1), 60_000)
     .option(

@@ -8,6 +8,7 @@ import {
   REQUIRED_SCOPES,
 } from "../../protocol/index.js";
 import type * as z from "../../protocol/schema.js";
+import type { ManualClock } from "../clock.js";
 import type { EventStreams } from "../eventStreams.js";
 import type { Faults } from "../faults.js";
 import { flatAnswer, flatFailure, flatToRequest, isFlatGitBody } from "../git/flatGit.js";
@@ -23,6 +24,7 @@ import {
   SESSION_STATES,
   type SessionTable,
 } from "../sessionTable.js";
+import { advanceClock, CLOCK_CONTROL_PATH } from "./clockControl.js";
 import { HttpError } from "./httpError.js";
 import { readJsonBody, sendJson } from "./respond.js";
 
@@ -48,6 +50,8 @@ export interface HandlerContext {
    * bearer key 401 like its web dashboard does.
    */
   mount?: "interface" | "cloud";
+  /** The simulator's manual clock, stepped at CLOCK_CONTROL_PATH; null on real time. */
+  manualClock?: ManualClock | null;
 }
 
 /** Requests the service has had, and the 429s it answered (the limiter's and injected ones). */
@@ -481,6 +485,10 @@ export async function handleRequest(
   res: ServerResponse,
 ): Promise<void> {
   const started = Date.now();
+  if (ctx.manualClock && (req.url ?? "").split("?")[0] === CLOCK_CONTROL_PATH) {
+    await advanceClock(ctx.manualClock, req, res);
+    return;
+  }
   ctx.counts.requests++;
   ctx.counts.firstAt ??= started;
   const rawUrl = req.url ?? "/";
