@@ -1,16 +1,43 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
+import { type CliResult, ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
 import { hang, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import { advanceUntilEvents, onStderr } from "../helpers/simulatedClock.js";
 import { api } from "./serverTestUtils.js";
 
 let server: ReferenceServer;
 const cfg = tempConfigHome();
 
+/** A command against a service that never answers, started first and awaited last. */
+let defaultTimeout: { server: ScriptedServer; run: Promise<CliResult> };
+
 beforeAll(async () => {
-  server = await startServer({ seed: 7, paceMs: 20, heartbeatMs: 200, sessionCount: 5 });
+  const silent = await startScriptedServer();
+  silent.fallback(hang);
+  defaultTimeout = {
+    server: silent,
+    run: runCli(["sessions"], {
+      env: {
+        XDG_CONFIG_HOME: cfg.dir,
+        AGENT_SESSIONS_BASE_URL: silent.url,
+        AGENT_SESSIONS_API_KEY: `ask_${"x".repeat(40)}`,
+        AGENT_SESSIONS_MAX_ATTEMPTS: "1",
+      },
+      timeoutMs: 40_000,
+    }),
+  };
+  // The sessions change only when a test advances the clock: never while a command reads.
+  server = await startServer({
+    seed: 7,
+    paceMs: 20,
+    heartbeatMs: 200,
+    sessionCount: 5,
+    clock: "manual",
+  });
 });
 afterAll(async () => {
+  await defaultTimeout.run.catch(() => {});
+  await defaultTimeout.server.close();
   await server.close();
   cfg.cleanup();
 });
@@ -171,13 +198,16 @@ describe("headless commands", () => {
     });
     expect(paused.code).toBe(0);
     const rows = JSON.parse(paused.stdout) as { session_id: string; state: string }[];
-    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.map((r) => r.session_id).sort()).toEqual(
+      server
+        .sessions()
+        .filter((r) => r.state === "paused")
+        .map((r) => r.id)
+        .sort(),
+    );
     expect(rows.every((s) => s.state === "paused")).toBe(true);
 
-    // Every session, whatever state the simulator moved it to meanwhile. The simulator starts
-    // a new session when one is destroyed: one started after the first page was read is
-    // newest, before the pages already read, and may be listed or not.
-    const before = server.sessionIds();
+    // Every session once, in the service's order, read two at a time.
     const all = await runCli(
       ["sessions", "--json", "--all", "--limit", "2", "--include-destroyed"],
       {
@@ -186,10 +216,7 @@ describe("headless commands", () => {
     );
     expect(all.code).toBe(0);
     const ids = (JSON.parse(all.stdout) as { session_id: string }[]).map((s) => s.session_id);
-    expect(new Set(ids).size).toBe(ids.length);
-    for (const id of before) expect(ids).toContain(id);
-    const after = server.sessionIds();
-    for (const id of ids) expect(after).toContain(id);
+    expect(ids).toEqual(server.sessionIds());
 
     const onePage = await runCli(["sessions", "--limit", "2"], { env: env("member") });
     // The note is for the person; stdout stays the table a script reads.
@@ -206,6 +233,7 @@ describe("headless commands", () => {
     server.setState(b, "active");
     const r = await runCli(["watch", a, b, "--json", "--max-events", "12"], {
       env: env("member"),
+      onSpawn: onStderr('"status":"live"', 2, () => advanceUntilEvents(server, [a, b], 12)),
     });
     expect(r.code).toBe(0);
     const events = ndjson(r.stdout);
@@ -224,9 +252,11 @@ describe("headless commands", () => {
     server.setState(id, "active");
     server.faults.set({ dropAfter: 5 });
     try {
+      // The events are made at once; the stream is dropped every 5 and resumed from its id.
       const r = await runCli(["watch", id, "--json", "--max-events", "40"], {
         env: env("member"),
         timeoutMs: 20_000,
+        onSpawn: onStderr('"status":"live"', 1, () => advanceUntilEvents(server, [id], 60)),
       });
       expect(r.code).toBe(0);
       const ids = ndjson(r.stdout)
@@ -242,7 +272,7 @@ describe("headless commands", () => {
 
   it("watch prints sanitized human lines (no escape sequences from agent output)", async () => {
     const id = server.sessionIds()[3] as string;
-    server.setState(id, "paused"); // paused sessions emit only heartbeats: ours is the next event
+    // The clock stands still: ours is the next event.
     const r = await runCli(["watch", id, "--max-events", "1"], {
       env: env("member"),
       onSpawn: (child) => {
@@ -383,18 +413,6 @@ describe("headless commands", () => {
       ...extra,
     });
 
-    // The documented default, with no AGENT_SESSIONS_TIMEOUT_MS: 15 s per request.
-    it("times out after 15 s by default and exits 6", async () => {
-      const before = silent.seen.length;
-      const r = await runCli(["sessions"], { env: silentEnv(), timeoutMs: 40_000 });
-      expect(r.code).toBe(6);
-      expect(r.stderr).toMatch(
-        /^error: .*no complete answer from http:\/\/127\.0\.0\.1:\d+ within 15 s$/m,
-      );
-      expect(r.stderr).toMatch(/^hint: /m);
-      expect(silent.seen.length - before).toBe(1);
-    }, 45_000);
-
     it("AGENT_SESSIONS_TIMEOUT_MS sets the per-request timeout", async () => {
       const r = await runCli(["sessions"], {
         env: silentEnv({ AGENT_SESSIONS_TIMEOUT_MS: "300" }),
@@ -422,4 +440,16 @@ describe("headless commands", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/headless/);
   });
+
+  // The documented default, with no AGENT_SESSIONS_TIMEOUT_MS: 15 s per request. The command
+  // was started with the file, so its 15 s pass while the tests above run.
+  it("a service that never answers: times out after 15 s by default and exits 6", async () => {
+    const r = await defaultTimeout.run;
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(
+      /^error: .*no complete answer from http:\/\/127\.0\.0\.1:\d+ within 15 s$/m,
+    );
+    expect(r.stderr).toMatch(/^hint: /m);
+    expect(defaultTimeout.server.seen).toHaveLength(1);
+  }, 45_000);
 });
