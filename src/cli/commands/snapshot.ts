@@ -210,9 +210,9 @@ async function renderReplaySnapshot(files: string[], opts: SnapshotOptions): Pro
 }
 
 /**
- * Bounded waits for the UI, never for a clock: the identity and the list read, no stream still
- * connecting (panes then read their history), everything applied, then the same frame three
- * times in a row.
+ * Bounded waits for the UI, never for a clock: the identity and the list read (10 s at most),
+ * no stream still connecting (3 s at most; panes then read their history), everything
+ * applied, then the same frame three times in a row.
  */
 async function settledFrame(
   services: Pick<AppServices, "identity" | "sessions" | "streams">,
@@ -220,11 +220,12 @@ async function settledFrame(
 ): Promise<string> {
   const { identity, sessions, streams } = services;
   const { selectConnectionSummary } = await import("../../store/streams/connectionSummary.js");
-  const settled = () =>
-    identity.getState().loadedAt !== null &&
-    sessions.getState().loadedAt !== null &&
-    selectConnectionSummary(streams.getState()).connecting === 0;
-  for (let i = 0; i < 1000 && !settled(); i++) await new Promise((r) => setTimeout(r, 10));
+  const loaded = () =>
+    identity.getState().loadedAt !== null && sessions.getState().loadedAt !== null;
+  for (let i = 0; i < 1000 && !loaded(); i++) await new Promise((r) => setTimeout(r, 10));
+  // Streams held back by the request budget may wait longer: the frame says they wait.
+  const connecting = () => selectConnectionSummary(streams.getState()).connecting > 0;
+  for (let i = 0; i < 300 && connecting(); i++) await new Promise((r) => setTimeout(r, 10));
   let frame = "";
   for (let i = 0, same = 0; i < 200 && same < 3; i++) {
     streams.getState().flushNow();
