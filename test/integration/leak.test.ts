@@ -3,12 +3,20 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { runCli, tempConfigHome } from "../helpers/cli.js";
+import { advanceUntilEvents, onStderr } from "../helpers/simulatedClock.js";
 
 let server: ReferenceServer;
 const cfg = tempConfigHome();
 
 beforeAll(async () => {
-  server = await startServer({ seed: 11, paceMs: 10, heartbeatMs: 100, sessionCount: 3 });
+  // The sessions work when the test advances the clock: once the watch below is live.
+  server = await startServer({
+    seed: 11,
+    paceMs: 10,
+    heartbeatMs: 100,
+    sessionCount: 3,
+    clock: "manual",
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -43,47 +51,52 @@ describe("the full key appears nowhere", () => {
     seen.push(login.stdout, login.stderr);
 
     const withKey = { ...env, AGENT_SESSIONS_API_KEY: key, AGENT_SESSIONS_BASE_URL: server.url };
-    for (const args of [["whoami"], ["whoami", "--json"], ["sessions"], ["profiles"]]) {
-      const r = await runCli(args, { env: withKey });
+    // Independent commands run side by side.
+    const plain = await Promise.all(
+      [["whoami"], ["whoami", "--json"], ["sessions"], ["profiles"]].map((args) =>
+        runCli(args, { env: withKey }),
+      ),
+    );
+    for (const r of plain) {
       expect(r.code).toBe(0);
       seen.push(r.stdout, r.stderr);
     }
 
     // A long-running watch: read its command line from /proc while it runs.
     const cmdlines: string[] = [];
-    const watch = await runCli(
-      ["watch", server.sessionIds()[0] as string, "--json", "--max-events", "30"],
-      {
-        env: withKey,
-        onSpawn: (child) => {
-          try {
-            cmdlines.push(readFileSync(`/proc/${child.pid}/cmdline`, "utf8"));
-          } catch {
-            // not Linux: nothing to read
-          }
-        },
+    const first = server.sessionIds()[0] as string;
+    const working = onStderr('"status":"live"', 1, () => advanceUntilEvents(server, [first], 30));
+    const watch = await runCli(["watch", first, "--json", "--max-events", "30"], {
+      env: withKey,
+      onSpawn: (child) => {
+        working(child);
+        try {
+          cmdlines.push(readFileSync(`/proc/${child.pid}/cmdline`, "utf8"));
+        } catch {
+          // not Linux: nothing to read
+        }
       },
-    );
+    });
     expect(watch.code).toBe(0);
     seen.push(watch.stdout, watch.stderr, ...cmdlines);
 
     // Failing commands: a 403, a 404, a network error, a usage error with the key pasted in.
-    const failing = [
-      await runCli(["git", "push", server.sessionIds()[0] as string], {
+    const failing = await Promise.all([
+      runCli(["git", "push", first], {
         env: { ...withKey, AGENT_SESSIONS_API_KEY: server.key("readonly") },
       }),
-      await runCli(["watch", "ses_missing"], { env: withKey }),
-      await runCli(["sessions"], {
+      runCli(["watch", "ses_missing"], { env: withKey }),
+      runCli(["sessions"], {
         env: {
           ...withKey,
           AGENT_SESSIONS_BASE_URL: "http://127.0.0.1:9",
           AGENT_SESSIONS_MAX_ATTEMPTS: "1",
         },
       }),
-      await runCli([`--token=${key}`, "whoami"], { env: withKey }),
-      await runCli(["whoami", key], { env: withKey }),
-      await runCli([key], { env: withKey }),
-    ];
+      runCli([`--token=${key}`, "whoami"], { env: withKey }),
+      runCli(["whoami", key], { env: withKey }),
+      runCli([key], { env: withKey }),
+    ]);
     for (const r of failing) {
       expect(r.code).not.toBe(0);
       seen.push(r.stdout, r.stderr);
