@@ -83,7 +83,8 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
 
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-    server = await startServer({ seed: 7, paceMs: 400, heartbeatMs: 300 });
+    // The simulated sessions change only when a test advances the clock.
+    server = await startServer({ seed: 7, paceMs: 400, heartbeatMs: 300, clock: "manual" });
     ids = server.sessionIds();
     // The server outlives the sessions each test kills (no new-session racing a server that is
     // exiting), and an OSC 52 that slipped through lands in a paste buffer, where a test sees it.
@@ -265,12 +266,10 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
   });
 
   // Keys 400 ms apart must each land within the 3 s hold: a run on a machine busy enough to
-  // take longer to draw a key than that is tried again (twice), never passed blind.
+  // take longer than that to draw a key is tried again (twice), never passed blind.
   it("holds the list's order while keys arrive through live refreshes: jjj lands where the rows were", {
     retry: 2,
   }, async () => {
-    // Sessions work every 400 ms and the list is read every second: sorted by last update, the
-    // rows would reorder on nearly every refresh.
     const pane = await launch([], { env: { AGENT_SESSIONS_REFRESH_MS: "1000" } });
     await pane.waitForText("shown of");
     // Failed and destroyed sessions shown too (D), so no row leaves the list while it moves.
@@ -290,7 +289,10 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     });
     const held = rowIds(first);
     const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    // Sorted by last update, the rows would reorder as the sessions work: they work 5 s (of
+    // the service's clock) before each key, and the list is read every second.
     for (let k = 2; k < Math.min(8, held.length); k++) {
+      server.clock.advance(5_000);
       await pause(400);
       await pane.keys("j");
       await pane.waitFor(
@@ -298,16 +300,14 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
         (s) => selected(s) === held[k],
       );
     }
-    const on = held[Math.min(7, held.length - 1)];
+    const on = held[Math.min(7, held.length - 1)] as string;
     // Keys pause: the new order applies, and the cursor stays on its session.
     await pause(3500);
-    // (The simulated service now and then destroys a session and starts another: a session
-    // that left the list cannot keep the cursor, and that is no failure of the held order.)
     const after = await pane.waitFor(
-      "the cursor still on its session",
-      (s) => selected(s) === on || !rowIds(s).includes(on as string),
+      "the new order, the cursor still on its session",
+      (s) => rowIds(s).join() !== held.join(),
     );
-    if (rowIds(after).includes(on as string)) expect(selected(after)).toBe(on);
+    expect(selected(after)).toBe(on);
     await pane.keys("q");
     await expectRestored(pane);
   });
@@ -646,26 +646,28 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     // Closed before the next key: an Escape and a `v` read together are Alt-v.
     await pane.waitFor("the queue closed", (s) => !s.includes("Attention ·"));
     await pane.keys("v");
-    await pane.waitForText("Fleet ");
+    const fleet = await pane.waitForText("Fleet ");
+    const chosen = /(ses_\w+)/.exec(lineWith(fleet, "▸") ?? "")?.[1] as string;
+    expect(ids).toContain(chosen);
     await pane.keys("Enter");
-    // The selected row's pane (rows move as the simulated sessions update).
-    await pane.waitFor("the row's pane", (s) => /[─═━] 1 ses_\w+ /.test(s));
+    await pane.waitFor("the row's pane", (s) => titleRe(1, chosen).test(s));
     await pane.keys("q");
     await expectRestored(pane);
   });
 
   it("`demo` opens the UI against its own in-process service", async () => {
-    const pane = await launch(["demo", "--pace-ms", "200"], {
+    // Seeded like this suite's service, on a clock nothing advances: the same sessions, still.
+    const pane = await launch(["demo", "--seed", "7", "--clock", "manual"], {
       env: { AGENT_SESSIONS_BASE_URL: undefined, AGENT_SESSIONS_API_KEY: undefined },
     });
     const screen = await pane.waitFor("the demo live", (s) => /● live 2\/2/.test(s), {
       timeoutMs: 15_000,
     });
     expect(screen).toMatch(/profile: demo · http:\/\/127\.0\.0\.1:\d+/);
-    // A simulated session may pause first: its pane title then carries the attention mark.
-    // A narrow pane puts the state before the id (and may cut the id).
-    expect(screen).toMatch(/[─═━] (⚠ (?:[a-z]+ )+)?1 (ses_\w+ |[●◌⏸✗] )/u);
-    expect(screen).toMatch(/[─═━] (⚠ (?:[a-z]+ )+)?2 ses_\w+ /u);
+    // The demo's two pending approvals wait on its first session (a narrow pane puts the
+    // state before the id, and cuts the id); the second is this suite's second session.
+    expect(screen).toMatch(/[─═━] ⚠ awaiting approval 1 ● active · ● live · s/u);
+    expect(screen).toMatch(titleRe(2, ids[1] as string));
     expect(screen).not.toContain(server.url);
     await pane.keys("q");
     await expectRestored(pane);
