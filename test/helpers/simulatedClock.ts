@@ -55,3 +55,21 @@ export function onStderr(
     });
   };
 }
+
+/**
+ * Advances the clock a step at a time, letting I/O run between steps (a stream's reader gets
+ * what each step sent), until cond holds; bounded: throws after maxSteps.
+ */
+export async function advanceUntil(
+  server: ReferenceServer,
+  cond: () => boolean,
+  what: string,
+  { stepMs = 50, maxSteps = 2_000 } = {},
+): Promise<void> {
+  for (let i = 0; i < maxSteps; i++) {
+    if (cond()) return;
+    server.clock.advance(stepMs);
+    await new Promise((r) => setImmediate(r));
+  }
+  if (!cond()) throw new Error(`${what}: not after ${maxSteps} steps of ${stepMs} ms`);
+}

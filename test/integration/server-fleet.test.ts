@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
+import { advanceUntil } from "../helpers/simulatedClock.js";
 import { api } from "./serverTestUtils.js";
 
 /** The reference service's behaviour for fleets: the documented burst limit. */
@@ -38,15 +39,24 @@ describe("reference service: burst limit", () => {
 
 describe("reference service: a fleet's life", () => {
   it("sessions now and then fail (and are retried), get destroyed, and new ones take their place", async () => {
-    const s = await start({ paceMs: 5, sessionCount: 6, seed: 3, heartbeatMs: 1000 });
+    const s = await start({
+      paceMs: 5,
+      sessionCount: 6,
+      seed: 3,
+      heartbeatMs: 1000,
+      clock: "manual",
+    });
     const seen = new Set<string>();
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline) {
-      for (const r of s.sessions()) seen.add(r.state);
-      const all = ["error", "destroyed", "creating"].every((x) => seen.has(x));
-      if (all && s.sessions().length > 6) break;
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await advanceUntil(
+      s,
+      () => {
+        for (const r of s.sessions()) seen.add(r.state);
+        const all = ["error", "destroyed", "creating"].every((x) => seen.has(x));
+        return all && s.sessions().length > 6;
+      },
+      "a failure, a destroy and its replacement",
+      { stepMs: 5, maxSteps: 20_000 },
+    );
     expect([...seen]).toEqual(expect.arrayContaining(["error", "destroyed", "creating"]));
     const records = s.sessions();
     expect(records.length).toBeGreaterThan(6);

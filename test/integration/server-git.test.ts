@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PATHS } from "../../src/protocol/index.js";
 import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
+import { advanceUntil } from "../helpers/simulatedClock.js";
 import { api, openSse, type SseClient, waitFor } from "./serverTestUtils.js";
 
 let server: ReferenceServer | null = null;
@@ -219,7 +220,7 @@ describe("reference service: git", () => {
   });
 
   it("writes the simulated file changes of a cloned session into its workspace", async () => {
-    const s = await start({ paceMs: 2, sessionCount: 1 });
+    const s = await start({ paceMs: 2, sessionCount: 1, clock: "manual" });
     const id = s.sessionIds()[0] as string;
     s.setState(id, "active");
     expect((await post(s, PATHS.gitClone(id), { repo_url: "demo/app" })).status).toBe(200);
@@ -232,7 +233,9 @@ describe("reference service: git", () => {
         .filter((e) => e.event === "file_changed")
         .map((e) => JSON.parse(e.data) as { path: string; action: string })
         .find((d) => d.action === "created" && d.path.startsWith("src/agent/"));
-    await waitFor(() => created() !== undefined, 10_000, "a simulated file creation");
+    await advanceUntil(s, () => created() !== undefined, "a simulated file creation", {
+      stepMs: 2,
+    });
     expect(created()?.path).toMatch(/^src\/agent\/change-\d+\.ts$/);
     // An edit of a file the repository already had can never be undone by the simulator.
     const edited = () =>
@@ -248,7 +251,9 @@ describe("reference service: git", () => {
             !d.path.startsWith("src/agent/") &&
             existsSync(join(ws, d.path)),
         );
-    await waitFor(() => edited() !== undefined, 10_000, "a simulated edit of a tracked file");
+    await advanceUntil(s, () => edited() !== undefined, "a simulated edit of a tracked file", {
+      stepMs: 2,
+    });
     s.setState(id, "paused");
     const path = edited()?.path as string;
     expect(readFileSync(join(ws, path), "utf8")).toMatch(/edited by the agent/i);

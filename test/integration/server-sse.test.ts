@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { PATHS } from "../../src/protocol/index.js";
 import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
+import { advanceUntil } from "../helpers/simulatedClock.js";
 import { api, openSse, type SseClient, waitFor } from "./serverTestUtils.js";
 
 let server: ReferenceServer | null = null;
@@ -218,14 +219,15 @@ describe("reference service: event stream", () => {
 
 describe("reference service: simulator and flood", () => {
   it("simulates realistic events with timestamps and consecutive ids", async () => {
-    const s = await start({ paceMs: 2, sessionCount: 2 });
+    const s = await start({ paceMs: 2, sessionCount: 2, clock: "manual" });
     const id = s.sessions().find((x) => x.state === "active")?.id as string;
     const c = await sse(s, id, "0");
     const kinds = () => new Set(c.events().map((e) => e.event));
-    await waitFor(
+    await advanceUntil(
+      s,
       () => ["prompt_progress", "process_output", "file_changed"].every((k) => kinds().has(k)),
-      8_000,
       "every kind of simulated event",
+      { stepMs: 2 },
     );
     const list = ids(c);
     expect(list).toEqual(list.map((_, i) => i + 1));
@@ -254,6 +256,7 @@ describe("reference service: simulator and flood", () => {
       paceMs: 1,
       sessionCount: 1,
       faults: { malformedEvery: 5, oversizedEvery: 7, oversizedBytes: 300_000, escapes: true },
+      clock: "manual",
     });
     const id = s.sessionIds()[0] as string;
     s.setState(id, "active");
@@ -266,13 +269,14 @@ describe("reference service: simulator and flood", () => {
         return true;
       }
     };
-    await waitFor(
+    await advanceUntil(
+      s,
       () =>
         c.events().some((e) => isBad(e.data)) &&
         c.events().some((e) => e.data.length >= 299_000) &&
         c.events().some((e) => e.event === "process_output" && e.data.includes("\\u001b")),
-      10_000,
       "malformed, oversized and escaped events",
+      { stepMs: 1 },
     );
     const big = c.events().find((e) => e.data.length >= 299_000);
     const replay = await sse(s, id, String(Number(big?.id) - 1));

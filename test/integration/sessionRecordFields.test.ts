@@ -5,7 +5,8 @@ import { createAttentionStore } from "../../src/store/attention/attentionStore.j
 import { createSessionsStore } from "../../src/store/sessionsStore.js";
 import { runCli, tempConfigHome } from "../helpers/cli.js";
 import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
-import { api, waitFor } from "./serverTestUtils.js";
+import { advanceUntil } from "../helpers/simulatedClock.js";
+import { api } from "./serverTestUtils.js";
 
 /**
  * The record the real service documents (github_repo, last_prompt, last_activity_at,
@@ -130,19 +131,20 @@ describe("reference service: the documented record", () => {
   });
 
   it("the simulator runs prompts: counted, running then completed, costing as it goes", async () => {
-    const s = await reference({ sessionCount: 3, paceMs: 5, seed: 7 });
+    const s = await reference({ sessionCount: 3, paceMs: 5, seed: 7, clock: "manual" });
     const id = s.sessionIds()[0] as string;
     const first = s.sessions()[0] as unknown as Rec;
     const seen = new Set<string>();
-    await waitFor(
+    await advanceUntil(
+      s,
       () => {
         const r = s.sessions().find((x) => x.id === id) as unknown as Rec;
         const p = r.last_prompt as Rec | null;
         if (p && r.state === "active") seen.add(`${p.status}/${r.agent_status}`);
         return seen.has("running/working") && [...seen].some((x) => x.startsWith("completed/"));
       },
-      15_000,
       "a prompt that runs and completes",
+      { stepMs: 5 },
     );
     const now = s.sessions().find((x) => x.id === id) as unknown as Rec;
     expect(Number(now.prompt_count)).toBeGreaterThan(Number(first.prompt_count));
