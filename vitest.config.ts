@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -10,5 +11,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks",
+    // vitest's default, one worker fewer than the cores, is ONE worker on 2 cores: the files
+    // would run one after another while most of them wait on child processes and sockets.
+    // Every file is isolated (its own servers on port 0, tmux sockets, keychain accounts and
+    // temporary folders), so two run side by side there.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
