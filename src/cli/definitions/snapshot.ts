@@ -14,12 +14,15 @@ export function registerSnapshotCommand(program: Command): void {
     .option("--height <rows>", "terminal rows", parsePositiveInt, 36)
     .option(
       "--after <ms>",
-      "how long to let it run before taking the frame",
+      "how long to let it run before taking the frame (then it also waits, bounded, for the first reads and the streams)",
       parsePositiveInt,
       1500,
     )
     .option("--open <session_id>", "open this session in a pane (repeatable)", collect)
-    .option("--demo", "render against an in-process reference service with an owner key")
+    .option(
+      "--demo",
+      "render against an in-process reference service with an owner key (seeded, standing still: the same frame every run)",
+    )
     .option("--ansi", "keep colours and styles in the output")
     .option(
       "--replay <file>",
