@@ -103,9 +103,13 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     ]);
   });
 
+  /** What a test started beside the suite's service, stopped after its panes. */
+  const cleanups: (() => Promise<void>)[] = [];
+
   afterEach(async () => {
     server.faults.reset();
     await Promise.all(panes.splice(0).map((p) => p.kill()));
+    for (const c of cleanups.splice(0)) await c();
   });
 
   afterAll(async () => {
@@ -270,7 +274,17 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
   it("holds the list's order while keys arrive through live refreshes: jjj lands where the rows were", {
     retry: 2,
   }, async () => {
-    const pane = await launch([], { env: { AGENT_SESSIONS_REFRESH_MS: "1000" } });
+    // A service of its own: the work it makes (approvals asked, pauses) stays out of the
+    // other tests' sessions, which stand still.
+    const busy = await startServer({ seed: 7, paceMs: 400, heartbeatMs: 300, clock: "manual" });
+    cleanups.push(() => busy.close());
+    const pane = await launch([], {
+      env: {
+        AGENT_SESSIONS_BASE_URL: busy.url,
+        AGENT_SESSIONS_API_KEY: busy.key("owner"),
+        AGENT_SESSIONS_REFRESH_MS: "1000",
+      },
+    });
     await pane.waitForText("shown of");
     // Failed and destroyed sessions shown too (D), so no row leaves the list while it moves.
     await pane.keys("D");
@@ -292,7 +306,7 @@ describe.skipIf(!TMUX)(`terminal UI in tmux (${TMUX ?? "no tmux"})`, () => {
     // Sorted by last update, the rows would reorder as the sessions work: they work 5 s (of
     // the service's clock) before each key, and the list is read every second.
     for (let k = 2; k < Math.min(8, held.length); k++) {
-      server.clock.advance(5_000);
+      busy.clock.advance(5_000);
       await pause(400);
       await pane.keys("j");
       await pane.waitFor(
