@@ -1,4 +1,5 @@
 import { RATE_LIMIT_HEADERS, type RateLimitInfo } from "../protocol/rateLimit.js";
+import { parseTime } from "../protocol/values.js";
 import type { NetworkFailureKind } from "./networkFailure.js";
 
 /** Why a request waits to be tried again. */
@@ -52,10 +53,11 @@ function nonNegativeNumber(v: string | undefined): number | null {
 }
 
 /**
- * Values this large are an epoch timestamp, not a delay: services disagree on which one
- * X-RateLimit-Reset carries, and no window lasts 30 years.
+ * Values this large are a moment, not a delay: services disagree on which one
+ * X-RateLimit-Reset carries, and no window lasts 30 years. A moment is read by the one time
+ * parser (epoch seconds or milliseconds).
  */
-const EPOCH_SECONDS_THRESHOLD = 1_000_000_000;
+const RESET_IS_A_MOMENT_FROM = 1_000_000_000;
 
 /** What one response says about the limits; see readRateLimitHeaders. */
 export interface RateLimitHeaders {
@@ -81,8 +83,9 @@ export function readRateLimitHeaders(
   let reset = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.reset));
   const burst = nonNegativeNumber(headerValue(headers, RATE_LIMIT_HEADERS.burst));
   if (remaining === null && limit === null && reset === null && burst === null) return null;
-  if (reset !== null && reset >= EPOCH_SECONDS_THRESHOLD) {
-    reset = Math.max(0, Math.ceil(reset - now / 1000));
+  if (reset !== null && reset >= RESET_IS_A_MOMENT_FROM) {
+    const at = parseTime(reset);
+    reset = at === undefined ? null : Math.max(0, Math.ceil((at - now) / 1000));
   }
   return { remaining, limit, resetSeconds: reset, burst };
 }

@@ -1,15 +1,7 @@
+import { isEventName } from "./eventNames.js";
 import { payloadAccepted } from "./payloadCheck.js";
 import * as z from "./schema.js";
-
-/** The five event names of a session stream. */
-export const EVENT_NAMES = [
-  "prompt_progress",
-  "file_changed",
-  "process_output",
-  "state_changed",
-  "heartbeat",
-] as const;
-export type EventName = (typeof EVENT_NAMES)[number];
+import { parseTime } from "./values.js";
 
 export const PromptProgressSchema = z.looseObject({ type: z.string(), content: z.string() });
 export const FileChangedSchema = z.looseObject({ path: z.string(), action: z.string() });
@@ -60,8 +52,14 @@ export type SessionEventKind = SessionEvent["kind"];
 /** How much raw text a malformed item keeps. */
 export const MALFORMED_RAW_LIMIT = 2048;
 
-export function isEventName(s: string): s is EventName {
-  return (EVENT_NAMES as readonly string[]).includes(s);
+/**
+ * When the service says an event happened: its payload's `ts` or `timestamp`, read by the one
+ * time parser; undefined when the payload carries none.
+ */
+export function payloadTime(data: unknown): number | undefined {
+  if (data === null || typeof data !== "object") return undefined;
+  const o = data as Record<string, unknown>;
+  return parseTime(o.ts ?? o.timestamp);
 }
 
 function cut(raw: string): string {

@@ -11,6 +11,8 @@
  * draws both.
  */
 
+import { parseTime } from "./values.js";
+
 /** Text of the SSE comment (`: history-end`) a server may send after events it replays on open. */
 export const HISTORY_END_COMMENT = "history-end";
 
@@ -97,13 +99,7 @@ function compact(v: unknown): string {
 }
 
 function entryTime(o: Record<string, unknown>): number | undefined {
-  const v = o.timestamp ?? o.created_at ?? o.ts ?? o.time;
-  if (typeof v === "number" && Number.isFinite(v)) return v < 1e12 ? v * 1000 : v;
-  if (typeof v === "string") {
-    const n = Date.parse(v);
-    return Number.isFinite(n) ? n : undefined;
-  }
-  return undefined;
+  return parseTime(o.timestamp ?? o.created_at ?? o.ts ?? o.time);
 }
 
 /** How each documented entry type is drawn: the prompt_progress type it becomes. */

@@ -1,5 +1,6 @@
 export * from "./approvals.js";
 export * from "./errors.js";
+export * from "./eventNames.js";
 export * from "./events.js";
 export * from "./git.js";
 export * from "./history.js";
@@ -12,6 +13,7 @@ export * from "./resources.js";
 export * from "./scopes.js";
 export * from "./sessionRecord.js";
 export * from "./states.js";
+export * from "./values.js";
 
 import { GIT_PATHS } from "./git.js";
 import { pathSegment } from "./ids.js";

@@ -8,7 +8,7 @@
  * used as the parsed data (the schemas are loose: unknown keys pass through unchanged).
  */
 
-import type { EventName } from "./events.js";
+import type { EventName } from "./eventNames.js";
 
 type Obj = Record<string, unknown>;
 

@@ -1,4 +1,5 @@
 import * as z from "./schema.js";
+import { parseTime } from "./values.js";
 
 /**
  * Runtime schemas for the resources of the interface. Parsing is lenient: unknown fields are
@@ -33,6 +34,15 @@ export const ApiKeyInfoSchema = z.looseObject({
 export type ApiKeyInfo = z.infer<typeof ApiKeyInfoSchema>;
 
 /**
+ * When a key expires (ms since the epoch, by the one time parser): null when it never does
+ * (`expires_at` null or absent), undefined when the service sent something that is no time.
+ */
+export function keyExpiresAt(info: { readonly expires_at?: unknown }): number | null | undefined {
+  const v = info.expires_at;
+  return v === null || v === undefined ? null : parseTime(v);
+}
+
+/**
  * GET /api/v1/me success body. The interface shows tenant_id, principal_id and scopes; the
  * real service's documentation adds email, org_name and api_key_name, read when present.
  */
@@ -53,8 +63,9 @@ export type Identity = z.infer<typeof IdentitySchema>;
  * `github_repo`, `last_prompt`, `last_activity_at`, `error_message`, `paused_at`,
  * `prompt_count`, `total_cost_usd`, `preview_url`, `template` and `agent_status`. Either id is
  * accepted (the parsed record always carries it as session_id), every field is optional but
- * the id, and unknown fields are kept as sent. The optional documented fields are lenient:
- * whatever they hold is kept, and read through sessionRecord.ts.
+ * the id, and unknown fields are kept as sent. The times and the optional documented fields
+ * are lenient: whatever they hold is kept, and read through sessionRecord.ts (a time may come
+ * as ISO text or as an epoch number).
  */
 export const SessionSchema = z.pipe(
   z
@@ -72,8 +83,8 @@ export const SessionSchema = z.pipe(
       organization_id: optionalText,
       repo: optionalText,
       branch: optionalText,
-      created_at: optionalText,
-      updated_at: optionalText,
+      created_at: lenient,
+      updated_at: lenient,
       github_repo: lenient,
       last_prompt: lenient,
       last_activity_at: lenient,

@@ -1,15 +1,20 @@
 /**
- * The optional fields the real service documents on a session record, read in one place so
- * the list, the fleet, the detail, the CLI and the overlap check decide them alike:
- * `github_repo` (owner/repo), `last_prompt` ({status, started_at?, completed_at?, …}),
- * `last_activity_at`, `error_message`, `paused_at`, `prompt_count`, `total_cost_usd`,
- * `preview_url`, `template` and `agent_status` (working, idle, awaiting_approval).
+ * The one reader of a session record's fields (the times and the optional fields the real
+ * service documents), so the list, the fleet, the detail, the attention reasons, the CLI and
+ * the overlap check decide them alike: `created_at`, `updated_at`, `github_repo`
+ * (owner/repo), `last_prompt` ({status, started_at?, completed_at?, …}), `last_activity_at`,
+ * `error_message`, `paused_at`, `prompt_count`, `total_cost_usd` and `agent_status` (working,
+ * idle, awaiting_approval). `preview_url` and `template` are kept as sent; nothing reads them.
  *
  * None is required and a wrong type never rejects a record (the schema keeps whatever was
  * sent, and `--json` passes it through as it came): each reader here answers null for a value
- * it cannot read. Numbers may come as strings ("3", "0.42"); times as ISO 8601 text or as
- * epoch seconds or milliseconds.
+ * it cannot read. Numbers may come as strings ("3", "0.42"); times are read by the one time
+ * parser (`parseTime` in values.ts: ISO 8601 with or without a zone, epoch seconds or
+ * milliseconds). The attention reasons, the list, the fleet, the detail and the headless
+ * commands all read record fields here.
  */
+
+import { numberValue, parseTime, textValue } from "./values.js";
 
 type RecordLike = object;
 
@@ -17,34 +22,9 @@ function field(s: RecordLike, key: string): unknown {
   return (s as Record<string, unknown>)[key];
 }
 
-/** A non-empty string, trimmed; null otherwise. */
-export function textValue(v: unknown): string | null {
-  if (typeof v !== "string") return null;
-  const t = v.trim();
-  return t === "" ? null : t;
-}
-
-/** A finite number, from a number or a numeric string; null otherwise. */
-export function numberValue(v: unknown): number | null {
-  if (typeof v === "number") return Number.isFinite(v) ? v : null;
-  if (typeof v === "string" && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v)) {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : null;
-  }
-  return null;
-}
-
-/**
- * A moment (ms since the epoch) from ISO 8601 text, or from a number (or numeric string) of
- * epoch seconds (below 10¹²) or milliseconds; null otherwise.
- */
-export function timeValue(v: unknown): number | null {
-  const n = numberValue(v);
-  if (n !== null) return n > 0 ? (n < 1e12 ? n * 1000 : n) : null;
-  const t = textValue(v);
-  if (t === null) return null;
-  const ms = Date.parse(t);
-  return Number.isFinite(ms) ? ms : null;
+/** A time field through the one parser; null when it is absent or cannot be read. */
+function timeField(v: unknown): number | null {
+  return parseTime(v) ?? null;
 }
 
 /**
@@ -83,14 +63,24 @@ export function defaultCloneUrl(s: RecordLike | undefined): string {
   return /^[\w.-]+\/[\w.-]+$/.test(gh) ? `https://github.com/${gh}.git` : gh;
 }
 
+/** When the session was created (`created_at`), ms since the epoch. */
+export function createdAt(s: RecordLike): number | null {
+  return timeField(field(s, "created_at"));
+}
+
+/** When the record last changed (`updated_at`), ms since the epoch. */
+export function updatedAt(s: RecordLike): number | null {
+  return timeField(field(s, "updated_at"));
+}
+
 /** When the session last did something (`last_activity_at`), ms since the epoch. */
 export function lastActivityAt(s: RecordLike): number | null {
-  return timeValue(field(s, "last_activity_at"));
+  return timeField(field(s, "last_activity_at"));
 }
 
 /** When the session was paused (`paused_at`), ms since the epoch. */
 export function pausedAt(s: RecordLike): number | null {
-  return timeValue(field(s, "paused_at"));
+  return timeField(field(s, "paused_at"));
 }
 
 export interface LastPrompt {
@@ -107,8 +97,8 @@ export function lastPrompt(s: RecordLike): LastPrompt | null {
   const o = v as Record<string, unknown>;
   return {
     status: textValue(o.status),
-    startedAt: timeValue(o.started_at),
-    completedAt: timeValue(o.completed_at),
+    startedAt: timeField(o.started_at),
+    completedAt: timeField(o.completed_at),
   };
 }
 
@@ -132,23 +122,6 @@ export function agentStatus(s: RecordLike): string | null {
 /** `error_message`: why the session failed, as sent. */
 export function errorMessageOf(s: RecordLike): string | null {
   return textValue(field(s, "error_message"));
-}
-
-/** `preview_url`, as sent. */
-export function previewUrl(s: RecordLike): string | null {
-  return textValue(field(s, "preview_url"));
-}
-
-/** `template`: its name when it is text, else an object's name or id. */
-export function templateName(s: RecordLike): string | null {
-  const v = field(s, "template");
-  const t = textValue(v);
-  if (t !== null) return t;
-  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
-    const o = v as Record<string, unknown>;
-    return textValue(o.name) ?? textValue(o.id);
-  }
-  return null;
 }
 
 /** Dollars as a person reads them: "$0.42", "$12.30", "<$0.01" below a cent, "$1,204". */

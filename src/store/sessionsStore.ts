@@ -1,7 +1,7 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { ApiClient, ListSessionsParams } from "../client/apiClient.js";
 import { type PageToken, type Session, sessionName } from "../protocol/resources.js";
-import { sessionRepo } from "../protocol/sessionRecord.js";
+import { createdAt, sessionRepo, updatedAt } from "../protocol/sessionRecord.js";
 import { hiddenUnlessAsked, STATE_RANK } from "../protocol/states.js";
 import { noRedaction, type RedactFn } from "../text/redact.js";
 import { type AdmittedSession, admitSession, admitSessions, displayId } from "./admitSession.js";
@@ -502,9 +502,9 @@ export function matchesFilter(s: Session, filterText: string): boolean {
 function compare(a: Session, b: Session, key: SessionSortKey): number {
   switch (key) {
     case "updated":
-      return timeOf(a, "updated_at", "created_at") - timeOf(b, "updated_at", "created_at");
+      return timeOf(a, updatedAt, createdAt) - timeOf(b, updatedAt, createdAt);
     case "created":
-      return timeOf(a, "created_at", "updated_at") - timeOf(b, "created_at", "updated_at");
+      return timeOf(a, createdAt, updatedAt) - timeOf(b, createdAt, updatedAt);
     case "state": {
       const ra = STATE_RANK[field(a, "state")] ?? 9;
       const rb = STATE_RANK[field(b, "state")] ?? 9;
@@ -517,9 +517,8 @@ function compare(a: Session, b: Session, key: SessionSortKey): number {
   }
 }
 
-function timeOf(s: Session, primary: string, fallback: string): number {
-  const t = Date.parse(field(s, primary) || field(s, fallback));
-  return Number.isFinite(t) ? t : 0;
+function timeOf(s: Session, primary: typeof updatedAt, fallback: typeof updatedAt): number {
+  return primary(s) ?? fallback(s) ?? 0;
 }
 
 export type VisibleInputs<T extends Session = AdmittedSession> = Pick<

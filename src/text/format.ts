@@ -62,21 +62,19 @@ export interface ExpiryStatus {
 /** Within this much of its expiry a key is shown with a warning. */
 export const EXPIRY_WARNING_MS = 7 * DAY;
 
-/** Relative expiry of a key: `expires_at` as sent (ISO string or null), a Date or ms since epoch. */
+/**
+ * Relative expiry of a key, given when it expires (ms since the epoch, `keyExpiresAt` in
+ * src/protocol/resources.ts): null when it never does, undefined when the service's value
+ * could not be read.
+ */
 export function expiryStatus(
-  expiresAt: string | number | Date | null | undefined,
+  at: number | null | undefined,
   now: number = Date.now(),
 ): ExpiryStatus {
-  if (expiresAt === null || expiresAt === undefined) {
-    return { text: "never expires", level: "none", remainingMs: null };
+  if (at === null) return { text: "never expires", level: "none", remainingMs: null };
+  if (at === undefined || !Number.isFinite(at)) {
+    return { text: "expiry unknown", level: "unknown", remainingMs: null };
   }
-  const at =
-    expiresAt instanceof Date
-      ? expiresAt.getTime()
-      : typeof expiresAt === "number"
-        ? expiresAt
-        : Date.parse(expiresAt);
-  if (!Number.isFinite(at)) return { text: "expiry unknown", level: "unknown", remainingMs: null };
   const remainingMs = at - now;
   if (remainingMs <= 0) {
     return { text: `expired ${formatDuration(-remainingMs)} ago`, level: "expired", remainingMs };
@@ -89,11 +87,8 @@ export function expiryStatus(
 }
 
 /** Shorthand for expiryStatus(...).text. */
-export function formatExpiry(
-  expiresAt: string | number | Date | null | undefined,
-  now: number = Date.now(),
-): string {
-  return expiryStatus(expiresAt, now).text;
+export function formatExpiry(at: number | null | undefined, now: number = Date.now()): string {
+  return expiryStatus(at, now).text;
 }
 
 /** Events per second: "140 ev/s", "2.5 ev/s", "1.2k ev/s", "0 ev/s". */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { keyExpiresAt } from "../../src/protocol/resources.js";
 import {
   expiryStatus,
   formatAge,
@@ -43,19 +44,31 @@ describe("formatDuration", () => {
 
 describe("expiry", () => {
   const now = Date.parse("2025-01-01T00:00:00Z");
+  // A key's expires_at as the service sends it, read as the header, login and whoami read it.
+  const status = (expires_at: unknown) => expiryStatus(keyExpiresAt({ expires_at }), now);
   it("says how long is left, warns within a week, and says when it expired", () => {
-    expect(formatExpiry("2025-01-13T00:00:00Z", now)).toBe("expires in 12d");
-    expect(expiryStatus("2025-01-13T00:00:00Z", now).level).toBe("ok");
-    expect(expiryStatus("2025-01-03T00:00:00+00:00", now)).toMatchObject({
+    expect(formatExpiry(keyExpiresAt({ expires_at: "2025-01-13T00:00:00Z" }), now)).toBe(
+      "expires in 12d",
+    );
+    expect(status("2025-01-13T00:00:00Z").level).toBe("ok");
+    expect(status("2025-01-03T00:00:00+00:00")).toMatchObject({
       text: "expires in 2d",
       level: "warn",
     });
-    expect(expiryStatus("2024-12-31T22:00:00Z", now)).toMatchObject({
+    expect(status("2024-12-31T22:00:00Z")).toMatchObject({
       text: "expired 2h ago",
       level: "expired",
     });
-    expect(formatExpiry(null, now)).toBe("never expires");
-    expect(expiryStatus("soon", now).level).toBe("unknown");
+    expect(formatExpiry(keyExpiresAt({ expires_at: null }), now)).toBe("never expires");
+    expect(status(undefined).level).toBe("none");
+    expect(status("soon").level).toBe("unknown");
+  });
+
+  it("reads an expiry sent as epoch seconds, or as a time without a zone (UTC), alike", () => {
+    const iso = status("2025-01-03T00:00:00Z");
+    expect(status(Date.parse("2025-01-03T00:00:00Z") / 1000)).toEqual(iso);
+    expect(status("1735862400")).toEqual(iso);
+    expect(status("2025-01-03T00:00:00")).toEqual(iso);
   });
 });
 

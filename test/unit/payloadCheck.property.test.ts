@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { EventName } from "../../src/protocol/eventNames.js";
 import {
   decodeEvent,
-  type EventName,
   FileChangedSchema,
   HeartbeatSchema,
   ProcessOutputSchema,

@@ -33,6 +33,15 @@ describe("RateLimitTracker", () => {
     expect(t.info?.resetSeconds).toBe(42);
   });
 
+  it("reads an epoch-milliseconds reset as the same moment, not as a wait of decades", () => {
+    const t = new RateLimitTracker({ now: () => 1_700_000_000_000 });
+    t.update({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1700000042000" });
+    expect(t.info?.resetSeconds).toBe(42);
+    // A moment already past frees capacity now.
+    t.update({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1699999999" });
+    expect(t.info?.resetSeconds).toBe(0);
+  });
+
   it("shows the wait that ends last while several are in progress", () => {
     const t = new RateLimitTracker();
     const a = wait(2000);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   agentStatus,
+  createdAt,
   defaultCloneUrl,
   errorMessageOf,
   formatUsd,
@@ -9,13 +10,13 @@ import {
   ownerRepoOf,
   parseSessionPage,
   pausedAt,
-  previewUrl,
   promptCount,
   SessionSchema,
   sessionRepo,
-  templateName,
   totalCostUsd,
+  updatedAt,
 } from "../../src/protocol/index.js";
+import { recordCauses } from "../../src/store/attention/reasons.js";
 import { repoOf } from "../../src/store/fleet/overlaps.js";
 
 /**
@@ -57,8 +58,6 @@ describe("the documented optional record fields", () => {
     });
     expect(promptCount(s)).toBe(12);
     expect(totalCostUsd(s)).toBe(0.4213);
-    expect(previewUrl(s)).toBe("https://preview.example/ses_full");
-    expect(templateName(s)).toBe("Node.js 20");
     expect(agentStatus(s)).toBe("awaiting_approval");
     expect(errorMessageOf(s)).toBeNull();
     expect(pausedAt(s)).toBeNull();
@@ -73,9 +72,9 @@ describe("the documented optional record fields", () => {
       lastPrompt,
       promptCount,
       totalCostUsd,
-      previewUrl,
-      templateName,
       agentStatus,
+      createdAt,
+      updatedAt,
       errorMessageOf,
       pausedAt,
     ]) {
@@ -110,8 +109,6 @@ describe("the documented optional record fields", () => {
     expect(pausedAt(s)).toBeNull();
     expect(promptCount(s)).toBeNull();
     expect(totalCostUsd(s)).toBeNull();
-    expect(previewUrl(s)).toBeNull();
-    expect(templateName(s)).toBeNull();
     expect(agentStatus(s)).toBeNull();
     // A list of such records is a list, not an error.
     expect(parseSessionPage({ sessions: [odd, FULL] }).sessions).toHaveLength(2);
@@ -137,9 +134,27 @@ describe("the documented optional record fields", () => {
     });
     // Not a whole number of prompts: no count.
     expect(promptCount({ prompt_count: 2.5 })).toBeNull();
-    // A template object by its name, else its id.
-    expect(templateName({ template: { id: "tpl_1", name: "Python" } })).toBe("Python");
-    expect(templateName({ template: { id: "tpl_1" } })).toBe("tpl_1");
+  });
+
+  it("the attention queue dates a cause by the same reading of the record's times as the list", () => {
+    // updated_at as epoch seconds, paused_at as a numeric string of ms, completed_at without a
+    // zone: each one moment, whichever view reads it.
+    const at = Date.parse("2030-01-01T10:05:00Z");
+    const rec = SessionSchema.parse({
+      id: "ses_epoch",
+      state: "paused",
+      created_at: "2030-01-01T09:00:00",
+      updated_at: at / 1000,
+      paused_at: String(at),
+      last_prompt: { status: "error", completed_at: "2030-01-01T10:05:00" },
+    });
+    expect(updatedAt(rec)).toBe(at);
+    expect(createdAt(rec)).toBe(Date.parse("2030-01-01T09:00:00Z"));
+    const causes = recordCauses(rec, null);
+    expect(causes.map((c) => [c.reason, c.since, c.sinceFrom])).toEqual([
+      ["failed", at, "record"],
+      ["paused", at, "record"],
+    ]);
   });
 
   it("the repository: github_repo first, then repo; owner/repo however it is written", () => {

@@ -6,6 +6,7 @@ import { assertKeychainReachable } from "../../credentials/keychain.js";
 import { checkKeyShape, plainHttpWarning, resolveTarget } from "../../credentials/resolve.js";
 import { fileRouteStore } from "../../credentials/routeCache.js";
 import { saveCredentials } from "../../credentials/store.js";
+import { keyExpiresAt } from "../../protocol/resources.js";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { expiryStatus, maskKey } from "../../text/format.js";
 import { sanitizeLine } from "../../text/sanitize.js";
@@ -94,7 +95,7 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
 
   const s = (v: string | null | undefined) => sanitizeLine(v ?? "");
   const narrowed = narrowedScopes(info.scopes, info.effective_scopes);
-  const expiry = expiryStatus(info.expires_at);
+  const expiry = expiryStatus(keyExpiresAt(info));
   const organization = info.organization_id
     ? `${s(info.organization_id)} · role ${s(info.role ?? "unknown")}`
     : "personal";

@@ -2,8 +2,9 @@ import type { Command } from "commander";
 import type { PagingEnd } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
 import { type Session, sessionName } from "../../protocol/resources.js";
-import { sessionRepo, timeValue } from "../../protocol/sessionRecord.js";
+import { sessionRepo } from "../../protocol/sessionRecord.js";
 import { hiddenUnlessAsked } from "../../protocol/states.js";
+import { parseTime } from "../../protocol/values.js";
 import { formatAgeCoarse, truncate } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
 import { sanitizeLine } from "../../text/sanitize.js";
@@ -36,8 +37,8 @@ export function includesDestroyed(opts: Pick<SessionsOptions, "includeDestroyed"
 /** A time as a cell: text as sent, an epoch number as ISO 8601. */
 function timeCell(v: unknown): unknown {
   if (typeof v !== "number") return v;
-  const t = timeValue(v);
-  return t === null ? null : new Date(t).toISOString();
+  const t = parseTime(v);
+  return t === undefined ? null : new Date(t).toISOString();
 }
 
 /**
@@ -62,7 +63,7 @@ const COLUMNS: {
   // The documented github_repo (owner/repo), else a repo some servers send.
   { header: "REPO", cell: (r) => sessionRepo(r), drop: 5, min: 16 },
   { header: "LAST ACTIVITY", cell: (r) => timeCell(r.last_activity_at), time: true, drop: 6 },
-  { header: "UPDATED", cell: (r) => r.updated_at ?? r.created_at, time: true },
+  { header: "UPDATED", cell: (r) => timeCell(r.updated_at ?? r.created_at), time: true },
   { header: "SANDBOX", cell: (r) => r.sandbox_url, drop: 1, min: 16 },
 ];
 
@@ -144,8 +145,8 @@ export function tableLayout(
 function cellOf(c: Column, r: Session, layout: TableLayout): string {
   const text = cellText(c.cell(r));
   if (!c.time || !layout.relative || text === "") return text;
-  const t = Date.parse(text);
-  return Number.isNaN(t) ? text : formatAgeCoarse(layout.now - t);
+  const t = parseTime(text);
+  return t === undefined ? text : formatAgeCoarse(layout.now - t);
 }
 
 const GAP = 2;

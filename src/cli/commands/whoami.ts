@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { PATHS } from "../../protocol/index.js";
+import { keyExpiresAt, PATHS } from "../../protocol/index.js";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { formatExpiry, formatRateLimit, maskKey } from "../../text/format.js";
 import { sanitizeLine } from "../../text/sanitize.js";
@@ -36,7 +36,8 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
     const routes = ctx.client.transport.routes.describe();
     const sent = ctx.client.transport.organization;
     const narrowed = narrowedScopes(key.scopes, key.effective_scopes);
-    const expiresInMs = key.expires_at ? Date.parse(key.expires_at) - Date.now() : null;
+    const expiresAt = keyExpiresAt(key);
+    const expiresInMs = typeof expiresAt === "number" ? expiresAt - Date.now() : null;
     if (opts.json) {
       printJson({
         key_id: key.key_id,
@@ -85,7 +86,7 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
     const keyName = me.api_key_name && me.api_key_name !== key.name ? me.api_key_name : key.name;
     const rate = ctx.client.rateLimit.info;
     const expiry =
-      key.expires_at === null ? "never" : `${formatExpiry(key.expires_at)} (${s(key.expires_at)})`;
+      key.expires_at === null ? "never" : `${formatExpiry(expiresAt)} (${s(key.expires_at)})`;
     const rows: string[][] = [
       ["principal", `${s(me.principal_id)} (tenant ${s(me.tenant_id)})`],
       ...(me.email ? [["email", s(me.email)]] : []),
@@ -124,7 +125,7 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
     }
     out(table(["", ""], rows).split("\n").slice(1).join("\n"));
     if (expiresInMs !== null && expiresInMs <= EXPIRY_WARNING_MS) {
-      err(`warning: this key ${formatExpiry(key.expires_at as string)}; create a new one soon`);
+      err(`warning: this key ${formatExpiry(expiresAt)}; create a new one soon`);
     }
   } catch (e) {
     fail(e);

@@ -1,4 +1,13 @@
 import type { Approval } from "../../protocol/approvals.js";
+import {
+  agentStatus,
+  errorMessageOf,
+  lastActivityAt,
+  lastPrompt,
+  pausedAt,
+  updatedAt,
+} from "../../protocol/sessionRecord.js";
+import { parseTime, textValue } from "../../protocol/values.js";
 import { sanitize } from "../../text/sanitize.js";
 
 /**
@@ -167,60 +176,27 @@ export function oneLine(s: string, max = 300): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-// Small accessors for the documented record fields (the schema keeps unknown fields).
-
 type Rec = Readonly<Record<string, unknown>>;
 
-function str(v: unknown): string | null {
-  return typeof v === "string" && v !== "" ? v : null;
-}
-
-export function timeOf(v: unknown): number | null {
-  const t = typeof v === "string" ? Date.parse(v) : Number.NaN;
-  return Number.isFinite(t) ? t : null;
-}
-
-export function stateOf(rec: Rec): string | null {
-  return str(rec.state);
-}
-
-export function agentStatusOf(rec: Rec): string | null {
-  return str(rec.agent_status);
-}
-
-export function lastPromptOf(rec: Rec): {
-  status: string | null;
-  startedAt: number | null;
-  completedAt: number | null;
-} | null {
-  const p = rec.last_prompt;
-  if (p === null || typeof p !== "object" || Array.isArray(p)) return null;
-  const o = p as Rec;
-  return {
-    status: str(o.status),
-    startedAt: timeOf(o.started_at),
-    completedAt: timeOf(o.completed_at),
-  };
-}
-
-export function errorMessageOf(rec: Rec): string | null {
-  const m = str(rec.error_message);
+/** The record's `error_message`, on one line. */
+function errorLine(rec: Rec): string | null {
+  const m = errorMessageOf(rec);
   return m === null ? null : oneLine(m);
 }
 
 /** When the record says it last changed. */
-export function updatedAtOf(rec: Rec): number | null {
-  return timeOf(rec.updated_at) ?? timeOf(rec.last_activity_at);
+function updatedAtOf(rec: Rec): number | null {
+  return updatedAt(rec) ?? lastActivityAt(rec);
 }
 
 /** The record says a prompt or the agent is at work (what ends "finished"). */
 export function isWorking(rec: Rec): boolean {
-  return lastPromptOf(rec)?.status === "running" || agentStatusOf(rec) === "working";
+  return lastPrompt(rec)?.status === "running" || agentStatus(rec) === "working";
 }
 
 /** The record waits on an approval (what makes its approvals worth reading). */
 export function awaitsApproval(rec: Rec): boolean {
-  return agentStatusOf(rec) === "awaiting_approval";
+  return agentStatus(rec) === "awaiting_approval";
 }
 
 const FAILED_PROMPT: Readonly<Record<string, string>> = {
@@ -238,9 +214,9 @@ const FAILED_PROMPT: Readonly<Record<string, string>> = {
  */
 export function newCompletion(rec: Rec, prev: Rec | null, lastSeen: number | null): boolean {
   if (isWorking(rec)) return false;
-  const state = stateOf(rec);
+  const state = textValue(rec.state);
   if (state === "error") return false;
-  const p = lastPromptOf(rec);
+  const p = lastPrompt(rec);
   if (prev === null) {
     return (
       lastSeen !== null &&
@@ -249,7 +225,7 @@ export function newCompletion(rec: Rec, prev: Rec | null, lastSeen: number | nul
       p.completedAt > lastSeen
     );
   }
-  const pp = lastPromptOf(prev);
+  const pp = lastPrompt(prev);
   if (p !== null) {
     // Seen running and now completed, or a completion newer than the one last seen (a
     // prompt that ran between two reads of the list).
@@ -262,9 +238,9 @@ export function newCompletion(rec: Rec, prev: Rec | null, lastSeen: number | nul
   // A record without last_prompt: the agent went from working to idle in the same state
   // (a pause that idles the agent is no completion).
   return (
-    agentStatusOf(prev) === "working" &&
-    agentStatusOf(rec) === "idle" &&
-    state === stateOf(prev) &&
+    agentStatus(prev) === "working" &&
+    agentStatus(rec) === "idle" &&
+    state === textValue(prev.state) &&
     state !== "paused" &&
     state !== "destroyed"
   );
@@ -277,12 +253,12 @@ export function newCompletion(rec: Rec, prev: Rec | null, lastSeen: number | nul
  */
 export function recordCauses(rec: Rec, prev: Rec | null, lastSeen: number | null = null): Cause[] {
   const out: Cause[] = [];
-  const state = stateOf(rec);
+  const state = textValue(rec.state);
   const updated = updatedAtOf(rec);
   const at = (t: number | null): Pick<Cause, "since" | "sinceFrom"> =>
     t !== null ? { since: t, sinceFrom: "record" } : { since: null, sinceFrom: "seen" };
-  const prompt = lastPromptOf(rec);
-  const error = errorMessageOf(rec);
+  const prompt = lastPrompt(rec);
+  const error = errorLine(rec);
 
   if (awaitsApproval(rec)) out.push({ reason: "approval", detail: "", ...at(updated) });
 
@@ -304,7 +280,7 @@ export function recordCauses(rec: Rec, prev: Rec | null, lastSeen: number | null
   }
 
   if (state === "paused") {
-    out.push({ reason: "paused", detail: "", ...at(timeOf(rec.paused_at) ?? updated) });
+    out.push({ reason: "paused", detail: "", ...at(pausedAt(rec) ?? updated) });
   }
   if (state === "destroyed") out.push({ reason: "destroyed", detail: "", ...at(updated) });
   return out;
@@ -365,7 +341,7 @@ export function streamCauses(v: StreamView): Cause[] {
 /** Pending approvals as causes: each one's own message and time. */
 export function approvalCauses(approvals: readonly PendingApproval[]): Cause[] {
   return approvals.map((a) => {
-    const t = timeOf(a.created_at);
+    const t = parseTime(a.created_at) ?? null;
     return {
       reason: "approval" as const,
       detail: a.message ? oneLine(a.message) : a.kind ? oneLine(a.kind) : "",

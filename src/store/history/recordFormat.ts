@@ -1,4 +1,5 @@
-import { serverTime } from "../streams/timeline.js";
+import { payloadTime } from "../../protocol/events.js";
+import { parseTime } from "../../protocol/values.js";
 
 /**
  * Recorded events as NDJSON: what the journal writes, and what `replay` reads. One reader
@@ -51,12 +52,7 @@ const EXPORT_EVENTS: Record<string, string> = {
 const CLIENT_KINDS = new Set(["notice", "divider", "unwatched", "heartbeat"]);
 
 function timeOf(v: unknown): number | null {
-  if (typeof v === "number" && Number.isFinite(v)) return v < 1e12 ? v * 1000 : v;
-  if (typeof v === "string") {
-    const t = Date.parse(v);
-    return Number.isFinite(t) ? t : null;
-  }
-  return null;
+  return parseTime(v) ?? null;
 }
 
 function idOf(v: unknown): string | null {
@@ -135,7 +131,7 @@ function exportLine(o: Record<string, unknown>): ParsedLine {
 export function recordTime(r: RecordedEvent): number | null {
   if (r.at !== null) return r.at;
   try {
-    return serverTime(JSON.parse(r.data)) ?? null;
+    return payloadTime(JSON.parse(r.data)) ?? null;
   } catch {
     return null;
   }

@@ -4,10 +4,13 @@
  * - `start`, `end`, or a share of the way: `50%`;
  * - from the start: `+90s`, `+5m`, `+1h30m`, `+250ms`; from the end: `-30s`;
  * - a clock time on the recording's first day (local time): `10:12`, `10:12:30`;
- * - a full ISO 8601 time: `2024-05-01T10:12:30Z`.
+ * - a full ISO 8601 time, read by the one time parser (UTC unless it names its zone, as the
+ *   recording's own times are written): `2024-05-01T10:12:30Z`.
  *
  * The result is clamped to the recording. Null when the text is none of these.
  */
+
+import { parseTime } from "../../protocol/values.js";
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -44,11 +47,11 @@ export function parseReplayTime(raw: string, start: number, end: number): number
     return clamp(d.getTime());
   }
   if (/^\d{4}-\d{2}-\d{2}t/.test(text)) {
-    const t = Date.parse(raw.trim());
-    return Number.isFinite(t) ? clamp(t) : null;
+    const t = parseTime(text);
+    return t === undefined ? null : clamp(t);
   }
   return null;
 }
 
 export const REPLAY_TIME_HELP =
-  "a time such as 10:12:30, +5m (from the start), -30s (from the end), 50%, start, end or an ISO 8601 time";
+  "a time such as 10:12:30, +5m (from the start), -30s (from the end), 50%, start, end or an ISO 8601 time (UTC unless it names its zone)";

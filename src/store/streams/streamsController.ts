@@ -16,6 +16,7 @@ import {
   historyItem,
   type SessionHistory,
 } from "../../protocol/history.js";
+import { lastActivityAt, lastPrompt } from "../../protocol/sessionRecord.js";
 import { formatSeconds, formatTimeSpan } from "../../text/format.js";
 import { cutText, sanitizeLine } from "../../text/sanitize.js";
 import {
@@ -352,15 +353,14 @@ export class StreamsController {
   #recordChanged(sessionId: string, follow: Follow, record: Record<string, unknown>): void {
     const now = {
       state: typeof record.state === "string" ? record.state : null,
-      activity: typeof record.last_activity_at === "string" ? record.last_activity_at : null,
-      prompt: promptStatus(record.last_prompt),
+      activity: lastActivityAt(record),
+      prompt: promptStatus(record),
     };
     const before = follow.last;
     follow.last = now;
     const s = this.#opts.store.getState();
     if (now.activity !== null && now.activity !== before?.activity) {
-      const at = Date.parse(now.activity);
-      if (Number.isFinite(at)) s.pushMeta(sessionId, { lastActivityAt: at });
+      s.pushMeta(sessionId, { lastActivityAt: now.activity });
     }
     if (before === null) return;
     if (now.state !== null && now.state !== before.state) {
@@ -772,7 +772,7 @@ const DEFAULT_HISTORY_ENTRIES = 5000;
 
 interface Follow {
   timer: NodeJS.Timeout | null;
-  last: { state: string | null; activity: string | null; prompt: string | null } | null;
+  last: { state: string | null; activity: number | null; prompt: string | null } | null;
 }
 
 /** A stream refused for want of sessions:prompt (a 403 naming it). */
@@ -782,10 +782,9 @@ function needsPromptScope(error: unknown): boolean {
 }
 
 /** The status of a record's last_prompt ({status, …}), as one short word, or null. */
-function promptStatus(v: unknown): string | null {
-  if (v === null || typeof v !== "object") return null;
-  const st = (v as Record<string, unknown>).status;
-  return typeof st === "string" ? cutText(sanitizeLine(st), 64) : null;
+function promptStatus(record: Record<string, unknown>): string | null {
+  const st = lastPrompt(record)?.status;
+  return st === undefined || st === null ? null : cutText(sanitizeLine(st), 64);
 }
 
 /** Timeline entries a history request leaves free for the gap marker and the divider. */

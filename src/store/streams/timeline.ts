@@ -1,4 +1,4 @@
-import { decodeEvent, type SessionEvent } from "../../protocol/events.js";
+import { decodeEvent, payloadTime, type SessionEvent } from "../../protocol/events.js";
 import { compactJson, payloadText } from "../../text/payloadText.js";
 import { noRedaction, type RedactFn } from "../../text/redact.js";
 import { foldLines, isClean, sanitize } from "../../text/sanitize.js";
@@ -81,19 +81,6 @@ function clean(v: unknown, max = 1024): string | undefined {
   return typeof v === "string" ? foldLines(cutAndSanitize(v, max, false)) : undefined;
 }
 
-/** ts / timestamp of a payload as ms since epoch (numbers under 1e12 are taken as seconds). */
-export function serverTime(data: unknown): number | undefined {
-  if (data === null || typeof data !== "object") return undefined;
-  const o = data as Record<string, unknown>;
-  const v = o.ts ?? o.timestamp;
-  if (typeof v === "number" && Number.isFinite(v)) return v < 1e12 ? v * 1000 : v;
-  if (typeof v === "string") {
-    const n = Date.parse(v);
-    return Number.isFinite(n) ? n : undefined;
-  }
-  return undefined;
-}
-
 function base(
   seq: number,
   kind: TimelineKind,
@@ -101,7 +88,7 @@ function base(
   at: number,
   text: string,
   raw: unknown,
-  ts: number | undefined = serverTime(raw),
+  ts: number | undefined = payloadTime(raw),
 ): TimelineEntry {
   // Every field up front, so all entries share one shape with every field in the object
   // itself: filling them in later would give each entry a second, out-of-object part.
@@ -155,7 +142,7 @@ function appendPromptText(
   at: number,
   data: unknown,
 ): void {
-  const ts = serverTime(data);
+  const ts = payloadTime(data);
   let start = 0;
   for (;;) {
     const nl = text.indexOf("\n", start);
@@ -372,7 +359,7 @@ export function materializeItem(
       at,
       content,
       { type: "text", content },
-      serverTime(ev.data),
+      payloadTime(ev.data),
     );
     return redactEntry(entry, redact);
   }

@@ -5,6 +5,7 @@ import {
   promptCount,
   sessionRepo,
   totalCostUsd,
+  updatedAt,
 } from "../../protocol/sessionRecord.js";
 import { displayId } from "../../store/admitSession.js";
 import { type AttentionItem, selectTopItems } from "../../store/attention/attentionStore.js";
@@ -146,14 +147,11 @@ export function fleetRow(
   const stream = services.streams.getState().sessions[id];
   const activity = services.activity;
   const lastEvent = activity.lastEventAt(id);
-  const updated = Date.parse(str(s.updated_at));
   const recorded = lastActivityAt(s);
   const last =
     lastEvent !== null || recorded !== null
       ? Math.max(lastEvent ?? 0, recorded ?? 0)
-      : Number.isFinite(updated)
-        ? updated
-        : null;
+      : updatedAt(s);
   const counts = activity.perMinute(id, now);
   const files = activity.files(id);
   const fileCount = files ? files.size : stream ? 0 : null;

@@ -1,5 +1,6 @@
 import type { Session } from "../../protocol/resources.js";
-import { formatUsd, numberValue, timeValue } from "../../protocol/sessionRecord.js";
+import { formatUsd } from "../../protocol/sessionRecord.js";
+import { numberValue, parseTime } from "../../protocol/values.js";
 import { displayId } from "../../store/admitSession.js";
 import { formatAgeCoarse } from "../../text/format.js";
 
@@ -118,8 +119,8 @@ function raw(v: unknown): string {
 export function detailValue(key: string, v: unknown, now: number): string {
   const text = raw(v);
   if (TIME_FIELDS.has(key)) {
-    const t = timeValue(v);
-    if (t !== null) {
+    const t = parseTime(v);
+    if (t !== undefined) {
       const iso = typeof v === "number" ? ` = ${new Date(t).toISOString()}` : "";
       return `${text}${iso} (${formatAgeCoarse(Math.max(0, now - t))})`;
     }

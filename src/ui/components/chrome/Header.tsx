@@ -3,6 +3,7 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { shallow } from "zustand/shallow";
+import { keyExpiresAt } from "../../../protocol/resources.js";
 import { isLegacyScope, narrowedScopes } from "../../../protocol/scopes.js";
 import {
   type ConnectionSummary,
@@ -96,7 +97,7 @@ export const Header = memo(function Header({ profile, baseUrl, size }: HeaderPro
   const timed = useTicked(
     (now) => {
       const c = connectionText(conn, now);
-      const e = k ? expiryStatus(k.expires_at, now) : null;
+      const e = k ? expiryStatus(keyExpiresAt(k), now) : null;
       return {
         connText: c.text,
         connColor: c.color,

@@ -1,0 +1,87 @@
+/**
+ * Lenient readers of one value a server sent: text, a number, a moment. Every time the
+ * client reads (record fields, event payloads, history entries, key expiry, rate-limit
+ * resets, a time the user types in ISO form) goes through `parseTime`, so the list, the
+ * fleet, the attention queue, the panes and the headless commands never disagree on one.
+ */
+
+/** A non-empty string, trimmed; null otherwise. */
+export function textValue(v: unknown): string | null {
+  if (typeof v !== "string") return null;
+  const t = v.trim();
+  return t === "" ? null : t;
+}
+
+const NUMERIC = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/** A finite number, from a number or a numeric string; null otherwise. */
+export function numberValue(v: unknown): number | null {
+  if (typeof v === "number") return Number.isFinite(v) ? v : null;
+  if (typeof v === "string" && NUMERIC.test(v)) {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : null;
+  }
+  return null;
+}
+
+/** Below this an epoch number counts seconds, from it milliseconds (2001-09-09 in ms). */
+export const EPOCH_MS_FROM = 1e12;
+
+/** The largest moment a JavaScript Date holds, either side of the epoch. */
+const MAX_MS = 8.64e15;
+
+// date, then optionally a time (T, t or a space), then optionally a zone (Z or ±hh[:mm]).
+const ISO =
+  /^([+-]\d{6}|\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
+
+function isoTime(text: string): number | undefined {
+  const m = ISO.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, frac, z, sign, oh, om] = m;
+  const year = Number(y);
+  if (y === "-000000") return undefined;
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h ?? 0);
+  const minute = Number(mi ?? 0);
+  const second = Number(s ?? 0);
+  const ms = frac === undefined ? 0 : Number(frac.slice(0, 3).padEnd(3, "0"));
+  const offH = Number(oh ?? 0);
+  const offM = Number(om ?? 0);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) {
+    return undefined;
+  }
+  if (offH > 23 || offM > 59) return undefined;
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0 to 99 as 1900 to 1999.
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
+  if (at.getUTCDate() !== day) return undefined; // 31 April, 29 February of a common year
+  at.setUTCHours(hour, minute, second, ms);
+  const offset =
+    z !== undefined || sign === undefined ? 0 : (sign === "-" ? -1 : 1) * (offH * 60 + offM);
+  const t = at.getTime() - offset * 60_000;
+  return Number.isFinite(t) && Math.abs(t) <= MAX_MS ? t : undefined;
+}
+
+/**
+ * The one time parser: a moment in ms since the epoch, or undefined when `v` is none (never
+ * NaN). It reads
+ * - ISO 8601 / RFC 3339 text: a date (`2030-01-01`), optionally a time (`T`, `t` or a space,
+ *   then `hh:mm`, `hh:mm:ss` or with a fraction), optionally a zone (`Z`, `+02:00`, `+0200`,
+ *   `+02`). Without a zone the time is UTC, as a service's clock is, never the reader's local
+ *   time. A date or time that does not exist (30 February, 24:00) is none;
+ * - an epoch number, or a string holding only one (`"1767225600"`): seconds below 10¹²,
+ *   milliseconds from it (10¹² s would be the year 33658; 10¹² ms is 2001). Zero and
+ *   negative numbers are none: services send them for "never".
+ * Any other text (an HTTP-date, "yesterday") is none.
+ */
+export function parseTime(v: unknown): number | undefined {
+  const n = numberValue(v);
+  if (n !== null) {
+    if (n <= 0) return undefined;
+    const ms = Math.floor(n < EPOCH_MS_FROM ? n * 1000 : n);
+    return ms <= MAX_MS ? ms : undefined;
+  }
+  const t = textValue(v);
+  return t === null ? undefined : isoTime(t);
+}
