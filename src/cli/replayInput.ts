@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { EXIT } from "../client/errors.js";
 import { buildRecording, type Recording } from "../store/history/recording.js";
-import { parseReplayTime, REPLAY_TIME_HELP } from "../store/history/replayTime.js";
+import { parseReplayTime, REPLAY_TIME_HELP } from "../store/replay/replayTime.js";
 import { fsReason } from "./journal/fileJournal.js";
 
 /** Reading recordings and the replay flags, shared by `replay` and `snapshot --replay`. */

@@ -34,32 +34,35 @@ const MAX_MS = 8.64e15;
 const ISO =
   /^([+-]\d{6}|\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number);
+}
+
 function isoTime(text: string): number | undefined {
   const m = ISO.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac, z, sign, oh, om] = m;
-  const year = Number(y);
   if (y === "-000000") return undefined;
+  const year = Number(y);
   const month = Number(mo);
   const day = Number(d);
-  const hour = Number(h ?? 0);
-  const minute = Number(mi ?? 0);
-  const second = Number(s ?? 0);
+  const hour = h === undefined ? 0 : Number(h);
+  const minute = mi === undefined ? 0 : Number(mi);
+  const second = s === undefined ? 0 : Number(s);
   const ms = frac === undefined ? 0 : Number(frac.slice(0, 3).padEnd(3, "0"));
-  const offH = Number(oh ?? 0);
-  const offM = Number(om ?? 0);
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) {
-    return undefined;
+  const offH = oh === undefined ? 0 : Number(oh);
+  const offM = om === undefined ? 0 : Number(om);
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59 || offH > 23 || offM > 59) return undefined;
+  let t = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  // Date.UTC reads years 0 to 99 as 1900 to 1999.
+  if (year >= 0 && year < 100) t = new Date(t).setUTCFullYear(year);
+  if (z === undefined && sign !== undefined) {
+    t -= (sign === "-" ? -1 : 1) * (offH * 60 + offM) * 60_000;
   }
-  if (offH > 23 || offM > 59) return undefined;
-  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0 to 99 as 1900 to 1999.
-  const at = new Date(0);
-  at.setUTCFullYear(year, month - 1, day);
-  if (at.getUTCDate() !== day) return undefined; // 31 April, 29 February of a common year
-  at.setUTCHours(hour, minute, second, ms);
-  const offset =
-    z !== undefined || sign === undefined ? 0 : (sign === "-" ? -1 : 1) * (offH * 60 + offM);
-  const t = at.getTime() - offset * 60_000;
   return Number.isFinite(t) && Math.abs(t) <= MAX_MS ? t : undefined;
 }
 

@@ -1,6 +1,23 @@
 import { isLoopbackHost } from "../protocol/loopback.js";
 import { CLOCK_CONTROL_PATH } from "./http/clockControl.js";
-import type { ReferenceServer } from "./index.js";
+import type { SessionRecord } from "./sessionTable.js";
+
+/** What the banner tells of a running reference service (`ReferenceServer` has all of it). */
+export interface BannerFacts {
+  readonly url: string;
+  readonly keys: readonly {
+    name: string;
+    key: string;
+    role: string | null;
+    demonstrates: string;
+  }[];
+  key(name: string): string;
+  sessionIds(): readonly string[];
+  sessions(): readonly Pick<SessionRecord, "id" | "state" | "agent" | "repo" | "name">[];
+  readonly repositories: readonly string[];
+  /** The simulator's clock: manual when a test or a demo steps it. */
+  readonly clock: { readonly manual: boolean };
+}
 
 function table(rows: string[][]): string[] {
   const widths: number[] = [];
@@ -21,7 +38,7 @@ function table(rows: string[][]): string[] {
  * The start-up text of `agent-sessions serve`: where the service is and the demo keys to use.
  * Printing keys is the point here: they are throwaway keys of a loopback test service.
  */
-export function formatBanner(server: ReferenceServer): string {
+export function formatBanner(server: BannerFacts): string {
   const lines: string[] = [];
   const warning = exposureWarning(server);
   if (warning === null) {
@@ -69,7 +86,7 @@ export function formatBanner(server: ReferenceServer): string {
  * printed here grant owner access (git workspaces included) to anyone who can reach the port,
  * over plain http.
  */
-export function exposureWarning(server: Pick<ReferenceServer, "url">): string | null {
+export function exposureWarning(server: Pick<BannerFacts, "url">): string | null {
   const host = new URL(server.url).hostname;
   if (isLoopbackHost(host)) return null;
   return `listening on ${host}, not loopback: other machines can reach this service, and the demo keys below (owner access, git workspaces included) work for anyone who can, over plain http`;

@@ -9,7 +9,7 @@ import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import { subscribeToSession } from "../../src/client/eventStream.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { buildRecording, type Recording } from "../../src/store/history/recording.js";
-import { createReplay } from "../../src/store/history/replayEngine.js";
+import { createReplay } from "../../src/store/replay/replayEngine.js";
 import { toNdjson } from "../../src/store/streams/ndjson.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
 import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";

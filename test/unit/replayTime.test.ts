@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseReplayTime } from "../../src/store/history/replayTime.js";
+import { parseReplayTime } from "../../src/store/replay/replayTime.js";
 
 const start = Date.UTC(2024, 4, 1, 10, 0, 0);
 const end = Date.UTC(2024, 4, 1, 10, 20, 0);

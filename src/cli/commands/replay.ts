@@ -1,4 +1,4 @@
-import type { ReplaySpeed } from "../../store/history/replaySpeed.js";
+import type { ReplaySpeed } from "../../store/replay/replaySpeed.js";
 import { fitPanes } from "../../ui/model/paneLimit.js";
 import { err, fail } from "../output.js";
 import { readRecording, replayTimeOf } from "../replayInput.js";

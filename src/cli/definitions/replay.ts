@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from "commander";
-import { REPLAY_SPEEDS, type ReplaySpeed } from "../../store/history/replaySpeed.js";
+import { REPLAY_SPEEDS, type ReplaySpeed } from "../../store/replay/replaySpeed.js";
 import type { ReplayOptions } from "../commands/replay.js";
 
 function speedArg(value: string): ReplaySpeed {

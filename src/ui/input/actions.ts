@@ -4,6 +4,7 @@ import { displayId } from "../../store/admitSession.js";
 import { selectRecord } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import { mergedTimelineOf } from "../../store/streams/mergedTimeline.js";
+import type { UiDeps } from "../model/deps.js";
 import { keyOf } from "../model/keymap.js";
 import { shownSessions } from "../model/listOrder.js";
 import { appendLog, feedLogFromServices } from "../model/messageLog.js";
@@ -18,7 +19,6 @@ import {
   paneViewOf,
   type UiState,
 } from "../model/uiStore.js";
-import type { UiDeps } from "./deps.js";
 
 /**
  * The steps key handlers share: plain functions of the UI store and the services, no React.

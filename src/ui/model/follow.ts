@@ -2,7 +2,7 @@ import type { Session } from "../../protocol/resources.js";
 import { unsafeIdOf } from "../../store/admitSession.js";
 import { selectMarkedIds } from "../../store/attention/attentionStore.js";
 import type { SessionsState } from "../../store/sessionsStore.js";
-import type { UiDeps } from "../input/deps.js";
+import type { UiDeps } from "./deps.js";
 import { fleetWindow } from "./geometry.js";
 import { shownSessions } from "./listOrder.js";
 import type { UiState } from "./uiStore.js";

@@ -1,7 +1,7 @@
 import type { Session } from "../../protocol/resources.js";
 import { selectMarkedIds } from "../../store/attention/attentionStore.js";
 import { selectVisibleSessions } from "../../store/sessionsStore.js";
-import type { UiDeps } from "../input/deps.js";
+import type { UiDeps } from "./deps.js";
 
 /**
  * The order the list and the fleet show: the sessions that need you first (an unseen item of

@@ -1,7 +1,7 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
-import type { ReplayControl, ReplayState } from "../../../store/history/replayEngine.js";
+import type { ReplayControl, ReplayState } from "../../../store/replay/replayEngine.js";
 import { formatTime } from "../../../text/format.js";
 import { useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";

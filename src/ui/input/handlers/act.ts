@@ -2,6 +2,7 @@ import { type Approval, approvalGate } from "../../../protocol/approvals.js";
 import { promptProblem } from "../../../protocol/prompt.js";
 import { actOf } from "../../../store/act/actStore.js";
 import { hasRead, pendingOf as pendingIn } from "../../../store/approvals/approvalsBook.js";
+import type { UiDeps } from "../../model/deps.js";
 import { disabledReason, isGitPending, openForm, runGitAction } from "../../model/gitActions.js";
 import { type Command, commandById, keyOf } from "../../model/keymap.js";
 import type { PendingAction, PromptEditing } from "../../model/uiStore.js";
@@ -13,7 +14,6 @@ import {
   selectedSessionId,
   sessionRecord,
 } from "../actions.js";
-import type { UiDeps } from "../deps.js";
 import { explainGitFailure } from "./gitReach.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 

@@ -1,7 +1,7 @@
+import type { UiDeps } from "../../model/deps.js";
 import { FORM_FIELDS, pickApproval, repoName, submitForm } from "../../model/gitActions.js";
 import type { FormDialogState } from "../../model/uiStore.js";
 import { message, patch, sessionRecord } from "../actions.js";
-import type { UiDeps } from "../deps.js";
 import { roleRefusal, startPending } from "./act.js";
 import { pickSuggestion, repoDefaultOf, takeSuggestion } from "./gitReach.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";

@@ -5,11 +5,11 @@ import {
   repoSuggestions,
   unreachableHint,
 } from "../../../store/integrations/reach.js";
+import type { UiDeps } from "../../model/deps.js";
 import { outcomeText } from "../../model/gitActions.js";
 import { CLONE_SUGGESTIONS, mayReadIntegrations } from "../../model/integrations.js";
 import type { FormDialogState, PendingAction } from "../../model/uiStore.js";
 import { message, patch, sessionRecord } from "../actions.js";
-import type { UiDeps } from "../deps.js";
 
 /**
  * Where git actions use what the code hosting app reaches: the clone form's suggestions

@@ -1,8 +1,8 @@
+import type { UiDeps } from "../../model/deps.js";
 import type { Command, CommandId } from "../../model/keymap.js";
 import { holdOrder } from "../../model/listOrder.js";
 import { type MainMode, modeOf } from "../../model/mode.js";
 import { patch } from "../actions.js";
-import type { UiDeps } from "../deps.js";
 import type { KeyPress } from "../keys.js";
 import type { KeyTarget } from "../route.js";
 import type { TextField } from "../textField.js";

@@ -1,3 +1,4 @@
+import type { UiDeps } from "../../model/deps.js";
 import { bodyOf, detailRows, type Paging } from "../../model/geometry.js";
 import { disabledReason } from "../../model/gitActions.js";
 import {
@@ -9,7 +10,6 @@ import {
 } from "../../model/integrations.js";
 import { commandById } from "../../model/keymap.js";
 import { message, patch } from "../actions.js";
-import type { UiDeps } from "../deps.js";
 import type { TextField } from "../textField.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 

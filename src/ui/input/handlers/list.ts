@@ -1,4 +1,5 @@
 import { knownStates, type SessionSortKey } from "../../../store/sessionsStore.js";
+import type { UiDeps } from "../../model/deps.js";
 import { listPage } from "../../model/geometry.js";
 import {
   keepSelection,
@@ -8,7 +9,6 @@ import {
   selectedSessionId,
   visibleSessions,
 } from "../actions.js";
-import type { UiDeps } from "../deps.js";
 import type { ModeHandlers } from "./types.js";
 
 /** The session list: cursor, paging as you scroll, filter, state filter, sort, open, detail. */

@@ -1,3 +1,4 @@
+import type { UiDeps } from "../../model/deps.js";
 import { detailNotes } from "../../model/detailNotes.js";
 import {
   attentionPaging,
@@ -14,7 +15,6 @@ import type {
   MessagesOverlayState,
 } from "../../model/uiStore.js";
 import { goToSession, patch, sessionRecord } from "../actions.js";
-import type { UiDeps } from "../deps.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /**

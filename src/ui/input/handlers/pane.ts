@@ -1,4 +1,5 @@
 import { sanitize } from "../../../text/sanitize.js";
+import type { UiDeps } from "../../model/deps.js";
 import { paneViewport } from "../../model/geometry.js";
 import {
   type KindToggle,
@@ -16,7 +17,6 @@ import {
 } from "../../model/paneView.js";
 import { paneViewOf } from "../../model/uiStore.js";
 import { closePane, message, patch, timelineOf, updateView } from "../actions.js";
-import type { UiDeps } from "../deps.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /** The focused pane: scrolling and follow, search, kind toggles, wrap, timestamps, save. */

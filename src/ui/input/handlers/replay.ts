@@ -1,7 +1,7 @@
-import { parseReplayTime, REPLAY_TIME_HELP } from "../../../store/history/replayTime.js";
+import { parseReplayTime, REPLAY_TIME_HELP } from "../../../store/replay/replayTime.js";
 import { sanitize } from "../../../text/sanitize.js";
+import type { UiDeps } from "../../model/deps.js";
 import { message, patch } from "../actions.js";
-import type { UiDeps } from "../deps.js";
 import type { ModeHandlers } from "./types.js";
 
 /**

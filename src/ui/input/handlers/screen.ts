@@ -1,4 +1,5 @@
 import { nextUnseen } from "../../../store/attention/attentionStore.js";
+import type { UiDeps } from "../../model/deps.js";
 import { disabledReason, openForm } from "../../model/gitActions.js";
 import { mayReadIntegrations } from "../../model/integrations.js";
 import { type Command, commandById, keyOf } from "../../model/keymap.js";
@@ -12,7 +13,6 @@ import {
   selectedSessionId,
   sessionRecord,
 } from "../actions.js";
-import type { UiDeps } from "../deps.js";
 import { openIntegrations } from "./integrations.js";
 import type { Handler, ModeHandlers } from "./types.js";
 

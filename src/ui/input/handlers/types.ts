@@ -1,6 +1,6 @@
+import type { UiDeps } from "../../model/deps.js";
 import type { CommandId } from "../../model/keymap.js";
 import type { MainMode } from "../../model/mode.js";
-import type { UiDeps } from "../deps.js";
 import type { KeyPress } from "../keys.js";
 
 /** What one command does in one mode. */

@@ -1,10 +1,10 @@
 import { sanitize } from "../../../text/sanitize.js";
+import type { UiDeps } from "../../model/deps.js";
 import { fleetRows } from "../../model/geometry.js";
 import type { CommandId } from "../../model/keymap.js";
 import type { MainMode } from "../../model/mode.js";
 import { MERGED_ID } from "../../model/uiStore.js";
 import { message, openPane, patch, selectedSessionId, timelineOf } from "../actions.js";
-import type { UiDeps } from "../deps.js";
 import {
   clearFilters,
   cycleSort,

@@ -1,5 +1,5 @@
-import type { AppOptions, AppServices, EditText, SaveEntries } from "../model/services.js";
-import type { UiStore } from "../model/uiStore.js";
+import type { AppOptions, AppServices, EditText, SaveEntries } from "./services.js";
+import type { UiStore } from "./uiStore.js";
 
 /** What every handler is given: the UI state and the services, nothing React. */
 export interface UiDeps {

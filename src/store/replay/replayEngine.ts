@@ -1,7 +1,7 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
+import type { Recording, ReplayEvent } from "../history/recording.js";
 import type { SessionsStore } from "../sessionsStore.js";
 import type { StreamsStore } from "../streams/streamsStore.js";
-import type { Recording, ReplayEvent } from "./recording.js";
 import { REPLAY_SPEEDS, type ReplaySpeed } from "./replaySpeed.js";
 
 /**
