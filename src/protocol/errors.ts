@@ -5,12 +5,6 @@
  * summarised rather than trusted.
  */
 
-export interface ErrorBody {
-  detail: string | { error?: string; message?: string; field?: string; [k: string]: unknown };
-  /** Set by some services on 403: the scope the call needs. */
-  required_scope?: string;
-}
-
 /** What an error body says, read from whichever known shape it has. */
 export interface ErrorDetail {
   /** One readable line (or null when the body has none of the known shapes). */

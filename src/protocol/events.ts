@@ -47,8 +47,6 @@ export type SessionEvent =
   /** data that is not JSON, or JSON of the wrong shape: shown with its (cut) raw text. */
   | (EventBase & { kind: "malformed"; event: string; raw: string; error: string });
 
-export type SessionEventKind = SessionEvent["kind"];
-
 /** How much raw text a malformed item keeps. */
 export const MALFORMED_RAW_LIMIT = 2048;
 

@@ -13,10 +13,10 @@ import * as z from "./schema.js";
 /** The longest prompt this client sends (characters); longer is refused before sending. */
 export const MAX_PROMPT_CHARS = 100_000;
 
-/** The item types the service documents; others are shown as sent. */
-export const PROMPT_ITEM_TYPES = ["text", "tool_use", "tool_result", "error", "done"] as const;
-
-/** One item of a prompt's answer. `type` is open: documented ones above, others as sent. */
+/**
+ * One item of a prompt's answer. `type` is open: the service documents text, tool_use,
+ * tool_result, error and done; others are shown as sent.
+ */
 export interface PromptItem {
   type: string;
   content: string;

@@ -1,22 +1,9 @@
 /**
  * Session states. The interface shows active and paused and says the complete set is "not
  * shown"; the real service's documentation also uses creating, running, destroying,
- * destroyed and error. The set is open: a state not listed here is shown as it was sent.
+ * destroyed and error. The set is open: a state none of these tables names is shown as it
+ * was sent (and ranked last).
  */
-export const KNOWN_STATES = [
-  "creating",
-  "running",
-  "active",
-  "paused",
-  "destroying",
-  "destroyed",
-  "error",
-] as const;
-export type KnownState = (typeof KNOWN_STATES)[number];
-
-export function isKnownState(s: unknown): s is KnownState {
-  return typeof s === "string" && (KNOWN_STATES as readonly string[]).includes(s);
-}
 
 /** States in which a session waits for the user (or has failed): they raise attention. */
 export const ATTENTION_STATES: ReadonlySet<string> = new Set(["paused", "error", "destroyed"]);

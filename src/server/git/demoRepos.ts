@@ -40,10 +40,6 @@ function importStream(name: string, files: Record<string, string>): string {
   return s;
 }
 
-export function demoRepoNames(): string[] {
-  return Object.keys(DEMO_REPOS);
-}
-
 async function must(
   git: GitRunner,
   args: string[],

@@ -52,9 +52,6 @@ export type MainMode =
   | { kind: "pane"; sessionId: string }
   | { kind: "list" };
 
-/** Every mode: the signed-in screen's, and the login screen's own (kinds: keymap.ts ModeKind). */
-export type Mode = MainMode | { kind: "login" };
-
 /**
  * The mode of the signed-in screen. What is on top wins: a too-small terminal, then a dialog
  * (a form's focused field included), then a text field being typed in, then an overlay, then
