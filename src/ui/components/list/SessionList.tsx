@@ -3,6 +3,7 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { type Session, sessionName } from "../../../protocol/resources.js";
+import { lastActivityAt } from "../../../protocol/sessionRecord.js";
 import { displayId } from "../../../store/admitSession.js";
 import {
   type AttentionItem,
@@ -168,7 +169,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
   // The rows' last activity, on the shared tick in 5 s steps (the coarse age changes no
   // faster), and only while a row shows one.
   const clock = useTicked((now) =>
-    style !== "compact" && shown.some((s) => s.last_activity_at !== undefined)
+    style !== "compact" && shown.some((s) => lastActivityAt(s) !== null)
       ? Math.floor(now / ACTIVITY_STEP_MS) * ACTIVITY_STEP_MS
       : 0,
   );
