@@ -11,8 +11,8 @@ import { describePending, isGitPending, pushTarget, repoName } from "../../model
 import { pendingRepo } from "../../model/integrations.js";
 import { keyOf } from "../../model/keymap.js";
 import type { ConfirmDialogState, QuitDialogState } from "../../model/uiStore.js";
+import { FramedBox } from "../frame/FramedBox.js";
 import { useRepoDefault } from "../integrations/useRepoDefault.js";
-import { DialogFrame } from "./DialogFrame.js";
 
 /** "Are you sure?" for clone, push, branch and pull request (and for quitting mid-action). */
 
@@ -65,7 +65,13 @@ export function ConfirmDialog({
 
   if (dialog.kind === "quit") {
     return (
-      <DialogFrame title="Quit while a git action runs?" width={width} height={height} tone="warn">
+      <FramedBox
+        centred
+        title="Quit while a git action runs?"
+        width={width}
+        height={height}
+        tone="warn"
+      >
         <Text wrap="wrap">
           {running
             ? `${running.kind} on ${running.sessionId} has been running for ${formatElapsed(now - running.startedAt)}.`
@@ -76,7 +82,7 @@ export function ConfirmDialog({
         </Text>
         <Text> </Text>
         <Keys yes="quit" no="stay" />
-      </DialogFrame>
+      </FramedBox>
     );
   }
   const a = dialog.action;
@@ -94,7 +100,13 @@ export function ConfirmDialog({
   const about = describePending(a, record, repoDefault);
   const title = record ? (sessionName(record) ?? "") : "";
   return (
-    <DialogFrame title={`${TITLES[a.kind]} — confirm`} width={width} height={height} tone="warn">
+    <FramedBox
+      centred
+      title={`${TITLES[a.kind]} — confirm`}
+      width={width}
+      height={height}
+      tone="warn"
+    >
       <Text wrap="truncate-end">
         <Text color={theme.c.muted}>{"session     "}</Text>
         <Text bold>{dialog.sessionId}</Text>
@@ -152,7 +164,7 @@ export function ConfirmDialog({
       ) : null}
       <Text> </Text>
       <Keys yes={YES[a.kind]} no="cancel" />
-    </DialogFrame>
+    </FramedBox>
   );
 }
 

@@ -7,10 +7,10 @@ import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { FORM_FIELDS, fieldPlaceholder, formIntro, repoName } from "../../model/gitActions.js";
 import type { FormDialogState } from "../../model/uiStore.js";
-import { TextInput } from "../chrome/TextInput.js";
+import { FormFields } from "../frame/FormFields.js";
+import { dialogInnerWidth, FramedBox } from "../frame/FramedBox.js";
 import { CloneSuggestions } from "../integrations/CloneSuggestions.js";
 import { useRepoDefault } from "../integrations/useRepoDefault.js";
-import { DialogFrame, dialogInnerWidth } from "./DialogFrame.js";
 
 /**
  * An approve or reject form with several pending approvals: each one whole (kind, message,
@@ -54,41 +54,30 @@ export function FormDialog({
     repoDefault,
   });
   const fields = FORM_FIELDS[dialog.form];
-  const inner = dialogInnerWidth(width);
   const labelWidth = Math.max(...fields.map((f) => f.label.length)) + 2;
   return (
-    <DialogFrame title={title} width={width} height={height}>
+    <FramedBox title={title} width={width} height={height} centred>
       {lines.map((l) => (
         <Text key={l} wrap="wrap" color={theme.c.muted}>
           {l}
         </Text>
       ))}
       <Text> </Text>
-      {fields.map((f, i) => {
-        const focused = i === dialog.field;
-        return (
-          <Box key={f.label} height={1}>
-            <Text bold={focused} color={focused ? theme.c.accent : undefined}>
-              {`${focused ? "▸" : " "} ${f.label}${f.required ? "" : " (optional)"}`.padEnd(
-                labelWidth + 12,
-              )}
-            </Text>
-            <TextInput
-              value={dialog.values[i] ?? ""}
-              focus={focused}
-              placeholder={fieldPlaceholder(dialog.form, i, record)}
-              width={Math.max(8, inner - labelWidth - 12)}
-            />
-          </Box>
-        );
-      })}
-      <ApprovalChoices dialog={dialog} />
-      <CloneSuggestions dialog={dialog} />
-      {dialog.error ? (
-        <Text color={theme.c.error} wrap="truncate-end">
-          ✗ {dialog.error}
-        </Text>
-      ) : null}
-    </DialogFrame>
+      <FormFields
+        fields={fields.map((f, i) => ({
+          label: `${f.label}${f.required ? "" : " (optional)"}`,
+          placeholder: fieldPlaceholder(dialog.form, i, record),
+        }))}
+        values={dialog.values}
+        focus={dialog.field}
+        width={dialogInnerWidth(width)}
+        // Room for the longest label with " (optional)" after it.
+        labelColumn={labelWidth + 12}
+        error={dialog.error}
+      >
+        <ApprovalChoices dialog={dialog} />
+        <CloneSuggestions dialog={dialog} />
+      </FormFields>
+    </FramedBox>
   );
 }

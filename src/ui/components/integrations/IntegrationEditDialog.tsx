@@ -1,4 +1,4 @@
-import { Box, Text } from "ink";
+import { Text } from "ink";
 import { useStore } from "zustand";
 import { LAUNCH_LIMIT_MAX, LAUNCH_LIMIT_MIN } from "../../../protocol/launchLimit.js";
 import { NO_INTEGRATIONS } from "../../../store/integrations/integrationsStore.js";
@@ -7,8 +7,8 @@ import { useTheme } from "../../context/theme.js";
 import { integrationEditUpdate } from "../../model/integrations.js";
 import { keyOf } from "../../model/keymap.js";
 import type { IntegrationEditState } from "../../model/uiStore.js";
-import { TextInput } from "../chrome/TextInput.js";
-import { DialogFrame, dialogInnerWidth } from "../dialogs/DialogFrame.js";
+import { FormFields } from "../frame/FormFields.js";
+import { dialogInnerWidth, FramedBox } from "../frame/FramedBox.js";
 
 /** The issue tracker's launch limit and default repository: the fields, then the confirmation. */
 
@@ -31,18 +31,17 @@ export function IntegrationEditDialog({
   const current = useStore(integrations ?? NO_INTEGRATIONS, (s) =>
     s.report?.issueTracker.state === "ok" ? s.report.issueTracker.data[0] : undefined,
   );
-  const inner = dialogInnerWidth(width);
-  const labelWidth = Math.max(...FIELDS.map((f) => f.label.length)) + 4;
   const now = `Now: ${typeof current?.rate_limit_per_hour === "number" ? `${current.rate_limit_per_hour} launches per hour` : "no launch limit shown"}, ${current?.default_github_repo ? `default repository ${current.default_github_repo}` : "no default repository"}.`;
   if (dialog.confirming) {
     const r = integrationEditUpdate(dialog.values);
     const update = r.ok ? r.update : {};
     return (
-      <DialogFrame
+      <FramedBox
         title="Change the issue tracker — confirm"
         width={width}
         height={height}
         tone="warn"
+        centred
       >
         <Text wrap="wrap">{now}</Text>
         <Text wrap="wrap">
@@ -59,11 +58,11 @@ export function IntegrationEditDialog({
           <Text bold color={theme.c.error}>{`[${keyOf("confirmNo")}]`}</Text>
           <Text>{" back to the fields"}</Text>
         </Text>
-      </DialogFrame>
+      </FramedBox>
     );
   }
   return (
-    <DialogFrame title="Change the issue tracker's settings" width={width} height={height}>
+    <FramedBox title="Change the issue tracker's settings" width={width} height={height} centred>
       <Text wrap="wrap" color={theme.c.muted}>
         {now}
       </Text>
@@ -71,27 +70,14 @@ export function IntegrationEditDialog({
         Only the fields below change; you confirm before anything is sent.
       </Text>
       <Text> </Text>
-      {FIELDS.map((f, i) => {
-        const focused = i === dialog.field;
-        return (
-          <Box key={f.label} height={1}>
-            <Text bold={focused} color={focused ? theme.c.accent : undefined}>
-              {`${focused ? "▸" : " "} ${f.label}`.padEnd(labelWidth)}
-            </Text>
-            <TextInput
-              value={dialog.values[i] ?? ""}
-              focus={focused}
-              placeholder={f.placeholder}
-              width={Math.max(8, inner - labelWidth)}
-            />
-          </Box>
-        );
-      })}
-      {dialog.error ? (
-        <Text color={theme.c.error} wrap="truncate-end">
-          ✗ {dialog.error}
-        </Text>
-      ) : null}
-    </DialogFrame>
+      <FormFields
+        fields={FIELDS}
+        values={dialog.values}
+        focus={dialog.field}
+        width={dialogInnerWidth(width)}
+        labelColumn={Math.max(...FIELDS.map((f) => f.label.length)) + 4}
+        error={dialog.error}
+      />
+    </FramedBox>
   );
 }

@@ -1,4 +1,4 @@
-import { Box, Text } from "ink";
+import { Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
@@ -8,7 +8,8 @@ import { type ColorName, useTheme } from "../../context/theme.js";
 import { detailRows } from "../../model/geometry.js";
 import { integrationsViewLines, type ViewTone } from "../../model/integrations.js";
 import { keyOf } from "../../model/keymap.js";
-import { OverlayFrame } from "../overlays/OverlayFrame.js";
+import { FramedBox } from "../frame/FramedBox.js";
+import { ScrollList, scrollNote } from "../frame/ScrollList.js";
 
 /**
  * What the service can reach: the code hosting app's installations (their configure URLs,
@@ -43,22 +44,22 @@ export const IntegrationsOverlay = memo(function IntegrationsOverlay({
   );
   const lines = integrationsViewLines(st.report, st.loading);
   const rows = detailRows(height);
-  const from = Math.max(0, Math.min(offset, lines.length - rows));
-  const shown = lines.slice(from, from + rows);
-  const more = lines.length > rows ? ` · ${keyOf("down")}/${keyOf("up")} scroll` : "";
+  const more = scrollNote(lines.length > rows);
   const reading = st.loading && st.report ? " · reading again…" : "";
   return (
-    <OverlayFrame
+    <FramedBox
       width={width}
       height={height}
       title="Integrations"
       note={` — ${keyOf("cancel")} or ${keyOf("integrations")} closes · ${keyOf("editIntegration")} edits the issue tracker · ${keyOf("refresh")} reads again${more}${reading}`}
     >
-      {shown.map((l, i) => {
-        const color = TONE[l.tone];
-        return (
-          // biome-ignore lint/suspicious/noArrayIndexKey: lines are positional
-          <Box key={i} height={1}>
+      <ScrollList
+        items={lines}
+        rows={rows}
+        top={offset}
+        render={(l) => {
+          const color = TONE[l.tone];
+          return (
             <Text
               wrap="truncate-end"
               bold={l.tone === "title"}
@@ -66,9 +67,9 @@ export const IntegrationsOverlay = memo(function IntegrationsOverlay({
             >
               {l.text || " "}
             </Text>
-          </Box>
-        );
-      })}
-    </OverlayFrame>
+          );
+        }}
+      />
+    </FramedBox>
   );
 });

@@ -1,4 +1,4 @@
-import { Box, Text } from "ink";
+import { Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { sessionName } from "../../../protocol/resources.js";
@@ -12,7 +12,8 @@ import { useTicked } from "../../hooks/useNow.js";
 import { detailRows } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
 import { listWindowStart } from "../../model/layout.js";
-import { OverlayFrame } from "./OverlayFrame.js";
+import { FramedBox } from "../frame/FramedBox.js";
+import { ScrollList, scrollWindow } from "../frame/ScrollList.js";
 
 /**
  * The attention queue: every session that needs the user, newest first by the service's time
@@ -33,7 +34,6 @@ function Item({
   shownId,
   selected,
   age,
-  width,
 }: {
   item: AttentionItem;
   name: string;
@@ -41,25 +41,22 @@ function Item({
   shownId: string;
   selected: boolean;
   age: string;
-  width: number;
 }) {
   const theme = useTheme();
   const color = REASON_COLOR[item.reason];
   // What does not notify (a pause, a destruction) is shown dimmed: there, not calling.
   const quiet = item.seen || !item.notify;
   return (
-    <Box height={1} width={width}>
-      <Text wrap="truncate-end" inverse={selected} dimColor={quiet && theme.dim}>
-        <Text color={theme.c.error} bold>
-          {item.seen || !item.notify ? "  " : "! "}
-        </Text>
-        <Text color={theme.c[color]}>{`${REASON_GLYPH[item.reason]} `}</Text>
-        <Text bold>{shownId}</Text>
-        <Text>{name ? `  ${name}` : ""}</Text>
-        <Text color={theme.c[color]}>{`  ${item.message}`}</Text>
-        <Text color={theme.c.muted}>{`  since ${formatTime(item.since)} (${age})`}</Text>
+    <Text wrap="truncate-end" inverse={selected} dimColor={quiet && theme.dim}>
+      <Text color={theme.c.error} bold>
+        {item.seen || !item.notify ? "  " : "! "}
       </Text>
-    </Box>
+      <Text color={theme.c[color]}>{`${REASON_GLYPH[item.reason]} `}</Text>
+      <Text bold>{shownId}</Text>
+      <Text>{name ? `  ${name}` : ""}</Text>
+      <Text color={theme.c[color]}>{`  ${item.message}`}</Text>
+      <Text color={theme.c.muted}>{`  since ${formatTime(item.since)} (${age})`}</Text>
+    </Text>
   );
 }
 
@@ -74,8 +71,7 @@ export const AttentionOverlay = memo(function AttentionOverlay({
   const records = useStore(sessions, (s) => s.items);
   const rows = detailRows(height);
   const at = Math.min(cursor, Math.max(0, items.length - 1));
-  const start = listWindowStart(at, items.length, rows);
-  const shown = items.slice(start, start + rows);
+  const { from: start, shown } = scrollWindow(items, rows, listWindowStart(at, items.length, rows));
   const ages = useTicked(
     (now) => shown.map((i) => formatAge(now - i.since)).join("\n"),
     attention.subscribe,
@@ -84,7 +80,7 @@ export const AttentionOverlay = memo(function AttentionOverlay({
   const partial = useStore(attention, (s) => s.partial);
   const recordOf = (id: string) => records.find((x) => x.session_id === id);
   return (
-    <OverlayFrame
+    <FramedBox
       width={width}
       height={height}
       title={`Attention · ${unseen} new, ${items.length} in all${partial ? " (partial)" : ""}`}
@@ -94,18 +90,23 @@ export const AttentionOverlay = memo(function AttentionOverlay({
       {items.length === 0 ? (
         <Text color={theme.c.muted}>No session needs attention.</Text>
       ) : (
-        shown.map((item, i) => (
-          <Item
-            key={`${item.sessionId}:${item.reason}`}
-            item={item}
-            name={sessionName(recordOf(item.sessionId) ?? {}) ?? ""}
-            shownId={displayId(recordOf(item.sessionId) ?? item.sessionId)}
-            selected={start + i === at}
-            age={ages[i] ?? ""}
-            width={Math.max(10, width - 4)}
-          />
-        ))
+        <ScrollList
+          items={items}
+          rows={rows}
+          top={start}
+          width={Math.max(10, width - 4)}
+          rowKey={(item) => `${item.sessionId}:${item.reason}`}
+          render={(item, i) => (
+            <Item
+              item={item}
+              name={sessionName(recordOf(item.sessionId) ?? {}) ?? ""}
+              shownId={displayId(recordOf(item.sessionId) ?? item.sessionId)}
+              selected={i === at}
+              age={ages[i - start] ?? ""}
+            />
+          )}
+        />
       )}
-    </OverlayFrame>
+    </FramedBox>
   );
 });

@@ -6,7 +6,8 @@ import { useTheme } from "../../context/theme.js";
 import { lacksScope } from "../../model/gitActions.js";
 import { helpLayout, missingNote } from "../../model/help.js";
 import { keyOf } from "../../model/keymap.js";
-import { OverlayFrame } from "./OverlayFrame.js";
+import { FramedBox } from "../frame/FramedBox.js";
+import { ScrollList, scrollNote } from "../frame/ScrollList.js";
 
 /** The `?` overlay: every key of the keymap table, in columns, scrollable when it does not fit. */
 
@@ -30,23 +31,25 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
   const columns = Array.from({ length: g.columns }, (_, i) =>
     visible.slice(i * g.rowsPerColumn, (i + 1) * g.rowsPerColumn),
   );
-  const more = from < g.maxOffset;
-  const scroll = ` · ${keyOf("down")}/${keyOf("up")} scroll${more ? " · more below" : ""}`;
+  const scroll = scrollNote(g.maxOffset > 0, from < g.maxOffset);
   return (
-    <OverlayFrame
+    <FramedBox
       width={width}
       height={height}
       title="Keys"
-      note={` — ${keyOf("help")} or ${keyOf("cancel")} closes${g.maxOffset > 0 ? scroll : ""}`}
+      note={` — ${keyOf("help")} or ${keyOf("cancel")} closes${scroll}`}
     >
       <Box flexDirection="row" height={g.rowsPerColumn}>
         {columns.map((col, ci) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: columns are positional
           <Box key={ci} flexDirection="column" width={g.columnWidth}>
-            {col.map((l, li) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: lines are positional
-              <Box key={li} height={1} width={g.columnWidth - 1}>
-                {l.kind === "heading" ? (
+            <ScrollList
+              items={col}
+              rows={g.rowsPerColumn}
+              top={0}
+              width={g.columnWidth - 1}
+              render={(l, li) =>
+                l.kind === "heading" ? (
                   <Text bold color={theme.c.accent} wrap="truncate-end">
                     {l.text}
                   </Text>
@@ -62,12 +65,12 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
                       <Text color={theme.c.warn}>{missingNote(l.missing)}</Text>
                     ) : null}
                   </Text>
-                )}
-              </Box>
-            ))}
+                )
+              }
+            />
           </Box>
         ))}
       </Box>
-    </OverlayFrame>
+    </FramedBox>
   );
 });

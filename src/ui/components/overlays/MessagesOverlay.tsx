@@ -1,4 +1,4 @@
-import { Box, Text } from "ink";
+import { Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { type ColorName, useTheme } from "../../context/theme.js";
@@ -6,7 +6,8 @@ import { useUi } from "../../context/uiContext.js";
 import { messagesLayout } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
 import type { MessageLevel } from "../../model/uiStore.js";
-import { OverlayFrame } from "./OverlayFrame.js";
+import { FramedBox } from "../frame/FramedBox.js";
+import { ScrollList, scrollNote } from "../frame/ScrollList.js";
 
 /** The messages log: every message and error of this run, whole, newest first. */
 
@@ -33,13 +34,11 @@ export const MessagesOverlay = memo(function MessagesOverlay({
   const log = useStore(ui, (s) => s.log);
   const dropped = useStore(ui, (s) => s.logDropped);
   const { lines, rows, maxOffset } = messagesLayout(log, width, height);
-  const from = Math.min(offset, maxOffset);
-  const shown = lines.slice(from, from + rows);
   const count = `${log.length} message${log.length === 1 ? "" : "s"}`;
   const older = dropped > 0 ? ` (${dropped} older ones dropped)` : "";
-  const scroll = maxOffset > 0 ? ` · ${keyOf("down")}/${keyOf("up")} scroll` : "";
+  const scroll = scrollNote(maxOffset > 0);
   return (
-    <OverlayFrame
+    <FramedBox
       width={width}
       height={height}
       title="Messages"
@@ -48,20 +47,22 @@ export const MessagesOverlay = memo(function MessagesOverlay({
       {log.length === 0 ? (
         <Text color={theme.c.muted}>No messages yet.</Text>
       ) : (
-        shown.map((l, i) => {
-          const level = LEVEL[l.level];
-          return (
-            // biome-ignore lint/suspicious/noArrayIndexKey: lines are positional
-            <Box key={i} height={1}>
+        <ScrollList
+          items={lines}
+          rows={rows}
+          top={offset}
+          render={(l) => {
+            const level = LEVEL[l.level];
+            return (
               <Text wrap="truncate-end">
                 <Text color={theme.c.muted}>{l.first ? l.time : " ".repeat(8)}</Text>
                 <Text color={theme.c[level.color]}>{` ${l.first ? level.mark : " "} `}</Text>
                 <Text color={l.level === "error" ? theme.c.error : undefined}>{l.text}</Text>
               </Text>
-            </Box>
-          );
-        })
+            );
+          }}
+        />
       )}
-    </OverlayFrame>
+    </FramedBox>
   );
 });

@@ -1,4 +1,4 @@
-import { Box, Text } from "ink";
+import { Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { displayId } from "../../../store/admitSession.js";
@@ -10,7 +10,8 @@ import { detailNotes } from "../../model/detailNotes.js";
 import { detailRows } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
 import { detailView } from "../../model/sessionDetail.js";
-import { OverlayFrame } from "./OverlayFrame.js";
+import { FramedBox } from "../frame/FramedBox.js";
+import { ScrollList } from "../frame/ScrollList.js";
 
 /**
  * Every field of one session record, as the service sent it (sanitized at the store): the
@@ -52,19 +53,22 @@ export const SessionDetail = memo(function SessionDetail({
   }
   keyWidth = Math.min(24, keyWidth);
   const rows = detailRows(height);
-  const shown = lines.slice(offset, offset + rows);
   return (
-    <OverlayFrame
+    <FramedBox
       width={width}
       height={height}
       title={`Session ${displayId(record ?? sessionId)}`}
       note={` — ${Math.max(0, fields)} fields · ${keyOf("cancel")} or ${keyOf("detail")} closes`}
     >
       {record ? (
-        shown.map((l, i) => (
+        <ScrollList
+          items={lines}
+          rows={rows}
+          top={offset}
           // Keys of fields are unique; a heading or blank line is keyed by its place.
-          <Box key={l.kind === "field" ? `f:${l.key}` : `${l.kind}:${offset + i}`} height={1}>
-            {l.kind === "blank" ? (
+          rowKey={(l, i) => (l.kind === "field" ? `f:${l.key}` : `${l.kind}:${i}`)}
+          render={(l) =>
+            l.kind === "blank" ? (
               <Text> </Text>
             ) : l.kind === "heading" ? (
               <Text wrap="truncate-end">
@@ -78,12 +82,12 @@ export const SessionDetail = memo(function SessionDetail({
                 <Text color={theme.c.accent}>{l.key.padEnd(keyWidth)}</Text>
                 <Text>{`  ${l.value}`}</Text>
               </Text>
-            )}
-          </Box>
-        ))
+            )
+          }
+        />
       ) : (
         <Text color={theme.c.muted}>This session is no longer in the list.</Text>
       )}
-    </OverlayFrame>
+    </FramedBox>
   );
 });
