@@ -94,3 +94,22 @@ export function payloadText(data: unknown): PayloadText {
   }
   return { text: compactJson(o), compact: true, stream };
 }
+
+/**
+ * The payload with the text payloadText shows of it (its first text field, or the payload
+ * itself when it is a string) passed through `f`, everything else as it was: for redacting
+ * one session's payloads over their shown texts in order (the journal, a pane's export), the
+ * way the pane shows them one after another.
+ */
+export function mapShownText(data: unknown, f: (text: string) => string): unknown {
+  if (typeof data === "string") return f(data);
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return data;
+  const o = data as Record<string, unknown>;
+  for (const field of PAYLOAD_TEXT_FIELDS) {
+    const v = o[field];
+    if (typeof v !== "string") continue;
+    const next = f(v);
+    return next === v ? data : { ...o, [field]: next };
+  }
+  return data;
+}

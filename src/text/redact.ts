@@ -36,6 +36,16 @@ export interface Redactor {
   has(text: string): boolean;
   /** A redaction over a stream of texts, seeing them as one (see StreamRedaction). */
   stream(): StreamRedaction;
+  /**
+   * Rows drawn one after another (a pane's visible rows), each masked as `mask` masks it in
+   * their joined text, so a piece split across rows is masked in each row. `before`/`after`:
+   * the text just outside them (rows above and below), seen but not returned; with `reach`
+   * characters of each, a row is masked as it would be in the whole sequence, wherever it is
+   * cut. Unchanged rows are returned as they were (the same array when none changed).
+   */
+  maskRows(rows: readonly string[], before?: string, after?: string): readonly string[];
+  /** How far a piece can reach: the longest secret's length less one (0 with none). */
+  readonly reach: number;
 }
 
 /**
@@ -272,8 +282,36 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor & {
     };
   };
 
+  const maskRows = (rows: readonly string[], before = "", after = ""): readonly string[] => {
+    if (all.length === 0 || rows.length === 0) return rows;
+    const head = visibleOf(before).text;
+    const seen = rows.map(visibleOf);
+    let joined = head;
+    for (const v of seen) joined += v.text;
+    const ranges = covered(joined + visibleOf(after).text);
+    if (ranges.length === 0) return rows;
+    const out = rows.slice();
+    let from = head.length;
+    rows.forEach((row, i) => {
+      const v = seen[i] as Visible;
+      const to = from + v.text.length;
+      const mine: Range[] = [];
+      for (const [s, e] of ranges) {
+        if (s < to && e > from)
+          mine.push([Math.max(s, from) - from, Math.min(e, to) - from, false]);
+      }
+      if (mine.length > 0) out[i] = rewrite(row, v, mine, true);
+      from = to;
+    });
+    return out;
+  };
+
   return {
     add,
+    get reach() {
+      return Math.max(0, longest - 1);
+    },
+    maskRows,
     redact: (text) => (all.length === 0 ? text : apply(text, false)),
     mask: (text) => (all.length === 0 ? text : apply(text, true)),
     has: (text) => all.length > 0 && covered(visibleOf(text).text).length > 0,

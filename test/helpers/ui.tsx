@@ -18,6 +18,8 @@
 import { Text } from "ink";
 import { render } from "ink-testing-library";
 import type { ReactElement } from "react";
+import { journalFor } from "../../src/cli/journal/journalSetup.js";
+import { registerSecret } from "../../src/cli/output.js";
 import { buildServices } from "../../src/cli/tui/buildServices.js";
 import type { ApiClient } from "../../src/client/apiClient.js";
 import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
@@ -229,6 +231,11 @@ export interface FixtureOptions {
   fleetStreams?: number;
   /** The live list's cadence. */
   refreshMs?: number;
+  /**
+   * Record into a journal under this folder (as XDG_STATE_HOME), wired as the `ui` command
+   * wires it: the key registered as the process's secret, the journal from journalFor.
+   */
+  journalHome?: string;
 }
 
 export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixture> {
@@ -243,9 +250,19 @@ export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixtu
     demoApprovals: false,
     ...opts.server,
   });
+  const apiKey = server.key(opts.key ?? "owner");
+  let journal = {};
+  if (opts.journalHome !== undefined) {
+    registerSecret(apiKey);
+    const chosen = await journalFor(server.url, {
+      env: { HOME: opts.journalHome, XDG_STATE_HOME: opts.journalHome },
+    });
+    journal = { journal: chosen.journal, journalStatus: chosen.status };
+  }
   const handle = buildServices(
-    { baseUrl: server.url, apiKey: server.key(opts.key ?? "owner") },
+    { baseUrl: server.url, apiKey },
     {
+      ...journal,
       tuning: { maxAttempts: 2, backoffBaseMs: 20 },
       pageSize: opts.pageSize ?? 100,
       streams: { backoffBaseMs: opts.backoffBaseMs ?? 50, maxDelayMs: 2000 },

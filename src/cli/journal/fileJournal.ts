@@ -16,9 +16,12 @@ import {
   journalLine,
   parseRecordLine,
   type RecordedEvent,
+  type StoredData,
   storedData,
   type TextCleaner,
 } from "../../store/history/recordFormat.js";
+import { mapShownText } from "../../text/payloadText.js";
+import type { Redactor, StreamRedaction } from "../../text/redact.js";
 import { sessionFiles } from "./journalPaths.js";
 
 /**
@@ -41,6 +44,12 @@ export interface FileJournalOptions {
   /** The journal's root folder: the total budget covers every service's folder in it. */
   root: string;
   clean: TextCleaner;
+  /**
+   * The key's redactor: each session's events are also redacted as one stream over their
+   * shown text (payloadText's field), so a key sent a few characters an event never reaches
+   * the file in pieces of half its length or more. Absent: each string on its own (`clean`).
+   */
+  secrets?: Pick<Redactor, "stream">;
   /** Bytes one session keeps on disk (both halves). Default 2 MiB. */
   maxSessionBytes?: number;
   /** Bytes the whole journal keeps. Default 100 MiB. */
@@ -129,6 +138,8 @@ class FileJournalImpl implements FileJournal {
   private readonly now: () => number;
   private readonly queues = new Map<string, Queue>();
   private readonly files = new Map<string, FileState>();
+  /** Each session's stream redaction (see FileJournalOptions.secrets), in the order written. */
+  private readonly redactions = new Map<string, StreamRedaction>();
   private failed = false;
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
@@ -343,7 +354,10 @@ class FileJournalImpl implements FileJournal {
           // The name and the id are the server's too: cleaned like the data, so no piece of
           // the key reaches the file whichever field carried it.
           const event = this.clean(items.events[i] as string, false);
-          const stored = storedData(event, items.datas[i] as string, this.clean);
+          const stored = this.redactShown(
+            sessionId,
+            storedData(event, items.datas[i] as string, this.clean),
+          );
           const rawId = items.ids[i] as string | null;
           const id = rawId === null ? null : this.clean(rawId, false);
           const at = items.ats[i] as number;
@@ -356,6 +370,21 @@ class FileJournalImpl implements FileJournal {
         }
       }
     }
+  }
+
+  /** The stored data with its shown text passed through the session's stream redaction. */
+  private redactShown(sessionId: string, stored: StoredData): StoredData {
+    const secrets = this.opts.secrets;
+    if (!secrets) return stored;
+    let r = this.redactions.get(sessionId);
+    if (!r) {
+      r = secrets.stream();
+      this.redactions.set(sessionId, r);
+    }
+    const push = (text: string) => (r as StreamRedaction).push(text);
+    return stored.json
+      ? { json: true, value: mapShownText(stored.value, push) }
+      : { json: false, raw: push(stored.raw) };
   }
 
   /**

@@ -2,7 +2,7 @@ import { readConfig } from "../../credentials/profiles.js";
 import { createJournalStatus, type JournalStatusStore } from "../../store/history/journal.js";
 import type { TextCleaner } from "../../store/history/recordFormat.js";
 import { sanitize } from "../../text/sanitize.js";
-import { redact } from "../output.js";
+import { redact, secrets } from "../output.js";
 import { createFileJournal, type FileJournal } from "./fileJournal.js";
 import { journalRoot, serviceJournalDir } from "./journalPaths.js";
 
@@ -49,6 +49,11 @@ export async function journalFor(
       }),
     };
   }
-  const journal = createFileJournal({ dir, root: journalRoot(env), clean: journalCleaner });
+  const journal = createFileJournal({
+    dir,
+    root: journalRoot(env),
+    clean: journalCleaner,
+    secrets,
+  });
   return { journal, status: journal.status };
 }

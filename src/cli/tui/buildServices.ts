@@ -106,7 +106,8 @@ export function buildServices(
   });
   // Whatever the service sends, the key is hidden where it enters the stores (and again from
   // every frame, see frameGuard.ts).
-  const { redact } = keyRedactor(conn.apiKey);
+  const secrets = keyRedactor(conn.apiKey);
+  const { redact } = secrets;
   const streams = createStreamsStore({ capacity: scrollback, redact });
   const sessions = createSessionsStore(client, {
     redact,
@@ -185,6 +186,7 @@ export function buildServices(
     actions,
     rateLimit,
     maskedKey: maskKey(conn.apiKey),
+    secrets,
     ...(opts.journalStatus ? { journal: opts.journalStatus } : {}),
     attention: createAttentionStore({
       sessions,

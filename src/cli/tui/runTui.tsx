@@ -91,7 +91,7 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
       keySource={opts.keySource ?? null}
       keyFile={opts.keyFile ?? null}
       onExit={() => finish(0)}
-      onSave={savePaneNdjson}
+      onSave={(sessionId, entries, keys) => savePaneNdjson(sessionId, entries, { secrets: keys })}
       onEditText={terminalEditor({
         stdout,
         stdin: process.stdin,

@@ -3,6 +3,7 @@ import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import { toNdjson } from "../../store/streams/ndjson.js";
+import type { Redactor } from "../../text/redact.js";
 
 /**
  * Saving a pane's entries as an NDJSON file (see store/streams/ndjson.ts for the lines). The
@@ -17,6 +18,8 @@ export interface SaveOptions {
   dir?: string;
   now?: () => number;
   env?: NodeJS.ProcessEnv;
+  /** The key's redactor: the file is redacted over each session's entries (see toNdjson). */
+  secrets?: Pick<Redactor, "redact" | "stream"> | undefined;
 }
 
 /** Where exports go (XDG says a relative XDG_STATE_HOME is invalid and must be ignored). */
@@ -54,7 +57,7 @@ export async function savePaneNdjson(
   const dir = opts.dir ?? (await usableDir(opts.env ?? process.env));
   const safeId = sessionId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "session";
   const base = `agent-sessions-${safeId}-${stamp((opts.now ?? Date.now)())}`;
-  const body = toNdjson(entries);
+  const body = toNdjson(entries, opts.secrets);
   for (let n = 0; n < 100; n++) {
     const path = join(dir, `${base}${n === 0 ? "" : `-${n}`}.ndjson`);
     try {

@@ -30,6 +30,12 @@ export interface TimelineWriter {
   nextSeq: number;
   /** seq of the prompt entry that further text fragments join, while it is the newest entry. */
   openPromptSeq: number | null;
+  /**
+   * The open prompt entry's text before redaction, once fragments were joined into it (null:
+   * its text as written). Each join redacts the whole line again from this, so a key sent a
+   * few characters a fragment is masked whole, not only its first half.
+   */
+  openText: string | null;
   maxEntryChars: number;
   /** Hides the user's key in every entry written (see redactEntry). */
   redact: RedactFn;
@@ -39,7 +45,7 @@ export function newWriter(
   maxEntryChars = DEFAULT_MAX_ENTRY_CHARS,
   redact: RedactFn = noRedaction,
 ): TimelineWriter {
-  return { nextSeq: 1, openPromptSeq: null, maxEntryChars, redact };
+  return { nextSeq: 1, openPromptSeq: null, openText: null, maxEntryChars, redact };
 }
 
 /**
@@ -191,7 +197,9 @@ function appendPromptLine(
       rest = rest.slice(room);
     }
     if (open) {
-      const joined = w.redact(open.text + piece);
+      const whole = (w.openText ?? open.text) + piece;
+      w.openText = whole;
+      const joined = w.redact(whole);
       buf.setLast({
         ...open,
         id: id ?? open.id,
@@ -210,6 +218,7 @@ function appendPromptLine(
       );
       push(buf, w, entry);
       w.openPromptSeq = entry.seq;
+      w.openText = null;
     }
   }
 }
@@ -332,6 +341,7 @@ export function appendItem(
       const seq = w.nextSeq++;
       buf.pushRaw(code, data, id, seq, at);
       w.openPromptSeq = seq;
+      w.openText = null;
       return;
     }
   }

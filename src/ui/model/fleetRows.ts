@@ -129,7 +129,7 @@ export interface FleetRow {
   overlap: boolean;
 }
 
-type RowServices = Pick<AppServices, "streams" | "activity" | "attention" | "overlaps">;
+type RowServices = Pick<AppServices, "streams" | "activity" | "attention" | "overlaps" | "secrets">;
 
 function str(v: unknown): string {
   return typeof v === "string" ? v : "";
@@ -167,7 +167,9 @@ export function fleetRow(
     usage: cutEnd(cols.usage > 0 ? usageText(s) || "—" : "", cols.usage),
     spark: cutEnd(counts ? sparkline(counts) : "", cols.spark),
     files: cutEnd(fileCount === null ? "—" : String(fileCount), cols.files),
-    step: cutStart(activity.currentStep(id) ?? "", cols.step),
+    // The step is the end of the prompt text joined (fragments and lines together): masked
+    // whole, before it is cut, so a key sent a few characters a fragment is masked in it.
+    step: cutStart(services.secrets?.mask(activity.currentStep(id) ?? "") ?? "", cols.step),
     attention: mark?.reason ?? null,
     attentionLoud: mark?.notify === true && !mark.seen,
     overlap: (services.overlaps.getState().bySession.get(id)?.length ?? 0) > 0,

@@ -1,4 +1,6 @@
 import type { TimelineEntry } from "../../store/streams/entry.js";
+import type { Redactor } from "../../text/redact.js";
+import { stripSgr } from "../../text/wrap.js";
 import { type DisplayLine, entryLines, entryMatches, type LineOptions } from "./timelineLines.js";
 
 /**
@@ -185,6 +187,80 @@ export function computeWindow(buf: EntrySource, view: PaneView, vp: Viewport): T
   }
   const first = lines[0];
   return { lines, top: first ? { seq: first.seq, line: first.line } : null, atEnd };
+}
+
+/** What masks the key in the rows drawn (the key's Redactor satisfies it). */
+export type RowMask = Pick<Redactor, "maskRows" | "reach">;
+
+/** Entries looked at beyond the window for the text next to it; more only cost time. */
+const CONTEXT_ENTRIES = 64;
+
+/**
+ * The bodies of the shown lines next to `from` (dir -1: above it, +1: below it), in the order
+ * drawn, until `chars` characters are seen: what a piece of the key crossing the window's
+ * edge would continue into.
+ */
+function textBeside(
+  buf: EntrySource,
+  view: PaneView,
+  o: LineOptions,
+  from: DisplayLine,
+  dir: -1 | 1,
+  chars: number,
+): string {
+  const parts: string[] = [];
+  let seen = 0;
+  const take = (ls: readonly DisplayLine[]) => {
+    for (let i = dir < 0 ? ls.length - 1 : 0; i >= 0 && i < ls.length && seen < chars; i += dir) {
+      const body = (ls[i] as DisplayLine).body;
+      parts.push(body);
+      seen += (body.includes("\x1b") ? stripSgr(body) : body).length;
+    }
+  };
+  let idx = indexOfSeq(buf, from.seq);
+  const own = linesOf(buf, idx, o);
+  take(dir < 0 ? own.slice(0, from.line) : own.slice(from.line + 1));
+  for (let n = 0; n < CONTEXT_ENTRIES && seen < chars; n++) {
+    idx = dir < 0 ? prevShown(buf, view, idx) : nextShown(buf, view, idx);
+    if (idx < 0) break;
+    take(linesOf(buf, idx, o));
+  }
+  if (dir < 0) parts.reverse();
+  return parts.join("");
+}
+
+/**
+ * The window as drawn: the key (any piece of it half its length or longer) masked over the
+ * rows' bodies read one after another, with the text just above and below in view, so a key
+ * sent a few characters an event, split across rows or entries, is masked in each row that
+ * shows a part of it, wherever the window cuts it. The one place panes and the merged view
+ * hide the key from what they draw; only the rows on screen (and a key's length beside them)
+ * are looked at.
+ */
+export function maskWindow(
+  buf: EntrySource,
+  view: PaneView,
+  vp: Viewport,
+  win: TimelineWindow,
+  secrets: RowMask | undefined,
+): TimelineWindow {
+  const first = win.lines[0];
+  const last = win.lines[win.lines.length - 1];
+  if (!secrets || secrets.reach === 0 || !first || !last) return win;
+  const o = lineOptions(view, vp);
+  const bodies = win.lines.map((l) => l.body);
+  const masked = secrets.maskRows(
+    bodies,
+    textBeside(buf, view, o, first, -1, secrets.reach),
+    textBeside(buf, view, o, last, 1, secrets.reach),
+  );
+  if (masked === bodies) return win;
+  return {
+    ...win,
+    lines: win.lines.map((l, i) =>
+      masked[i] === l.body ? l : { ...l, body: masked[i] as string },
+    ),
+  };
 }
 
 /** Entries written since following stopped. */

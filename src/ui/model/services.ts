@@ -15,6 +15,7 @@ import type { ReplayControl } from "../../store/replay/replayEngine.js";
 import type { SessionsStore } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import type { StreamsStore } from "../../store/streams/streamsStore.js";
+import type { Redactor } from "../../text/redact.js";
 import { MAX_PANES } from "./paneLimit.js";
 import type { RoutesView } from "./sessionDetail.js";
 
@@ -64,6 +65,12 @@ export interface AppServices {
   rateLimit: RateLimitStore;
   /** The key as it may be shown (maskKey from src/text/format.ts). */
   maskedKey: string;
+  /**
+   * The key's redactor: what panes draw (paneView maskWindow) and what a pane's export
+   * writes (store/streams/ndjson.ts) are redacted with it over their whole sequence; absent
+   * where no key is known (a replay: its journal was stored redacted).
+   */
+  secrets?: Redactor;
   /** The local journal's state, when the UI runs with one (or with it turned off). */
   journal?: JournalStatusStore;
   /** Set when the UI plays a recording (`agent-sessions replay`): its clock and controls. */
@@ -184,4 +191,8 @@ export function firstScreenAnswered(
 export type EditText = (text: string) => { text: string } | { error: string };
 
 /** Writes a pane's entries somewhere and says where (the CLI gives cli/tui/savePane.ts). */
-export type SaveEntries = (sessionId: string, entries: readonly TimelineEntry[]) => Promise<string>;
+export type SaveEntries = (
+  sessionId: string,
+  entries: readonly TimelineEntry[],
+  secrets: Redactor | undefined,
+) => Promise<string>;

@@ -7,7 +7,7 @@ import { sessionColor, useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { MERGED_TAG_WIDTH, mergedViewport } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
-import { computeWindow, matchStats, newCount } from "../../model/paneView.js";
+import { computeWindow, maskWindow, matchStats, newCount } from "../../model/paneView.js";
 import { MERGED_ID, paneViewOf } from "../../model/uiStore.js";
 import { PaneStatus } from "../pane/PaneStatus.js";
 import { Timeline } from "../pane/Timeline.js";
@@ -29,7 +29,7 @@ function tag(id: string): string {
 }
 
 export const MergedView = memo(function MergedView({ width, height }: MergedViewProps) {
-  const { streams } = useServices();
+  const { streams, secrets } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   const merged = mergedTimelineOf(streams);
@@ -46,8 +46,8 @@ export const MergedView = memo(function MergedView({ width, height }: MergedView
   const vp = mergedViewport(size, theme.noColor);
   // biome-ignore lint/correctness/useExhaustiveDependencies: version marks new entries
   const win = useMemo(
-    () => computeWindow(merged, view, vp),
-    [merged, version, view, vp.rows, vp.width],
+    () => maskWindow(merged, view, vp, computeWindow(merged, view, vp), secrets),
+    [merged, version, view, vp.rows, vp.width, secrets],
   );
   // biome-ignore lint/correctness/useExhaustiveDependencies: version marks new entries
   const stats = useMemo(

@@ -14,7 +14,13 @@ import { actLines } from "../../model/actLines.js";
 import { disabledReason } from "../../model/gitActions.js";
 import { commandById } from "../../model/keymap.js";
 import { paneBody } from "../../model/layout.js";
-import { computeWindow, matchStats, newCount, type TimelineWindow } from "../../model/paneView.js";
+import {
+  computeWindow,
+  maskWindow,
+  matchStats,
+  newCount,
+  type TimelineWindow,
+} from "../../model/paneView.js";
 import { paneViewOf } from "../../model/uiStore.js";
 import type { BorderKind } from "../chrome/BorderTitle.js";
 import { ActPanel } from "./ActPanel.js";
@@ -52,7 +58,15 @@ export const Pane = memo(function Pane({
   focused,
   note = null,
 }: PaneProps) {
-  const { streams, attention: attentionStore, overlaps, act, identity, approvals } = useServices();
+  const {
+    streams,
+    attention: attentionStore,
+    overlaps,
+    act,
+    identity,
+    approvals,
+    secrets,
+  } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   // Only what the pane body shows: a heartbeat or a status change replaces the session
@@ -98,13 +112,11 @@ export const Pane = memo(function Pane({
   // The buffer is mutated in place; its version, as of the store's last batch, is the signal
   // to lay out again.
   // biome-ignore lint/correctness/useExhaustiveDependencies: rows marks new entries
-  const win = useMemo(
-    () =>
-      buf
-        ? computeWindow(buf, view, { rows: body.rows, width: body.width, noColor: theme.noColor })
-        : EMPTY,
-    [buf, rows, view, body.rows, body.width, theme.noColor],
-  );
+  const win = useMemo(() => {
+    if (!buf) return EMPTY;
+    const vp = { rows: body.rows, width: body.width, noColor: theme.noColor };
+    return maskWindow(buf, view, vp, computeWindow(buf, view, vp), secrets);
+  }, [buf, rows, view, body.rows, body.width, theme.noColor, secrets]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: rows marks new entries
   const stats = useMemo(
     () => (buf && view.query ? matchStats(buf, view) : null),

@@ -70,7 +70,7 @@ async function saveTimeline(deps: UiDeps, sessionId: string): Promise<void> {
   }
   const entries = buf.toArray();
   try {
-    const path = await deps.save(sessionId, entries);
+    const path = await deps.save(sessionId, entries, deps.services.secrets);
     message(deps, `Saved ${entries.length} entries of ${sessionId} to ${path}`, "ok");
   } catch (e) {
     message(

@@ -76,7 +76,7 @@ async function saveMerged(deps: UiDeps): Promise<void> {
   }
   const entries = buf.toArray();
   try {
-    const path = await deps.save("merged", entries);
+    const path = await deps.save("merged", entries, deps.services.secrets);
     message(deps, `Saved ${entries.length} merged entries to ${path}`, "ok");
   } catch (e) {
     message(
