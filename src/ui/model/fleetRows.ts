@@ -131,6 +131,16 @@ export interface FleetRow {
 
 type RowServices = Pick<AppServices, "streams" | "activity" | "attention" | "overlaps" | "secrets">;
 
+/**
+ * The current step as drawn: the end of the prompt text joined (fragments and lines
+ * together), masked whole before it is cut, so a key sent a few characters a fragment is
+ * masked in it.
+ */
+function stepOf(services: RowServices, id: string): string {
+  const step = services.activity.currentStep(id) ?? "";
+  return services.secrets ? services.secrets.mask(step) : step;
+}
+
 function str(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
@@ -167,9 +177,7 @@ export function fleetRow(
     usage: cutEnd(cols.usage > 0 ? usageText(s) || "—" : "", cols.usage),
     spark: cutEnd(counts ? sparkline(counts) : "", cols.spark),
     files: cutEnd(fileCount === null ? "—" : String(fileCount), cols.files),
-    // The step is the end of the prompt text joined (fragments and lines together): masked
-    // whole, before it is cut, so a key sent a few characters a fragment is masked in it.
-    step: cutStart(services.secrets?.mask(activity.currentStep(id) ?? "") ?? "", cols.step),
+    step: cutStart(stepOf(services, id), cols.step),
     attention: mark?.reason ?? null,
     attentionLoud: mark?.notify === true && !mark.seen,
     overlap: (services.overlaps.getState().bySession.get(id)?.length ?? 0) > 0,
