@@ -297,8 +297,9 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor & {
       const to = from + v.text.length;
       const mine: Range[] = [];
       for (const [s, e] of ranges) {
-        if (s < to && e > from)
-          mine.push([Math.max(s, from) - from, Math.min(e, to) - from, false]);
+        const start = Math.max(s, from);
+        const end = Math.min(e, to);
+        if (start < end) mine.push([start - from, end - from, false]);
       }
       if (mine.length > 0) out[i] = rewrite(row, v, mine, true);
       from = to;

@@ -144,4 +144,46 @@ describe("stream redaction", () => {
     const b = s.push(`${key.slice(20)} b`);
     expect(a + b).toBe("a [redacted key] b");
   });
+
+  it("rows drawn (maskRows): any window of them, with a key's length beside it, is masked as the whole sequence is, and keeps every row's width", () => {
+    fc.assert(
+      fc.property(
+        stream,
+        fc.array(fc.nat(), { maxLength: 16 }),
+        fc.nat(),
+        fc.nat(),
+        ({ key, text }, cuts, a, b) => {
+          const r = createRedactor([key]);
+          // Rows as a pane lays them out: never cut inside an escape or a character.
+          const units = sanitize(text, { keepSgr: true }).match(/\x1b\[[0-9;]*m|[\s\S]/gu) ?? [];
+          const rows: string[] = [];
+          let u = 0;
+          for (const part of cutAt("\0".repeat(units.length), cuts)) {
+            rows.push(units.slice(u, u + part.length).join(""));
+            u += part.length;
+          }
+          const all = r.maskRows(rows);
+          // Every row keeps its length (the layout holds), and no piece is left in view.
+          all.forEach((row, i) => {
+            expect(row.length).toBe((rows[i] as string).length);
+          });
+          const half = Math.max(4, Math.ceil(key.length / 2));
+          for (let i = 0; i + half <= key.length; i++)
+            expect(seen(all.join(""))).not.toContain(key.slice(i, i + half));
+          // A window cut anywhere, with `reach` characters of what is beside it in view.
+          const from = a % (rows.length + 1);
+          const to = from + (b % (rows.length - from + 1));
+          const before = rows.slice(0, from).join("");
+          const after = rows.slice(to).join("");
+          const win = r.maskRows(
+            rows.slice(from, to),
+            before.slice(Math.max(0, before.length - r.reach * 8)),
+            after.slice(0, r.reach * 8),
+          );
+          expect(seen(win.join(""))).toBe(seen(all.slice(from, to).join("")));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
 });
