@@ -55,11 +55,11 @@ async function tempDir(name: string): Promise<string> {
 }
 
 /**
- * The frame's text as read row after row: colours, borders, the kind tags and white space
- * left out, so a key drawn a few characters a row reads as one string here.
+ * The frame's text as read row after row: colours, borders, the kind tags, the merged view's
+ * session tags and white space left out, so a key drawn a few characters a row reads as one string here.
  */
 function rowsRead(frame: string): string {
-  return cleanFrame(frame).replace(/[│║┃┆┊╎]|output|stderr|prompt|\s/g, "");
+  return cleanFrame(frame).replace(/[│║┃┆┊╎]|output|stderr|prompt|ses_[a-z0-9]+|\s/g, "");
 }
 
 /** Pieces far shorter than half the key: with the whole run masked, none is drawn at all. */
@@ -101,7 +101,7 @@ describe("the key sent back a few characters an event", () => {
     let saved: string | null = null;
     h = mountApp(
       fx,
-      { columns: 100, rows: 20 },
+      { columns: 140, rows: 20 },
       {
         initialSessions: [id],
         // As runTui wires it: the pane's redactor goes to the export.
@@ -113,8 +113,8 @@ describe("the key sent back a few characters an event", () => {
     );
     await waitForContent(h, "● live ·");
     await pressKey(h, "z");
-    // Three characters an event: output events (some with colours, some with a line end),
-    // then prompt fragments, each run surrounded by ordinary lines.
+    // A few characters an event: output events of three (some with colours, some with a line
+    // end), then prompt fragments of five, each run surrounded by ordinary lines.
     for (let i = 0; i < 8; i++) fx.server.emit(id, "process_output", { text: `before ${i}\n` });
     for (let at = 0; at < key.length; at += 3) {
       const piece = key.slice(at, at + 3);
@@ -122,8 +122,8 @@ describe("the key sent back a few characters an event", () => {
       fx.server.emit(id, "process_output", { stream: "stdout", text });
     }
     for (let i = 0; i < 8; i++) fx.server.emit(id, "process_output", { text: `between ${i}\n` });
-    for (let at = 0; at < key.length; at += 3) {
-      fx.server.emit(id, "prompt_progress", { type: "text", content: key.slice(at, at + 3) });
+    for (let at = 0; at < key.length; at += 5) {
+      fx.server.emit(id, "prompt_progress", { type: "text", content: key.slice(at, at + 5) });
     }
     fx.server.emit(id, "prompt_progress", { type: "text", content: "\n" });
     for (let i = 0; i < 8; i++) fx.server.emit(id, "process_output", { text: `after ${i}\n` });
@@ -147,6 +147,19 @@ describe("the key sent back a few characters an event", () => {
     expect(leaked(exported, pieces)).toBeNull();
     for (const t of shownTexts(exported)) expect(leaked(t, pieces)).toBeNull();
     expect(exported).toContain("[redacted key]");
+
+    // The merged timeline, scrolled back through the same runs.
+    await pressKey(h, "T");
+    await waitForContent(h, "Merged timeline");
+    for (let n = 0; n < 40; n++) await pressKey(h, "k");
+    await waitForContent(h, "before 0");
+    // The fleet view: the session's current step is the prompt line the fragments made,
+    // masked whole.
+    await pressKey(h, "escape");
+    await pressKey(h, "v");
+    const fleet = await waitForContent(h, /Fleet \d+\/\d+/);
+    expect(fleet).toMatch(/•{6}/);
+    for (const f of h.writes.map(rowsRead)) expect(leaked(f, pieces)).toBeNull();
 
     // The journal, written as the stream came (closing the fixture writes what is queued).
     h.unmount();
