@@ -126,6 +126,11 @@ interface Call<T> {
    * endpoints whose answer shape is open (git).
    */
   parseAny?: (status: number, body: unknown) => T;
+  /**
+   * A refusal (a non-2xx answer) that is an outcome of the call rather than an error: its
+   * result, or undefined for the usual typed error (prompt: "already running" as a 409).
+   */
+  refusal?: (status: number, body: unknown) => T | undefined;
   /** The answer may be an event stream: a streamed 2xx answer is handed here unread. */
   stream?: (res: HttpAnswer & { stream: NonNullable<HttpAnswer["stream"]> }) => Promise<T>;
   /** Tried once with the same request when the path answers 404 or 405. */
@@ -479,8 +484,9 @@ export class ApiClient {
   /**
    * POST /api/sessions/{id}/prompt {prompt}: sends a prompt and reads its answer, a
    * `text/event-stream` of `{type, content}` items handed to onItem as they arrive (a JSON
-   * answer of one item or a list is read the same way). `202 {status: "already_running"}`
-   * comes back as such. Like every POST it is retried only on 429 (the service refused before
+   * answer of one item or a list is read the same way). "Already running", in any of its
+   * forms (`202 {status: "already_running"}`, a 409 saying it: protocol/prompt.ts), comes
+   * back as such. Like every POST it is retried only on 429 (the service refused before
    * acting): a prompt that may have reached the service is never sent twice.
    */
   async sendPrompt(
@@ -515,6 +521,8 @@ export class ApiClient {
         parse: () => {
           throw new MalformedResponseError("unreachable");
         },
+        refusal: (status, body) =>
+          isAlreadyRunning(status, body) ? { kind: "already_running", status, body } : undefined,
         parseAny: (status, body) => {
           if (isAlreadyRunning(status, body)) return { kind: "already_running", status, body };
           const items = itemsOfJson(body);
@@ -701,6 +709,8 @@ export class ApiClient {
         if (res.status === 401 && probe) break;
         // A refusal by a route that exists (a scope, a body, a state) confirms its mount.
         if (ROUTE_EXISTS.has(res.status)) answered(path, alt.form);
+        const outcome = call.refusal?.(res.status, tryJson(res.text));
+        if (outcome !== undefined) return outcome;
         throw this.#errorFor(call, otherMount && res.status === 401 ? (first as HttpAnswer) : res);
       }
     }

@@ -20,7 +20,7 @@ export const EXIT = {
   promptError: 8,
   /** `prompt`: the prompt was cancelled (Ctrl-C, or the service said so). */
   promptCancelled: 9,
-  /** `prompt`: a prompt is already running in the session (202 already_running). */
+  /** `prompt`: a prompt is already running in the session (any form: protocol/prompt.ts isAlreadyRunning). */
   promptBusy: 10,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

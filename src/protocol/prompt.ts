@@ -68,11 +68,39 @@ export function readPromptItem(eventName: string | undefined, data: string): Pro
   return { type, content };
 }
 
-/** A JSON answer that says a prompt already runs (`202 {status: "already_running"}`). */
+/** A token that says "already running" in any spelling: already_running, already-running, "Already running". */
+function saysAlreadyRunning(v: unknown): boolean {
+  return typeof v === "string" && /^already[\s_-]running$/i.test(v.trim());
+}
+
+/** Words of an error body that say a prompt already runs ("A prompt is already running"). */
+const ALREADY_RUNNING_TEXT = /\b(already[\s_-]running|prompt is (already )?running)\b/i;
+
+/**
+ * The one decision whether an answer to `POST …/prompt` says a prompt already runs, so that
+ * every form of it is exit 10 (the CLI) and "not sent" (the UI): the documented
+ * `202 {status: "already_running"}`, the same body with a 2xx or a 409/423 (a conflict is
+ * the documented status of "invalid state for the operation"), the token as `error`, `code`
+ * or `detail` (a string, or `detail.error|code|status`, the error shapes the service
+ * documents), a 202 `{status: "running"}`, and a 409/423 whose message says it ("A prompt is
+ * already running").
+ */
 export function isAlreadyRunning(status: number, body: unknown): boolean {
+  const conflict = status === 409 || status === 423;
+  if (!conflict && (status < 200 || status >= 300)) return false;
   if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
-  const s = (body as Record<string, unknown>).status;
-  return s === "already_running" || (status === 202 && s === "running");
+  const o = body as Record<string, unknown>;
+  const detail =
+    o.detail !== null && typeof o.detail === "object" && !Array.isArray(o.detail)
+      ? (o.detail as Record<string, unknown>)
+      : {};
+  const tokens = [o.status, o.error, o.code, o.detail, detail.error, detail.code, detail.status];
+  if (tokens.some(saysAlreadyRunning)) return true;
+  if (status === 202 && o.status === "running") return true;
+  if (!conflict) return false;
+  return [o.detail, o.message, o.error, detail.message].some(
+    (v) => typeof v === "string" && ALREADY_RUNNING_TEXT.test(v),
+  );
 }
 
 /**
