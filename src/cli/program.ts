@@ -19,7 +19,11 @@ import { registerUiCommands } from "./definitions/ui.js";
 import { registerWatchCommand } from "./definitions/watch.js";
 import { registerWhoamiCommand } from "./definitions/whoami.js";
 import { exitCodeSet, redact, reportError } from "./output.js";
-import { rejectUnknownCommand } from "./unknownCommand.js";
+import {
+  rejectUnknownCommand,
+  usageErrorText,
+  withoutHelpForUnknownCommand,
+} from "./unknownCommand.js";
 
 /**
  * Commander quotes the offending argument in usage errors ("unknown option '--key=…'",
@@ -67,10 +71,7 @@ export function buildProgram(): Command {
       "--org <id>",
       "organization to act in, sent as X-Organization-Id (default: $AGENT_SESSIONS_ORG or the profile's; login stores it)",
     )
-    .option("--no-journal", "terminal UI: keep no journal of the events seen (this run)")
-    .showHelpAfterError("(run with --help for usage)")
-    .configureOutput({ outputError: (text, write) => write(redact(scrubArguments(text))) })
-    .exitOverride();
+    .option("--no-journal", "terminal UI: keep no journal of the events seen (this run)");
 
   registerWhoamiCommand(program);
   registerSessionsCommand(program);
@@ -91,18 +92,24 @@ export function buildProgram(): Command {
   registerCompletionCommand(program);
   registerHelpCommand(program);
 
-  // Every subcommand inherits exitOverride so usage errors map to exit 2.
-  for (const c of program.commands) {
+  // Every command, at every depth: usage errors map to exit 2 and are printed as every error
+  // is, an `error:` line and one `hint:` line naming the command's own --help (the offending
+  // argument scrubbed: a key may have been pasted there).
+  const each = (c: Command) => {
     c.exitOverride();
-    for (const sub of c.commands) sub.exitOverride();
-  }
+    c.configureOutput({
+      outputError: (text, write) => write(redact(scrubArguments(usageErrorText(text, c)))),
+    });
+    for (const sub of c.commands) each(sub);
+  };
+  each(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(withoutHelpForUnknownCommand(program, argv));
     return exitCodeSet();
   } catch (e) {
     if (e instanceof CommanderError) {

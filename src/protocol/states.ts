@@ -5,6 +5,20 @@
  * was sent (and ranked last).
  */
 
+/**
+ * Every state the interface and the real service's documentation name: what the list's
+ * `state` filter accepts (`sessions --state`, checked before anything is sent).
+ */
+export const DOCUMENTED_STATES = [
+  "creating",
+  "running",
+  "active",
+  "paused",
+  "destroying",
+  "destroyed",
+  "error",
+] as const;
+
 /** States in which a session waits for the user (or has failed): they raise attention. */
 export const ATTENTION_STATES: ReadonlySet<string> = new Set(["paused", "error", "destroyed"]);
 

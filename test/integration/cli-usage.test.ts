@@ -65,8 +65,8 @@ describe("unknown commands and help", () => {
     const r = await runCli(["ses_abc123", "ses_def456"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: unknown command 'ses_abc123'$/m);
-    expect(r.stderr).toContain(
-      "(to open sessions in the UI: agent-sessions open ses_abc123 ses_def456)",
+    expect(r.stderr).toMatch(
+      /^hint: To open sessions in the UI: agent-sessions open ses_abc123 ses_def456$/m,
     );
   });
 

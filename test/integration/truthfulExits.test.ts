@@ -92,3 +92,81 @@ describe("item 4: every form of 'a prompt already runs' exits 10 with the cancel
     });
   });
 });
+
+describe("usage errors: exit 2, nothing sent, one error line and one hint line", () => {
+  const ANSWER = json(200, { sessions: [], total: 0, has_more: false }, RL);
+
+  it("every enumerated option is checked before anything is sent (--state, --visibility)", async () => {
+    await withServer(ANSWER, async (s) => {
+      for (const args of [
+        ["sessions", "--state", "bogus"],
+        ["sessions", "--state", "bogus", "--json"],
+        ["sessions", "--visibility", "public", "--all"],
+        ["sessions", "--visibility", "public", "--json"],
+      ]) {
+        const r = await runCli(args, { env: env(s.url) });
+        expect(r.code, args.join(" ")).toBe(2);
+        expect(r.stdout, args.join(" ")).toBe("");
+        expect(r.stderr).toMatch(
+          /^error: option '--(state|visibility) <\w+>' argument '\w+' is invalid\. Allowed choices are /m,
+        );
+        expect(r.stderr).toMatch(/^hint: See agent-sessions sessions --help for usage\.$/m);
+        oneErrorOneHint(r.stderr);
+      }
+      expect(s.seen).toHaveLength(0);
+      // The documented values still go to the service.
+      const ok = await runCli(["sessions", "--state", "paused", "--visibility", "team", "--json"], {
+        env: env(s.url),
+      });
+      expect(ok.code).toBe(0);
+      expect(s.seen.at(-1)?.url).toMatch(/state=paused/);
+      expect(s.seen.at(-1)?.url).toMatch(/visibility=team/);
+    });
+  });
+
+  it("usage errors end with one hint line, never '(run with --help for usage)'", async () => {
+    for (const args of [
+      ["sessions", "--bogus"],
+      ["sessions", "--limit", "0"],
+      ["approve"],
+      ["git", "pus"],
+      ["whoam"],
+    ]) {
+      const r = await runCli(args);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+      oneErrorOneHint(r.stderr);
+      expect(r.stderr.trimEnd().split("\n").at(-1), args.join(" ")).toMatch(/^hint: /);
+    }
+    const typo = await runCli(["git", "pus"]);
+    expect(typo.stderr).toBe(
+      "error: unknown command 'pus'\nhint: Did you mean push? (agent-sessions git --help lists them)\n",
+    );
+  });
+
+  it("an unknown command is an error with or without --help, at any depth, with 'did you mean'", async () => {
+    for (const [args, suggestion] of [
+      [["nosuchcmd", "--help"], null],
+      [["nosuchcmd"], null],
+      [["whoam", "--help"], "whoami"],
+      [["--profile", "x", "sesions", "-h"], "sessions"],
+      [["git", "pus", "--help"], "push"],
+      [["journal", "prun", "-h"], "prune"],
+      [["integrations", "linaer", "--help"], "linear"],
+      [["profiles", "nosuch", "--help"], null],
+    ] as [string[], string | null][]) {
+      const r = await runCli(args);
+      const name = args.join(" ");
+      expect(r.code, name).toBe(2);
+      expect(r.stdout, name).toBe("");
+      expect(r.stderr, name).toMatch(/^error: unknown command '\w+'$/m);
+      if (suggestion) expect(r.stderr, name).toContain(`hint: Did you mean ${suggestion}?`);
+      else expect(r.stderr, name).toMatch(/^hint: See agent-sessions( \w+)? --help for usage\.$/m);
+      oneErrorOneHint(r.stderr);
+    }
+    // Help of a command that exists is still help (exit 0, stdout).
+    const help = await runCli(["git", "push", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: agent-sessions git push/);
+  });
+});

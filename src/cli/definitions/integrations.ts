@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { LAUNCH_LIMIT_RULE, parseLaunchLimit } from "../../protocol/launchLimit.js";
 import type { IntegrationsOptions, LinearSetOptions } from "../commands/integrations.js";
+import { rejectUnknownCommand } from "../unknownCommand.js";
 
 /** The hourly launch limit, refused here when outside the documented 1–100. */
 function parseLimit(value: string): number {
@@ -24,8 +25,12 @@ export function registerIntegrationsCommand(program: Command): void {
     .description(
       "show what the service can reach: the code hosting app and its repositories, your token, the issue tracker, the chat tool",
     )
+    .usage("[options] [command]")
+    .argument("[command...]")
     .option("--json", "print one JSON object, a part per integration")
-    .action(async (opts: IntegrationsOptions, cmd: Command) => {
+    .action(async (words: string[], opts: IntegrationsOptions, cmd: Command) => {
+      // A word that names no subcommand is a mistyped one (`integrations linaer`).
+      if (words[0] !== undefined) rejectUnknownCommand(cmd, words[0]);
       const { runIntegrations } = await import("../commands/integrations.js");
       await runIntegrations(opts, cmd);
     });
@@ -42,6 +47,4 @@ export function registerIntegrationsCommand(program: Command): void {
       const { runLinearSet } = await import("../commands/integrations.js");
       await runLinearSet(opts, cmd);
     });
-  linear.exitOverride();
-  for (const c of linear.commands) c.exitOverride();
 }

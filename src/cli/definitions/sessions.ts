@@ -1,5 +1,7 @@
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_MAX_PAGES, PAGE_LIMIT } from "../../client/paging.js";
+import { VISIBILITIES } from "../../protocol/resources.js";
+import { DOCUMENTED_STATES } from "../../protocol/states.js";
 import type { SessionsOptions } from "../commands/sessions.js";
 
 /** The documented page size: 1–100, checked here so the service never has to refuse it. */
@@ -14,13 +16,13 @@ function parsePageLimit(value: string): number {
 }
 
 /**
- * A filter value as it may go into a query: letters, digits and . _ : - (states, agent
- * names, template ids and visibilities all look like that), at most 100 characters.
+ * An open filter value as it may go into a query: letters, digits and . _ : - (agent names
+ * and template ids look like that), at most 100 characters.
  */
 function parseFilterValue(value: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/.test(value)) {
     throw new InvalidArgumentError(
-      "expected a name such as active, claude-code, tpl_xyz or team (letters, digits, . _ : -)",
+      "expected a name such as claude-code or tpl_xyz (letters, digits, . _ : -)",
     );
   }
   return value;
@@ -32,17 +34,20 @@ export function registerSessionsCommand(program: Command): void {
     .description("list sessions (one page unless --all)")
     .option("--json", "print a JSON array of session records")
     .option("--limit <n>", "sessions per page, 1-100 (default: the service's, 20)", parsePageLimit)
-    .option("--state <state>", "only sessions in this state (active, paused, …)", parseFilterValue)
+    // The enumerated filters are checked here, before anything is sent (exit 2).
+    .addOption(
+      new Option("--state <state>", "only sessions in this state").choices([...DOCUMENTED_STATES]),
+    )
     .option(
       "--agent <agent>",
       "only sessions of this agent (claude-code, codex, …)",
       parseFilterValue,
     )
     .option("--template <id>", "only sessions made from this template", parseFilterValue)
-    .option(
-      "--visibility <v>",
-      "only sessions with this visibility (private, team)",
-      parseFilterValue,
+    .addOption(
+      new Option("--visibility <v>", "only sessions with this visibility").choices([
+        ...VISIBILITIES,
+      ]),
     )
     .option(
       "--include-destroyed",
