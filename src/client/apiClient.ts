@@ -1,5 +1,6 @@
 import {
   type Approval,
+  type ApprovalList,
   ApprovalSchema,
   noteProblem,
   parseApprovals,
@@ -564,8 +565,11 @@ export class ApiClient {
     );
   }
 
-  /** GET /api/sessions/{id}/approvals: the session's approval requests, newest first. */
-  listApprovals(id: string, signal?: AbortSignal): Promise<Approval[]> {
+  /**
+   * GET /api/sessions/{id}/approvals: the session's approval requests, newest first, read up
+   * to a bound, with the count of all the answer held (protocol/approvals.ts).
+   */
+  listApprovals(id: string, signal?: AbortSignal): Promise<ApprovalList> {
     return this.#call(
       {
         name: "listApprovals",

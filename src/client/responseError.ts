@@ -1,4 +1,9 @@
-import { describeErrorBody, errorMessage, requiredScopeOf } from "../protocol/errors.js";
+import {
+  describeErrorBody,
+  errorMessage,
+  refusesRole,
+  requiredScopeOf,
+} from "../protocol/errors.js";
 import {
   type AgentSessionsError,
   HttpError,
@@ -101,6 +106,14 @@ function typedError(r: ErrorResponse): AgentSessionsError {
     if (named === null && msg !== null && /\b(member|organi[sz]ation)\b/i.test(msg)) {
       // A 403 about the organization, not a scope: the documented other cause of 403.
       return organizationRefusal(msg, r.organization);
+    }
+    if (named === null && refusesRole(msg)) {
+      // The key's role, not its scopes: a key with more scopes would be refused the same.
+      return new MissingScopeError(
+        forbiddenText(r.body, null, label, null),
+        null,
+        "Your role in the organization does not allow this (agent-sessions whoami shows it): ask an admin or owner.",
+      );
     }
     return new MissingScopeError(forbiddenText(r.body, named, label, scope), scope);
   }

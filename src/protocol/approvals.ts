@@ -34,24 +34,59 @@ export type Approval = z.infer<typeof ApprovalSchema>;
 export const MAX_APPROVALS_READ = 500;
 
 /**
+ * One answer of the list, read with a bound: the approvals read, and how many the answer
+ * held, read or not, so that a list cut at the bound can say so and give the real count.
+ */
+export interface ApprovalList {
+  /** The approvals read (at most MAX_APPROVALS_READ), in the service's order. */
+  items: Approval[];
+  /** The approvals the answer held (an entry without an id is none). */
+  total: number;
+  /** How many of them are pending. */
+  pending: number;
+}
+
+function isPendingStatus(status: unknown): boolean {
+  return status === undefined || status === null || status === "pending";
+}
+
+/**
  * The list answer: a JSON array as documented, or the array under `approvals`, `items` or
  * `data` (other servers wrap lists). An answer that is no list at all is an error; an item
- * that is not an approval (no id) is skipped, so one bad entry never hides the others.
+ * that is not an approval (no id) is skipped, so one bad entry never hides the others. Past
+ * MAX_APPROVALS_READ the entries are only counted.
  */
-export function parseApprovals(json: unknown): Approval[] {
+export function parseApprovals(json: unknown): ApprovalList {
   let list: unknown = json;
   if (json !== null && typeof json === "object" && !Array.isArray(json)) {
     const o = json as Record<string, unknown>;
     list = o.approvals ?? o.items ?? o.data;
   }
-  const items = z.array(z.unknown()).parse(list);
-  const out: Approval[] = [];
-  for (const item of items) {
-    const a = ApprovalSchema.safeParse(item);
-    if (a.success) out.push(a.data);
-    if (out.length >= MAX_APPROVALS_READ) break;
+  const entries = z.array(z.unknown()).parse(list);
+  const items: Approval[] = [];
+  let total = 0;
+  let pending = 0;
+  for (const entry of entries) {
+    if (items.length < MAX_APPROVALS_READ) {
+      const a = ApprovalSchema.safeParse(entry);
+      if (!a.success) continue;
+      items.push(a.data);
+      total++;
+      if (isPending(a.data)) pending++;
+      continue;
+    }
+    if (entry === null || typeof entry !== "object" || Array.isArray(entry)) continue;
+    const o = entry as Record<string, unknown>;
+    if (typeof o.id !== "string") continue;
+    total++;
+    if (isPendingStatus(o.status)) pending++;
   }
-  return out;
+  return { items, total, pending };
+}
+
+/** Whether the answer held more approvals than were read. */
+export function approvalListCut(list: ApprovalList): boolean {
+  return list.total > list.items.length;
 }
 
 /** The resolve body. */
@@ -72,7 +107,7 @@ export function noteProblem(note: string | undefined): string | null {
 }
 
 export function isPending(a: Approval): boolean {
-  return (a.status ?? "pending") === "pending";
+  return isPendingStatus(a.status);
 }
 
 /**

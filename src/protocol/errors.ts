@@ -89,6 +89,11 @@ const SCOPE_PATTERNS = [
   new RegExp(`\\bscope\\s+[\`'"]?(${SCOPE_TOKEN})[\`'"]?\\s+(?:is\\s+)?required`, "i"),
 ];
 
+/** A 403 whose words say a role is missing ("requires the admin role"), not a scope. */
+export function refusesRole(message: string | null): boolean {
+  return message !== null && /\brole\b/i.test(message);
+}
+
 /** A token that looks like a scope: sessions:write, integrations:read, or a legacy name. */
 function looksLikeScope(s: string): boolean {
   return /^[a-z][\w.-]*:[\w.*-]+$/i.test(s) || /^(read|deploy|delete|admin)$/.test(s);
@@ -112,7 +117,9 @@ export function requiredScopeOf(body: unknown): string | null {
   if (message) {
     for (const p of SCOPE_PATTERNS) {
       const m = p.exec(message);
-      if (m?.[1] && looksLikeScope(m[1])) return m[1];
+      // "requires the admin role" names a role, not the legacy scope `admin`.
+      const role = m !== null && /^\s*role\b/i.test(message.slice(m.index + m[0].length));
+      if (m?.[1] && looksLikeScope(m[1]) && !role) return m[1];
     }
   }
   return null;

@@ -114,7 +114,7 @@ describe("approvals", () => {
     const id = activeSession(3);
     const a = server.addApproval(id, { kind: "deploy", message: "Ship it?" });
     const list = await client("member").listApprovals(id);
-    expect(list[0]).toMatchObject({ id: a.id, kind: "deploy", status: "pending" });
+    expect(list.items[0]).toMatchObject({ id: a.id, kind: "deploy", status: "pending" });
     // The record says the agent waits, as the real service's agent_status does...
     expect(((await client("member").getSession(id)) as Record<string, unknown>).agent_status).toBe(
       "awaiting_approval",

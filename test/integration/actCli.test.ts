@@ -272,12 +272,13 @@ describe("approvals", () => {
     expect(rows.find((r) => r.id === a.id)?.status).toBe("approved");
   });
 
-  it("the role gate: a member is refused an admin's approval with the service's 403 (exit 4)", async () => {
+  it("the role gate: a member is refused an admin's approval, in the UI's words (exit 4)", async () => {
     const id = active(4);
     const a = ref.addApproval(id, { required_role: "admin" });
     const r = await runCli(["approve", id, a.id], { env: refEnv() });
     expect(r.code).toBe(4);
-    expect(r.stderr).toContain("Resolving this approval requires the admin role");
+    expect(r.stderr).toContain(`error: ${a.id} needs the admin role (yours is member)`);
+    expect(r.stderr).not.toContain("sessions:write");
     const w = await runCli(["approve", id, a.id], { env: refEnv("readonly") });
     expect(w.code).toBe(4);
     expect(w.stderr).toContain("sessions:write");

@@ -39,6 +39,30 @@ async function withServer(
   }
 }
 
+/** Answers by method and path; anything else is a 404 the test would notice. */
+function routes(table: Record<string, Responder>): Responder {
+  return (req, res, body, n) => {
+    const path = (req.url ?? "").split("?")[0] ?? "";
+    const r = table[`${req.method} ${path}`];
+    if (r) r(req, res, body, n);
+    else
+      json(404, { detail: `no route ${req.method} ${path} in this test` }, RL)(req, res, body, n);
+  };
+}
+
+const MEMBER_KEY_INFO = {
+  valid: true,
+  key_id: "key_1",
+  name: "ci",
+  user_id: "usr_1",
+  organization_id: "org_1",
+  tenant_id: "org_1",
+  role: "member",
+  scopes: ["sessions:read", "sessions:write", "sessions:prompt"],
+  effective_scopes: ["sessions:read", "sessions:write", "sessions:prompt"],
+  expires_at: null,
+};
+
 /** stderr is one `error:` line and at most one `hint:` line. */
 function oneErrorOneHint(stderr: string): void {
   const lines = stderr.trimEnd().split("\n");
@@ -168,5 +192,263 @@ describe("usage errors: exit 2, nothing sent, one error line and one hint line",
     const help = await runCli(["git", "push", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: agent-sessions git push/);
+  });
+});
+
+describe("approve: which refusal it was, said once", () => {
+  const RESOLVE = "POST /api/sessions/ses_a1/approvals/ap_0001/resolve";
+
+  it("a member on an approval needing admin: the role, from the role gate, exit 4 (not a scope)", async () => {
+    await withServer(
+      routes({
+        // The service's own words may name nothing at all.
+        [RESOLVE]: json(403, { detail: "Forbidden" }, RL),
+        "GET /api/cloud/auth/verify": json(200, MEMBER_KEY_INFO, RL),
+        "GET /api/sessions/ses_a1/approvals": json(
+          200,
+          [{ id: "ap_0001", kind: "deploy", required_role: "admin", status: "pending" }],
+          RL,
+        ),
+      }),
+      async (s) => {
+        for (const extra of [[], ["--json"]]) {
+          const r = await runCli(["approve", "ses_a1", "ap_0001", ...extra], { env: env(s.url) });
+          expect(r.code, r.stderr).toBe(4);
+          expect(r.stdout).toBe("");
+          expect(r.stderr).toMatch(
+            /^error: ap_0001 needs the admin role \(yours is member\); nothing was approved$/m,
+          );
+          expect(r.stderr).toMatch(/^hint: Ask someone with that role, or an organization admin/m);
+          expect(r.stderr).not.toMatch(/scope|sessions:write/);
+          oneErrorOneHint(r.stderr);
+        }
+        // Sent once per run: the refusal is not retried.
+        expect(s.seen.filter((q) => q.method === "POST")).toHaveLength(2);
+      },
+    );
+  });
+
+  it("a key that lacks sessions:write is still told the scope", async () => {
+    await withServer(
+      routes({
+        [RESOLVE]: json(403, { detail: "Insufficient scope: requires sessions:write" }, RL),
+        "GET /api/cloud/auth/verify": json(
+          200,
+          { ...MEMBER_KEY_INFO, effective_scopes: ["sessions:read"] },
+          RL,
+        ),
+        "GET /api/sessions/ses_a1/approvals": json(
+          200,
+          [{ id: "ap_0001", required_role: "admin" }],
+          RL,
+        ),
+      }),
+      async (s) => {
+        const r = await runCli(["approve", "ses_a1", "ap_0001"], { env: env(s.url) });
+        expect(r.code).toBe(4);
+        expect(r.stderr).toMatch(/^hint: .*sessions:write/m);
+        expect(r.stderr).not.toContain("role");
+        oneErrorOneHint(r.stderr);
+      },
+    );
+  });
+
+  it("a 403 that says 'requires the admin role' is about the role, not a scope called admin", async () => {
+    await withServer(
+      routes({
+        "POST /api/sessions/ses_a1/pause": json(
+          403,
+          { detail: "Pausing requires the admin role" },
+          RL,
+        ),
+      }),
+      async (s) => {
+        const r = await runCli(["pause", "ses_a1"], { env: env(s.url) });
+        expect(r.code).toBe(4);
+        expect(r.stderr).toMatch(/^error: Pausing requires the admin role$/m);
+        expect(r.stderr).toMatch(/^hint: Your role in the organization does not allow this/m);
+        expect(r.stderr).not.toMatch(/scopes include/);
+      },
+    );
+  });
+
+  it("approve ses_nosuch ap_0001: the session does not exist, not 'the approval is gone'", async () => {
+    await withServer(
+      routes({
+        "POST /api/sessions/ses_nosuch/approvals/ap_0001/resolve": json(
+          404,
+          { detail: "Session ses_nosuch not found" },
+          RL,
+        ),
+        "GET /api/sessions/ses_nosuch": json(404, { detail: "Session ses_nosuch not found" }, RL),
+        [RESOLVE]: json(404, { detail: "Approval ap_0001 not found" }, RL),
+        "GET /api/sessions/ses_a1": json(200, { id: "ses_a1", state: "active" }, RL),
+      }),
+      async (s) => {
+        for (const extra of [[], ["--json"]]) {
+          const r = await runCli(["approve", "ses_nosuch", "ap_0001", ...extra], {
+            env: env(s.url),
+          });
+          expect(r.code).toBe(1);
+          expect(r.stdout).toBe("");
+          expect(r.stderr).toMatch(
+            /^error: session ses_nosuch does not exist \(or this key cannot see it\); nothing was approved$/m,
+          );
+          expect(r.stderr).toMatch(
+            /^hint: Check the session id: agent-sessions sessions lists them\.$/m,
+          );
+          expect(r.stderr).not.toContain("is gone");
+          oneErrorOneHint(r.stderr);
+          const gone = await runCli(["reject", "ses_a1", "ap_0001", ...extra], { env: env(s.url) });
+          expect(gone.code).toBe(1);
+          expect(gone.stderr).toMatch(/^error: ap_0001 is gone: the session has no such approval/m);
+          oneErrorOneHint(gone.stderr);
+        }
+      },
+    );
+  });
+});
+
+describe("item 5: a cut list says so, with the real count, and exits 7", () => {
+  const pendingApprovals = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      id: `ap_${i + 1}`,
+      session_id: "ses_a1",
+      kind: "command",
+      message: `Run step ${i + 1}?`,
+      status: "pending",
+      created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60)).toISOString(),
+    }));
+  const SESSION = {
+    id: "ses_a1",
+    name: "Busy",
+    state: "running",
+    agent_status: "awaiting_approval",
+    updated_at: "2026-01-01T00:00:00Z",
+  };
+  const oneSession = json(200, { sessions: [SESSION], total: 1, has_more: false }, RL);
+
+  for (const [n, more] of [
+    [25, "(+24 more)"],
+    [20_000, "(+19,999 more)"],
+  ] as const) {
+    it(`attention with ${n} pending approvals says ${more}, plain and --json`, async () => {
+      await withServer(
+        routes({
+          "GET /api/sessions": oneSession,
+          "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(n), RL),
+        }),
+        async (s) => {
+          const plain = await runCli(["attention"], { env: env(s.url) });
+          expect(plain.code, plain.stderr).toBe(0);
+          const row = plain.stdout.split("\n").find((l) => l.startsWith("ses_a1 "));
+          expect(row).toMatch(/awaiting approval/);
+          expect(row?.endsWith(`Run step 1? ${more}`), row).toBe(true);
+          const j = await runCli(["attention", "--json"], { env: env(s.url) });
+          expect(j.code).toBe(0);
+          const doc = JSON.parse(j.stdout) as { items: { message: string }[] };
+          expect(doc.items[0]?.message).toBe(`awaiting approval: Run step 1? ${more}`);
+        },
+      );
+    });
+  }
+
+  it("approvals of a session listing 20,000: 500 rows, a warning with the real count, exit 7; --json ends with a marker", async () => {
+    await withServer(
+      routes({ "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(20_000), RL) }),
+      async (s) => {
+        const plain = await runCli(["approvals", "ses_a1"], { env: env(s.url) });
+        expect(plain.code, plain.stderr).toBe(7);
+        const rows = plain.stdout.trimEnd().split("\n");
+        expect(rows[0]).toMatch(/^SESSION\s+APPROVAL/);
+        expect(rows).toHaveLength(501);
+        expect(plain.stderr).toBe(
+          "warning: the list is incomplete: ses_a1 has 20,000 pending, only the first 500 were read (500 approvals listed)\n",
+        );
+        const j = await runCli(["approvals", "ses_a1", "--json"], { env: env(s.url) });
+        expect(j.code).toBe(7);
+        const arr = JSON.parse(j.stdout) as Record<string, unknown>[];
+        expect(arr).toHaveLength(501);
+        expect(arr.at(-1)).toEqual({
+          incomplete: true,
+          reason: "ses_a1 has 20,000 pending, only the first 500 were read",
+          listed: 500,
+        });
+        expect(arr[0]).toMatchObject({ id: "ap_1", status: "pending" });
+      },
+    );
+  });
+
+  it("approvals over a session list that stops early (the same page again): exit 7, said", async () => {
+    await withServer(
+      routes({
+        // Promises more on every page, and sends the same page each time.
+        "GET /api/sessions": json(200, { sessions: [SESSION], total: 50, has_more: true }, RL),
+        "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(2), RL),
+      }),
+      async (s) => {
+        const plain = await runCli(["approvals"], { env: env(s.url) });
+        expect(plain.code, plain.stderr).toBe(7);
+        expect(plain.stdout).toContain("Run step 2?");
+        expect(plain.stderr).toMatch(
+          /^warning: the list is incomplete: the session list stopped \(.+\) after \d+ pages?.* \(2 approvals listed\)$/m,
+        );
+        const j = await runCli(["approvals", "--json"], { env: env(s.url) });
+        expect(j.code).toBe(7);
+        const arr = JSON.parse(j.stdout) as Record<string, unknown>[];
+        expect(arr.at(-1)).toMatchObject({ incomplete: true, listed: 2 });
+      },
+    );
+  });
+
+  it("attention over more items than the queue keeps: the real count, exit 7, plain and --json", async () => {
+    const paused = Array.from({ length: 520 }, (_, i) => ({
+      id: `ses_${String(i).padStart(4, "0")}`,
+      state: "paused",
+      agent_status: "idle",
+      paused_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+    }));
+    const pages: Responder = (req, res, body, n) => {
+      const url = new URL(req.url ?? "/", "http://x");
+      const limit = Math.min(100, Number(url.searchParams.get("limit") ?? 20));
+      const offset = Number(url.searchParams.get("offset") ?? 0);
+      json(
+        200,
+        {
+          sessions: paused.slice(offset, offset + limit),
+          total: paused.length,
+          has_more: offset + limit < paused.length,
+        },
+        RL,
+      )(req, res, body, n);
+    };
+    await withServer(routes({ "GET /api/sessions": pages }), async (s) => {
+      const plain = await runCli(["attention"], { env: env(s.url) });
+      expect(plain.code, plain.stderr).toBe(7);
+      expect(plain.stdout.trimEnd().split("\n")).toHaveLength(501);
+      expect(plain.stderr).toBe(
+        "warning: the queue is partial: 520 items, only the 500 most pressing are kept\n",
+      );
+      const j = await runCli(["attention", "--json"], { env: env(s.url) });
+      expect(j.code).toBe(7);
+      const doc = JSON.parse(j.stdout) as { items: unknown[]; partial: string };
+      expect(doc.items).toHaveLength(500);
+      expect(doc.partial).toBe("520 items, only the 500 most pressing are kept");
+    });
+  });
+
+  it("a whole list is not said to be cut: exit 0, no warning", async () => {
+    await withServer(
+      routes({
+        "GET /api/sessions": oneSession,
+        "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(500), RL),
+      }),
+      async (s) => {
+        const r = await runCli(["approvals", "--json"], { env: env(s.url) });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).toBe("");
+        expect(JSON.parse(r.stdout)).toHaveLength(500);
+      },
+    );
   });
 });

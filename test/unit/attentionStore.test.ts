@@ -335,7 +335,7 @@ describe("pending approvals", () => {
       api: {
         async listApprovals(id: string) {
           asked.push(id);
-          return pending;
+          return { items: pending, total: pending.length, pending: pending.length };
         },
       },
     });

@@ -5,7 +5,11 @@ import { closeDefaultAgent } from "../../client/transport.js";
 import { type Approval, noteProblem, type ResolveAction } from "../../protocol/approvals.js";
 import { isSafePathId } from "../../protocol/ids.js";
 import { type LifecycleAction, lifecyclePast } from "../../protocol/prompt.js";
-import { decideApproval, describeDecision } from "../../store/act/approvalDecision.js";
+import {
+  type DecisionOutcome,
+  decideApproval,
+  describeDecision,
+} from "../../store/act/approvalDecision.js";
 import {
   type ApprovalsBook,
   createApprovalsBook,
@@ -53,7 +57,10 @@ export function runCancel(cmd: Command, sessionId: string, json: boolean): Promi
  * whose record says it awaits an approval; with --all every listed session), read through
  * the approvals book and the request budget, as a table, oldest pending first; --all adds
  * resolved ones, as the service lists them. A session of the walk that is gone or refused
- * is said on stderr and skipped; a named one is an error.
+ * is said on stderr and skipped; a named one is an error. A list that is cut (the walk over
+ * the sessions stopped early, or a session listed more approvals than are read) is said as
+ * `sessions --all` says it: a warning with the real counts, a marker element ending the JSON
+ * array, and exit 7.
  */
 export function runApprovals(
   cmd: Command,
@@ -62,16 +69,33 @@ export function runApprovals(
 ): Promise<void> {
   return withClient(cmd, async (client, book) => {
     const found: Approval[] = [];
+    const cuts: string[] = [];
     const named = ids.length > 0;
     let targets = ids;
     if (!named) {
       targets = [];
-      for await (const page of client.sessionPages({ limit: 100 })) {
-        for (const s of page.sessions) {
+      const listed = new Set<string>();
+      const pages = client.sessionPages({ limit: 100 });
+      for (;;) {
+        const next = await pages.next();
+        if (next.done) {
+          if (!next.value.complete) {
+            cuts.push(
+              `the session list stopped (${next.value.reason}) after ${plural(next.value.pages, "page")}`,
+            );
+          }
+          break;
+        }
+        for (const s of next.value.sessions) {
           // Only a session that awaits one has pending approvals to read.
           if (!opts.all && !recordAwaitsApproval(s)) continue;
-          if (isSafePathId(s.session_id)) targets.push(s.session_id);
-          else err(`warning: skipped a session whose id cannot be used in a request`);
+          if (!isSafePathId(s.session_id)) {
+            err(`warning: skipped a session whose id cannot be used in a request`);
+          } else if (!listed.has(s.session_id)) {
+            // A page sent again lists a session twice: its approvals are read once.
+            listed.add(s.session_id);
+            targets.push(s.session_id);
+          }
         }
       }
     }
@@ -80,6 +104,12 @@ export function runApprovals(
       try {
         const entry = await book.read(id, { throwOnError: true });
         found.push(...(opts.all ? entry.all : entry.pending));
+        if (entry.listed > entry.all.length) {
+          const held = opts.all
+            ? plural(entry.listed, "approval")
+            : `${count(entry.pendingCount)} pending`;
+          cuts.push(`${id} has ${held}, only the first ${count(entry.all.length)} were read`);
+        }
       } catch (e) {
         if (named || !(e instanceof AgentSessionsError) || e.exitCode === EXIT.invalidKey) throw e;
         if (e instanceof HttpError && e.status >= 500) throw e;
@@ -87,8 +117,12 @@ export function runApprovals(
         err(`warning: ${id}: ${e.message}`);
       }
     }
+    const reason = cuts.join("; ");
     if (opts.json) {
-      printJson(found);
+      // A cut list ends with a marker element, so a script reading only stdout still knows.
+      printJson(
+        reason === "" ? found : [...found, { incomplete: true, reason, listed: found.length }],
+      );
     } else if (found.length === 0) {
       err(opts.all ? "no approvals" : "no pending approvals");
     } else {
@@ -110,13 +144,33 @@ export function runApprovals(
       out(table(["SESSION", "APPROVAL", "KIND", "STATUS", "NEEDS", "SINCE", "MESSAGE"], rows));
     }
     if (skipped > 0) err(`${skipped} session${skipped === 1 ? "" : "s"} skipped (see above)`);
+    if (reason !== "") {
+      err(
+        `warning: the list is incomplete: ${reason} (${plural(found.length, "approval")} listed)`,
+      );
+      process.exitCode = EXIT.incomplete;
+    }
   });
 }
 
+const count = (n: number) => n.toLocaleString("en-US");
+const plural = (n: number, noun: string) => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
+
+/** What to do after each way a decision does not go through. */
+const REFUSAL_HINTS: Record<Exclude<DecisionOutcome["kind"], "resolved">, string> = {
+  already:
+    "Nothing to do: someone decided first (agent-sessions approvals lists what is still pending).",
+  gone: "It may have been withdrawn; agent-sessions approvals lists what is still pending.",
+  no_session: "Check the session id: agent-sessions sessions lists them.",
+  not_allowed:
+    "Ask someone with that role, or an organization admin or owner, to decide it (agent-sessions approvals shows who may).",
+};
+
 /**
  * `approve` / `reject`: resolves one approval. Already resolved (409): who resolved it and
- * when, read again, and exit 1; gone (404): said, exit 1. A note over 512 characters is
- * refused before anything is sent (exit 2).
+ * when, read again, and exit 1; not found (404): whether the approval or the session is
+ * missing, exit 1; refused by the approval's role (403): which role it needs and the key's,
+ * exit 4. A note over 512 characters is refused before anything is sent (exit 2).
  */
 export async function runResolve(
   cmd: Command,
@@ -146,12 +200,8 @@ export async function runResolve(
     }
     if (json && outcome.kind === "already" && outcome.approval) printJson(outcome.approval);
     err(`error: ${line}`);
-    err(
-      outcome.kind === "already"
-        ? "hint: Nothing to do: someone decided first (agent-sessions approvals lists what is still pending)."
-        : "hint: It may have been withdrawn; agent-sessions approvals lists what is still pending.",
-    );
-    process.exitCode = EXIT.error;
+    err(`hint: ${REFUSAL_HINTS[outcome.kind]}`);
+    process.exitCode = outcome.kind === "not_allowed" ? EXIT.missingScope : EXIT.error;
   });
 }
 

@@ -3,6 +3,7 @@ import type { PromptOutcome } from "../../client/apiClient.js";
 import type { Approval, ResolveAction } from "../../protocol/approvals.js";
 import type { LifecycleAction, LifecycleAnswer, PromptItem } from "../../protocol/prompt.js";
 import { lifecyclePast } from "../../protocol/prompt.js";
+import type { ApiKeyInfo } from "../../protocol/resources.js";
 import { cutText, sanitize, sanitizeLine } from "../../text/sanitize.js";
 import type { ApprovalsBook } from "../approvals/approvalsBook.js";
 import { type ErrorInfo, toErrorInfo } from "../errorInfo.js";
@@ -32,6 +33,9 @@ export interface ActApi {
     signal?: AbortSignal,
   ): Promise<Approval>;
   lifecycle(id: string, action: LifecycleAction, signal?: AbortSignal): Promise<LifecycleAnswer>;
+  /** Read after a refused decision, to say which thing refused (approvalDecision.ts). */
+  getSession(id: string, signal?: AbortSignal): Promise<unknown>;
+  verify(signal?: AbortSignal): Promise<ApiKeyInfo>;
 }
 
 /** One line of an answer as the pane shows it. */

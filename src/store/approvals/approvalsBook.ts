@@ -1,6 +1,6 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { ApiClient } from "../../client/apiClient.js";
-import { type Approval, isPending } from "../../protocol/approvals.js";
+import { type Approval, type ApprovalList, isPending } from "../../protocol/approvals.js";
 import { agentStatus } from "../../protocol/sessionRecord.js";
 import { noRedaction, type RedactFn } from "../../text/redact.js";
 import type { AdmittedSession } from "../admitSession.js";
@@ -28,6 +28,13 @@ export interface ApprovalsEntry {
   readonly all: readonly Approval[];
   /** The pending ones among them, oldest first: the order the user decides them in. */
   readonly pending: readonly Approval[];
+  /**
+   * How many approvals the service listed, and how many of them are pending, read or not:
+   * past MAX_APPROVALS_READ a list is only counted (protocol/approvals.ts), so these can be
+   * more than `all` and `pending` hold. A list cut there says so with the real counts.
+   */
+  readonly listed: number;
+  readonly pendingCount: number;
   /** When they were last read (ms since epoch); null while the first read is under way. */
   readonly readAt: number | null;
   /** The last read failed (what was read before stays); null when it did not. */
@@ -63,7 +70,14 @@ export interface ApprovalsBook extends StoreApi<ApprovalsBookState> {
 /** Most sessions whose approvals are read at once; the others wait their turn. */
 const MAX_PARALLEL = 4;
 
-const EMPTY: ApprovalsEntry = { all: [], pending: [], readAt: null, error: null };
+const EMPTY: ApprovalsEntry = {
+  all: [],
+  pending: [],
+  listed: 0,
+  pendingCount: 0,
+  readAt: null,
+  error: null,
+};
 
 /** A session's entry, or the empty one (nothing read). */
 export function approvalsOf(s: ApprovalsBookState, sessionId: string): ApprovalsEntry {
@@ -102,13 +116,21 @@ export function createApprovalsBook(o: ApprovalsBookOptions): ApprovalsBook {
     store.setState({ bySession: next });
   };
 
-  const admit = (sessionId: string, list: readonly Approval[]): ApprovalsEntry => {
+  const admit = (sessionId: string, list: ApprovalList): ApprovalsEntry => {
     const all = sanitizeRecord(
-      list.map((a) => ({ ...a, session_id: a.session_id ?? sessionId })),
+      list.items.map((a) => ({ ...a, session_id: a.session_id ?? sessionId })),
       redact,
     );
+    const pending = all.filter(isPending).reverse();
     // The service lists newest first; the user decides the oldest first.
-    return { all, pending: all.filter(isPending).reverse(), readAt: now(), error: null };
+    return {
+      all,
+      pending,
+      listed: Math.max(list.total, all.length),
+      pendingCount: Math.max(list.pending, pending.length),
+      readAt: now(),
+      error: null,
+    };
   };
 
   const slot = async (): Promise<void> => {
@@ -162,13 +184,17 @@ export function createApprovalsBook(o: ApprovalsBookOptions): ApprovalsBook {
       }
     },
     resolved(sessionId: string, answer: Approval) {
-      const [admitted] = admit(sessionId, [answer]).all as [Approval];
+      const [admitted] = admit(sessionId, { items: [answer], total: 1, pending: 0 }).all as [
+        Approval,
+      ];
       const had = store.getState().bySession.get(sessionId);
       if (had) {
+        const pending = had.pending.filter((a) => a.id !== admitted.id);
         put(sessionId, {
           ...had,
           all: had.all.map((a) => (a.id === admitted.id ? admitted : a)),
-          pending: had.pending.filter((a) => a.id !== admitted.id),
+          pending,
+          pendingCount: had.pendingCount - (had.pending.length - pending.length),
         });
       }
       return admitted;
@@ -176,7 +202,7 @@ export function createApprovalsBook(o: ApprovalsBookOptions): ApprovalsBook {
     settle(sessionId: string) {
       const had = store.getState().bySession.get(sessionId);
       if (!had || had.pending.length === 0) return;
-      put(sessionId, { ...had, pending: [] });
+      put(sessionId, { ...had, pending: [], pendingCount: 0 });
     },
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight.values()]);

@@ -1,6 +1,6 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { AdmittedSession } from "../admitSession.js";
-import { type ApprovalsBookState, pendingOf } from "../approvals/approvalsBook.js";
+import { type ApprovalsBookState, approvalsOf, pendingOf } from "../approvals/approvalsBook.js";
 import type { SessionsState, SessionsStore } from "../sessionsStore.js";
 import type { SessionStream } from "../streams/sessionStream.js";
 import type { StreamsState, StreamsStore } from "../streams/streamsStore.js";
@@ -192,6 +192,8 @@ interface Inputs {
   rec: AdmittedSession | undefined;
   stream: SessionStream | undefined;
   approvals: readonly PendingApproval[] | undefined;
+  /** Every pending approval the service listed, read or not (the book's pendingCount). */
+  approvalCount: number;
 }
 
 export function createAttentionStore(opts: AttentionStoreOptions = {}): AttentionStore {
@@ -241,11 +243,17 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
    * The queue from the causes followed: one item per session, in queue order; what arrived
    * and left is told against the queue shown before, and a notifying arrival is raised once.
    */
-  function publish(next: AttentionItem[], partial: string | null): void {
+  function publish(next: AttentionItem[], listPartial: string | null): void {
     all = next;
     const before = store.getState().items;
     const shown = onePerSession(next).sort(compareItems);
     const items = shown.length > MAX_ITEMS ? shown.slice(0, MAX_ITEMS) : shown;
+    // Items past the bound are not shown, and that is said with the real count.
+    const partial =
+      listPartial ??
+      (shown.length > MAX_ITEMS
+        ? `${shown.length.toLocaleString("en-US")} items, only the ${MAX_ITEMS} most pressing are kept`
+        : null);
     const was = new Map(before.map((i) => [key(i.sessionId, i.reason), i]));
     const is = new Set(items.map((i) => key(i.sessionId, i.reason)));
     const arrived = items.filter((i) => !was.has(key(i.sessionId, i.reason)));
@@ -371,9 +379,12 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
       (rec === undefined || awaitsApproval(rec) || !("agent_status" in rec))
     ) {
       // The book holds them oldest first: the first is the one the keys decide first.
-      const [first, ...more] = approvalCauses(pending);
+      const [first] = approvalCauses(pending);
       if (first) {
-        const detail = more.length > 0 ? `${first.detail} (+${more.length} more)` : first.detail;
+        // The real count, not the ones read: 25 and 20,000 pending read differently.
+        const more = Math.max(inp.approvalCount, pending.length) - 1;
+        const detail =
+          more > 0 ? `${first.detail} (+${more.toLocaleString("en-US")} more)` : first.detail;
         // The approval's own time and message win over the record's.
         out.set("approval", { ...first, detail, source: "approvals" });
       }
@@ -410,6 +421,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
         rec: recs.get(id),
         stream: streams?.sessions[id],
         approvals: book ? pendingOf(book, id) : undefined,
+        approvalCount: book ? approvalsOf(book, id).pendingCount : 0,
       };
       const was = last.get(id);
       // Silence is a matter of time: a stream reconnecting is looked at each time.
@@ -419,6 +431,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
         was.rec === inp.rec &&
         was.stream === inp.stream &&
         was.approvals === inp.approvals &&
+        was.approvalCount === inp.approvalCount &&
         !timeDependent
       ) {
         continue;
