@@ -200,6 +200,8 @@ describe("where git needs the integrations", () => {
     expect(r.stderr).toMatch(
       /hint: No installation of the code hosting app reaches acme\/other: grant it access at https:\/\/github\.com\/organizations\/demo\/settings\/installations\/41000001/,
     );
+    // One hint, the one that says what to do: not the 404's own as well.
+    expect(r.stderr.match(/^hint: /gm)).toHaveLength(1);
   });
 
   it("a repository the app reaches gets no such hint", async () => {
