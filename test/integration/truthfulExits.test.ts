@@ -452,3 +452,36 @@ describe("item 5: a cut list says so, with the real count, and exits 7", () => {
     );
   });
 });
+
+describe("no error prints two errors or two hints", () => {
+  it("Ctrl-C when the cancel then fails: exit 9, one error line (why) and one hint (what it leaves)", async () => {
+    await withServer(
+      routes({
+        "POST /api/sessions/ses_a1/prompt": (_req, res) => {
+          res.writeHead(200, { "content-type": "text/event-stream", ...RL });
+          res.write(`data: ${JSON.stringify({ type: "text", content: "Working" })}\n\n`);
+          // Never ends: the answer is interrupted.
+        },
+        "POST /api/sessions/ses_a1/prompt/cancel": json(500, { detail: "cancel broke" }, RL),
+      }),
+      async (s) => {
+        let child: import("node:child_process").ChildProcess | null = null;
+        const run = runCli(["prompt", "ses_a1", "go"], {
+          env: env(s.url),
+          onSpawn: (c) => {
+            child = c;
+          },
+        });
+        await expect.poll(() => s.seen.length, { timeout: 10_000 }).toBe(1);
+        (child as import("node:child_process").ChildProcess | null)?.kill("SIGINT");
+        const r = await run;
+        expect(r.code, r.stderr).toBe(9);
+        expect(r.stderr).toMatch(/^error: .*cancel broke/m);
+        expect(r.stderr).toMatch(
+          /^hint: Stopped reading, but the prompt could not be cancelled on the service and may still run: agent-sessions cancel ses_a1$/m,
+        );
+        oneErrorOneHint(r.stderr);
+      },
+    );
+  });
+});

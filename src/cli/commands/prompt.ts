@@ -133,8 +133,11 @@ async function cancelAfterInterrupt(
         : `cancelled: stopped reading; the service says nothing was running in ${sessionId} any more`,
     );
   } catch (e) {
-    err(`error: stopped reading, but the prompt could not be cancelled on the service`);
-    fail(e);
+    // One error (why the cancel failed) and one hint (what that leaves), never two errors.
+    fail(
+      e,
+      `Stopped reading, but the prompt could not be cancelled on the service and may still run: agent-sessions cancel ${sessionId}`,
+    );
   }
   return EXIT.promptCancelled;
 }
