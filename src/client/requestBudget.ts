@@ -1,6 +1,5 @@
 import { CancelledError } from "./errors.js";
 import { type HeaderSource, readRateLimitHeaders } from "./rateLimit.js";
-import { originOf } from "./transport.js";
 
 /**
  * One request budget per key (DESIGN rule 10): every request and every stream opening of
@@ -410,27 +409,4 @@ export class RequestBudget {
   #changed(): void {
     for (const fn of [...this.#listeners]) fn();
   }
-}
-
-const MAX_SHARED = 64;
-const shared = new Map<string, RequestBudget>();
-
-/**
- * The process's budget for a key on a service: every client and stream of that key shares
- * it (rate limits are per key). A handful are kept; the least recently used goes first.
- */
-export function sharedBudget(baseUrl: string, apiKey: string): RequestBudget {
-  const id = `${originOf(baseUrl)}\n${apiKey}`;
-  let b = shared.get(id);
-  if (b) {
-    shared.delete(id);
-  } else {
-    b = new RequestBudget();
-    if (shared.size >= MAX_SHARED) {
-      const oldest = shared.keys().next().value;
-      if (oldest !== undefined) shared.delete(oldest);
-    }
-  }
-  shared.set(id, b);
-  return b;
 }

@@ -93,12 +93,10 @@ function selectedRow(frame: string): string | null {
   return null;
 }
 
-// Every page of the list, as a user scrolling to the end would have it, with the failed and
-// destroyed sessions too (D: the service leaves those out unless asked), so that every one
-// of the service's sessions is in the fleet.
+// Every page of the list (the catalogue reads them all), with the failed and destroyed
+// sessions shown too (D), so that every one of the service's sessions is in the fleet.
 await waitUntil(() => sessions.getState().loadedAt !== null, 20_000, "the first page");
-await sessions.getState().setIncludeDestroyed(true);
-for (let i = 0; i < 100 && sessions.getState().hasMore; i++) await sessions.getState().loadMore();
+sessions.getState().setIncludeDestroyed(true);
 await waitUntil(
   () => sessions.getState().items.length >= args.sessions,
   20_000,

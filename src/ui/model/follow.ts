@@ -18,7 +18,8 @@ function sameView(a: SessionsState, b: SessionsState): boolean {
     a.filterText === b.filterText &&
     a.stateFilter === b.stateFilter &&
     a.sortKey === b.sortKey &&
-    a.sortDir === b.sortDir
+    a.sortDir === b.sortDir &&
+    a.includeDestroyed === b.includeDestroyed
   );
 }
 
@@ -66,7 +67,7 @@ export function keepSelection(deps: UiDeps): () => void {
     if (!sameView(s, prev) && deps.ui.getState().heldOrder !== null) {
       deps.ui.setState({ heldOrder: null });
     }
-    if (s.items !== prev.items || s.records !== prev.records || !sameView(s, prev)) place();
+    if (s.items !== prev.items || s.hiddenIds !== prev.hiddenIds || !sameView(s, prev)) place();
   });
   // What needs you comes first: a mark can move rows (when the order is not held).
   const offAttention = attention.subscribe((a, prev) => {
