@@ -91,6 +91,10 @@ export interface RequestBudgetOptions {
   clock?: BudgetClock;
 }
 
+/** Past this many requests a window, the window's count is left to the bucket alone. */
+const MAX_WINDOW_KEPT = 1000;
+const WINDOW_MARGIN_MS = 250;
+
 export class RequestBudget {
   #figures: BudgetFigures;
   #tokens: number;
@@ -126,6 +130,12 @@ export class RequestBudget {
    * 429 on the first token after the burst.
    */
   #started = false;
+  /**
+   * When the last `limit` grants went, oldest first: the service allows at most `limit`
+   * requests in any window, which a bucket refilling at limit per window alone would pass
+   * (its burst on top of a window's refill). Not kept for limits past MAX_WINDOW_KEPT.
+   */
+  readonly #grants: number[] = [];
   readonly #clock: BudgetClock;
   readonly #queue: Waiter[] = [];
   #timer: unknown = null;
@@ -184,7 +194,8 @@ export class RequestBudget {
     const tokens = this.#oneAfterHold ? Math.max(this.#tokens, 1) : this.#tokens;
     const need = ahead + this.#need(use) - tokens;
     const perMs = (this.#figures.limit / this.#figures.windowMs) * this.#pace;
-    return Math.max(0, this.#heldUntil - now) + Math.max(0, Math.ceil(need / perMs));
+    const bucket = Math.max(0, this.#heldUntil - now) + Math.max(0, Math.ceil(need / perMs));
+    return Math.max(bucket, this.#windowFreeAt() - now);
   }
 
   /**
@@ -338,8 +349,16 @@ export class RequestBudget {
   }
 
   #canGrant(use: BudgetUse, now: number): boolean {
-    if (now < this.#heldUntil) return false;
+    if (now < this.#heldUntil || now < this.#windowFreeAt()) return false;
     return this.#tokens >= this.#need(use);
+  }
+
+  /** When one more grant keeps to `limit` in any window (0: now). */
+  #windowFreeAt(): number {
+    const { limit, windowMs } = this.#figures;
+    if (limit > MAX_WINDOW_KEPT || this.#grants.length < limit) return 0;
+    // A little over the window: the service counts arrivals, which come after our grants.
+    return (this.#grants[this.#grants.length - limit] as number) + windowMs + WINDOW_MARGIN_MS;
   }
 
   /** Tokens that must be there for `use` to go (streams leave a reserve for requests). */
@@ -350,6 +369,11 @@ export class RequestBudget {
 
   #take(): number {
     this.#tokens -= 1;
+    if (this.#figures.limit <= MAX_WINDOW_KEPT) {
+      this.#grants.push(this.#clock.now());
+      const extra = this.#grants.length - this.#figures.limit;
+      if (extra > 0) this.#grants.splice(0, extra);
+    }
     this.#oneForAnyone = false;
     this.#granted++;
     if (this.#clock.now() < this.#zeroResetAt) this.#lastEarlyTicket = this.#granted;
@@ -388,7 +412,7 @@ export class RequestBudget {
       const need = this.#need(head.use) - tokens;
       const perMs = (this.#figures.limit / this.#figures.windowMs) * this.#pace;
       const start = Math.max(now, this.#heldUntil);
-      next = start + Math.max(0, Math.ceil(need / perMs));
+      next = Math.max(start + Math.max(0, Math.ceil(need / perMs)), this.#windowFreeAt());
       for (const w of this.#queue) if (w.deadline !== null) next = Math.min(next, w.deadline);
     }
     if (next === this.#timerAt) return;
