@@ -117,10 +117,12 @@ export function followFleetStreams(deps: UiDeps): () => void {
       .slice(start, start + rows)
       .filter((s) => unsafeIdOf(s) === null)
       .map((s) => s.session_id);
-    const key = ids.join(" ");
+    const listed = list.map((s) => s.session_id);
+    // What is in view, and what is listed at all (a row gone from the list lets its stream go).
+    const key = `${ids.join(" ")}\n${listed.join(" ")}`;
     if (key === last) return;
     last = key;
-    fleetStreams.show(ids);
+    fleetStreams.show(ids, new Set(listed));
   };
   const offUi = deps.ui.subscribe((s, prev) => {
     if (s.view !== prev.view || s.fleetCursor !== prev.fleetCursor || s.size !== prev.size) sync();
