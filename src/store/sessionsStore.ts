@@ -2,7 +2,7 @@ import { createStore, type StoreApi } from "zustand/vanilla";
 import type { ApiClient, ListSessionsParams } from "../client/apiClient.js";
 import { type PagingEnd, walkSessionPages } from "../client/paging.js";
 import { type Session, sessionName } from "../protocol/resources.js";
-import { agentStatus, sessionRepo } from "../protocol/sessionRecord.js";
+import { sessionRepo } from "../protocol/sessionRecord.js";
 import { hiddenUnlessAsked, STATE_RANK } from "../protocol/states.js";
 import { noRedaction, type RedactFn } from "../text/redact.js";
 import { type AdmittedSession, admitSession, displayId } from "./admitSession.js";
@@ -359,15 +359,6 @@ export function createSessionsStore(
       set({ byId, items });
     }
   });
-}
-
-/** The sessions whose record says the agent awaits an approval (the approvals book reads theirs). */
-export function selectAwaitingApproval(s: Pick<SessionsState, "byId">): string[] {
-  const out: string[] = [];
-  for (const [id, rec] of Object.entries(s.byId)) {
-    if (agentStatus(rec) === "awaiting_approval") out.push(id);
-  }
-  return out;
 }
 
 /** Same fields, same values (nested values compared as JSON): the record did not change. */

@@ -12,7 +12,6 @@ import type { JournalStatusStore } from "../../store/history/journal.js";
 import { createIdentityStore } from "../../store/identityStore.js";
 import { createIntegrationsStore } from "../../store/integrations/integrationsStore.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
-import { selectRecord } from "../../store/sessionsStore.js";
 import { createSessionWatch } from "../../store/sessionWatch.js";
 import { StreamLeases } from "../../store/streams/streamLeases.js";
 import type { StreamsController } from "../../store/streams/streamsController.js";
