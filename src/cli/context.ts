@@ -1,10 +1,11 @@
 import type { Command } from "commander";
-import { ApiClient } from "../client/apiClient.js";
+import type { ApiClient } from "../client/apiClient.js";
 import type { RateLimitTracker, RetryWait } from "../client/rateLimit.js";
 import type { OrganizationSource } from "../client/routes.js";
 import { resolveCredentials } from "../credentials/resolve.js";
 import { fileRouteStore } from "../credentials/routeCache.js";
 import { formatDuration, formatSeconds } from "../text/format.js";
+import { createClient } from "./clientFactory.js";
 import { globalOptions } from "./globalOptions.js";
 import { err, registerSecret, stdoutClosed } from "./output.js";
 
@@ -91,18 +92,12 @@ export async function commandContext(cmd: Command): Promise<CommandContext> {
   registerSecret(creds.apiKey);
   for (const w of creds.warnings) err(`warning: ${w}`);
   const tuning = tuningFromEnv();
-  const client = new ApiClient({
-    baseUrl: creds.baseUrl,
-    apiKey: creds.apiKey,
-    ...orgOptions(creds),
-    // What it learns about the service (its mount, git's path) is kept for the next run.
-    routeStore: fileRouteStore(),
-    // A reader that went away (`| head`) cancels whatever the command still had in flight.
-    signal: stdoutClosed,
-    ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
-    ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
-    ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
-  });
+  const client = createClient(
+    { baseUrl: creds.baseUrl, apiKey: creds.apiKey, ...orgOptions(creds) },
+    // A reader that went away (`| head`) cancels whatever the command still had in flight;
+    // what it learns about the service (its mount, git's path) is kept for the next run.
+    { tuning, signal: stdoutClosed, routeStore: fileRouteStore() },
+  );
   announceWaits(client.rateLimit);
   return {
     tuning,

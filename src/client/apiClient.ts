@@ -58,7 +58,7 @@ import {
   NotFoundError,
   UsageError,
 } from "./errors.js";
-import { DEFAULT_MAX_PAGES } from "./paging.js";
+import { type PagingEnd, walkSessionPages } from "./paging.js";
 import { type PromptEnd, readPromptStream } from "./promptAnswer.js";
 import type { RateLimitTracker } from "./rateLimit.js";
 import type { RequestBudget } from "./requestBudget.js";
@@ -104,14 +104,7 @@ export type PromptOutcome =
   /** A 2xx JSON answer that is neither items nor "already running" (202: accepted). */
   | { kind: "accepted"; status: number; body: unknown };
 
-/** How a walk over every page ended. */
-export type PagingEnd =
-  | { complete: true; pages: number }
-  /**
-   * Stopped before the last page; the reason says why (a repeated cursor, an offset that does
-   * not move, the same page again, more promised without a way to fetch it, the page cap).
-   */
-  | { complete: false; pages: number; reason: string };
+export type { PagingEnd };
 
 type CallName = keyof typeof REQUIRED_SCOPES;
 
@@ -250,61 +243,18 @@ export class ApiClient {
     );
   }
 
-  /**
-   * Every page of GET /api/sessions until the server says there is no next one (cursor or
-   * offset paging alike). Stops early after maxPages, when a cursor comes back that was given
-   * before, when an offset does not move forward, or when a page holds only the sessions of
-   * the page before (a server ignoring the offset): each would loop forever. The generator's
-   * return value says whether the listing was complete, so a caller can say so instead of
-   * presenting a cut list as whole. Only the current and the previous page's ids are held.
-   */
-  async *sessionPages(
+  /** Every page of GET /api/sessions, through the one paging loop (walkSessionPages). */
+  sessionPages(
     p: SessionPagesParams = {},
     signal?: AbortSignal,
   ): AsyncGenerator<SessionPage, PagingEnd, undefined> {
-    const { maxPages = DEFAULT_MAX_PAGES, from, ...params } = p;
-    const seen = new Set<string>();
-    let page: PageToken | undefined = from;
-    let offset = from !== undefined && "offset" in from ? from.offset : 0;
-    if (from !== undefined && "cursor" in from) seen.add(from.cursor);
-    let previousIds: ReadonlySet<string> = new Set();
-    const cut = (pages: number, reason: string): PagingEnd => ({ complete: false, pages, reason });
-    for (let n = 1; ; n++) {
-      const got = await this.listSessions({ ...params, ...(page ? { page } : {}) }, signal);
-      yield got;
-      const ids = new Set<string>();
-      for (const s of got.sessions) ids.add(s.session_id);
-      let same = n > 1 && ids.size > 0;
-      for (const id of ids) {
-        if (!same) break;
-        same = previousIds.has(id);
-      }
-      if (same) return cut(n, "the service sent the same page again");
-      previousIds = ids;
-      const next = got.next;
-      if (next === null) {
-        return got.hasMore
-          ? cut(n, "the service says there are more sessions but gave no way to fetch them")
-          : { complete: true, pages: n };
-      }
-      if ("cursor" in next) {
-        if (seen.has(next.cursor)) {
-          return cut(n, "the service repeated a page cursor it had already given");
-        }
-        seen.add(next.cursor);
-      } else {
-        if (next.offset <= offset) return cut(n, "the service's next offset does not move forward");
-        if (got.total !== null && next.offset >= got.total) {
-          return cut(
-            n,
-            `the service says there are more sessions past its own total of ${got.total}`,
-          );
-        }
-        offset = next.offset;
-      }
-      if (n >= maxPages) return cut(n, `stopped at the limit of ${maxPages} pages`);
-      page = next;
-    }
+    const { maxPages, from, ...params } = p;
+    return walkSessionPages(
+      (q: ListSessionsParams, sig?: AbortSignal) => this.listSessions(q, sig),
+      params,
+      { ...(maxPages !== undefined ? { maxPages } : {}), ...(from ? { from } : {}) },
+      signal,
+    );
   }
 
   /** GET /api/sessions/{id}. */

@@ -1,6 +1,5 @@
 import { CancelledError } from "./errors.js";
 import { type HeaderSource, readRateLimitHeaders } from "./rateLimit.js";
-import { originOf } from "./transport.js";
 
 /**
  * One request budget per key (DESIGN rule 10): every request and every stream opening of
@@ -92,6 +91,10 @@ export interface RequestBudgetOptions {
   clock?: BudgetClock;
 }
 
+/** Past this many requests a window, the window's count is left to the bucket alone. */
+const MAX_WINDOW_KEPT = 1000;
+const WINDOW_MARGIN_MS = 250;
+
 export class RequestBudget {
   #figures: BudgetFigures;
   #tokens: number;
@@ -127,6 +130,12 @@ export class RequestBudget {
    * 429 on the first token after the burst.
    */
   #started = false;
+  /**
+   * When the last `limit` grants went, oldest first: the service allows at most `limit`
+   * requests in any window, which a bucket refilling at limit per window alone would pass
+   * (its burst on top of a window's refill). Not kept for limits past MAX_WINDOW_KEPT.
+   */
+  readonly #grants: number[] = [];
   readonly #clock: BudgetClock;
   readonly #queue: Waiter[] = [];
   #timer: unknown = null;
@@ -185,7 +194,8 @@ export class RequestBudget {
     const tokens = this.#oneAfterHold ? Math.max(this.#tokens, 1) : this.#tokens;
     const need = ahead + this.#need(use) - tokens;
     const perMs = (this.#figures.limit / this.#figures.windowMs) * this.#pace;
-    return Math.max(0, this.#heldUntil - now) + Math.max(0, Math.ceil(need / perMs));
+    const bucket = Math.max(0, this.#heldUntil - now) + Math.max(0, Math.ceil(need / perMs));
+    return Math.max(bucket, this.#windowFreeAt() - now);
   }
 
   /**
@@ -339,8 +349,16 @@ export class RequestBudget {
   }
 
   #canGrant(use: BudgetUse, now: number): boolean {
-    if (now < this.#heldUntil) return false;
+    if (now < this.#heldUntil || now < this.#windowFreeAt()) return false;
     return this.#tokens >= this.#need(use);
+  }
+
+  /** When one more grant keeps to `limit` in any window (0: now). */
+  #windowFreeAt(): number {
+    const { limit, windowMs } = this.#figures;
+    if (limit > MAX_WINDOW_KEPT || this.#grants.length < limit) return 0;
+    // A little over the window: the service counts arrivals, which come after our grants.
+    return (this.#grants[this.#grants.length - limit] as number) + windowMs + WINDOW_MARGIN_MS;
   }
 
   /** Tokens that must be there for `use` to go (streams leave a reserve for requests). */
@@ -351,6 +369,11 @@ export class RequestBudget {
 
   #take(): number {
     this.#tokens -= 1;
+    if (this.#figures.limit <= MAX_WINDOW_KEPT) {
+      this.#grants.push(this.#clock.now());
+      const extra = this.#grants.length - this.#figures.limit;
+      if (extra > 0) this.#grants.splice(0, extra);
+    }
     this.#oneForAnyone = false;
     this.#granted++;
     if (this.#clock.now() < this.#zeroResetAt) this.#lastEarlyTicket = this.#granted;
@@ -389,7 +412,7 @@ export class RequestBudget {
       const need = this.#need(head.use) - tokens;
       const perMs = (this.#figures.limit / this.#figures.windowMs) * this.#pace;
       const start = Math.max(now, this.#heldUntil);
-      next = start + Math.max(0, Math.ceil(need / perMs));
+      next = Math.max(start + Math.max(0, Math.ceil(need / perMs)), this.#windowFreeAt());
       for (const w of this.#queue) if (w.deadline !== null) next = Math.min(next, w.deadline);
     }
     if (next === this.#timerAt) return;
@@ -410,27 +433,4 @@ export class RequestBudget {
   #changed(): void {
     for (const fn of [...this.#listeners]) fn();
   }
-}
-
-const MAX_SHARED = 64;
-const shared = new Map<string, RequestBudget>();
-
-/**
- * The process's budget for a key on a service: every client and stream of that key shares
- * it (rate limits are per key). A handful are kept; the least recently used goes first.
- */
-export function sharedBudget(baseUrl: string, apiKey: string): RequestBudget {
-  const id = `${originOf(baseUrl)}\n${apiKey}`;
-  let b = shared.get(id);
-  if (b) {
-    shared.delete(id);
-  } else {
-    b = new RequestBudget();
-    if (shared.size >= MAX_SHARED) {
-      const oldest = shared.keys().next().value;
-      if (oldest !== undefined) shared.delete(oldest);
-    }
-  }
-  shared.set(id, b);
-  return b;
 }

@@ -26,7 +26,7 @@ import {
   type RetryCause,
   type RetryWait,
 } from "./rateLimit.js";
-import { type BudgetUse, type RequestBudget, sharedBudget } from "./requestBudget.js";
+import { type BudgetUse, RequestBudget } from "./requestBudget.js";
 import { type OrganizationSource, type RouteStore, ServiceRoutes } from "./routes.js";
 import { cancellableDelay, linkSignals } from "./signals.js";
 
@@ -61,7 +61,7 @@ export interface TransportOptions extends ConnectionConfig {
   random?: () => number;
   /** Where waits and rate-limit figures are published. */
   rateLimit?: RateLimitTracker;
-  /** The key's request budget; default the process's shared one for this key and service. */
+  /** The key's request budget; default a new one owned by this transport (and its client). */
   budget?: RequestBudget;
   /** Cancels every request and wait of this transport. */
   signal?: AbortSignal;
@@ -253,7 +253,8 @@ export class Transport {
     this.#maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
     this.rateLimit = opts.rateLimit ?? new RateLimitTracker();
     this.redactor = keyRedactor(opts.apiKey);
-    this.budget = opts.budget ?? sharedBudget(opts.baseUrl, opts.apiKey);
+    // Its own unless one is passed in: a budget belongs to a client, never to the process.
+    this.budget = opts.budget ?? new RequestBudget();
     this.routes =
       opts.routes ?? new ServiceRoutes(opts.baseUrl, opts.apiKey, opts.routeStore ?? null);
     this.keyOrganization = opts.keyOrganization ?? false;

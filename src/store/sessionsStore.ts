@@ -1,37 +1,48 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { ApiClient, ListSessionsParams } from "../client/apiClient.js";
-import { type PageToken, type Session, sessionName } from "../protocol/resources.js";
+import { type PagingEnd, walkSessionPages } from "../client/paging.js";
+import { type Session, sessionName } from "../protocol/resources.js";
 import { createdAt, sessionRepo, updatedAt } from "../protocol/sessionRecord.js";
 import { hiddenUnlessAsked, STATE_RANK } from "../protocol/states.js";
 import { noRedaction, type RedactFn } from "../text/redact.js";
-import { type AdmittedSession, admitSession, admitSessions, displayId } from "./admitSession.js";
+import { type AdmittedSession, admitSession, displayId } from "./admitSession.js";
 import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
 import { sanitizeRecord } from "./sanitizeRecord.js";
 
 /**
- * The session list: pages loaded so far, where the next one starts (a cursor or an offset,
- * whichever the service pages with), how many there are in all when the service says, and
- * the view settings (filter text, state filter, sort). What the list shows is derived by the
- * pure selectVisibleSessions, never stored.
+ * The session catalogue: the one reader of the list endpoints and the one map from a session's
+ * id to its admitted record. A pass reads every page once (cursor or offset paging, through
+ * the one paging loop, walkSessionPages), always asking for destroyed and error sessions
+ * (`include_destroyed`, asked once for everyone); a record read on its own (a pane opened on
+ * a session) and a stream's news go into the same map. The list, the fleet, the attention
+ * queue, panes, notifications and the headless commands select from it: the filter text, the
+ * state filter, the sort and "hide failed and destroyed" are views over it (the pure
+ * deriveVisibleSessions), never second reads.
  */
 
 export type SessionSortKey = "updated" | "created" | "id" | "state" | "title";
 export type SortDirection = "asc" | "desc";
 
 export interface SessionsState {
-  /** Every record admitted by admitSession (src/store/admitSession.ts), keyed by its raw id. */
+  /** Every admitted record (admitSession, src/store/admitSession.ts), keyed by its raw id. */
+  readonly byId: Readonly<Record<string, AdmittedSession>>;
+  /**
+   * The records the list endpoint gave, in its order: the same objects as in byId (a view of
+   * the map for the list and the fleet, never a second copy).
+   */
   readonly items: readonly AdmittedSession[];
-  /** Where the next page starts; null when there is none. */
-  readonly next: PageToken | null;
+  /** The last pass could not read every page (see partialReason). */
   readonly hasMore: boolean;
+  /** Why the last pass stopped before the last page; null when it read them all. */
+  readonly partialReason: string | null;
   /** Sessions in all, when the service says (the documented `total`). */
   readonly total: number | null;
-  /** First page (load/refresh) in flight. */
+  /** The first page of a load in flight. */
   readonly loading: boolean;
-  /** A further page in flight. */
+  /** The pages past the first of a load in flight (the first page is shown meanwhile). */
   readonly loadingMore: boolean;
   readonly error: ErrorInfo | null;
-  /** When the list was last read whole (a load, or a live refresh of every loaded page). */
+  /** When the list was last read (a load's first page, then its end; a live refresh). */
   readonly loadedAt: number | null;
   /** A live refresh in flight (the list stays as it is meanwhile). */
   readonly refreshing: boolean;
@@ -40,46 +51,42 @@ export interface SessionsState {
   readonly filterText: string;
   /** Only sessions in this state; null for all. */
   readonly stateFilter: string | null;
-  /**
-   * The list asks for destroyed and error sessions too (`include_destroyed=true`); without it
-   * the real service leaves them out.
-   */
+  /** The views show destroyed and error sessions too (the catalogue always holds them). */
   readonly includeDestroyed: boolean;
+  /**
+   * The sessions the last read listed as destroyed or failed: what "hide failed and
+   * destroyed" hides. Decided when the list is read, so a row that fails while shown stays
+   * (marked) until the next read instead of vanishing under the cursor.
+   */
+  readonly hiddenIds: ReadonlySet<string>;
   readonly sortKey: SessionSortKey;
   readonly sortDir: SortDirection;
-  /**
-   * Records fetched one by one (a pane opened on them) that are not in the loaded pages;
-   * a record in the pages is updated there instead.
-   */
-  readonly records: Readonly<Record<string, AdmittedSession>>;
 
-  /** Replace the list with the first page. */
+  /** Read the list from the start: its first page is shown at once, the others follow. */
   load(): Promise<void>;
-  /** Append the next page; no-op while loading or when there is none. */
-  loadMore(): Promise<void>;
-  /** Reload from the first page, keeping the view settings. */
+  /** The same as load (Ctrl-R). */
   refresh(): Promise<void>;
   /**
-   * Read every loaded page again without clearing the list (the live refresh): records are
-   * replaced where they changed (an unchanged record keeps its identity), sessions gone from
-   * the service go, new ones come in, the view settings stay. Fields a stream patched after
-   * the refresh began are kept over the pages. Resolves to false when it did not run or was
-   * superseded (a load, a page loaded meanwhile). Never throws: a failure is refreshError.
+   * Read every page again without clearing the list (the live refresh): records are replaced
+   * where they changed (an unchanged record keeps its identity), sessions gone from the
+   * service go, new ones come in, the view settings stay. Fields a stream patched after the
+   * refresh began are kept over the pages. Resolves to false when it did not run or was
+   * superseded (a load meanwhile). Never throws: a failure is refreshError.
    */
   refreshLive(): Promise<boolean>;
   setFilterText(text: string): void;
   setStateFilter(state: string | null): void;
-  /** Ask for destroyed and error sessions, or stop: the list is read again from the start. */
-  setIncludeDestroyed(include: boolean): Promise<void>;
+  /** Show destroyed and error sessions, or hide them: a view, nothing is read again. */
+  setIncludeDestroyed(include: boolean): void;
   /** Sort by key; choosing the current key again flips the direction. */
   setSort(key: SessionSortKey, dir?: SortDirection): void;
-  /** Merge fields into one loaded record (a live state_changed, for example). */
+  /** Merge fields into one known record (a live state_changed, for example). */
   patchSession(sessionId: string, patch: Partial<Session>): void;
   /**
    * Read one record again from the service (a pane opened on it, so what it shows is
-   * current before its first event; a stream that may have lost events) and keep it: in the
-   * loaded pages, else among `records`. Resolves to the sanitized record, or null when it
-   * could not be read (what was there stays; the pane's stream reports its own). Never throws.
+   * current before its first event; a stream that may have lost events) and keep it in the
+   * map. Resolves to the sanitized record, or null when it could not be read (what was there
+   * stays; the pane's stream reports its own). Never throws.
    */
   refreshSession(sessionId: string): Promise<AdmittedSession | null>;
 }
@@ -89,95 +96,146 @@ export type SessionsStore = StoreApi<SessionsState>;
 export interface SessionsStoreOptions {
   /** Page size asked of the service. Default 100 (the interface's own example). */
   pageSize?: number;
+  /** Most pages one pass reads (100 sessions each by default). Default 50. */
+  maxPages?: number;
   now?: () => number;
   /** Hides the user's key in whatever the service sent (see src/text/redact.ts). */
   redact?: RedactFn;
-  /** Ask for destroyed and error sessions from the start (`watch --attention`). Default false. */
+  /** The views show destroyed and error sessions from the start. Default false. */
   includeDestroyed?: boolean;
+  /** Told of a read that failed, as thrown (a headless command exits with its code). */
+  onReadError?: (e: unknown) => void;
 }
 
+/** What the catalogue asks of a client: pages of the list, and one record. */
+export type CatalogueClient = Pick<ApiClient, "listSessions"> &
+  Partial<Pick<ApiClient, "getSession">>;
+
+/** Most pages one pass reads. */
+const MAX_PAGES = 50;
+
 export function createSessionsStore(
-  client: Pick<ApiClient, "listSessions"> & Partial<Pick<ApiClient, "getSession">>,
+  client: CatalogueClient,
   opts: SessionsStoreOptions = {},
 ): SessionsStore {
   const pageSize = opts.pageSize ?? 100;
+  const maxPages = opts.maxPages ?? MAX_PAGES;
   const now = opts.now ?? Date.now;
   const redact = opts.redact ?? noRedaction;
 
   let generation = 0;
-  /** Cursors the service has given since the first page: one given again would loop forever. */
-  let seenCursors = new Set<string>();
   let inflight: AbortController | null = null;
-  /** Bumped whenever a page is appended, so a live refresh started before knows. */
-  let appended = 0;
-  let live: AbortController | null = null;
   /** What a stream patched into a record, and when (a live refresh keeps what is newer). */
   const patched = new Map<string, { at: number; patch: Partial<Session> }>();
 
   return createStore<SessionsState>()((set, get) => {
-    /** A list request as the view asks it: with include_destroyed when it wants those. */
-    function listParams(p: ListSessionsParams): ListSessionsParams {
-      return get().includeDestroyed ? { ...p, includeDestroyed: true } : p;
-    }
-
     /**
-     * Sessions a live refresh no longer lists while destroyed and error ones are left out:
-     * most likely one of them became destroyed or failed, which the list cannot show. A few
-     * are read one by one, and those now hidden are kept among `records`, where a pane and
-     * the attention queue still find them (the others moved past the loaded pages, or are
-     * gone: nothing to keep).
+     * One pass over every page. `onFirst` sees the first page's records (a load shows them at
+     * once). Resolves to the records in the service's order and how the walk ended.
      */
-    async function readVanished(gone: readonly string[], gen: number): Promise<void> {
-      const getSession = client.getSession?.bind(client);
-      if (!getSession) return;
-      for (const id of gone.slice(0, MAX_VANISHED_READS)) {
-        let fresh: AdmittedSession;
-        try {
-          fresh = admitSession(await getSession(id), redact);
-        } catch {
-          continue;
-        }
-        if (gen !== generation || get().includeDestroyed) return;
-        if (fresh.session_id !== id || !hiddenUnlessAsked(field(fresh, "state"))) continue;
-        if (get().items.some((x) => x.session_id === id)) continue;
-        set({ records: { ...get().records, [id]: fresh } });
+    async function readPages(
+      signal: AbortSignal,
+      onFirst?: (first: AdmittedSession[], total: number | null) => void,
+    ): Promise<{ got: AdmittedSession[]; end: PagingEnd; total: number | null }> {
+      const read = (p: ListSessionsParams, sig?: AbortSignal) => client.listSessions(p, sig);
+      const walk = walkSessionPages(
+        read,
+        { limit: pageSize, includeDestroyed: true },
+        { maxPages },
+        signal,
+      );
+      const got = new Map<string, AdmittedSession>();
+      let total: number | null = null;
+      for (let n = 0; ; n++) {
+        const r = await walk.next();
+        if (r.done) return { got: [...got.values()], end: r.value, total };
+        // Pages can shift while paging: a session seen already keeps its place, newer fields.
+        for (const x of r.value.sessions) got.set(x.session_id, admitSession(x, redact));
+        total = r.value.total ?? total;
+        if (n === 0) onFirst?.([...got.values()], total);
       }
     }
 
-    async function fetchFirst(): Promise<void> {
+    /**
+     * The listed records become `listed`: the map keeps the records read on their own that
+     * no page holds, an unchanged record keeps its identity, and a field a stream patched
+     * since `since` is kept over the page's.
+     */
+    function commitListed(
+      listed: readonly AdmittedSession[],
+      since: number | null,
+    ): AdmittedSession[] {
+      const s = get();
+      const wasListed = new Set(s.items.map((x) => x.session_id));
+      const byId: Record<string, AdmittedSession> = {};
+      for (const [id, x] of Object.entries(s.byId)) if (!wasListed.has(id)) byId[id] = x;
+      const items = listed.map((fresh) => {
+        const p = since === null ? undefined : patched.get(fresh.session_id);
+        const merged = p && since !== null && p.at >= since ? { ...fresh, ...p.patch } : fresh;
+        const old = s.byId[fresh.session_id];
+        const kept = old !== undefined && sameRecord(old, merged) ? old : merged;
+        byId[fresh.session_id] = kept;
+        return kept;
+      });
+      const hiddenIds = new Set<string>();
+      for (const x of items) if (hiddenUnlessAsked(field(x, "state"))) hiddenIds.add(x.session_id);
+      set({ byId, items, hiddenIds });
+      return items;
+    }
+
+    function cutBy(end: PagingEnd): Pick<SessionsState, "hasMore" | "partialReason"> {
+      return end.complete
+        ? { hasMore: false, partialReason: null }
+        : { hasMore: true, partialReason: end.reason };
+    }
+
+    async function load(): Promise<void> {
       inflight?.abort();
-      live?.abort();
       const ctl = new AbortController();
       inflight = ctl;
       const gen = ++generation;
       set({ loading: true, loadingMore: false, error: null });
       try {
-        const page = await client.listSessions(listParams({ limit: pageSize }), ctl.signal);
+        const { got, end, total } = await readPages(ctl.signal, (first, t) => {
+          if (gen !== generation) return;
+          commitListed(first, null);
+          set({ total: t, loading: false, loadingMore: true, loadedAt: now(), refreshError: null });
+        });
         if (gen !== generation) return;
-        seenCursors = new Set(
-          page.next !== null && "cursor" in page.next ? [page.next.cursor] : [],
-        );
+        commitListed(got, null);
+        patched.clear();
+        const cut = cutBy(end);
         set({
-          items: dedupe([], admitSessions(page.sessions, redact)),
-          next: page.next,
-          hasMore: page.next !== null,
-          total: page.total,
+          ...cut,
+          total: total ?? get().total,
           loading: false,
+          loadingMore: false,
           loadedAt: now(),
           refreshError: null,
+          error:
+            cut.partialReason !== null
+              ? {
+                  message: `The list may be incomplete: ${cut.partialReason} after ${got.length} sessions`,
+                  hint: "Refresh (Ctrl-R) to start over from the first page.",
+                  code: "incomplete",
+                  requiredScope: null,
+                }
+              : null,
         });
       } catch (e) {
         if (gen !== generation) return;
-        set({ loading: false, error: toErrorInfo(e, redact) });
+        opts.onReadError?.(e);
+        set({ loading: false, loadingMore: false, error: toErrorInfo(e, redact) });
       } finally {
         if (inflight === ctl) inflight = null;
       }
     }
 
     return {
+      byId: {},
       items: [],
-      next: null,
       hasMore: false,
+      partialReason: null,
       total: null,
       loading: false,
       loadingMore: false,
@@ -188,134 +246,46 @@ export function createSessionsStore(
       filterText: "",
       stateFilter: null,
       includeDestroyed: opts.includeDestroyed === true,
+      hiddenIds: new Set(),
       sortKey: "updated",
       sortDir: "desc",
-      records: {},
 
-      load: fetchFirst,
-      refresh: fetchFirst,
+      load,
+      refresh: load,
 
       async refreshLive() {
         const s = get();
-        if (s.loading || s.refreshing) return false;
+        if (s.loading || s.loadingMore || s.refreshing) return false;
         if (s.loadedAt === null) {
-          await fetchFirst();
+          await load();
           return get().error === null;
         }
         const ctl = new AbortController();
-        live = ctl;
+        inflight = ctl;
         const gen = generation;
-        const pagesBefore = appended;
         const started = now();
-        // As many records as are loaded now (at least a page), page after page.
-        const want = Math.max(1, s.items.length);
         set({ refreshing: true });
         try {
-          const got: AdmittedSession[] = [];
-          let next: PageToken | null = null;
-          let total: number | null = null;
-          let page: PageToken | undefined;
-          let offset = 0;
-          const seen = new Set<string>();
-          for (let n = 0; n < MAX_REFRESH_PAGES; n++) {
-            const p = await client.listSessions(
-              listParams({ limit: pageSize, ...(page ? { page } : {}) }),
-              ctl.signal,
-            );
-            for (const x of p.sessions) got.push(admitSession(x, redact));
-            total = p.total;
-            next = p.next;
-            if (next === null || got.length >= want) break;
-            // The same guards as paging by hand: a cursor seen before, an offset standing still.
-            if ("cursor" in next) {
-              if (seen.has(next.cursor)) break;
-              seen.add(next.cursor);
-            } else {
-              if (next.offset <= offset) break;
-              offset = next.offset;
-            }
-            page = next;
-          }
-          if (gen !== generation || pagesBefore !== appended) {
+          const { got, end, total } = await readPages(ctl.signal);
+          if (gen !== generation) {
             set({ refreshing: false });
             return false;
           }
-          const previous = new Map(get().items.map((x) => [x.session_id, x]));
-          const items = dedupe([], got).map((fresh) => {
-            const p = patched.get(fresh.session_id);
-            const merged = p && p.at >= started ? { ...fresh, ...p.patch } : fresh;
-            const old = previous.get(fresh.session_id);
-            return old !== undefined && sameRecord(old, merged) ? old : merged;
-          });
+          commitListed(got, started);
           patched.clear();
-          const kept = new Set(items.map((x) => x.session_id));
-          const gone = [...previous.keys()].filter((id) => !kept.has(id));
           set({
-            items,
-            next,
-            hasMore: next !== null,
+            ...cutBy(end),
             total: total ?? get().total,
             loadedAt: now(),
             refreshing: false,
             refreshError: null,
           });
-          if (!get().includeDestroyed) await readVanished(gone, gen);
           return true;
         } catch (e) {
           if (gen !== generation) return false;
+          opts.onReadError?.(e);
           set({ refreshing: false, refreshError: toErrorInfo(e, redact) });
           return false;
-        } finally {
-          if (live === ctl) live = null;
-        }
-      },
-
-      async loadMore() {
-        const s = get();
-        const from = s.next;
-        if (s.loading || s.loadingMore || !s.hasMore || from === null) return;
-        const ctl = new AbortController();
-        inflight = ctl;
-        const gen = generation;
-        set({ loadingMore: true, error: null });
-        try {
-          const page = await client.listSessions(
-            listParams({ limit: pageSize, page: from }),
-            ctl.signal,
-          );
-          if (gen !== generation) return;
-          const next = page.next;
-          // A cursor given before, or an offset that does not move forward, would page in a
-          // circle: stop, and say the list is cut.
-          let stuck: string | null = null;
-          if (next !== null && "cursor" in next) {
-            if (seenCursors.has(next.cursor)) stuck = "the service repeated a page cursor";
-            seenCursors.add(next.cursor);
-          } else if (next !== null && "offset" in from && next.offset <= from.offset) {
-            stuck = "the service's next offset does not move forward";
-          }
-          const items = dedupe(get().items, admitSessions(page.sessions, redact));
-          appended++;
-          set({
-            items,
-            next: stuck ? null : next,
-            hasMore: stuck === null && next !== null,
-            total: page.total ?? get().total,
-            loadingMore: false,
-            loadedAt: now(),
-            error:
-              stuck !== null
-                ? {
-                    message: `The list may be incomplete: ${stuck} after ${items.length} sessions`,
-                    hint: "Refresh (Ctrl-R) to start over from the first page.",
-                    code: "incomplete",
-                    requiredScope: null,
-                  }
-                : null,
-          });
-        } catch (e) {
-          if (gen !== generation) return;
-          set({ loadingMore: false, error: toErrorInfo(e, redact) });
         } finally {
           if (inflight === ctl) inflight = null;
         }
@@ -329,15 +299,14 @@ export function createSessionsStore(
         if (state !== get().stateFilter) set({ stateFilter: state });
       },
 
-      async setIncludeDestroyed(include) {
+      setIncludeDestroyed(include) {
         if (include === get().includeDestroyed) return;
-        // A state filter for a state the list no longer holds would show nothing.
+        // A state filter for a state the view no longer shows would show nothing.
         const filter = get().stateFilter;
         set({
           includeDestroyed: include,
           ...(!include && hiddenUnlessAsked(filter) ? { stateFilter: null } : {}),
         });
-        await fetchFirst();
       },
 
       setSort(key, dir) {
@@ -348,21 +317,14 @@ export function createSessionsStore(
       },
 
       patchSession(sessionId, patch) {
-        const extra = get().records[sessionId];
-        if (extra) {
-          const next = { ...extra, ...sanitizeRecord(patch, redact), session_id: sessionId };
-          set({ records: { ...get().records, [sessionId]: next } });
-        }
-        const items = get().items;
-        const i = items.findIndex((x) => x.session_id === sessionId);
-        const current = items[i];
+        const s = get();
+        const current = s.byId[sessionId];
         if (current === undefined) return;
-        const next = items.slice();
         const clean = sanitizeRecord(patch, redact);
-        next[i] = { ...current, ...clean, session_id: current.session_id };
+        const next = { ...current, ...clean, session_id: current.session_id };
         const before = patched.get(sessionId)?.patch;
         patched.set(sessionId, { at: now(), patch: { ...before, ...clean } });
-        set({ items: next });
+        put(next);
       },
 
       async refreshSession(sessionId) {
@@ -375,26 +337,29 @@ export function createSessionsStore(
         }
         // Another session's record under this id is not this session's.
         if (fresh.session_id !== sessionId) return null;
-        const s = get();
-        const i = s.items.findIndex((x) => x.session_id === sessionId);
-        const current = s.items[i];
-        if (current !== undefined) {
-          // A list row may carry fields the single record leaves out: they stay.
-          const items = s.items.slice();
-          items[i] = { ...current, ...fresh };
-          set({ items });
-        } else set({ records: { ...s.records, [sessionId]: fresh } });
+        const current = get().byId[sessionId];
+        // A list row may carry fields the single record leaves out: they stay.
+        put(current !== undefined ? { ...current, ...fresh } : fresh);
         return fresh;
       },
     };
+
+    /** One record into the map (and into the list's order when the list holds it). */
+    function put(rec: AdmittedSession): void {
+      const s = get();
+      const id = rec.session_id;
+      const byId = { ...s.byId, [id]: rec };
+      const i = s.items.findIndex((x) => x.session_id === id);
+      if (i < 0) {
+        set({ byId });
+        return;
+      }
+      const items = s.items.slice();
+      items[i] = rec;
+      set({ byId, items });
+    }
   });
 }
-
-/** Most sessions gone from one live refresh that are read one by one (see readVanished). */
-const MAX_VANISHED_READS = 5;
-
-/** Most pages one live refresh reads (100 sessions each by default). */
-const MAX_REFRESH_PAGES = 50;
 
 /** Same fields, same values (nested values compared as JSON): the record did not change. */
 function sameRecord(a: Session, b: Session): boolean {
@@ -414,28 +379,6 @@ function sameRecord(a: Session, b: Session): boolean {
 
 function defaultDir(key: SessionSortKey): SortDirection {
   return key === "updated" || key === "created" ? "desc" : "asc";
-}
-
-/** Pages can shift while paging: a session seen already keeps its place, with newer fields. */
-function dedupe(
-  existing: readonly AdmittedSession[],
-  incoming: readonly AdmittedSession[],
-): AdmittedSession[] {
-  const index = new Map<string, number>();
-  const out = existing.slice();
-  out.forEach((s, i) => {
-    index.set(s.session_id, i);
-  });
-  for (const s of incoming) {
-    const at = index.get(s.session_id);
-    if (at === undefined) {
-      index.set(s.session_id, out.length);
-      out.push(s);
-    } else {
-      out[at] = s;
-    }
-  }
-  return out;
 }
 
 /** The fields the list shows and the filter searches. */
@@ -524,14 +467,25 @@ function timeOf(s: Session, primary: typeof updatedAt, fallback: typeof updatedA
 export type VisibleInputs<T extends Session = AdmittedSession> = Pick<
   SessionsState,
   "filterText" | "stateFilter" | "sortKey" | "sortDir"
-> & { readonly items: readonly T[] };
+> & {
+  readonly items: readonly T[];
+  /** Destroyed and error sessions shown too; absent: shown. */
+  readonly includeDestroyed?: boolean;
+  /** What "hide failed and destroyed" hides (SessionsState.hiddenIds). */
+  readonly hiddenIds?: ReadonlySet<string>;
+};
 
-/** Filter and sort, pure. Ties (and the "id" key) order by session id, so order is stable. */
+/**
+ * Filter and sort, pure: "hide failed and destroyed" too (a state filter naming one of them
+ * shows it). Ties (and the "id" key) order by session id, so order is stable.
+ */
 export function deriveVisibleSessions<T extends Session>(inp: VisibleInputs<T>): T[] {
+  const hidden = inp.includeDestroyed === false ? inp.hiddenIds : undefined;
   const out = inp.items.filter(
     (s) =>
-      (inp.stateFilter === null || field(s, "state") === inp.stateFilter) &&
-      matchesFilter(s, inp.filterText),
+      (inp.stateFilter === null
+        ? hidden === undefined || !hidden.has(s.session_id)
+        : field(s, "state") === inp.stateFilter) && matchesFilter(s, inp.filterText),
   );
   const sign = inp.sortDir === "asc" ? 1 : -1;
   out.sort(
@@ -546,8 +500,10 @@ let lastOutput: AdmittedSession[] = [];
 /** What a list view shows about the list as a whole (counts, loading, filter, sort): the session list and the fleet view alike. */
 export function selectListMeta(s: SessionsState) {
   return {
-    total: s.items.length,
-    serverTotal: s.total,
+    /** The sessions the view may show: destroyed and error ones only when it shows them. */
+    total: s.items.length - (s.includeDestroyed ? 0 : s.hiddenIds.size),
+    /** The service's own count, when the catalogue could not read every page. */
+    serverTotal: s.hasMore ? s.total : null,
     loading: s.loading,
     loadingMore: s.loadingMore,
     hasMore: s.hasMore,
@@ -560,7 +516,7 @@ export function selectListMeta(s: SessionsState) {
 }
 
 /**
- * deriveVisibleSessions memoised on its five inputs, so it can be a zustand selector: the
+ * deriveVisibleSessions memoised on its inputs, so it can be a zustand selector: the
  * same array comes back until the items or a view setting change.
  */
 export function selectVisibleSessions(s: VisibleInputs): AdmittedSession[] {
@@ -571,7 +527,9 @@ export function selectVisibleSessions(s: VisibleInputs): AdmittedSession[] {
     l.filterText === s.filterText &&
     l.stateFilter === s.stateFilter &&
     l.sortKey === s.sortKey &&
-    l.sortDir === s.sortDir
+    l.sortDir === s.sortDir &&
+    l.includeDestroyed === s.includeDestroyed &&
+    l.hiddenIds === s.hiddenIds
   ) {
     return lastOutput;
   }
@@ -582,6 +540,8 @@ export function selectVisibleSessions(s: VisibleInputs): AdmittedSession[] {
     stateFilter: s.stateFilter,
     sortKey: s.sortKey,
     sortDir: s.sortDir,
+    ...(s.includeDestroyed !== undefined ? { includeDestroyed: s.includeDestroyed } : {}),
+    ...(s.hiddenIds !== undefined ? { hiddenIds: s.hiddenIds } : {}),
   };
   return lastOutput;
 }
@@ -596,10 +556,10 @@ export function knownStates(items: readonly Session[]): string[] {
   return [...set].sort((a, b) => (STATE_RANK[a] ?? 9) - (STATE_RANK[b] ?? 9) || a.localeCompare(b));
 }
 
-/** A session's record: from the loaded pages, else fetched on its own. */
+/** A session's record, listed or read on its own. */
 export function selectRecord(
-  s: Pick<SessionsState, "items" | "records">,
+  s: Pick<SessionsState, "byId">,
   sessionId: string,
 ): AdmittedSession | undefined {
-  return s.items.find((x) => x.session_id === sessionId) ?? s.records[sessionId];
+  return s.byId[sessionId];
 }

@@ -14,6 +14,7 @@
  * in the same run (B8's first full frame, B10's frames at their times).
  * B4 and B10 run again with the on-disk event journal on (rows B4-journal, B10-journal).
  * B13 (issue 14's budget row) runs the built `watch --json` against the documented limit.
+ * B15 (issue 30's budget row) runs the UI on 500 sessions and 50 fleet streams against it.
  *   --json [PATH]  machine-readable output
  *   --markdown     print the table as Markdown (for docs/performance.md)
  *   --strict       exit 1 when a target is missed (a measure that errors always exits 1)
@@ -40,6 +41,7 @@ import { type Capture, captureStream, parseCeiling, type Rate } from "./measures
 import { drainThroughEventSource } from "./measures/peerEventSource.js";
 import { measureStartup } from "./measures/startup.js";
 import { measureTerminalBytes } from "./measures/terminalBytes.js";
+import { measureUiBudget } from "./measures/uiBudget.js";
 import { findNode24 } from "./node24.js";
 import { BENCH_DIR, median } from "./proc.js";
 import { markdownTable, notMeasured, num, type Row, textTable } from "./report.js";
@@ -773,6 +775,35 @@ async function budgetRow(p: ReturnType<typeof plan>, quick: boolean): Promise<Ro
   }
 }
 
+/**
+ * B15: the request budget the UI spends, beside B10: requests a minute at start-up and at
+ * steady state for the UI with 500 sessions and 50 fleet streams, against the documented limit.
+ */
+async function uiBudgetRow(): Promise<Row> {
+  const l = DOCUMENTED_LIMIT;
+  const sessions = 500;
+  const streams = 50;
+  const measure = `UI budget: the app (production wiring) on the fleet view, ${sessions} sessions, ${streams} streams live, service limited to ${l.limit} requests/${l.windowMs / 1000} s, burst ${l.burst}: requests the service had in the first minute after spawn, and a minute at steady state (after the streams are live and 20 s more)`;
+  const target = `steady ≤ ${Math.floor(l.limit / 3)} requests/min (a third of the limit), every stream live; start-up and 429s reported`;
+  try {
+    const r = await withServer(
+      { seed: 15, paceMs: 0, heartbeatMs: 5000, sessionCount: sessions, rateLimit: l },
+      (srv) => measureUiBudget(srv, { sessions, streams, settleMs: 20_000 }),
+    );
+    return {
+      id: "B15",
+      measure,
+      value: `start-up ${r.startupPerMin} requests in the first minute (streams live after ${num(r.readyS, 1)} s); steady ${num(r.steadyPerMin, 1)} requests/min; ${r.rateLimited} × 429; ${r.liveStreams}/${r.streams} live`,
+      target,
+      pass: r.steadyPerMin <= Math.floor(l.limit / 3) && r.liveStreams >= r.streams,
+      figures: { ...r, limit: l.limit, windowMs: l.windowMs, burst: l.burst },
+      ...(r.rateLimited > 0 ? { note: `${r.rateLimited} requests refused with 429` } : {}),
+    };
+  } catch (e) {
+    return failed("B15", measure, target, e);
+  }
+}
+
 /** B14: a pane on a session with 2,000 history entries, mount to the frame showing them. */
 async function historyOpenRow(quick: boolean): Promise<Row> {
   const entries = 2000;
@@ -864,6 +895,12 @@ async function main(): Promise<void> {
   if (want("B14")) {
     log("B14: history on open");
     rows.push(await historyOpenRow(opts.quick));
+  }
+  if (want("B15")) {
+    log(
+      "B15: the UI's requests a minute, 500 sessions and 50 streams, at 100 a minute (about 3 min)",
+    );
+    rows.push(await uiBudgetRow());
   }
 
   const seconds = (performance.now() - t0) / 1000;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { selectVisibleSessions } from "../../src/store/sessionsStore.js";
 import { waitFor } from "./serverTestUtils.js";
 
 /**
@@ -62,15 +63,17 @@ describe("live list", () => {
     expect(att.items.filter((i) => i.sessionId === d).map((i) => [i.reason, i.source])).toEqual([
       ["paused", "list"],
     ]);
-    // A session that fails leaves the list (the service hides error sessions unless asked):
-    // it is read on its own, kept among the records, and its error is raised all the same.
+    // A session that fails stays in the catalogue (it always asks for error sessions), hidden
+    // from the list's view, and its error is raised all the same.
     server.setState(d, "error");
     await waitFor(
-      () => services.sessions.getState().records[d]?.state === "error",
+      () => services.sessions.getState().byId[d]?.state === "error",
       10_000,
-      "the failed session read on its own",
+      "the failed session in the catalogue",
     );
-    expect(services.sessions.getState().items.map((s) => s.session_id)).not.toContain(d);
+    expect(
+      selectVisibleSessions(services.sessions.getState()).map((s) => s.session_id),
+    ).not.toContain(d);
     await waitFor(() => services.attention.getState().lastRaised[0]?.reason === "failed", 5_000);
     att = services.attention.getState();
     expect(att.lastRaised.map((i) => [i.sessionId, i.reason, i.source])).toEqual([

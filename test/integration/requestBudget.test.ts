@@ -2,7 +2,6 @@ import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
 import { type Subscription, subscribeToSession } from "../../src/client/eventStream.js";
-import { sharedBudget } from "../../src/client/requestBudget.js";
 import { startServer } from "../../src/server/index.js";
 import { json, startScriptedServer } from "../helpers/scriptedHttpServer.js";
 import { waitFor } from "./serverTestUtils.js";
@@ -44,7 +43,12 @@ describe("request budget", () => {
     // The list first (as the UI does), then every stream at once.
     const page = await client.listSessions({ limit: 50, includeDestroyed: true });
     const subs: Subscription[] = page.sessions.map((s) =>
-      subscribeToSession({ config, sessionId: s.session_id, onEvent: () => {} }),
+      subscribeToSession({
+        config,
+        transport: client.transport,
+        sessionId: s.session_id,
+        onEvent: () => {},
+      }),
     );
     for (const s of subs) cleanups.push(() => s.close());
     expect(subs).toHaveLength(50);
@@ -58,13 +62,13 @@ describe("request budget", () => {
       "every stream to be live",
     );
     expect(limited).toEqual([]);
-    const budget = sharedBudget(server.url, key);
+    const budget = client.budget;
     expect(budget.state.limited).toBe(0);
     expect(budget.state.figures).toMatchObject({ limit: 100, burst: 20, source: "server" });
     expect(server.connections()).toBe(50);
   });
 
-  it("a 429 one caller gets holds every other caller of the key for its Retry-After", async () => {
+  it("a 429 one caller gets holds every other caller of the client for its Retry-After", async () => {
     const srv = await startScriptedServer();
     cleanups.push(() => srv.close());
     srv.reply(json(429, { detail: "slow down" }, { "retry-after": "1" }));
@@ -80,14 +84,18 @@ describe("request budget", () => {
     cleanups.push(() => agent.destroy());
     const config = { baseUrl: srv.url, apiKey: "ask_budget_test_key", dispatcher: agent };
     const first = new ApiClient({ ...config, jitter: 0 });
-    const other = new ApiClient({ ...config });
 
     const firstDone = first.me();
     await waitFor(() => first.rateLimit.waiting !== null, 5000, "the 429 retry wait");
     const limitedAt = srv.seen[0]?.at ?? 0;
-    // Another client and a stream of the same key, started while the first one waits.
-    const otherDone = other.me();
-    const sub = subscribeToSession({ config, sessionId: "ses_budget1", onEvent: () => {} });
+    // Another call and a stream of the same client, started while the first one waits.
+    const otherDone = first.me();
+    const sub = subscribeToSession({
+      config,
+      transport: first.transport,
+      sessionId: "ses_budget1",
+      onEvent: () => {},
+    });
     cleanups.push(() => sub.close());
     await Promise.all([firstDone, otherDone]);
     await waitFor(() => sub.status.state === "live", 5000, "the stream");
@@ -95,6 +103,29 @@ describe("request budget", () => {
     expect(srv.seen).toHaveLength(4);
     // Nothing of this key reached the server before the Retry-After had passed.
     for (const r of srv.seen.slice(1)) expect(r.at - limitedAt).toBeGreaterThanOrEqual(990);
-    expect(sharedBudget(srv.url, config.apiKey).state.limited).toBe(1);
+    expect(first.budget.state.limited).toBe(1);
+  });
+
+  it("two clients in one process have budgets of their own: one's hour-long 429 hold is not the other's", async () => {
+    const srv = await startScriptedServer();
+    cleanups.push(() => srv.close());
+    const limits = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99" };
+    srv.reply(json(429, { detail: "slow down" }, { "retry-after": "3600", ...limits }));
+    srv.fallback(json(200, { tenant_id: "t", principal_id: "usr_1", scopes: [] }, limits));
+    const agent = new Agent({ keepAliveTimeout: 1000 });
+    cleanups.push(() => agent.destroy());
+    const config = { baseUrl: srv.url, apiKey: "ask_budget_test_key", dispatcher: agent };
+    // The first client is told to wait an hour: longer than it may wait, so it gives up.
+    const held = new ApiClient({ ...config, maxAttempts: 1 });
+    await expect(held.me()).rejects.toThrow();
+    expect(held.budget.state.heldUntil).not.toBeNull();
+    // The same service and key, another client: it goes at once.
+    const other = new ApiClient({ ...config, maxAttempts: 1 });
+    expect(other.budget).not.toBe(held.budget);
+    expect(other.budget.state.heldUntil).toBeNull();
+    const started = Date.now();
+    await expect(other.me()).resolves.toHaveProperty("principal_id");
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(srv.seen).toHaveLength(2);
   });
 });

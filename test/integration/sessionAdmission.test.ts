@@ -88,7 +88,6 @@ describe("one admission path for session records", () => {
     expect(JSON.stringify(first)).not.toMatch(TERMINAL_HOSTILE);
     expect(leakedPiece(JSON.stringify(first))).toBeNull();
 
-    await sessions.getState().loadMore();
     expect(fieldsOf(byId("ses_two"))).toEqual(first);
 
     refresh();

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
 import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
 import { createAttentionStore } from "../../src/store/attention/attentionStore.js";
-import { createSessionsStore } from "../../src/store/sessionsStore.js";
+import { createSessionsStore, selectVisibleSessions } from "../../src/store/sessionsStore.js";
 import { runCli, tempConfigHome } from "../helpers/cli.js";
 import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
 import { advanceUntil } from "../helpers/simulatedClock.js";
@@ -201,28 +201,34 @@ describe("client: include_destroyed", () => {
     expect(queries[3]?.get("offset")).toBe("1");
   });
 
-  it("the sessions store asks for them once told, and says which way it asks", async () => {
+  it("the catalogue asks for them on every page, once; hiding them is a view, not a read", async () => {
     const srv = await scriptedServer();
-    srv.fallback(json(200, { sessions: [{ id: "ses_a", state: "active" }], total: 1 }));
+    srv.fallback(
+      json(200, {
+        sessions: [
+          { id: "ses_a", state: "active" },
+          { id: "ses_d", state: "destroyed" },
+        ],
+        total: 2,
+      }),
+    );
     const client = new ApiClient({ baseUrl: srv.url, apiKey: KEY, maxAttempts: 1 });
     const store = createSessionsStore(client);
     await store.getState().load();
     expect(store.getState().includeDestroyed).toBe(false);
-    await store.getState().setIncludeDestroyed(true);
-    await store.getState().loadMore();
+    const shown = () => selectVisibleSessions(store.getState()).map((x) => x.session_id);
+    expect(shown()).toEqual(["ses_a"]);
+    store.getState().setIncludeDestroyed(true);
+    expect(shown().sort()).toEqual(["ses_a", "ses_d"]);
     await store.getState().refreshLive();
     const flags = srv.seen.map((r) =>
       new URL(r.url, "http://x").searchParams.get("include_destroyed"),
     );
-    expect(flags).toEqual([null, "true", "true"]);
-    const watching = createSessionsStore(client, { includeDestroyed: true });
-    await watching.getState().load();
-    expect(
-      new URL(srv.seen.at(-1)?.url ?? "", "http://x").searchParams.get("include_destroyed"),
-    ).toBe("true");
+    // One read for the load, one for the refresh; the toggle read nothing.
+    expect(flags).toEqual(["true", "true"]);
   });
 
-  it("a session that leaves a list hiding destroyed ones is read again: its error needs attention", async () => {
+  it("a session that fails stays in the catalogue, hidden from the list's view: its error needs attention", async () => {
     const s = await reference({ sessionCount: 3 });
     const id = s.sessionIds()[1] as string;
     const client = new ApiClient({ baseUrl: s.url, apiKey: s.key("member"), maxAttempts: 1 });
@@ -232,9 +238,8 @@ describe("client: include_destroyed", () => {
     expect(sessions.getState().items.map((x) => x.session_id)).toContain(id);
     s.setState(id, "error");
     await sessions.getState().refreshLive();
-    // Gone from the list (the service hides it now), kept among the records, queued.
-    expect(sessions.getState().items.map((x) => x.session_id)).not.toContain(id);
-    expect(sessions.getState().records[id]?.state).toBe("error");
+    expect(selectVisibleSessions(sessions.getState()).map((x) => x.session_id)).not.toContain(id);
+    expect(sessions.getState().byId[id]?.state).toBe("error");
     expect(attention.getState().items.map((i) => [i.sessionId, i.reason])).toContainEqual([
       id,
       "failed",

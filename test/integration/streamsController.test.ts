@@ -246,8 +246,6 @@ describe("stores against the reference service", () => {
 
     const sessions = createSessionsStore(api, { pageSize: 2 });
     await sessions.getState().load();
-    for (let i = 0; i < 10 && sessions.getState().hasMore; i++)
-      await sessions.getState().loadMore();
     expect(
       sessions
         .getState()

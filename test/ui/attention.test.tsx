@@ -171,15 +171,15 @@ describe("attention", () => {
       .sessions()
       .filter((x) => ["error", "paused", "destroyed"].includes(x.state));
     h = mountApp(fx, { columns: 160, rows: 40 });
-    // The list leaves the failed one out (the service's default); the queue asks for it.
-    await waitForContent(h, /\d+ sessions, 20 loaded/);
+    // The list's view leaves the failed one out; the catalogue holds it, and so the queue.
+    await waitForContent(h, /\d+ shown of \d+ loaded/);
     await pressKey(h, "A");
     const frame = await waitForContent(h, `${waiting.length} in all`);
     expect(frame).toContain(p3a);
     expect(frame).toContain(p3b);
     expect(frame).not.toContain("partial");
-    // The list itself still shows its one page.
     await pressKey(h, "escape");
-    await waitForContent(h, /\d+ sessions, 20 loaded/);
+    const list = await waitForContent(h, /\d+ shown of \d+ loaded/);
+    expect(list).not.toContain(p3a);
   });
 });

@@ -255,16 +255,11 @@ describe("a list that pages in a circle", () => {
       },
       { columns: 120, rows: 30 },
     );
-    await waitForContent(h, "4 shown of 4 loaded · more below");
-    await pressKey(h, "end");
-    await waitForContent(h, "8 shown of 8 loaded · more below");
-    await pressKey(h, "end");
-    const cut = await waitForContent(
-      h,
-      "may be incomplete: the service repeated a page cursor after 12",
-    );
-    expect(cut).not.toContain("more below");
+    // The one paging loop stops at the third page: first → a → b names "a" again.
+    await waitForContent(h, "may be incomplete: the service repeated a page cursor");
+    expect(h.frame()).toContain("Sessions 12/12+");
     const asked = server?.requestsTo("/api/sessions").length;
+    expect(asked).toBe(3);
     await pressKey(h, "up");
     await pressKey(h, "end");
     expect(server?.requestsTo("/api/sessions").length).toBe(asked);

@@ -162,6 +162,19 @@ describe("stream leases and the fleet's cap", () => {
     expect(o.calls.filter((c) => c.startsWith("open"))).toHaveLength(5);
   });
 
+  it("a session no longer listed (gone, or hidden as destroyed) lets its stream go at once", () => {
+    const o = opener();
+    const fleet = new FleetStreams({ leases: new StreamLeases(o), cap: 10 });
+    fleet.show(["ses_1", "ses_2"], new Set(["ses_1", "ses_2", "ses_3"]));
+    fleet.show(["ses_3"], new Set(["ses_1", "ses_2", "ses_3"]));
+    // Scrolled out of view, still listed: under the cap, the streams stay.
+    expect(fleet.openIds.sort()).toEqual(["ses_1", "ses_2", "ses_3"]);
+    fleet.show(["ses_3"], new Set(["ses_1", "ses_3"]));
+    expect(fleet.openIds.sort()).toEqual(["ses_1", "ses_3"]);
+    expect(o.calls.filter((c) => c.startsWith("close"))).toEqual(["close ses_2"]);
+    fleet.releaseAll();
+  });
+
   it("leaving the fleet lets its streams go only after the grace period", () => {
     const o = opener();
     let fire: (() => void) | null = null;

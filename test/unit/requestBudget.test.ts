@@ -51,6 +51,24 @@ function setup(defaults?: ConstructorParameters<typeof RequestBudget>[0]) {
 }
 
 describe("request budget", () => {
+  it("never lets more than the limit go in any window: the burst is not added to a window's refill", async () => {
+    const { clock, granted, take } = setup({
+      defaults: { limit: 100, windowMs: 60_000, burst: 20 },
+    });
+    for (let i = 0; i < 110; i++) take("request", `r${i}`);
+    await flush();
+    // The burst, then one every 600 ms: the 100th goes at 48 s.
+    await clock.advance(48_000);
+    expect(granted).toHaveLength(100);
+    // A bucket alone would let 20 more go before the minute is out; the window holds them.
+    await clock.advance(11_900);
+    expect(granted).toHaveLength(100);
+    // Past the first minute (and a margin for the way to the service) the burst's grants
+    // leave the window, and the bucket, full again, lets the rest go.
+    await clock.advance(400);
+    expect(granted).toHaveLength(110);
+  });
+
   it("lets the documented burst of 20 go at once, then one every 600 ms (100 a minute)", async () => {
     const { clock, budget, granted, take } = setup();
     for (let i = 0; i < 25; i++) take("request", `r${i}`);

@@ -3,7 +3,7 @@ import { NetworkError } from "../../src/client/errors.js";
 import type { PageToken, Session, SessionPage } from "../../src/protocol/resources.js";
 import { createSessionsStore } from "../../src/store/sessionsStore.js";
 
-/** The live refresh of the sessions store: every loaded page again, in place. */
+/** The live refresh of the catalogue: every page again, once, in place. */
 
 const s = (id: string, state = "active") => ({ session_id: id, state }) as Session;
 
@@ -32,12 +32,11 @@ function client(pages: () => Session[][]) {
 }
 
 describe("live refresh", () => {
-  it("reads as many pages as are loaded, and keeps unchanged records as they were", async () => {
+  it("reads every page once, and keeps unchanged records as they were", async () => {
     let pages = [[s("ses_1"), s("ses_2")], [s("ses_3")]];
     const c = client(() => pages);
     const store = createSessionsStore(c, { pageSize: 2 });
     await store.getState().load();
-    await store.getState().loadMore();
     const before = store.getState().items;
     pages = [[s("ses_1"), s("ses_2", "paused")], [s("ses_3")]];
     c.calls = 0;
@@ -81,15 +80,16 @@ describe("live refresh", () => {
     expect(store.getState().refreshError).toBeNull();
   });
 
-  it("a page loaded meanwhile wins: the refresh that started before it is dropped", async () => {
+  it("a load meanwhile wins: the refresh that started before it is dropped", async () => {
     const c = client(() => [[s("ses_1")], [s("ses_2")]]);
     const store = createSessionsStore(c, { pageSize: 1 });
     await store.getState().load();
     c.hold = true;
     const refreshing = store.getState().refreshLive();
     c.hold = false;
-    await store.getState().loadMore();
+    const loading = store.getState().load();
     c.release();
+    await loading;
     expect(await refreshing).toBe(false);
     expect(store.getState().items.map((x) => x.session_id)).toEqual(["ses_1", "ses_2"]);
   });

@@ -30,16 +30,21 @@ function pagedClient(pages: Session[][], failWith?: Error) {
 }
 
 describe("sessions store", () => {
-  it("loads the first page, then more with the cursor until there is none", async () => {
+  it("a load shows the first page at once, then reads every page once with the cursor", async () => {
     const client = pagedClient([
       [session("ses_1"), session("ses_2")],
       [session("ses_2", { state: "paused" }), session("ses_3")],
     ]);
     const store = createSessionsStore(client, { pageSize: 2 });
+    const firstShown: string[][] = [];
+    const off = store.subscribe((s, prev) => {
+      if (s.loadedAt !== null && prev.loadedAt === null) {
+        firstShown.push(s.items.map((x) => x.session_id));
+      }
+    });
     await store.getState().load();
-    expect(store.getState().items.map((s) => s.session_id)).toEqual(["ses_1", "ses_2"]);
-    expect(store.getState().hasMore).toBe(true);
-    await store.getState().loadMore();
+    off();
+    expect(firstShown).toEqual([["ses_1", "ses_2"]]);
     // A session seen on both pages keeps its place and takes the newer fields.
     expect(store.getState().items.map((s) => [s.session_id, s.state])).toEqual([
       ["ses_1", undefined],
@@ -47,10 +52,31 @@ describe("sessions store", () => {
       ["ses_3", undefined],
     ]);
     expect(store.getState().hasMore).toBe(false);
-    await store.getState().loadMore();
+    expect(store.getState().loadingMore).toBe(false);
     expect(client.calls).toEqual([{ limit: 2 }, { limit: 2, cursor: "1" }]);
     await store.getState().refresh();
-    expect(store.getState().items).toHaveLength(2);
+    expect(store.getState().items).toHaveLength(3);
+    expect(client.calls).toHaveLength(4);
+  });
+
+  it("a cursor given again ends the pass, and says the list may be incomplete", async () => {
+    const calls: string[] = [];
+    const store = createSessionsStore({
+      async listSessions(p: { page?: PageToken } = {}): Promise<SessionPage> {
+        const cursor = p.page && "cursor" in p.page ? p.page.cursor : "";
+        calls.push(cursor);
+        return {
+          sessions: [session(`ses_${calls.length}`)],
+          total: null,
+          hasMore: true,
+          next: { cursor: cursor === "" ? "a" : cursor === "a" ? "b" : "a" },
+        };
+      },
+    });
+    await store.getState().load();
+    expect(calls).toEqual(["", "a", "b"]);
+    expect(store.getState().hasMore).toBe(true);
+    expect(store.getState().error?.message).toContain("repeated a page cursor");
   });
 
   it("keeps the error (the server's message, sanitized) and clears it on success", async () => {

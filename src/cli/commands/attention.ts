@@ -1,33 +1,21 @@
 import type { Command } from "commander";
-import type { ListSessionsParams } from "../../client/apiClient.js";
-import { ApiClient } from "../../client/apiClient.js";
+import type { ApiClient } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
 import type { OrganizationSource } from "../../client/routes.js";
 import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { sessionName } from "../../protocol/resources.js";
 import { displayId } from "../../store/admitSession.js";
-import {
-  awaitingSourcesOf,
-  createApprovalsBook,
-  followAwaiting,
-} from "../../store/approvals/approvalsBook.js";
-import {
-  type AttentionItem,
-  type AttentionStore,
-  createAttentionStore,
-} from "../../store/attention/attentionStore.js";
+import type { AttentionItem } from "../../store/attention/attentionStore.js";
 import { type AttentionConfig, REASON_LABEL } from "../../store/attention/reasons.js";
-import { createWholeList } from "../../store/attention/wholeList.js";
-import { LiveList } from "../../store/liveList.js";
-import { createSessionsStore, selectRecord } from "../../store/sessionsStore.js";
-import { StreamsController } from "../../store/streams/streamsController.js";
-import { createStreamsStore } from "../../store/streams/streamsStore.js";
+import { selectRecord } from "../../store/sessionsStore.js";
+import { createSessionWatch } from "../../store/sessionWatch.js";
 import { formatAge } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
 import { oscText } from "../../text/notification.js";
 import { keyRedactor } from "../../text/redact.js";
 import { attentionSetting } from "../attentionSetting.js";
+import { createClient } from "../clientFactory.js";
 import { type CommandContext, commandContext, orgOptions, uiTuningFromEnv } from "../context.js";
 import { clock } from "../eventFormat.js";
 import { err, fail, out, stdoutClosed, table } from "../output.js";
@@ -155,86 +143,45 @@ export async function attention(o: AttentionRunOptions, ctx: AttentionContext): 
     ...(org ? { organizationId: org } : {}),
   };
   const client =
-    ctx.client ??
-    new ApiClient({
-      ...config,
-      ...orgOptions(ctx),
-      ...(ctx.tuning.maxAttempts !== undefined ? { maxAttempts: ctx.tuning.maxAttempts } : {}),
-      ...(ctx.tuning.backoffBaseMs !== undefined
-        ? { backoffBaseMs: ctx.tuning.backoffBaseMs }
-        : {}),
-      ...(ctx.tuning.timeoutMs !== undefined ? { timeoutMs: ctx.tuning.timeoutMs } : {}),
-    });
+    ctx.client ?? createClient({ ...config, ...orgOptions(ctx) }, { tuning: ctx.tuning });
   const { redact } = keyRedactor(ctx.apiKey);
   // The list's first failure is kept as thrown, so the command exits with its code.
   let listError: unknown = null;
-  const sessions = createSessionsStore(
-    {
-      async listSessions(p: ListSessionsParams, signal?: AbortSignal) {
-        try {
-          return await client.listSessions(p, signal);
-        } catch (e) {
-          listError ??= e;
-          throw e;
-        }
-      },
-    },
-    // Failed and destroyed sessions are what this command is for: asked for on every page.
-    { redact, includeDestroyed: true },
-  );
-  const whole = createWholeList({ sessions, client, redact });
-  const streams = createStreamsStore({ capacity: 50, redact });
-  // The approvals book, as the UI has it: read for the sessions that await one.
-  const approvals = createApprovalsBook({ api: client, redact });
-  const offAwaiting = followAwaiting(approvals, awaitingSourcesOf({ sessions, whole, streams }));
-  const store: AttentionStore = createAttentionStore({
-    sessions,
-    streams,
-    whole,
-    approvals,
-    ...(o.config ? { config: o.config } : {}),
-  });
-  const named = (item: AttentionItem): Named => {
-    const rec =
-      selectRecord(sessions.getState(), item.sessionId) ??
-      whole.getState().extra.find((x) => x.session_id === item.sessionId);
-    return { item, name: rec ? sessionName(rec) : null };
-  };
-  const live = new LiveList({
-    sessions,
-    budget: client.budget,
-    ...(o.refreshMs !== undefined ? { baseMs: o.refreshMs } : {}),
-    // Nobody presses keys here: never the idle cadence.
-    idleAfterMs: Number.POSITIVE_INFINITY,
-  });
-  const controller = new StreamsController({
+  // The same chain as the UI's (src/store/sessionWatch.ts), over the same catalogue.
+  const watch = createSessionWatch({
+    client,
     config,
-    transport: client.transport,
-    store: streams,
-    sessions,
-    onStateChange: () => live.poke("state"),
+    redact,
+    capacity: 50,
+    // Failed and destroyed sessions are what this command is for.
+    includeDestroyed: true,
+    onReadError: (e) => {
+      listError ??= e;
+    },
+    live: {
+      ...(o.refreshMs !== undefined ? { baseMs: o.refreshMs } : {}),
+      // Nobody presses keys here: never the idle cadence.
+      idleAfterMs: Number.POSITIVE_INFINITY,
+    },
+    ...(o.config ? { attention: o.config } : {}),
     ...(ctx.tuning.backoffBaseMs !== undefined
-      ? { subscribeOptions: { backoffBaseMs: ctx.tuning.backoffBaseMs } }
+      ? { streams: { subscribeOptions: { backoffBaseMs: ctx.tuning.backoffBaseMs } } }
       : {}),
   });
-  const cleanup = async () => {
-    live.stop();
-    offAwaiting();
-    approvals.dispose();
-    store.dispose();
-    whole.dispose();
-    await controller.closeAll();
-    streams.getState().dispose();
+  const { sessions, controller, live, attention: store } = watch;
+  const named = (item: AttentionItem): Named => {
+    const rec = selectRecord(sessions.getState(), item.sessionId);
+    return { item, name: rec ? sessionName(rec) : null };
   };
+  const cleanup = () => watch.dispose();
 
   await sessions.getState().load();
-  if (sessions.getState().error !== null) {
+  const loadError = sessions.getState().error;
+  // A pass cut short (a paging loop, the page cap) is no failure: the queue says it is partial.
+  if (loadError !== null && loadError.code !== "incomplete") {
     await cleanup();
-    throw (
-      listError ?? new Error(sessions.getState().error?.message ?? "the list could not be read")
-    );
+    throw listError ?? new Error(loadError.message);
   }
-  await whole.idle();
   await store.idle();
   const now = Date.now();
   const first = store.getState();
@@ -280,7 +227,7 @@ export async function attention(o: AttentionRunOptions, ctx: AttentionContext): 
     }
     if (o.maxEvents !== undefined && printed >= o.maxEvents) finish(EXIT.ok);
   });
-  const total = sessions.getState().items.length + whole.getState().extra.length;
+  const total = Object.keys(sessions.getState().byId).length;
   const streamed = o.streamIds ?? [];
   err(
     `watching ${total} session${total === 1 ? "" : "s"} for attention${streamed.length > 0 ? ` (streaming ${streamed.join(", ")})` : ""}; Ctrl-C to stop`,

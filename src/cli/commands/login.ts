@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { ApiClient } from "../../client/apiClient.js";
 import { InvalidKeyError } from "../../client/errors.js";
 import { CredentialsUsageError } from "../../credentials/errors.js";
 import { assertKeychainReachable } from "../../credentials/keychain.js";
@@ -10,6 +9,7 @@ import { keyExpiresAt } from "../../protocol/resources.js";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { expiryStatus, maskKey } from "../../text/format.js";
 import { sanitizeLine } from "../../text/sanitize.js";
+import { createClient } from "../clientFactory.js";
 import { announceWaits, tuningFromEnv } from "../context.js";
 import { globalOptions } from "../globalOptions.js";
 import { readHiddenLine, readPipedInput } from "../hiddenInput.js";
@@ -65,17 +65,11 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
   const apiKey = checkKeyShape(raw, from);
   registerSecret(apiKey);
 
-  const tuning = tuningFromEnv();
-  const client = new ApiClient({
-    baseUrl,
-    apiKey,
-    ...(target.organizationId !== null ? { organizationId: target.organizationId } : {}),
+  const client = createClient(
+    { baseUrl, apiKey, organizationId: target.organizationId },
     // The key's organization, as verify answers it, is kept for the commands that follow.
-    routeStore: fileRouteStore(),
-    ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
-    ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
-    ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
-  });
+    { tuning: tuningFromEnv(), routeStore: fileRouteStore() },
+  );
   announceWaits(client.rateLimit);
   const info = await client.verify();
   if (info.valid === false) {

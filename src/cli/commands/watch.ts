@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { ApiClient } from "../../client/apiClient.js";
+import type { ApiClient } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
 import {
   type StreamNotice,
@@ -14,6 +14,7 @@ import { sanitizeRecord } from "../../store/sanitizeRecord.js";
 import { formatSeconds } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
 import type { StreamRedaction } from "../../text/redact.js";
+import { createClient } from "../clientFactory.js";
 import { type CommandContext, commandContext, orgOptions } from "../context.js";
 import { eventToJson, gapText, redactStreamed } from "../eventFormat.js";
 import { err, fail, out, outputRoom, secrets, stdoutClosed } from "../output.js";
@@ -184,12 +185,10 @@ export async function watchSessions(
   const org = ctx.organizationId ?? undefined;
   const client =
     ctx.client ??
-    new ApiClient({
-      baseUrl: ctx.baseUrl,
-      apiKey: ctx.apiKey,
-      ...orgOptions(ctx),
-      maxAttempts: 2,
-    });
+    createClient(
+      { baseUrl: ctx.baseUrl, apiKey: ctx.apiKey, ...orgOptions(ctx) },
+      { tuning: { maxAttempts: 2 } },
+    );
   const stop = new AbortController();
 
   const onSigint = () => finish(EXIT.ok);

@@ -80,17 +80,21 @@ export function buildReplayServices(
   const streams = createStreamsStore({ capacity: opts.scrollback ?? 5000, now: () => clock() });
   let replayRef: ReplayControl | null = null;
   const records = () => (replayRef ? recordsOf(recording, replayRef) : []);
-  const sessions = createSessionsStore({
-    listSessions: async () => {
-      const sessions = records();
-      return { sessions, total: sessions.length, hasMore: false, next: null };
+  const sessions = createSessionsStore(
+    {
+      listSessions: async () => {
+        const sessions = records();
+        return { sessions, total: sessions.length, hasMore: false, next: null };
+      },
+      getSession: async (id: string) => {
+        const r = records().find((s) => s.session_id === id);
+        if (!r) throw new Error(`session ${id} is not in the recording`);
+        return r;
+      },
+      // Every session of the recording is shown, as it was recorded.
     },
-    getSession: async (id: string) => {
-      const r = records().find((s) => s.session_id === id);
-      if (!r) throw new Error(`session ${id} is not in the recording`);
-      return r;
-    },
-  });
+    { includeDestroyed: true },
+  );
   const replay = createReplay(recording, streams, {
     sessions,
     ...(opts.speed !== undefined ? { speed: opts.speed } : {}),

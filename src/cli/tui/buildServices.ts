@@ -1,32 +1,24 @@
-import { ApiClient } from "../../client/apiClient.js";
+import type { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
 import type { OrganizationSource, RouteStore } from "../../client/routes.js";
 import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
 import { createActControl } from "../../store/act/actStore.js";
 import { createActionsStore } from "../../store/actionsStore.js";
-import {
-  awaitingSourcesOf,
-  createApprovalsBook,
-  followAwaiting,
-} from "../../store/approvals/approvalsBook.js";
-import { createAttentionStore } from "../../store/attention/attentionStore.js";
 import type { AttentionConfig } from "../../store/attention/reasons.js";
-import { createWholeList } from "../../store/attention/wholeList.js";
 import { ActivityTracker } from "../../store/fleet/activity.js";
 import { FleetStreams } from "../../store/fleet/fleetStreams.js";
 import { createOverlapStore } from "../../store/fleet/overlaps.js";
 import type { JournalStatusStore } from "../../store/history/journal.js";
 import { createIdentityStore } from "../../store/identityStore.js";
 import { createIntegrationsStore } from "../../store/integrations/integrationsStore.js";
-import { LiveList } from "../../store/liveList.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
-import { createSessionsStore } from "../../store/sessionsStore.js";
+import { createSessionWatch } from "../../store/sessionWatch.js";
 import { StreamLeases } from "../../store/streams/streamLeases.js";
-import { StreamsController } from "../../store/streams/streamsController.js";
-import { createStreamsStore } from "../../store/streams/streamsStore.js";
+import type { StreamsController } from "../../store/streams/streamsController.js";
 import { maskKey } from "../../text/format.js";
 import { keyRedactor } from "../../text/redact.js";
 import type { AppServices } from "../../ui/model/services.js";
+import { createClient } from "../clientFactory.js";
 import type { Tuning } from "../context.js";
 import type { FileJournal } from "../journal/fileJournal.js";
 
@@ -84,66 +76,63 @@ export function buildServices(
   const scrollback = opts.scrollback ?? 5000;
   const journal = opts.journal ?? null;
   const tuning = opts.tuning ?? {};
-  const org = {
-    ...(conn.organizationId ? { organizationId: conn.organizationId } : {}),
-    ...(conn.organizationId && conn.organizationFrom
-      ? { organizationFrom: conn.organizationFrom }
-      : {}),
-    ...(conn.keyOrganization ? { keyOrganization: true } : {}),
-  };
   // Ended by dispose(): requests still waiting for the service (or for a retry) end with it,
   // so quitting never waits for a service that hangs.
   const stop = new AbortController();
-  const client = new ApiClient({
-    baseUrl: conn.baseUrl,
-    apiKey: conn.apiKey,
+  const client = createClient(conn, {
+    tuning,
     signal: stop.signal,
-    ...org,
     ...(opts.routeStore ? { routeStore: opts.routeStore } : {}),
-    ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
-    ...(tuning.maxAttempts !== undefined ? { maxAttempts: tuning.maxAttempts } : {}),
-    ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
   });
   // Whatever the service sends, the key is hidden where it enters the stores (and again from
   // every frame, see frameGuard.ts).
   const secrets = keyRedactor(conn.apiKey);
   const { redact } = secrets;
-  const streams = createStreamsStore({ capacity: scrollback, redact });
-  const sessions = createSessionsStore(client, {
-    redact,
-    ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
-  });
   const subscribeOptions = {
     ...(tuning.backoffBaseMs !== undefined ? { backoffBaseMs: tuning.backoffBaseMs } : {}),
     ...opts.streams,
   };
   const activity = new ActivityTracker();
-  const live = new LiveList({
-    sessions,
-    budget: client.budget,
-    ...(opts.refreshMs !== undefined ? { baseMs: opts.refreshMs } : {}),
-  });
   const identity = createIdentityStore({ redact });
-  const controller = new StreamsController({
-    config: { baseUrl: conn.baseUrl, apiKey: conn.apiKey, ...org },
-    transport: client.transport,
-    store: streams,
-    sessions,
-    ...(Object.keys(subscribeOptions).length > 0 ? { subscribeOptions } : {}),
-    // Never more history than the scrollback holds.
-    history: scrollback,
-    fetchHistory: (id) => client.sessionHistory(id),
-    ...(opts.recordPollMs !== undefined ? { recordPollMs: opts.recordPollMs } : {}),
-    // Known scopes without sessions:prompt: no stream that would answer 403.
-    liveAllowed: () => {
-      const k = identity.getState().keyInfo;
-      return k === null || hasScope(k.effective_scopes, REQUIRED_SCOPES.events);
+  const watch = createSessionWatch({
+    client,
+    config: {
+      baseUrl: conn.baseUrl,
+      apiKey: conn.apiKey,
+      ...(conn.organizationId ? { organizationId: conn.organizationId } : {}),
+      ...(conn.organizationId && conn.organizationFrom
+        ? { organizationFrom: conn.organizationFrom }
+        : {}),
     },
-    ...(journal ? { journal } : {}),
-    // A state change on one stream: the others may have changed too, read the list soon.
-    onStateChange: () => live.poke("state"),
-    onItem: (id, event, data, at) => activity.note(id, event, data, at),
+    redact,
+    capacity: scrollback,
+    ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
+    ...(opts.refreshMs !== undefined ? { live: { baseMs: opts.refreshMs } } : {}),
+    ...(opts.attention ? { attention: opts.attention } : {}),
+    // When the user last looked at each session survives a restart: what completed since
+    // is "finished" at the next start, what completed before is not.
+    ...(journal
+      ? {
+          lastSeen: (id: string) => journal.lastSeen(id),
+          onSeen: (id: string, at: number) => journal.markSeen(id, at),
+        }
+      : {}),
+    streams: {
+      ...(Object.keys(subscribeOptions).length > 0 ? { subscribeOptions } : {}),
+      // Never more history than the scrollback holds.
+      history: scrollback,
+      fetchHistory: (id) => client.sessionHistory(id),
+      ...(opts.recordPollMs !== undefined ? { recordPollMs: opts.recordPollMs } : {}),
+      // Known scopes without sessions:prompt: no stream that would answer 403.
+      liveAllowed: () => {
+        const k = identity.getState().keyInfo;
+        return k === null || hasScope(k.effective_scopes, REQUIRED_SCOPES.events);
+      },
+      ...(journal ? { journal } : {}),
+      onItem: (id, event, data, at) => activity.note(id, event, data, at),
+    },
   });
+  const { sessions, streams, controller, live, approvals } = watch;
   const leases = new StreamLeases(controller);
   const rateLimit = createRateLimitStore(client.rateLimit);
   const actions = createActionsStore({ redact });
@@ -151,18 +140,6 @@ export function buildServices(
   const offActions = actions.subscribe((s, prev) => {
     if (s.last !== prev.last && s.last !== null) live.poke("git");
   });
-  // The attention queue covers every session: the pages past the loaded ones are read after
-  // each list reading, through the same client (and so the same budget).
-  const whole = createWholeList({
-    sessions,
-    client,
-    redact,
-    ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
-  });
-  // The one approvals book: read for the sessions whose record (or stream) says the agent
-  // awaits one; the panes, the keys and the attention queue all read it.
-  const approvals = createApprovalsBook({ api: client, redact });
-  const offAwaiting = followAwaiting(approvals, awaitingSourcesOf({ sessions, whole, streams }));
   // Prompts and decisions go into the journal with their time (never the key).
   const act = createActControl({
     api: client,
@@ -188,21 +165,7 @@ export function buildServices(
     maskedKey: maskKey(conn.apiKey),
     secrets,
     ...(opts.journalStatus ? { journal: opts.journalStatus } : {}),
-    attention: createAttentionStore({
-      sessions,
-      streams,
-      whole,
-      approvals,
-      ...(opts.attention ? { config: opts.attention } : {}),
-      // When the user last looked at each session survives a restart: what completed since
-      // is "finished" at the next start, what completed before is not.
-      ...(journal
-        ? {
-            lastSeen: (id: string) => journal.lastSeen(id),
-            onSeen: (id: string, at: number) => journal.markSeen(id, at),
-          }
-        : {}),
-    }),
+    attention: watch.attention,
     activity,
     overlaps: createOverlapStore(sessions, activity),
     fleetStreams: new FleetStreams({
@@ -223,18 +186,12 @@ export function buildServices(
       disposed ??= (async () => {
         stop.abort();
         act.close();
-        offAwaiting();
-        approvals.dispose();
-        live.stop();
         offActions();
         services.fleetStreams.releaseAll();
-        services.attention.dispose();
-        whole.dispose();
         services.overlaps.dispose();
         services.actions.getState().cancel();
-        await controller.closeAll();
+        await watch.dispose();
         await journal?.dispose();
-        streams.getState().dispose();
         rateLimit.dispose();
       })();
       return disposed;

@@ -1,9 +1,9 @@
-import { ApiClient } from "../../client/apiClient.js";
 import type { OrganizationSource } from "../../client/routes.js";
 import type { KeychainOptions } from "../../credentials/keychain.js";
 import { saveCredentials } from "../../credentials/store.js";
 import type { KeyStorage } from "../../ui/model/login.js";
 import type { AppServices } from "../../ui/model/services.js";
+import { createClient } from "../clientFactory.js";
 
 /**
  * The login screen's sign-in, as the terminal UI does it: the service verifies the key, then
@@ -45,11 +45,7 @@ export function signIn(
   return async (key, storage) => {
     opts.secret(key);
     const org = target.organizationId;
-    const client = new ApiClient({
-      baseUrl: target.baseUrl,
-      apiKey: key,
-      ...(org !== null ? { organizationId: org } : {}),
-    });
+    const client = createClient({ baseUrl: target.baseUrl, apiKey: key, organizationId: org });
     await client.verify();
     if (storage !== "memory") {
       const saved = await saveCredentials({

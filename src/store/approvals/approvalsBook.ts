@@ -4,7 +4,6 @@ import { type Approval, type ApprovalList, isPending } from "../../protocol/appr
 import { agentStatus } from "../../protocol/sessionRecord.js";
 import { noRedaction, type RedactFn } from "../../text/redact.js";
 import type { AdmittedSession } from "../admitSession.js";
-import type { WholeList } from "../attention/wholeList.js";
 import { type ErrorInfo, toErrorInfo } from "../errorInfo.js";
 import { sanitizeRecord } from "../sanitizeRecord.js";
 import type { SessionsStore } from "../sessionsStore.js";
@@ -273,28 +272,17 @@ export function followAwaiting(book: ApprovalsBook, src: AwaitingSources): () =>
  */
 export function awaitingSourcesOf(o: {
   sessions: Pick<SessionsStore, "getState" | "subscribe">;
-  whole?: Pick<WholeList, "getState" | "subscribe"> | undefined;
   streams?: Pick<StreamsStore, "getState" | "subscribe"> | undefined;
 }): AwaitingSources {
-  const { sessions, whole, streams } = o;
+  const { sessions, streams } = o;
   return {
     *records() {
-      const s = sessions.getState();
-      yield* s.items;
-      yield* Object.values(s.records);
-      yield* whole?.getState().extra ?? [];
+      yield* Object.values(sessions.getState().byId);
     },
     subscribeRecords(fn) {
-      const offS = sessions.subscribe((s, prev) => {
-        if (s.items !== prev.items || s.records !== prev.records) fn();
+      return sessions.subscribe((s, prev) => {
+        if (s.byId !== prev.byId) fn();
       });
-      const offW = whole?.subscribe((w, prev) => {
-        if (w.extra !== prev.extra) fn();
-      });
-      return () => {
-        offS();
-        offW?.();
-      };
     },
     ...(streams
       ? {

@@ -21,12 +21,11 @@ import {
   type StreamView,
   streamCauses,
 } from "./reasons.js";
-import type { WholeList, WholeListState } from "./wholeList.js";
 
 /**
  * Every session that needs the user, over the whole list: a queue, newest first by the time
  * the service gives for each cause. Why a session needs the user is decided in reasons.ts;
- * this store gathers what it is decided from (the list's records and the pages past them,
+ * this store gathers what it is decided from (the catalogue's records over every page,
  * the open streams, the approvals book), and reads nothing itself. It follows each session's
  * causes, one per reason, and shows one item per session: its most pressing cause (a
  * destroyed session's destruction before anything else it had).
@@ -82,7 +81,7 @@ export interface AttentionState {
 }
 
 export interface AttentionStore extends StoreApi<AttentionState> {
-  /** Stop following the sessions, streams and whole list. */
+  /** Stop following the catalogue, the streams and the approvals book. */
   dispose(): void;
   /** Resolves when the approvals book reads nothing. */
   idle(): Promise<void>;
@@ -93,8 +92,6 @@ export const MAX_ITEMS = 500;
 export interface AttentionStoreOptions {
   sessions?: Pick<SessionsStore, "getState" | "subscribe">;
   streams?: Pick<StreamsStore, "getState" | "subscribe">;
-  /** The pages past the loaded ones (wholeList.ts). */
-  whole?: Pick<WholeList, "getState" | "subscribe">;
   /** The approvals book (store/approvals/approvalsBook.ts): what sessions wait on. */
   approvals?: {
     getState(): ApprovalsBookState;
@@ -287,35 +284,22 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     });
   }
 
-  let recordsKey: readonly unknown[] = [];
+  let recordsKey: unknown = null;
   let recordsMap = new Map<string, AdmittedSession>();
-  /**
-   * Every record known: the loaded pages, records read one by one, the pages past them
-   * (memoised on those three, so a stream's frame does not rebuild it).
-   */
+  /** Every record the catalogue knows (memoised on its map, so a stream's frame does not rebuild it). */
   function records(): Map<string, AdmittedSession> {
-    const w = opts.whole?.getState();
-    const s = opts.sessions?.getState();
-    const k = [w?.extra, s?.records, s?.items];
-    if (k.every((x, n) => x === recordsKey[n])) return recordsMap;
-    const m = new Map<string, AdmittedSession>();
-    for (const x of w?.extra ?? []) m.set(x.session_id, x);
-    if (s) {
-      for (const x of Object.values(s.records)) m.set(x.session_id, x);
-      for (const x of s.items) m.set(x.session_id, x);
-    }
-    recordsKey = k;
-    recordsMap = m;
-    return m;
+    const byId = opts.sessions?.getState().byId;
+    if (byId === recordsKey) return recordsMap;
+    recordsKey = byId;
+    recordsMap = new Map(Object.entries(byId ?? {}));
+    return recordsMap;
   }
 
-  /** The list was read whole: a session missing from it is gone. */
+  /** The catalogue read every page: a session missing from it is gone. */
   function listComplete(): boolean {
     const s = opts.sessions?.getState();
-    if (!s || s.loadedAt === null || s.loading || s.error !== null) return false;
-    if (!s.hasMore) return true;
-    const w = opts.whole?.getState();
-    return w?.complete === true && w.readAt !== null && w.readAt >= s.loadedAt;
+    if (!s || s.loadedAt === null || s.loading || s.loadingMore || s.error !== null) return false;
+    return !s.hasMore;
   }
 
   function streamView(id: string, x: SessionStream): StreamView {
@@ -491,14 +475,9 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
       }
     }
 
-    const w = opts.whole?.getState();
     const s = opts.sessions?.getState();
     const partial =
-      s?.hasMore && w && w.readAt !== null && !w.complete
-        ? (w.partialReason ?? "the list could not be read whole")
-        : s?.hasMore && !w
-          ? "only the loaded pages of the list are covered"
-          : null;
+      s?.hasMore === true ? (s.partialReason ?? "the list could not be read whole") : null;
     publish(next, partial);
     maybeEndQuiet();
   }
@@ -511,9 +490,7 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
       quiet = false;
       return;
     }
-    if (s.loadedAt === null) return;
-    const w = opts.whole?.getState();
-    if (s.hasMore && w !== undefined && w.readAt === null) return;
+    if (s.loadedAt === null || s.loadingMore) return;
     if ((opts.approvals?.getState().reading ?? 0) > 0) return;
     quiet = false;
   }
@@ -522,9 +499,9 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
   const onSessions = (s: SessionsState, prev: SessionsState | null) => {
     if (
       prev !== null &&
-      s.items === prev.items &&
-      s.records === prev.records &&
-      s.loadedAt === prev.loadedAt
+      s.byId === prev.byId &&
+      s.loadedAt === prev.loadedAt &&
+      s.loadingMore === prev.loadingMore
     ) {
       return;
     }
@@ -545,10 +522,6 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     if (prev !== null) for (const id of prev.order) if (!s.sessions[id]) changed.push(id);
     evaluate(changed);
   };
-  const onWhole = (w: WholeListState, prev: WholeListState) => {
-    if (w.extra === prev.extra && w.readAt === prev.readAt) return;
-    evaluate();
-  };
   const onBook = (b: ApprovalsBookState, prev: ApprovalsBookState) => {
     if (b.bySession !== prev.bySession) {
       const changed: string[] = [];
@@ -561,7 +534,6 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     offs.push(opts.sessions.subscribe((s, prev) => onSessions(s, prev)));
   }
   if (opts.streams) offs.push(opts.streams.subscribe((s, prev) => onStreams(s, prev)));
-  if (opts.whole) offs.push(opts.whole.subscribe((w, prev) => onWhole(w, prev)));
   if (opts.approvals) offs.push(opts.approvals.subscribe(onBook));
   if (!opts.sessions || opts.sessions.getState().loadedAt !== null) evaluate();
 

@@ -35,10 +35,21 @@ export class FleetStreams {
     return [...this.#held.keys()];
   }
 
-  /** The sessions on screen now, in order: the first `cap` of them get a stream. */
-  show(ids: readonly string[]): void {
+  /**
+   * The sessions on screen now, in order: the first `cap` of them get a stream. Rows scrolled
+   * out of view keep theirs up to the cap; a session the view no longer lists at all (gone,
+   * or hidden as destroyed) lets its stream go at once.
+   */
+  show(ids: readonly string[], listed?: ReadonlySet<string>): void {
     this.#cancelGrace();
     this.#tick++;
+    if (listed) {
+      for (const id of [...this.#held.keys()]) {
+        if (listed.has(id)) continue;
+        this.#held.delete(id);
+        this.#o.leases.release(id, "fleet");
+      }
+    }
     const want = ids.slice(0, this.cap);
     for (const id of want) {
       if (!this.#held.has(id)) this.#o.leases.lease(id, "fleet");

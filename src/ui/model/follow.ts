@@ -18,7 +18,8 @@ function sameView(a: SessionsState, b: SessionsState): boolean {
     a.filterText === b.filterText &&
     a.stateFilter === b.stateFilter &&
     a.sortKey === b.sortKey &&
-    a.sortDir === b.sortDir
+    a.sortDir === b.sortDir &&
+    a.includeDestroyed === b.includeDestroyed
   );
 }
 
@@ -66,7 +67,7 @@ export function keepSelection(deps: UiDeps): () => void {
     if (!sameView(s, prev) && deps.ui.getState().heldOrder !== null) {
       deps.ui.setState({ heldOrder: null });
     }
-    if (s.items !== prev.items || s.records !== prev.records || !sameView(s, prev)) place();
+    if (s.items !== prev.items || s.hiddenIds !== prev.hiddenIds || !sameView(s, prev)) place();
   });
   // What needs you comes first: a mark can move rows (when the order is not held).
   const offAttention = attention.subscribe((a, prev) => {
@@ -116,10 +117,12 @@ export function followFleetStreams(deps: UiDeps): () => void {
       .slice(start, start + rows)
       .filter((s) => unsafeIdOf(s) === null)
       .map((s) => s.session_id);
-    const key = ids.join(" ");
+    const listed = list.map((s) => s.session_id);
+    // What is in view, and what is listed at all (a row gone from the list lets its stream go).
+    const key = `${ids.join(" ")}\n${listed.join(" ")}`;
     if (key === last) return;
     last = key;
-    fleetStreams.show(ids);
+    fleetStreams.show(ids, new Set(listed));
   };
   const offUi = deps.ui.subscribe((s, prev) => {
     if (s.view !== prev.view || s.fleetCursor !== prev.fleetCursor || s.size !== prev.size) sync();

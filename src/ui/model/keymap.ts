@@ -551,7 +551,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("D")],
     label: "destroyed",
     description:
-      "list destroyed and error sessions too, or hide them again (the service leaves them out unless asked; the list reloads)",
+      "show destroyed and error sessions too, or hide them again (a view: nothing is read again)",
     modes: ROWS,
   },
   {

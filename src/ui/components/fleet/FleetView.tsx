@@ -282,7 +282,7 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
       ? `✗ ${meta.error.message}`
       : meta.loadingMore
         ? "loading more…"
-        : `${visible.length} shown of ${meta.serverTotal ?? meta.total}${meta.hasMore ? " · more below" : ""} · ${keyOf("open")} opens a pane · ${keyOf("fleet")} or ${keyOf("cancel")} goes back`;
+        : `${visible.length} shown of ${meta.serverTotal ?? meta.total}${meta.hasMore ? " · not every page read" : ""} · ${keyOf("open")} opens a pane · ${keyOf("fleet")} or ${keyOf("cancel")} goes back`;
 
   // Every line of the table is cut to its width itself (truncating Texts in boxes of a set
   // width): clipping only the height spares Ink measuring and slicing every line again on

@@ -191,8 +191,8 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
         : {
             text: `${
               meta.serverTotal !== null && meta.serverTotal !== meta.total
-                ? `${meta.serverTotal} sessions, ${meta.total} loaded · ${visible.length} shown${meta.hasMore ? " · more below" : ""}`
-                : `${visible.length} shown of ${meta.total} loaded${meta.hasMore ? " · more below" : ""}`
+                ? `${meta.serverTotal} sessions, ${meta.total} loaded · ${visible.length} shown${meta.hasMore ? " · not every page read" : ""}`
+                : `${visible.length} shown of ${meta.total} loaded${meta.hasMore ? " · not every page read" : ""}`
             }${freshness ? ` · ${freshness}` : ""}`,
             color: freshness.startsWith("refresh failed") ? theme.c.warn : theme.c.muted,
           };

@@ -11,16 +11,14 @@ import {
 } from "../actions.js";
 import type { ModeHandlers } from "./types.js";
 
-/** The session list: cursor, paging as you scroll, filter, state filter, sort, open, detail. */
+/** The session list: cursor, filter, state filter, sort, open, detail. */
 
 const SORT_CYCLE: readonly SessionSortKey[] = ["updated", "created", "id", "state", "title"];
-/** Load the next page when the cursor gets this close to the end of what is loaded. */
-const LOAD_MORE_MARGIN = 3;
 
 /** The row cursor of the list or of the fleet table (they show the same sessions). */
 export type RowCursor = "listCursor" | "fleetCursor";
 
-/** Move a row cursor, loading the next page as it nears the end of what is loaded. */
+/** Move a row cursor. */
 export function moveRowCursor(
   deps: UiDeps,
   which: RowCursor,
@@ -32,8 +30,6 @@ export function moveRowCursor(
   const max = Math.max(0, list.length - 1);
   const cursor = Math.max(0, Math.min(max, to(s[which], page)));
   patch(deps, { [which]: cursor });
-  const st = deps.services.sessions.getState();
-  if (st.hasMore && cursor >= list.length - LOAD_MORE_MARGIN) void st.loadMore();
 }
 
 function moveCursor(deps: UiDeps, to: (cursor: number, page: number) => number): void {
@@ -50,23 +46,18 @@ export function cycleStateFilter(deps: UiDeps, which: RowCursor = "listCursor"):
 }
 
 /**
- * Ask the service for destroyed and error sessions too, or stop asking: the list is read again
- * from its first page, and the cursor goes back to the session it was on when that is still
- * listed.
+ * Show destroyed and error sessions too, or hide them: a view over the catalogue (which holds
+ * them either way), so nothing is read again; the cursor stays on its session when it is
+ * still shown.
  */
 export function toggleIncludeDestroyed(deps: UiDeps, which: RowCursor = "listCursor"): void {
   const st = deps.services.sessions.getState();
   const include = !st.includeDestroyed;
-  const before = visibleSessions(deps)[deps.ui.getState()[which]]?.session_id ?? null;
   message(
     deps,
-    include ? "Listing destroyed and error sessions too…" : "Hiding destroyed and error sessions…",
+    include ? "Showing destroyed and error sessions too" : "Hiding destroyed and error sessions",
   );
-  void st.setIncludeDestroyed(include).then(() => {
-    const at =
-      before === null ? -1 : visibleSessions(deps).findIndex((x) => x.session_id === before);
-    patch(deps, { [which]: Math.max(0, at) });
-  });
+  keepSelection(deps, () => st.setIncludeDestroyed(include), which);
 }
 
 export function cycleSort(deps: UiDeps, which: RowCursor = "listCursor"): void {
