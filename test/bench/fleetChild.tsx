@@ -32,7 +32,7 @@ interface Args {
    */
   record?: string;
   /**
-   * How long the list's pages and the streams may take (B15's limited service: 120 s).
+   * How long the list's pages and the streams may take (B10-budget's limited service: 120 s).
    * Default 20 s for the list, 60 s for the streams.
    */
   liveWithinMs?: number;

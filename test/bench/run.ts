@@ -14,7 +14,7 @@
  * in the same run (B8's first full frame, B10's frames at their times).
  * B4 and B10 run again with the on-disk event journal on (rows B4-journal, B10-journal).
  * B13 (issue 14's budget row) runs the built `watch --json` against the documented limit.
- * B15 (issue 30's budget row) runs the UI on 500 sessions and 50 fleet streams against it.
+ * B10-budget (issue 30's budget row) runs the UI on 500 sessions and 50 fleet streams against it.
  *   --json [PATH]  machine-readable output
  *   --markdown     print the table as Markdown (for docs/performance.md)
  *   --strict       exit 1 when a target is missed (a measure that errors always exits 1)
@@ -776,7 +776,7 @@ async function budgetRow(p: ReturnType<typeof plan>, quick: boolean): Promise<Ro
 }
 
 /**
- * B15: the request budget the UI spends, beside B10: requests a minute at start-up and at
+ * B10-budget: the request budget the UI spends, beside B10: requests a minute at start-up and at
  * steady state for the UI with 500 sessions and 50 fleet streams, against the documented limit.
  */
 async function uiBudgetRow(): Promise<Row> {
@@ -791,7 +791,7 @@ async function uiBudgetRow(): Promise<Row> {
       (srv) => measureUiBudget(srv, { sessions, streams, settleMs: 20_000 }),
     );
     return {
-      id: "B15",
+      id: "B10-budget",
       measure,
       value: `start-up ${r.startupPerMin} requests in the first minute (streams live after ${num(r.readyS, 1)} s); steady ${num(r.steadyPerMin, 1)} requests/min; ${r.rateLimited} × 429; ${r.liveStreams}/${r.streams} live`,
       target,
@@ -800,7 +800,7 @@ async function uiBudgetRow(): Promise<Row> {
       ...(r.rateLimited > 0 ? { note: `${r.rateLimited} requests refused with 429` } : {}),
     };
   } catch (e) {
-    return failed("B15", measure, target, e);
+    return failed("B10-budget", measure, target, e);
   }
 }
 
@@ -896,9 +896,9 @@ async function main(): Promise<void> {
     log("B14: history on open");
     rows.push(await historyOpenRow(opts.quick));
   }
-  if (want("B15")) {
+  if (want("B10-budget")) {
     log(
-      "B15: the UI's requests a minute, 500 sessions and 50 streams, at 100 a minute (about 3 min)",
+      "B10-budget: the UI's requests a minute, 500 sessions and 50 streams, at 100 a minute (about 3 min)",
     );
     rows.push(await uiBudgetRow());
   }

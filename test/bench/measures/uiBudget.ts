@@ -19,7 +19,7 @@ const MINUTE = 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * B15: the UI (the fleet child, the production wiring) on `sessions` sessions with `streams`
+ * B10-budget: the UI (the fleet child, the production wiring) on `sessions` sessions with `streams`
  * of them streaming in the fleet, against a service limited as `srv` was started. The service
  * counts every request: those of the first minute after the spawn (identity, one pass of the
  * list, the fleet's history reads and stream openings, approvals where one waits), then those
