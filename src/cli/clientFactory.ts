@@ -1,6 +1,5 @@
 import { ApiClient } from "../client/apiClient.js";
 import type { OrganizationSource, RouteStore } from "../client/routes.js";
-import type { Tuning } from "./context.js";
 
 /**
  * The one place a client of the service is made, for the UI, every headless command, login and
@@ -9,6 +8,13 @@ import type { Tuning } from "./context.js";
  * request budget (a budget belongs to a client and its base URL; nothing is shared through
  * module state): everything one command or one UI run asks goes through the client made here.
  */
+
+/** Retry and timeout tuning (read from the environment by context.ts) (documented in the README). */
+export interface Tuning {
+  backoffBaseMs?: number;
+  maxAttempts?: number;
+  timeoutMs?: number;
+}
 
 export interface ClientTarget {
   baseUrl: string;

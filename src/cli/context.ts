@@ -5,16 +5,9 @@ import type { OrganizationSource } from "../client/routes.js";
 import { resolveCredentials } from "../credentials/resolve.js";
 import { fileRouteStore } from "../credentials/routeCache.js";
 import { formatDuration, formatSeconds } from "../text/format.js";
-import { createClient } from "./clientFactory.js";
+import { createClient, type Tuning } from "./clientFactory.js";
 import { globalOptions } from "./globalOptions.js";
 import { err, registerSecret, stdoutClosed } from "./output.js";
-
-/** Retry and timeout tuning from the environment (documented in the README). */
-export interface Tuning {
-  backoffBaseMs?: number;
-  maxAttempts?: number;
-  timeoutMs?: number;
-}
 
 function envNumber(name: string): number | undefined {
   const raw = process.env[name];

@@ -56,9 +56,6 @@ export const IdentitySchema = z.looseObject({
 });
 export type Identity = z.infer<typeof IdentitySchema>;
 
-/** The visibilities the service documents (the list's `visibility` filter takes these). */
-export const VISIBILITIES = ["private", "team"] as const;
-
 /**
  * A session record. The interface names the id session_id and shows nothing else; the real
  * service documents `id`, `name`, `state`, `agent`, `template_id`, `visibility`,

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_MAX_PAGES, PAGE_LIMIT } from "../../client/paging.js";
-import { VISIBILITIES } from "../../protocol/resources.js";
 import { DOCUMENTED_STATES } from "../../protocol/states.js";
+import { VISIBILITIES } from "../../protocol/visibility.js";
 import type { SessionsOptions } from "../commands/sessions.js";
 
 /** The documented page size: 1–100, checked here so the service never has to refuse it. */

@@ -18,8 +18,8 @@ import type { StreamsController } from "../../store/streams/streamsController.js
 import { maskKey } from "../../text/format.js";
 import { keyRedactor } from "../../text/redact.js";
 import type { AppServices } from "../../ui/model/services.js";
+import type { Tuning } from "../clientFactory.js";
 import { createClient } from "../clientFactory.js";
-import type { Tuning } from "../context.js";
 import type { FileJournal } from "../journal/fileJournal.js";
 
 export interface ServicesHandle {
