@@ -27,6 +27,10 @@ interface Row {
   json?: "document" | "lines";
   /** What a file or a pipe must hold (the command printed its real output). */
   shows?: RegExp;
+  /** The documented exit (default 0); another is an error: one `error:` line, one `hint:`. */
+  exit?: number;
+  /** The reference service's demo key it runs with (default owner). */
+  keyName?: string;
   /** Needs no service (no base URL, no key). */
   offline?: boolean;
 }
@@ -93,9 +97,32 @@ const ROWS: Row[] = [
   },
   { name: "journal path --json", args: () => ["journal", "path", "--json"], json: "document" },
   { name: "profiles --json", args: () => ["profiles", "--json"], json: "document", offline: true },
+  // Failing commands say so the same way on every stdout.
+  { name: "whoami (expired key)", args: () => ["whoami"], keyName: "expired", exit: 3 },
+  {
+    name: "watch (no such session)",
+    args: () => ["watch", "ses_nosuch00", "--max-events", "1"],
+    exit: 1,
+  },
+  {
+    name: "watch --json (key without the stream's scope)",
+    args: () => ["watch", watched, "--max-events", "1", "--json"],
+    keyName: "listonly",
+    exit: 4,
+  },
+  {
+    name: "integrations (key without integrations:read)",
+    args: () => ["integrations"],
+    keyName: "listonly",
+    exit: 4,
+  },
   { name: "completion bash", args: () => ["completion", "bash"], offline: true },
   { name: "--version", args: () => ["--version"], offline: true, shows: /^\d+\.\d+\.\d+\n$/ },
 ];
+
+function keyOf(row: Row): string {
+  return row.keyName === undefined ? key : ref.key(row.keyName);
+}
 
 function session(i: number): string {
   const id = idle[i];
@@ -156,7 +183,7 @@ function envFor(row: Row, cache: string, extra: Record<string, string>): Record<
   if (marker !== undefined) env.AGENT_SESSIONS_TEST_RUN = marker;
   if (!row.offline) {
     env.AGENT_SESSIONS_BASE_URL = ref.url;
-    env.AGENT_SESSIONS_API_KEY = key;
+    env.AGENT_SESSIONS_API_KEY = keyOf(row);
   }
   return env;
 }
@@ -217,18 +244,31 @@ const ESC = /\x1b/;
 /** What went wrong with this run, or null: the checks every mode shares and its own. */
 function problems(row: Row, mode: Mode, r: Run, noColor: boolean): string[] {
   const out: string[] = [];
-  if (r.code !== 0) out.push(`exit ${r.code}`);
-  // On a terminal, `script` gives stdout and stderr as one: an error line is looked for in both.
-  if (/^error:/m.test(r.stderr) || (mode === "terminal" && /^error:/m.test(r.stdout)))
-    out.push("an error line");
+  // On a terminal, `script` gives stdout and stderr as one: its lines are looked for in both.
+  const said = mode === "terminal" ? r.stdout + r.stderr : r.stderr;
+  const errors = said.match(/^error:/gm)?.length ?? 0;
+  const hints = said.match(/^hint:/gm)?.length ?? 0;
+  const exit = row.exit ?? 0;
+  // A reader that went away ends a command quietly, before or after it found its error.
+  const quietEnd = mode === "head -1" && r.code === 0 && errors === 0;
+  if (exit === 0 || quietEnd) {
+    if (r.code !== 0) out.push(`exit ${r.code}`);
+    if (errors > 0) out.push("an error line");
+  } else {
+    if (r.code !== exit) out.push(`exit ${r.code}, not ${exit}`);
+    if (errors !== 1 || hints > 1) out.push(`${errors} error and ${hints} hint lines, not 1 and 1`);
+  }
   if (/\n\s+at .+\(.*:\d+:\d+\)/.test(r.stderr)) out.push("a stack trace on stderr");
-  const leak = leakedPiece(r.stdout, key) ?? leakedPiece(r.stderr, key);
+  const secret = keyOf(row);
+  const leak = leakedPiece(r.stdout, secret) ?? leakedPiece(r.stderr, secret);
   if (leak !== null) out.push(`the key printed (${leak})`);
   if (mode !== "terminal") {
     if (ESC.test(r.stdout)) out.push("an escape sequence on stdout");
     if (ESC.test(r.stderr)) out.push("an escape sequence on stderr");
   } else if (noColor && /\x1b\[[0-9;]*m/.test(r.stdout)) out.push("colour under NO_COLOR");
-  if (r.stdout.trim() === "") out.push("no output");
+  if (exit !== 0) {
+    // an error row: what it says is checked above
+  } else if (r.stdout.trim() === "") out.push("no output");
   else if (mode === "head -1" || mode === "terminal") {
     // the first line, or a terminal's own line ends: the content is checked in a file and a pipe
   } else if (row.shows && !row.shows.test(r.stdout)) out.push(`stdout lacks ${row.shows}`);
