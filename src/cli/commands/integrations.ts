@@ -81,6 +81,24 @@ function exitCodeOf(r: IntegrationsReport): number {
   return EXIT.ok;
 }
 
+/**
+ * The parts that could not be read, as every failing command says it: one `error:` line
+ * naming them and why, one `hint:` line (the first one's), whatever the number of parts.
+ */
+function sayUnread(r: IntegrationsReport): void {
+  const unread = (Object.entries(r) as [keyof IntegrationsReport, Part<unknown>][]).flatMap(
+    ([key, p]) =>
+      p.state === "forbidden" || p.state === "error"
+        ? [{ title: PART_TITLES[key], message: p.message, hint: p.hint }]
+        : [],
+  );
+  if (unread.length === 0) return;
+  const why = [...new Set(unread.map((u) => sanitizeLine(u.message)))].join("; ");
+  err(`error: could not read ${unread.map((u) => u.title).join(", ")}: ${why}`);
+  const hint = unread.find((u) => u.hint)?.hint;
+  if (hint) err(`hint: ${sanitizeLine(hint)}`);
+}
+
 /** `agent-sessions integrations`: every part, each on its own, one failing never hiding another. */
 export async function runIntegrations(opts: IntegrationsOptions, cmd: Command): Promise<void> {
   try {
@@ -127,10 +145,7 @@ export async function runIntegrations(opts: IntegrationsOptions, cmd: Command): 
       );
     }
     for (const w of integrationWarnings(r)) err(`warning: ${w}`);
-    for (const [key, p] of Object.entries(r) as [keyof IntegrationsReport, Part<unknown>][]) {
-      if (p.state === "forbidden") err(`hint: ${PART_TITLES[key]}: ${sanitizeLine(p.hint)}`);
-      if (p.state === "error" && p.hint) err(`hint: ${PART_TITLES[key]}: ${sanitizeLine(p.hint)}`);
-    }
+    sayUnread(r);
     if (r.app.state === "ok") {
       for (const g of r.app.data.installations) {
         if (g.cut) {

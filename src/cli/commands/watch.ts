@@ -17,7 +17,7 @@ import type { StreamRedaction } from "../../text/redact.js";
 import { createClient } from "../clientFactory.js";
 import { type CommandContext, commandContext, orgOptions } from "../context.js";
 import { eventToJson, gapText, redactStreamed } from "../eventFormat.js";
-import { err, fail, out, outputRoom, secrets, stdoutClosed } from "../output.js";
+import { err, fail, out, outputRoom, reportError, secrets, stdoutClosed } from "../output.js";
 import { colorFor, outputIsTerminal } from "../terminalCheck.js";
 import { WatchPrinter } from "../watchPrinter.js";
 
@@ -261,9 +261,11 @@ export async function watchSessions(
 
   void Promise.all(subs.map((s) => s.done)).then((finals) => {
     const failed = finals.find((f) => f.state === "stopped" && f.error !== null);
-    const code =
-      failed && failed.state === "stopped" && failed.error ? failed.error.exitCode : EXIT.ok;
-    finish(code);
+    // Every stream stopped, one on an error: the exit is that error's, said as every
+    // command says one (an `error:` line and its hint), after the streams' own lines.
+    finish(
+      failed && failed.state === "stopped" && failed.error ? reportError(failed.error) : EXIT.ok,
+    );
   });
 
   const code = await finished;
