@@ -162,6 +162,15 @@ export class ApiClient {
     this.transport = transport ?? new Transport(rest);
   }
 
+  /**
+   * Let go of the client's connections (its transport's keep-alive dispatcher) so the process
+   * can exit promptly; what is still in flight finishes first. Every command and the UI close
+   * the client they made when they are done with it.
+   */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
   get rateLimit(): RateLimitTracker {
     return this.transport.rateLimit;
   }

@@ -205,6 +205,8 @@ class EventStreamSubscription implements Subscription {
   private readonly redactor: Redactor;
   private readonly headersTimeoutMs: number;
   private readonly transport: Transport;
+  /** No transport was given: this subscription made its own and closes it when it stops. */
+  private readonly ownsTransport: boolean;
   private closed = false;
   private controller: AbortController | null = null;
   private abortCause: AbortCause | null = null;
@@ -229,6 +231,7 @@ class EventStreamSubscription implements Subscription {
       ...(opts.random ? { random: opts.random } : {}),
     });
     this.redactor = keyRedactor(opts.config.apiKey);
+    this.ownsTransport = opts.transport === undefined;
     this.transport =
       opts.transport ??
       new Transport({ ...opts.config, ...(opts.budget ? { budget: opts.budget } : {}) });
@@ -342,6 +345,8 @@ class EventStreamSubscription implements Subscription {
     this.closed = true;
     this.publish(s);
     this.resolveDone(this._status);
+    // Its connections go with it (a transport given is its owner's to close).
+    if (this.ownsTransport) void this.transport.close();
   }
 
   private async run(): Promise<void> {

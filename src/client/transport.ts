@@ -42,7 +42,10 @@ export interface ConnectionConfig {
   organizationId?: string;
   /** Where organizationId came from, for messages (default "--org"). */
   organizationFrom?: OrganizationSource;
-  /** One keep-alive dispatcher per process; tests may pass their own. */
+  /**
+   * A dispatcher to send through, owned by the caller (tests pass their own). Without one the
+   * transport makes its own keep-alive dispatcher on first use and closes it in close().
+   */
   dispatcher?: Dispatcher;
 }
 
@@ -135,44 +138,29 @@ const MAX_REDIRECTS = 3;
  */
 const ANNOUNCE_BUDGET_WAIT_MS = 1000;
 
-let sharedAgent: Dispatcher | null = null;
-let sharedProxies: ProxySettings | null = null;
-
 /**
- * The process-wide keep-alive dispatcher (created on first use). It goes through the proxy
- * that HTTPS_PROXY / HTTP_PROXY name, except for hosts NO_PROXY lists, as curl does: an
- * http:// service through a forward request, an https:// one through a CONNECT tunnel, so the
- * key travels inside TLS end to end and never reaches the proxy in clear.
+ * A keep-alive dispatcher of one transport's own. It goes through the proxy that HTTPS_PROXY /
+ * HTTP_PROXY name, except for hosts NO_PROXY lists, as curl does: an http:// service through
+ * a forward request, an https:// one through a CONNECT tunnel, so the key travels inside TLS
+ * end to end and never reaches the proxy in clear. The TLS options (NODE_EXTRA_CA_CERTS, …)
+ * are Node's own and apply to every connection it makes.
  */
-export function defaultAgent(): Dispatcher {
-  if (!sharedAgent) {
-    const proxies = proxySettings();
-    sharedProxies = proxies;
-    sharedAgent = new EnvHttpProxyAgent({
-      httpProxy: proxies.http?.url ?? "",
-      httpsProxy: proxies.https?.url ?? "",
-      noProxy: proxies.noProxy,
-      // Failures on a connection to the proxy are told as the proxy's, naming its variable.
-      ...proxyClients(proxies),
-      // A plain http proxy gets plain requests for http:// services (as curl sends them);
-      // https:// services always go through a tunnel.
-      proxyTunnel: false,
-      keepAliveTimeout: 10_000,
-      keepAliveMaxTimeout: 60_000,
-      // Every open event stream holds a connection of its own (HTTP/1.1): the cap must stay
-      // above the number of streams a fleet opens, or the streams past it wait forever.
-      connections: 1024,
-    } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
-  }
-  return sharedAgent;
-}
-
-/** Close the shared dispatcher so the process can exit promptly. */
-export async function closeDefaultAgent(): Promise<void> {
-  const a = sharedAgent;
-  sharedAgent = null;
-  sharedProxies = null;
-  if (a) await a.close();
+function keepAliveAgent(proxies: ProxySettings): Dispatcher {
+  return new EnvHttpProxyAgent({
+    httpProxy: proxies.http?.url ?? "",
+    httpsProxy: proxies.https?.url ?? "",
+    noProxy: proxies.noProxy,
+    // Failures on a connection to the proxy are told as the proxy's, naming its variable.
+    ...proxyClients(proxies),
+    // A plain http proxy gets plain requests for http:// services (as curl sends them);
+    // https:// services always go through a tunnel.
+    proxyTunnel: false,
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 60_000,
+    // Every open event stream holds a connection of its own (HTTP/1.1): the cap must stay
+    // above the number of streams a fleet opens, or the streams past it wait forever.
+    connections: 1024,
+  } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
 }
 
 /** Normalised origin of a base URL (no trailing slash, no path kept for the origin check). */
@@ -226,6 +214,9 @@ export class Transport {
   readonly #random: () => number;
   readonly #signal: AbortSignal | undefined;
   readonly #maxBodyBytes: number;
+  /** The keep-alive dispatcher this transport made (none given), and the proxies it uses. */
+  #own: { agent: Dispatcher; proxies: ProxySettings } | null = null;
+  #closed = false;
   /** Short budget waits since one was last said, and all of them (ms). */
   #pacing = { unsaid: 0, total: 0 };
   /** Send the key's own organization when none was given. */
@@ -613,7 +604,25 @@ export class Transport {
   }
 
   #dispatcher(): Dispatcher {
-    return this.#conn.dispatcher ?? defaultAgent();
+    if (this.#conn.dispatcher) return this.#conn.dispatcher;
+    if (this.#closed) throw new CancelledError("cancelled: the client was closed");
+    if (!this.#own) {
+      const proxies = proxySettings();
+      this.#own = { agent: keepAliveAgent(proxies), proxies };
+    }
+    return this.#own.agent;
+  }
+
+  /**
+   * Close the dispatcher this transport made (its idle keep-alive connections and any still
+   * open), so the process can exit promptly; a dispatcher passed in stays its owner's. Later
+   * requests are refused as cancelled.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const own = this.#own;
+    this.#own = null;
+    if (own) await own.agent.close();
   }
 
   async #send(
@@ -687,8 +696,8 @@ export class Transport {
 
   /** The one classification of a failure below HTTP, the proxy's own failures included. */
   #networkError(e: unknown, url: URL, label: string, timedOutAfterMs: number | null): NetworkError {
-    if (sharedProxies && !this.#conn.dispatcher) {
-      const viaProxy = proxyFailure(e, url, sharedProxies);
+    if (this.#own) {
+      const viaProxy = proxyFailure(e, url, this.#own.proxies);
       if (viaProxy)
         return new NetworkError(
           this.redactor.redact(`${label}: ${viaProxy.message}`),

@@ -494,9 +494,6 @@ export function deriveVisibleSessions<T extends Session>(inp: VisibleInputs<T>):
   return out;
 }
 
-let lastInputs: VisibleInputs | null = null;
-let lastOutput: AdmittedSession[] = [];
-
 /** What a list view shows about the list as a whole (counts, loading, filter, sort): the session list and the fleet view alike. */
 export function selectListMeta(s: SessionsState) {
   return {
@@ -516,12 +513,24 @@ export function selectListMeta(s: SessionsState) {
 }
 
 /**
+ * The last view derived from each items array (the catalogue's, immutable): a memo that
+ * nothing outlives, so two catalogues (two clients) never share or thrash one slot.
+ */
+const lastViews = new WeakMap<
+  readonly Session[],
+  { inputs: VisibleInputs; output: AdmittedSession[] }
+>();
+
+/**
  * deriveVisibleSessions memoised on its inputs, so it can be a zustand selector: the
  * same array comes back until the items or a view setting change.
  */
 export function selectVisibleSessions(s: VisibleInputs): AdmittedSession[] {
-  const l = lastInputs;
+  const last = lastViews.get(s.items);
+  const l = last?.inputs;
   if (
+    last !== undefined &&
+    l !== undefined &&
     l !== null &&
     l.items === s.items &&
     l.filterText === s.filterText &&
@@ -531,10 +540,10 @@ export function selectVisibleSessions(s: VisibleInputs): AdmittedSession[] {
     l.includeDestroyed === s.includeDestroyed &&
     l.hiddenIds === s.hiddenIds
   ) {
-    return lastOutput;
+    return last.output;
   }
-  lastOutput = deriveVisibleSessions(s);
-  lastInputs = {
+  const output = deriveVisibleSessions(s);
+  const inputs: VisibleInputs = {
     items: s.items,
     filterText: s.filterText,
     stateFilter: s.stateFilter,
@@ -543,7 +552,8 @@ export function selectVisibleSessions(s: VisibleInputs): AdmittedSession[] {
     ...(s.includeDestroyed !== undefined ? { includeDestroyed: s.includeDestroyed } : {}),
     ...(s.hiddenIds !== undefined ? { hiddenIds: s.hiddenIds } : {}),
   };
-  return lastOutput;
+  lastViews.set(s.items, { inputs, output });
+  return output;
 }
 
 /** The states present in the loaded items, for the state filter's choices. */

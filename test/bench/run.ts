@@ -831,7 +831,7 @@ async function historyOpenRow(quick: boolean): Promise<Row> {
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const p = plan(opts.quick);
-  const want = (id: string) => opts.only === null || opts.only.has(id);
+  const want = (id: string) => opts.only === null || opts.only.has(id.toUpperCase());
   const t0 = performance.now();
   const rows: Row[] = [];
 

@@ -1,5 +1,5 @@
 import { Agent } from "undici";
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiClient, type ApiClientOptions } from "../../src/client/apiClient.js";
 import {
   CancelledError,
@@ -13,7 +13,6 @@ import {
 } from "../../src/client/errors.js";
 import type { RetryWait } from "../../src/client/rateLimit.js";
 import { RequestBudget } from "../../src/client/requestBudget.js";
-import { closeDefaultAgent } from "../../src/client/transport.js";
 import { USER_AGENT } from "../../src/version.js";
 import {
   hang,
@@ -56,10 +55,6 @@ afterEach(async () => {
   await srv.close();
   if (other) await other.close();
   other = null;
-});
-
-afterAll(async () => {
-  await closeDefaultAgent();
 });
 
 /**
@@ -133,12 +128,22 @@ describe("every request", () => {
   // undici hands a finished socket back to the pool a tick after the body ends, so
   // back-to-back requests alternate between two sockets; without reuse there would be one
   // socket per request.
-  it("uses the shared keep-alive agent when no dispatcher is given", async () => {
+  it("keeps its connections alive on a dispatcher of its own, which close() lets go", async () => {
     srv.fallback(json(200, IDENTITY));
     const c = new ApiClient({ baseUrl: srv.url, apiKey: KEY });
     for (let i = 0; i < 6; i++) await c.me();
     expect(srv.seen).toHaveLength(6);
     expect(new Set(srv.seen.map((s) => s.socket)).size).toBeLessThanOrEqual(2);
+    // A second client does not share the first one's sockets: nothing is process-wide.
+    const d = new ApiClient({ baseUrl: srv.url, apiKey: KEY });
+    await d.me();
+    const firstSockets = new Set(srv.seen.slice(0, 6).map((s) => s.socket));
+    expect([...firstSockets]).not.toContain(srv.seen[6]?.socket);
+    await d.close();
+    await c.close();
+    // Closed: nothing more is sent, and the caller is told why.
+    await expect(c.me()).rejects.toThrow(/client was closed/);
+    expect(srv.seen).toHaveLength(7);
   });
 
   it("reads error bodies to the end so sockets go back to the pool", async () => {

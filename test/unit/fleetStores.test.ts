@@ -148,6 +148,25 @@ describe("stream leases and the fleet's cap", () => {
     expect(o.calls).toEqual(["open ses_a", "close ses_a"]);
   });
 
+  it("the fleet's rows open live only; a pane opened on one asks for its past then", () => {
+    const calls: string[] = [];
+    const leases = new StreamLeases({
+      openStream: (id: string, o?: { past?: boolean }) =>
+        calls.push(`${o?.past === false ? "live" : "with past"} ${id}`),
+      closeStream: (id: string) => calls.push(`close ${id}`),
+    });
+    const fleet = new FleetStreams({ leases, cap: 10 });
+    fleet.show(["ses_a", "ses_b"]);
+    expect(calls).toEqual(["live ses_a", "live ses_b"]);
+    leases.openStream("ses_a");
+    leases.openStream("ses_a");
+    expect(calls).toEqual(["live ses_a", "live ses_b", "with past ses_a"]);
+    // A pane first, then the fleet: the pane's stream (with its past) serves the row as is.
+    leases.openStream("ses_c");
+    fleet.show(["ses_a", "ses_b", "ses_c"]);
+    expect(calls.slice(3)).toEqual(["with past ses_c"]);
+  });
+
   it("keeps streams for the rows in view up to the cap, letting go of the longest out of view", () => {
     const o = opener();
     const fleet = new FleetStreams({ leases: new StreamLeases(o), cap: 3 });

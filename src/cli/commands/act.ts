@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import type { ApiClient } from "../../client/apiClient.js";
 import { AgentSessionsError, EXIT, HttpError, UsageError } from "../../client/errors.js";
-import { closeDefaultAgent } from "../../client/transport.js";
 import { type Approval, noteProblem, type ResolveAction } from "../../protocol/approvals.js";
 import { isSafePathId } from "../../protocol/ids.js";
 import { type LifecycleAction, lifecyclePast } from "../../protocol/prompt.js";
@@ -24,8 +23,10 @@ async function withClient(
   cmd: Command,
   run: (client: ApiClient, book: ApprovalsBook) => Promise<void>,
 ): Promise<void> {
+  let client: ApiClient | null = null;
   try {
     const ctx = await commandContext(cmd);
+    client = ctx.client;
     // The approvals read here are admitted as the UI admits them (sanitized, key redacted).
     await run(
       ctx.client,
@@ -34,7 +35,7 @@ async function withClient(
   } catch (e) {
     fail(e);
   } finally {
-    await closeDefaultAgent();
+    await client?.close();
   }
 }
 

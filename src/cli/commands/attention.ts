@@ -2,7 +2,6 @@ import type { Command } from "commander";
 import type { ApiClient } from "../../client/apiClient.js";
 import { EXIT } from "../../client/errors.js";
 import type { OrganizationSource } from "../../client/routes.js";
-import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { sessionName } from "../../protocol/resources.js";
 import { displayId } from "../../store/admitSession.js";
@@ -63,8 +62,10 @@ export async function runAttention(
       });
     }
   }
+  let client: ApiClient | null = null;
   try {
     const ctx = await commandContext(cmd);
+    client = ctx.client;
     const setting = await attentionSetting();
     if (setting.warning) err(`warning: ${setting.warning}`);
     const refreshMs = uiTuningFromEnv().refreshMs;
@@ -80,7 +81,7 @@ export async function runAttention(
   } catch (e) {
     fail(e);
   } finally {
-    await closeDefaultAgent();
+    await client?.close();
   }
 }
 
@@ -173,7 +174,11 @@ export async function attention(o: AttentionRunOptions, ctx: AttentionContext): 
     const rec = selectRecord(sessions.getState(), item.sessionId);
     return { item, name: rec ? sessionName(rec) : null };
   };
-  const cleanup = () => watch.dispose();
+  const cleanup = async () => {
+    await watch.dispose();
+    // A client made here is closed here; one given is its maker's.
+    if (!ctx.client) await client.close();
+  };
 
   await sessions.getState().load();
   const loadError = sessions.getState().error;

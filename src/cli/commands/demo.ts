@@ -1,4 +1,3 @@
-import { closeDefaultAgent } from "../../client/transport.js";
 import { attentionConfigFrom } from "../../store/attention/reasons.js";
 import { err, fail, registerSecret } from "../output.js";
 import { hasTerminal } from "../terminalCheck.js";
@@ -63,7 +62,6 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
   } catch (e) {
     fail(e);
   } finally {
-    await closeDefaultAgent();
     await server.close();
   }
 }

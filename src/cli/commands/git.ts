@@ -2,7 +2,6 @@ import type { Command } from "commander";
 import type { ApiClient } from "../../client/apiClient.js";
 import { EXIT, HttpError, NotFoundError } from "../../client/errors.js";
 import { readCodeHostingApp } from "../../client/integrations.js";
-import { closeDefaultAgent } from "../../client/transport.js";
 import type { GitAction } from "../../protocol/git.js";
 import { describeResult } from "../../store/actionsStore.js";
 import { gitActionRepo, unreachableHint } from "../../store/integrations/reach.js";
@@ -51,7 +50,7 @@ export async function runGit(
     const reach = client && refusedByService(e) ? await reachHint(client, sessionId, action) : null;
     fail(e, reach);
   } finally {
-    await closeDefaultAgent();
+    await client?.close();
   }
 }
 

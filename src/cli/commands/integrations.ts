@@ -1,7 +1,7 @@
 import type { Command } from "commander";
+import type { ApiClient } from "../../client/apiClient.js";
 import { EXIT, MissingScopeError } from "../../client/errors.js";
 import { type IntegrationsReport, type Part, readIntegrations } from "../../client/integrations.js";
-import { closeDefaultAgent } from "../../client/transport.js";
 import type { LinearUpdate } from "../../protocol/integrations.js";
 import { configureRefusal } from "../../store/integrations/configure.js";
 import {
@@ -101,8 +101,10 @@ function sayUnread(r: IntegrationsReport): void {
 
 /** `agent-sessions integrations`: every part, each on its own, one failing never hiding another. */
 export async function runIntegrations(opts: IntegrationsOptions, cmd: Command): Promise<void> {
+  let client: ApiClient | null = null;
   try {
     const ctx = await commandContext(cmd);
+    client = ctx.client;
     const r = await readIntegrations(ctx.client);
     if (opts.json) {
       printJson(reportJson(r));
@@ -159,7 +161,7 @@ export async function runIntegrations(opts: IntegrationsOptions, cmd: Command): 
   } catch (e) {
     fail(e);
   } finally {
-    await closeDefaultAgent();
+    await client?.close();
   }
 }
 
@@ -169,6 +171,7 @@ export async function runIntegrations(opts: IntegrationsOptions, cmd: Command): 
  * is sent; the service stays the authority and its 403 is shown whole.
  */
 export async function runLinearSet(opts: LinearSetOptions, cmd: Command): Promise<void> {
+  let client: ApiClient | null = null;
   try {
     const update: LinearUpdate = {};
     if (opts.rateLimit !== undefined) update.rate_limit_per_hour = opts.rateLimit;
@@ -179,6 +182,7 @@ export async function runLinearSet(opts: LinearSetOptions, cmd: Command): Promis
       return;
     }
     const ctx = await commandContext(cmd);
+    client = ctx.client;
     const key = await ctx.client.verify();
     const refusal = configureRefusal(key);
     if (refusal !== null) throw new MissingScopeError(refusal.message, refusal.scope, refusal.hint);
@@ -191,6 +195,6 @@ export async function runLinearSet(opts: LinearSetOptions, cmd: Command): Promis
   } catch (e) {
     fail(e);
   } finally {
-    await closeDefaultAgent();
+    await client?.close();
   }
 }

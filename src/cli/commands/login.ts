@@ -71,7 +71,8 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
     { tuning: tuningFromEnv(), routeStore: fileRouteStore() },
   );
   announceWaits(client.rateLimit);
-  const info = await client.verify();
+  // One question, then the client's connections go.
+  const info = await client.verify().finally(() => client.close());
   if (info.valid === false) {
     throw new InvalidKeyError("the service reports this key as not valid; nothing was stored", 200);
   }

@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import type { PromptOutcome } from "../../client/apiClient.js";
 import { EXIT, UsageError } from "../../client/errors.js";
-import { closeDefaultAgent } from "../../client/transport.js";
 import { MAX_PROMPT_CHARS, type PromptItem, promptProblem } from "../../protocol/prompt.js";
 import { promptEndIsCancel, toolLine } from "../../store/act/promptView.js";
 import { cutText, sanitizeLine } from "../../text/sanitize.js";
@@ -114,7 +113,7 @@ export async function runPrompt(
     else fail(e);
   } finally {
     process.off("SIGINT", onSigint);
-    await closeDefaultAgent();
+    await client?.close();
   }
 }
 

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { closeDefaultAgent } from "../../client/transport.js";
 import { resolveCredentials } from "../../credentials/resolve.js";
 import { fileRouteStore } from "../../credentials/routeCache.js";
 import { isSessionId } from "../../protocol/ids.js";
@@ -87,7 +86,6 @@ export async function runSnapshot(opts: SnapshotOptions, cmd: Command): Promise<
   } catch (e) {
     fail(e);
   } finally {
-    await closeDefaultAgent();
     await server?.close();
   }
 }

@@ -131,8 +131,6 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
       fleet: g.fleet ?? false,
       cleanup: async () => {
         await Promise.all(handles.map((h) => h.dispose()));
-        const { closeDefaultAgent } = await import("../../client/transport.js");
-        await closeDefaultAgent();
       },
     });
     // Said where it stays once the UI has gone: a key now kept in plain text.

@@ -8,7 +8,6 @@ import {
   subscribeToSession,
 } from "../../client/eventStream.js";
 import type { OrganizationSource } from "../../client/routes.js";
-import { closeDefaultAgent } from "../../client/transport.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { sanitizeRecord } from "../../store/sanitizeRecord.js";
 import { formatSeconds } from "../../text/format.js";
@@ -58,13 +57,15 @@ export async function runWatch(ids: string[], opts: WatchOptions, cmd: Command):
     );
     return;
   }
+  let client: ApiClient | null = null;
   try {
     const ctx = await commandContext(cmd);
+    client = ctx.client;
     process.exitCode = await watchSessions([...new Set(ids)], opts, ctx);
   } catch (e) {
     fail(e);
   } finally {
-    await closeDefaultAgent();
+    await client?.close();
   }
 }
 
@@ -278,5 +279,7 @@ export async function watchSessions(
   stdoutClosed.removeEventListener("abort", onSigint);
   for (const s of subs) s.close();
   await Promise.allSettled(subs.map((s) => s.done));
+  // A client made here is closed here; one given is its maker's.
+  if (!ctx.client) await client.transport.close();
   return code;
 }

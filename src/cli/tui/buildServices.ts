@@ -193,6 +193,8 @@ export function buildServices(
         await watch.dispose();
         await journal?.dispose();
         rateLimit.dispose();
+        // The client's connections go last, once every stream on them has stopped.
+        await client.close();
       })();
       return disposed;
     },

@@ -46,7 +46,8 @@ export function signIn(
     opts.secret(key);
     const org = target.organizationId;
     const client = createClient({ baseUrl: target.baseUrl, apiKey: key, organizationId: org });
-    await client.verify();
+    // Only the key is checked here: the UI's own client is built below.
+    await client.verify().finally(() => client.close());
     if (storage !== "memory") {
       const saved = await saveCredentials({
         profile: target.profile,

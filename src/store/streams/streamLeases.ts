@@ -2,12 +2,23 @@
  * Who wants a session's stream open: its pane, the fleet view, or both. The stream opens
  * with the first holder and closes with the last, so closing a pane does not cut a stream
  * the fleet still shows, and the fleet letting a row go does not close a pane's stream.
+ * The fleet's rows need only what happens now (the current step, the activity): their streams
+ * open live, without the session's history; a pane asks for the past, read when it opens
+ * (a request per pane the user opens, never one per fleet row).
  */
 
 export type StreamHolder = "pane" | "fleet";
 
+export interface OpenOptions {
+  /**
+   * Show the session's past (the journal, the server's history) before live events. Default
+   * true; false opens live only, and a later open with the past reads it then.
+   */
+  past?: boolean;
+}
+
 export interface StreamOpener {
-  openStream(sessionId: string): void;
+  openStream(sessionId: string, opts?: OpenOptions): void;
   closeStream(sessionId: string, opts?: { keep?: boolean }): void;
 }
 
@@ -34,9 +45,13 @@ export class StreamLeases implements StreamOpener {
       set = new Set();
       this.#holders.set(sessionId, set);
     }
-    const first = set.size === 0;
+    if (set.has(holder)) return;
     set.add(holder);
-    if (first) this.#inner.openStream(sessionId);
+    // The first holder opens the stream; a pane joining the fleet's live-only stream asks
+    // for the past too.
+    if (set.size === 1 || holder === "pane") {
+      this.#inner.openStream(sessionId, { past: holder === "pane" });
+    }
   }
 
   release(sessionId: string, holder: StreamHolder, opts?: { keep?: boolean }): void {

@@ -29,6 +29,7 @@ import type { JournalLoad, SessionJournal } from "../history/journal.js";
 import { JournalOverlap } from "../history/journalOverlap.js";
 import type { SessionsStore } from "../sessionsStore.js";
 import type { StreamMeta } from "./sessionStream.js";
+import type { OpenOptions } from "./streamLeases.js";
 import type { StreamsState, StreamsStore } from "./streamsStore.js";
 
 /**
@@ -95,6 +96,8 @@ export class StreamsController {
   readonly #loading = new Map<string, object>();
   /** Sessions followed through their record (a key without sessions:prompt). */
   readonly #follows = new Map<string, Follow>();
+  /** Open sessions opened live only (the fleet's rows): their past was not read. */
+  readonly #liveOnly = new Set<string>();
 
   constructor(opts: StreamsControllerOptions) {
     this.#opts = opts;
@@ -122,17 +125,25 @@ export class StreamsController {
    * come first, then the server's history (fetchHistory), then the "live from here" divider
    * and live events; or, for a key without sessions:prompt, the session's record followed.
    */
-  openStream(sessionId: string): void {
-    if (this.isOpen(sessionId)) return;
+  openStream(sessionId: string, opts: OpenOptions = {}): void {
+    const past = opts.past !== false;
+    if (this.isOpen(sessionId)) {
+      if (!past || !this.#liveOnly.has(sessionId)) return;
+      // Opened live only (a fleet row) and now a pane wants its past: opened again with it,
+      // from the event it had reached (the history and live events are joined as usual).
+      this.closeStream(sessionId);
+    }
+    if (past) this.#liveOnly.delete(sessionId);
+    else this.#liveOnly.add(sessionId);
     const { store } = this.#opts;
     store.getState().ensure(sessionId, { state: "connecting", attempt: 0 });
-    if (!this.#opts.journal && !this.#opts.fetchHistory) {
+    if (!this.#opts.journal && !(past && this.#opts.fetchHistory)) {
       this.#goLive(sessionId, null, 0, this.#opts.history !== undefined);
       return;
     }
     const token = {};
     this.#loading.set(sessionId, token);
-    void this.#prepare(sessionId, token);
+    void this.#prepare(sessionId, token, past);
   }
 
   /**
@@ -142,8 +153,10 @@ export class StreamsController {
    * happens between reading the history and the stream's start is in one of them: what the
    * history already holds of it is dropped (historyOverlap.ts), the rest follows the history.
    */
-  async #prepare(sessionId: string, token: object): Promise<void> {
-    const { journal, fetchHistory } = this.#opts;
+  async #prepare(sessionId: string, token: object, past: boolean): Promise<void> {
+    const { journal } = this.#opts;
+    // Live only (a fleet row): the journal is on disk and costs no request; the history does.
+    const fetchHistory = past ? this.#opts.fetchHistory : undefined;
     const wanted = () => this.#loading.get(sessionId) === token;
     let shown = 0;
     let overlap: JournalOverlap | null = null;
@@ -659,6 +672,7 @@ export class StreamsController {
 
   /** Stop streaming a session and, unless `keep`, drop its slice from the store. */
   closeStream(sessionId: string, opts: CloseOptions = {}): void {
+    this.#liveOnly.delete(sessionId);
     this.#unfollow(sessionId);
     if (this.#loading.delete(sessionId)) this.#opts.journal?.closeSession(sessionId);
     const sub = this.#subs.get(sessionId);
@@ -677,6 +691,7 @@ export class StreamsController {
   /** Close every stream and wait until each has stopped; slices are kept for a last look. */
   async closeAll(): Promise<void> {
     this.#loading.clear();
+    this.#liveOnly.clear();
     for (const id of [...this.#follows.keys()]) this.#unfollow(id);
     const subs = [...this.#subs.entries()];
     for (const [id, sub] of subs) {
