@@ -313,6 +313,10 @@ export class StreamsController {
       const at = item.at ?? now;
       journal?.record(sessionId, item.event, item.data, undefined, at);
       s.pushItem(sessionId, item.event, item.data, undefined, at);
+      // What the history shows counts as the stream's items do (activity, the overlap marks):
+      // an event sent while the history was read comes through here, and its live copy is
+      // dropped as a repeat.
+      this.#opts.onItem?.(sessionId, item.event, item.data, at);
       shown++;
     });
     pushBad(Number.POSITIVE_INFINITY);
