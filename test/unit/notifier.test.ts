@@ -75,6 +75,7 @@ function setup(policy: NotifyPolicy) {
     partial: null,
     config: DEFAULT_ATTENTION,
     acknowledge() {},
+    looked() {},
   }));
   const raise = (...items: AttentionItem[]) =>
     attention.setState((s) => ({ raisedVersion: s.raisedVersion + 1, lastRaised: items }));

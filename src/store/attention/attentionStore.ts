@@ -76,8 +76,13 @@ export interface AttentionState {
   /** Why the queue may miss sessions (the list could not be read whole); null when whole. */
   readonly partial: string | null;
   readonly config: AttentionConfig;
-  /** The user looked at the session: its item is seen; a finished or destroyed one goes. */
+  /** The user went to the session from the queue: its item is seen; a finished or destroyed one goes. */
   acknowledge(sessionId: string): void;
+  /**
+   * The user looked at the session another way (its pane opened or focused): remembered as
+   * their last look (what a finish after a restart is measured from); the queue is unchanged.
+   */
+  looked(sessionId: string): void;
 }
 
 export interface AttentionStore extends StoreApi<AttentionState> {
@@ -219,8 +224,11 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     lastChanges: { arrived: [], left: [] },
     partial: null,
     config,
-    acknowledge(sessionId) {
+    looked(sessionId) {
       opts.onSeen?.(sessionId, now());
+    },
+    acknowledge(sessionId) {
+      get().looked(sessionId);
       if (!all.some((i) => i.sessionId === sessionId && !i.seen)) return;
       const kept: AttentionItem[] = [];
       for (const i of all) {
