@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createStore } from "zustand/vanilla";
-import type { AttentionItem, AttentionState } from "../../src/store/attention/attentionStore.js";
+import type { AttentionState } from "../../src/store/attention/attentionStore.js";
+import type { AttentionItem } from "../../src/store/attention/queue.js";
 import {
   type AttentionReason,
   DEFAULT_ATTENTION,

@@ -1,6 +1,6 @@
 import type { Session } from "../../protocol/resources.js";
 import { unsafeIdOf } from "../../store/admitSession.js";
-import { selectMarkedIds } from "../../store/attention/attentionStore.js";
+import { selectMarkedIds } from "../../store/attention/queue.js";
 import type { SessionsState } from "../../store/sessionsStore.js";
 import type { UiDeps } from "./deps.js";
 import { fleetWindow } from "./geometry.js";

@@ -5,7 +5,7 @@ import { useShallow } from "zustand/react/shallow";
 import { createStore } from "zustand/vanilla";
 import { type ActState, actOf } from "../../../store/act/actStore.js";
 import { type ApprovalsBookState, approvalsOf } from "../../../store/approvals/approvalsBook.js";
-import { notifyingItemOf } from "../../../store/attention/attentionStore.js";
+import { notifyingItemOf } from "../../../store/attention/queue.js";
 import { overlapSummary } from "../../../store/fleet/overlaps.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
