@@ -161,52 +161,6 @@ export function createActControl(deps: ActDeps): ActControl {
       return { ...a, exchanges: [...a.exchanges.slice(0, -1), fn(last)] };
     });
 
-  const appendItem = (x: Exchange, item: PromptItem): Exchange => {
-    let lines = x.lines.slice();
-    let open = x.open;
-    if (item.type === "text") {
-      const parts = sanitize(item.content, { keepSgr: false }).split("\n");
-      const first = parts.shift() ?? "";
-      const last = lines.at(-1);
-      if (open && last?.kind === "text")
-        lines[lines.length - 1] = { kind: "text", text: last.text + first };
-      else lines.push({ kind: "text", text: first });
-      for (const p of parts) lines.push({ kind: "text", text: p });
-      open = true;
-    } else if (item.type !== "done" && item.type !== "error") {
-      lines.push({
-        kind: "tool",
-        text: toolLine(item),
-        detail: cutText(sanitize(toolDetail(item.content), { keepSgr: false }), TOOL_DETAIL_CHARS),
-      });
-      open = false;
-    }
-    if (lines.length > ANSWER_LINES_KEPT) lines = lines.slice(-ANSWER_LINES_KEPT);
-    return { ...x, lines, open };
-  };
-
-  const endText = (o: PromptOutcome): { text: string; ok: boolean } => {
-    switch (o.kind) {
-      case "done":
-        return { text: "done", ok: true };
-      case "error":
-        return promptEndIsCancel(o)
-          ? { text: `cancelled (${cutText(sanitizeLine(o.message), 300)})`, ok: false }
-          : { text: `ended in an error: ${cutText(sanitizeLine(o.message), 500)}`, ok: false };
-      case "cut":
-        return { text: `cut before it ended: ${sanitizeLine(o.reason)}`, ok: false };
-      case "stopped":
-        return { text: "no longer read (closed)", ok: false };
-      case "already_running":
-        return {
-          text: "not sent: a prompt is already running in this session (C cancels it)",
-          ok: false,
-        };
-      case "accepted":
-        return { text: "accepted; its answer follows on the session's stream", ok: true };
-    }
-  };
-
   const control: ActControl = {
     store,
     async sendPrompt(sessionId, prompt) {
@@ -327,4 +281,52 @@ export function createActControl(deps: ActDeps): ActControl {
     },
   };
   return control;
+}
+
+/** An answer item added to an exchange's lines (text continues an open text line). */
+function appendItem(x: Exchange, item: PromptItem): Exchange {
+  let lines = x.lines.slice();
+  let open = x.open;
+  if (item.type === "text") {
+    const parts = sanitize(item.content, { keepSgr: false }).split("\n");
+    const first = parts.shift() ?? "";
+    const last = lines.at(-1);
+    if (open && last?.kind === "text")
+      lines[lines.length - 1] = { kind: "text", text: last.text + first };
+    else lines.push({ kind: "text", text: first });
+    for (const p of parts) lines.push({ kind: "text", text: p });
+    open = true;
+  } else if (item.type !== "done" && item.type !== "error") {
+    lines.push({
+      kind: "tool",
+      text: toolLine(item),
+      detail: cutText(sanitize(toolDetail(item.content), { keepSgr: false }), TOOL_DETAIL_CHARS),
+    });
+    open = false;
+  }
+  if (lines.length > ANSWER_LINES_KEPT) lines = lines.slice(-ANSWER_LINES_KEPT);
+  return { ...x, lines, open };
+}
+
+/** How a prompt's end is said, and whether it went well. */
+function endText(o: PromptOutcome): { text: string; ok: boolean } {
+  switch (o.kind) {
+    case "done":
+      return { text: "done", ok: true };
+    case "error":
+      return promptEndIsCancel(o)
+        ? { text: `cancelled (${cutText(sanitizeLine(o.message), 300)})`, ok: false }
+        : { text: `ended in an error: ${cutText(sanitizeLine(o.message), 500)}`, ok: false };
+    case "cut":
+      return { text: `cut before it ended: ${sanitizeLine(o.reason)}`, ok: false };
+    case "stopped":
+      return { text: "no longer read (closed)", ok: false };
+    case "already_running":
+      return {
+        text: "not sent: a prompt is already running in this session (C cancels it)",
+        ok: false,
+      };
+    case "accepted":
+      return { text: "accepted; its answer follows on the session's stream", ok: true };
+  }
 }
