@@ -80,8 +80,6 @@ export interface ActState {
   readonly busy: ReadonlySet<string>;
 }
 
-export type ActStore = StoreApi<ActState>;
-
 export const EXCHANGES_KEPT = 5;
 export const ANSWER_LINES_KEPT = 400;
 export const SENT_KEPT = 50;
@@ -114,8 +112,8 @@ export interface ActDeps {
   role?: () => string | null | undefined;
 }
 
-export interface ActControl {
-  readonly store: ActStore;
+/** What the user does to sessions (prompts, approvals, lifecycle) and what came of it. */
+export interface ActStore extends StoreApi<ActState> {
   sendPrompt(sessionId: string, prompt: string): Promise<PromptOutcome | null>;
   cancelPrompt(sessionId: string): Promise<void>;
   decide(
@@ -131,7 +129,7 @@ export interface ActControl {
   close(): void;
 }
 
-export function createActControl(deps: ActDeps): ActControl {
+export function createActStore(deps: ActDeps): ActStore {
   const now = deps.now ?? Date.now;
   const store = createStore<ActState>()(() => ({ bySession: new Map(), busy: new Set() }));
   const stop = new AbortController();
@@ -161,8 +159,7 @@ export function createActControl(deps: ActDeps): ActControl {
       return { ...a, exchanges: [...a.exchanges.slice(0, -1), fn(last)] };
     });
 
-  const control: ActControl = {
-    store,
+  const actions: Omit<ActStore, keyof StoreApi<ActState>> = {
     async sendPrompt(sessionId, prompt) {
       const x: Exchange = {
         prompt,
@@ -280,7 +277,7 @@ export function createActControl(deps: ActDeps): ActControl {
       stop.abort();
     },
   };
-  return control;
+  return Object.assign(store, actions);
 }
 
 /** An answer item added to an exchange's lines (text continues an open text line). */

@@ -1,6 +1,6 @@
 import type { BudgetState } from "../../client/requestBudget.js";
 import type { GitAction, GitResult } from "../../protocol/git.js";
-import type { ActControl } from "../../store/act/actStore.js";
+import type { ActStore } from "../../store/act/actStore.js";
 import type { ActionsStore } from "../../store/actionsStore.js";
 import type { ApprovalsBook } from "../../store/approvals/approvalsBook.js";
 import type { AttentionStore } from "../../store/attention/attentionStore.js";
@@ -87,7 +87,7 @@ export interface AppServices {
   live: LiveControl | null;
   budget: BudgetView;
   /** Prompts, approvals and the lifecycle; absent where nothing can be acted on (a replay). */
-  act?: ActControl;
+  act?: ActStore;
   /** The one approvals book (absent where nothing can be acted on, a replay). */
   approvals?: ApprovalsBook;
   /**
