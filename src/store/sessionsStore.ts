@@ -128,65 +128,21 @@ export function createSessionsStore(
   /** What a stream patched into a record, and when (a live refresh keeps what is newer). */
   const patched = new Map<string, { at: number; patch: Partial<Session> }>();
 
-  return createStore<SessionsState>()((set, get) => {
-    /**
-     * One pass over every page. `onFirst` sees the first page's records (a load shows them at
-     * once). Resolves to the records in the service's order and how the walk ended.
-     */
-    async function readPages(
-      signal: AbortSignal,
-      onFirst?: (first: AdmittedSession[], total: number | null) => void,
-    ): Promise<{ got: AdmittedSession[]; end: PagingEnd; total: number | null }> {
-      const read = (p: ListSessionsParams, sig?: AbortSignal) => client.listSessions(p, sig);
-      const walk = walkSessionPages(
-        read,
-        { limit: pageSize, includeDestroyed: true },
-        { maxPages },
-        signal,
-      );
-      const got = new Map<string, AdmittedSession>();
-      let total: number | null = null;
-      for (let n = 0; ; n++) {
-        const r = await walk.next();
-        if (r.done) return { got: [...got.values()], end: r.value, total };
-        // Pages can shift while paging: a session seen already keeps its place, newer fields.
-        for (const x of r.value.sessions) got.set(x.session_id, admitSession(x, redact));
-        total = r.value.total ?? total;
-        if (n === 0) onFirst?.([...got.values()], total);
-      }
-    }
+  /** One pass over every page (see readAllPages). */
+  const readPages = (
+    signal: AbortSignal,
+    onFirst?: (first: AdmittedSession[], total: number | null) => void,
+  ) => readAllPages(client, { pageSize, maxPages, redact }, signal, onFirst);
 
-    /**
-     * The listed records become `listed`: the map keeps the records read on their own that
-     * no page holds, an unchanged record keeps its identity, and a field a stream patched
-     * since `since` is kept over the page's.
-     */
+  return createStore<SessionsState>()((set, get) => {
+    /** The listed records become the list (see mergeListed); returns them. */
     function commitListed(
       listed: readonly AdmittedSession[],
       since: number | null,
     ): AdmittedSession[] {
-      const s = get();
-      const wasListed = new Set(s.items.map((x) => x.session_id));
-      const byId: Record<string, AdmittedSession> = {};
-      for (const [id, x] of Object.entries(s.byId)) if (!wasListed.has(id)) byId[id] = x;
-      const items = listed.map((fresh) => {
-        const p = since === null ? undefined : patched.get(fresh.session_id);
-        const merged = p && since !== null && p.at >= since ? { ...fresh, ...p.patch } : fresh;
-        const old = s.byId[fresh.session_id];
-        const kept = old !== undefined && sameRecord(old, merged) ? old : merged;
-        byId[fresh.session_id] = kept;
-        return kept;
-      });
-      const hiddenIds = new Set<string>();
-      for (const x of items) if (hiddenUnlessAsked(field(x, "state"))) hiddenIds.add(x.session_id);
-      set({ byId, items, hiddenIds });
-      return items;
-    }
-
-    function cutBy(end: PagingEnd): Pick<SessionsState, "hasMore" | "partialReason"> {
-      return end.complete
-        ? { hasMore: false, partialReason: null }
-        : { hasMore: true, partialReason: end.reason };
+      const next = mergeListed(get(), listed, since, patched);
+      set(next);
+      return next.items;
     }
 
     async function load(): Promise<void> {
@@ -212,15 +168,7 @@ export function createSessionsStore(
           loadingMore: false,
           loadedAt: now(),
           refreshError: null,
-          error:
-            cut.partialReason !== null
-              ? {
-                  message: `The list may be incomplete: ${cut.partialReason} after ${got.length} sessions`,
-                  hint: "Refresh (Ctrl-R) to start over from the first page.",
-                  code: "incomplete",
-                  requiredScope: null,
-                }
-              : null,
+          error: incompleteError(cut.partialReason, got.length),
         });
       } catch (e) {
         if (gen !== generation) return;
@@ -291,30 +239,7 @@ export function createSessionsStore(
         }
       },
 
-      setFilterText(text) {
-        if (text !== get().filterText) set({ filterText: text });
-      },
-
-      setStateFilter(state) {
-        if (state !== get().stateFilter) set({ stateFilter: state });
-      },
-
-      setIncludeDestroyed(include) {
-        if (include === get().includeDestroyed) return;
-        // A state filter for a state the view no longer shows would show nothing.
-        const filter = get().stateFilter;
-        set({
-          includeDestroyed: include,
-          ...(!include && hiddenUnlessAsked(filter) ? { stateFilter: null } : {}),
-        });
-      },
-
-      setSort(key, dir) {
-        const s = get();
-        const nextDir =
-          dir ?? (key === s.sortKey ? (s.sortDir === "asc" ? "desc" : "asc") : defaultDir(key));
-        set({ sortKey: key, sortDir: nextDir });
-      },
+      ...viewActions(set, get),
 
       patchSession(sessionId, patch) {
         const s = get();
@@ -346,19 +271,131 @@ export function createSessionsStore(
 
     /** One record into the map (and into the list's order when the list holds it). */
     function put(rec: AdmittedSession): void {
-      const s = get();
-      const id = rec.session_id;
-      const byId = { ...s.byId, [id]: rec };
-      const i = s.items.findIndex((x) => x.session_id === id);
-      if (i < 0) {
-        set({ byId });
-        return;
-      }
-      const items = s.items.slice();
-      items[i] = rec;
-      set({ byId, items });
+      set(withRecord(get(), rec));
     }
   });
+}
+
+/**
+ * One pass over every page. `onFirst` sees the first page's records (a load shows them at
+ * once). Resolves to the records in the service's order and how the walk ended.
+ */
+async function readAllPages(
+  client: CatalogueClient,
+  o: { pageSize: number; maxPages: number; redact: RedactFn },
+  signal: AbortSignal,
+  onFirst?: (first: AdmittedSession[], total: number | null) => void,
+): Promise<{ got: AdmittedSession[]; end: PagingEnd; total: number | null }> {
+  const read = (p: ListSessionsParams, sig?: AbortSignal) => client.listSessions(p, sig);
+  const walk = walkSessionPages(
+    read,
+    { limit: o.pageSize, includeDestroyed: true },
+    { maxPages: o.maxPages },
+    signal,
+  );
+  const got = new Map<string, AdmittedSession>();
+  let total: number | null = null;
+  for (let n = 0; ; n++) {
+    const r = await walk.next();
+    if (r.done) return { got: [...got.values()], end: r.value, total };
+    // Pages can shift while paging: a session seen already keeps its place, newer fields.
+    for (const x of r.value.sessions) got.set(x.session_id, admitSession(x, o.redact));
+    total = r.value.total ?? total;
+    if (n === 0) onFirst?.([...got.values()], total);
+  }
+}
+
+/**
+ * The listed records become `listed`: the map keeps the records read on their own that no
+ * page holds, an unchanged record keeps its identity, and a field a stream patched since
+ * `since` is kept over the page's.
+ */
+function mergeListed(
+  s: Pick<SessionsState, "items" | "byId">,
+  listed: readonly AdmittedSession[],
+  since: number | null,
+  patched: ReadonlyMap<string, { at: number; patch: Partial<Session> }>,
+): Pick<SessionsState, "byId" | "items" | "hiddenIds"> & { items: AdmittedSession[] } {
+  const wasListed = new Set(s.items.map((x) => x.session_id));
+  const byId: Record<string, AdmittedSession> = {};
+  for (const [id, x] of Object.entries(s.byId)) if (!wasListed.has(id)) byId[id] = x;
+  const items = listed.map((fresh) => {
+    const p = since === null ? undefined : patched.get(fresh.session_id);
+    const merged = p && since !== null && p.at >= since ? { ...fresh, ...p.patch } : fresh;
+    const old = s.byId[fresh.session_id];
+    const kept = old !== undefined && sameRecord(old, merged) ? old : merged;
+    byId[fresh.session_id] = kept;
+    return kept;
+  });
+  const hiddenIds = new Set<string>();
+  for (const x of items) if (hiddenUnlessAsked(field(x, "state"))) hiddenIds.add(x.session_id);
+  return { byId, items, hiddenIds };
+}
+
+/** One record into the map (and into the list's order when the list holds it). */
+function withRecord(
+  s: Pick<SessionsState, "items" | "byId">,
+  rec: AdmittedSession,
+): Partial<SessionsState> {
+  const id = rec.session_id;
+  const byId = { ...s.byId, [id]: rec };
+  const i = s.items.findIndex((x) => x.session_id === id);
+  if (i < 0) return { byId };
+  const items = s.items.slice();
+  items[i] = rec;
+  return { byId, items };
+}
+
+function cutBy(end: PagingEnd): Pick<SessionsState, "hasMore" | "partialReason"> {
+  return end.complete
+    ? { hasMore: false, partialReason: null }
+    : { hasMore: true, partialReason: end.reason };
+}
+
+/** A load that could not read every page says so, with the way out. */
+function incompleteError(partialReason: string | null, count: number): ErrorInfo | null {
+  if (partialReason === null) return null;
+  return {
+    message: `The list may be incomplete: ${partialReason} after ${count} sessions`,
+    hint: "Refresh (Ctrl-R) to start over from the first page.",
+    code: "incomplete",
+    requiredScope: null,
+  };
+}
+
+type SetSessions = StoreApi<SessionsState>["setState"];
+
+/** What the list shows (filters, sort): views over the catalogue, never a second read. */
+function viewActions(
+  set: SetSessions,
+  get: () => SessionsState,
+): Pick<SessionsState, "setFilterText" | "setStateFilter" | "setIncludeDestroyed" | "setSort"> {
+  return {
+    setFilterText(text) {
+      if (text !== get().filterText) set({ filterText: text });
+    },
+
+    setStateFilter(state) {
+      if (state !== get().stateFilter) set({ stateFilter: state });
+    },
+
+    setIncludeDestroyed(include) {
+      if (include === get().includeDestroyed) return;
+      // A state filter for a state the view no longer shows would show nothing.
+      const filter = get().stateFilter;
+      set({
+        includeDestroyed: include,
+        ...(!include && hiddenUnlessAsked(filter) ? { stateFilter: null } : {}),
+      });
+    },
+
+    setSort(key, dir) {
+      const s = get();
+      const nextDir =
+        dir ?? (key === s.sortKey ? (s.sortDir === "asc" ? "desc" : "asc") : defaultDir(key));
+      set({ sortKey: key, sortDir: nextDir });
+    },
+  };
 }
 
 /** Same fields, same values (nested values compared as JSON): the record did not change. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
-import { actOf, createActControl } from "../../src/store/act/actStore.js";
+import { actOf, createActStore } from "../../src/store/act/actStore.js";
 import { approvalsOf, createApprovalsBook } from "../../src/store/approvals/approvalsBook.js";
 import { actLines } from "../../src/ui/model/actLines.js";
 import { type Responder, startScriptedServer } from "../helpers/scriptedHttpServer.js";
@@ -46,11 +46,11 @@ describe("a prompt's answer in the pane", () => {
         maxAttempts: 1,
       });
       const book = createApprovalsBook({ api });
-      const act = createActControl({ api, book });
+      const act = createActStore({ api, book });
       const outcome = await act.sendPrompt("ses_a1", "go");
       expect(outcome?.kind).toBe("cut");
       const lines = actLines({
-        act: act.store.getState().bySession.get("ses_a1") as never,
+        act: act.getState().bySession.get("ses_a1") as never,
         approvals: approvalsOf(book.getState(), "ses_a1"),
         editing: null,
         role: "owner",
@@ -67,7 +67,7 @@ describe("a prompt's answer in the pane", () => {
       // Expanded (E), the tool item shows its whole content under its line.
       expect(act.toggleTools("ses_a1")).toBe(true);
       const open = actLines({
-        act: act.store.getState().bySession.get("ses_a1") as never,
+        act: act.getState().bySession.get("ses_a1") as never,
         approvals: approvalsOf(book.getState(), "ses_a1"),
         editing: null,
         role: "owner",
@@ -107,10 +107,10 @@ describe("a prompt's answer in the pane", () => {
         maxAttempts: 1,
       });
       const book = createApprovalsBook({ api });
-      const act = createActControl({ api, book });
+      const act = createActStore({ api, book });
       await book.read("ses_a1");
       const lines = actLines({
-        act: actOf(act.store.getState(), "ses_a1"),
+        act: actOf(act.getState(), "ses_a1"),
         approvals: approvalsOf(book.getState(), "ses_a1"),
         editing: null,
         role: "member",

@@ -9,7 +9,7 @@ import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import { subscribeToSession } from "../../src/client/eventStream.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { buildRecording, type Recording } from "../../src/store/history/recording.js";
-import { createReplay } from "../../src/store/replay/replayEngine.js";
+import { createReplayStore } from "../../src/store/replay/replayEngine.js";
 import { toNdjson } from "../../src/store/streams/ndjson.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
 import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
@@ -47,16 +47,14 @@ function emitAll(s: ReferenceServer, id: string): void {
 
 function replayInto(recording: Recording, id: string): Promise<string[]> {
   const store = createStreamsStore({ flushMs: 5 });
-  const replay = createReplay(recording, store, { speed: "max", tickMs: 5 });
+  const replay = createReplayStore(recording, store, { speed: "max", tickMs: 5 });
   cleanups.push(() => {
     replay.dispose();
     store.getState().dispose();
   });
   replay.openStream(id);
   return waitFor(
-    () =>
-      replay.state.getState().played === recording.events.length &&
-      !replay.state.getState().playing,
+    () => replay.getState().played === recording.events.length && !replay.getState().playing,
     5_000,
     "the whole recording",
   ).then(() => {
@@ -136,7 +134,7 @@ describe("replay", () => {
       { name: "r", text: Array.from({ length: 60 }, (_, i) => line(i + 1)).join("\n") },
     ]);
     const store = createStreamsStore({ flushMs: 5 });
-    const replay = createReplay(rec, store, { playing: false });
+    const replay = createReplayStore(rec, store, { playing: false });
     cleanups.push(() => replay.dispose());
     replay.openStream("ses_j");
     replay.seek(Date.UTC(2024, 4, 1, 10, 0, 30));
@@ -150,6 +148,6 @@ describe("replay", () => {
     replay.step(25_000);
     store.getState().flushNow();
     expect(events(store, "ses_j").at(-1)).toBe("output: at 45s");
-    expect(replay.state.getState()).toMatchObject({ played: 45, total: 60, playing: false });
+    expect(replay.getState()).toMatchObject({ played: 45, total: 60, playing: false });
   });
 });

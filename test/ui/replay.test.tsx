@@ -123,7 +123,7 @@ describe("replay in the UI", () => {
     await pressKey(ui, "enter");
     await waitForContent(ui, 'Not a time: "soon"');
     // Nothing moved.
-    expect(handle?.replay.state.getState().position).toBe(Date.UTC(2024, 4, 1, 10, 1, 50));
+    expect(handle?.replay.getState().position).toBe(Date.UTC(2024, 4, 1, 10, 1, 50));
   });
 
   it("keeps every pane feature: search, kind filters, export; git actions stay off", async () => {

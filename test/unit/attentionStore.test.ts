@@ -10,9 +10,8 @@ import {
 import {
   type AttentionStoreOptions,
   createAttentionStore,
-  nextUnseen,
-  selectMarkedIds,
 } from "../../src/store/attention/attentionStore.js";
+import { nextUnseen, selectMarkedIds } from "../../src/store/attention/queue.js";
 import {
   attentionConfigFrom,
   DEFAULT_ATTENTION,

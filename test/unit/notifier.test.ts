@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createStore } from "zustand/vanilla";
-import type { AttentionItem, AttentionState } from "../../src/store/attention/attentionStore.js";
+import type { AttentionState } from "../../src/store/attention/attentionStore.js";
+import type { AttentionItem } from "../../src/store/attention/queue.js";
 import {
   type AttentionReason,
   DEFAULT_ATTENTION,
@@ -75,6 +76,7 @@ function setup(policy: NotifyPolicy) {
     partial: null,
     config: DEFAULT_ATTENTION,
     acknowledge() {},
+    looked() {},
   }));
   const raise = (...items: AttentionItem[]) =>
     attention.setState((s) => ({ raisedVersion: s.raisedVersion + 1, lastRaised: items }));

@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Session, SessionPage } from "../../src/protocol/resources.js";
-import {
-  createAttentionStore,
-  nextUnseen,
-  selectTopItems,
-} from "../../src/store/attention/attentionStore.js";
+import { createAttentionStore } from "../../src/store/attention/attentionStore.js";
+import { nextUnseen, selectTopItems } from "../../src/store/attention/queue.js";
 import { newCompletion, recordCauses } from "../../src/store/attention/reasons.js";
 import { createSessionsStore } from "../../src/store/sessionsStore.js";
 

@@ -48,7 +48,7 @@ function replaying() {
 describe("replay keys", () => {
   it("play and pause with Space, change speed with ] and [, step with ← and →", () => {
     const r = replaying();
-    const st = () => r.replay.state.getState();
+    const st = () => r.replay.getState();
     expect(st().playing).toBe(false);
     r.read(" ");
     expect(st().playing).toBe(true);
@@ -67,25 +67,25 @@ describe("replay keys", () => {
 
   it(": opens the jump field; a typed time and its Enter in one read jump there", () => {
     const r = replaying();
-    const { start, end } = r.replay.state.getState();
+    const { start, end } = r.replay.getState();
     r.read(":");
     expect(r.mode()).toBe("jump");
     // Space is text in the field, not play/pause; Backspace edits it.
     r.read(" 50%\u0008\u0008%\r");
     expect(r.mode()).toBe("list");
-    expect(r.replay.state.getState().playing).toBe(false);
-    expect(r.replay.state.getState().position).toBe(start + (end - start) * 0.05);
+    expect(r.replay.getState().playing).toBe(false);
+    expect(r.replay.getState().position).toBe(start + (end - start) * 0.05);
   });
 
   it("says how to write a time it cannot read, and Esc leaves the field without jumping", () => {
     const r = replaying();
-    const at = r.replay.state.getState().position;
+    const at = r.replay.getState().position;
     r.read(":soon\r");
     expect(r.ui.getState().message?.text).toMatch(/^Not a time: "soon"\. Give a time such as/);
     r.read(":end");
     r.read("", { escape: true });
     expect(r.mode()).toBe("list");
-    expect(r.replay.state.getState().position).toBe(at);
+    expect(r.replay.getState().position).toBe(at);
   });
 
   it("hints the replay's keys in the footer only while a recording plays", () => {

@@ -5,7 +5,7 @@ import type { OrganizationSource } from "../../client/routes.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { sessionName } from "../../protocol/resources.js";
 import { displayId } from "../../store/admitSession.js";
-import type { AttentionItem } from "../../store/attention/attentionStore.js";
+import type { AttentionItem } from "../../store/attention/queue.js";
 import { type AttentionConfig, REASON_LABEL } from "../../store/attention/reasons.js";
 import { selectRecord } from "../../store/sessionsStore.js";
 import { createSessionWatch } from "../../store/sessionWatch.js";

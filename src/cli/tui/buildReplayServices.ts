@@ -9,7 +9,7 @@ import { createOverlapStore } from "../../store/fleet/overlaps.js";
 import type { Recording } from "../../store/history/recording.js";
 import { createIdentityStore } from "../../store/identityStore.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
-import { createReplay, type ReplayControl } from "../../store/replay/replayEngine.js";
+import { createReplayStore, type ReplayStore } from "../../store/replay/replayEngine.js";
 import type { ReplaySpeed } from "../../store/replay/replaySpeed.js";
 import { createSessionsStore } from "../../store/sessionsStore.js";
 import { StreamLeases } from "../../store/streams/streamLeases.js";
@@ -24,7 +24,7 @@ import type { AppServices } from "../../ui/model/services.js";
 
 export interface ReplayHandle {
   services: AppServices;
-  replay: ReplayControl;
+  replay: ReplayStore;
   dispose(): Promise<void>;
 }
 
@@ -57,7 +57,7 @@ function noService(): Promise<never> {
 }
 
 /** One record per session of the recording, as a list would show it at the replay's moment. */
-function recordsOf(recording: Recording, replay: ReplayControl): Session[] {
+function recordsOf(recording: Recording, replay: ReplayStore): Session[] {
   return recording.sessions.map((id) => {
     const mine = recording.events.filter((e) => e.sessionId === id);
     const state = replay.stateAt(id);
@@ -78,7 +78,7 @@ export function buildReplayServices(
   // The store's clock is the replay's position (for a deterministic frame at any moment).
   let clock = () => recording.start;
   const streams = createStreamsStore({ capacity: opts.scrollback ?? 5000, now: () => clock() });
-  let replayRef: ReplayControl | null = null;
+  let replayRef: ReplayStore | null = null;
   const records = () => (replayRef ? recordsOf(recording, replayRef) : []);
   const sessions = createSessionsStore(
     {
@@ -95,7 +95,7 @@ export function buildReplayServices(
     },
     { includeDestroyed: true },
   );
-  const replay = createReplay(recording, streams, {
+  const replay = createReplayStore(recording, streams, {
     sessions,
     ...(opts.speed !== undefined ? { speed: opts.speed } : {}),
     ...(opts.at !== undefined ? { at: opts.at } : {}),

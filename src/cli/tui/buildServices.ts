@@ -2,7 +2,7 @@ import type { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
 import type { OrganizationSource, RouteStore } from "../../client/routes.js";
 import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
-import { createActControl } from "../../store/act/actStore.js";
+import { createActStore } from "../../store/act/actStore.js";
 import { createActionsStore } from "../../store/actionsStore.js";
 import type { AttentionConfig } from "../../store/attention/reasons.js";
 import { ActivityTracker } from "../../store/fleet/activity.js";
@@ -141,7 +141,7 @@ export function buildServices(
     if (s.last !== prev.last && s.last !== null) live.poke("git");
   });
   // Prompts and decisions go into the journal with their time (never the key).
-  const act = createActControl({
+  const act = createActStore({
     api: client,
     book: approvals,
     ...(journal

@@ -80,8 +80,6 @@ export interface ActState {
   readonly busy: ReadonlySet<string>;
 }
 
-export type ActStore = StoreApi<ActState>;
-
 export const EXCHANGES_KEPT = 5;
 export const ANSWER_LINES_KEPT = 400;
 export const SENT_KEPT = 50;
@@ -114,8 +112,8 @@ export interface ActDeps {
   role?: () => string | null | undefined;
 }
 
-export interface ActControl {
-  readonly store: ActStore;
+/** What the user does to sessions (prompts, approvals, lifecycle) and what came of it. */
+export interface ActStore extends StoreApi<ActState> {
   sendPrompt(sessionId: string, prompt: string): Promise<PromptOutcome | null>;
   cancelPrompt(sessionId: string): Promise<void>;
   decide(
@@ -131,7 +129,7 @@ export interface ActControl {
   close(): void;
 }
 
-export function createActControl(deps: ActDeps): ActControl {
+export function createActStore(deps: ActDeps): ActStore {
   const now = deps.now ?? Date.now;
   const store = createStore<ActState>()(() => ({ bySession: new Map(), busy: new Set() }));
   const stop = new AbortController();
@@ -161,54 +159,7 @@ export function createActControl(deps: ActDeps): ActControl {
       return { ...a, exchanges: [...a.exchanges.slice(0, -1), fn(last)] };
     });
 
-  const appendItem = (x: Exchange, item: PromptItem): Exchange => {
-    let lines = x.lines.slice();
-    let open = x.open;
-    if (item.type === "text") {
-      const parts = sanitize(item.content, { keepSgr: false }).split("\n");
-      const first = parts.shift() ?? "";
-      const last = lines.at(-1);
-      if (open && last?.kind === "text")
-        lines[lines.length - 1] = { kind: "text", text: last.text + first };
-      else lines.push({ kind: "text", text: first });
-      for (const p of parts) lines.push({ kind: "text", text: p });
-      open = true;
-    } else if (item.type !== "done" && item.type !== "error") {
-      lines.push({
-        kind: "tool",
-        text: toolLine(item),
-        detail: cutText(sanitize(toolDetail(item.content), { keepSgr: false }), TOOL_DETAIL_CHARS),
-      });
-      open = false;
-    }
-    if (lines.length > ANSWER_LINES_KEPT) lines = lines.slice(-ANSWER_LINES_KEPT);
-    return { ...x, lines, open };
-  };
-
-  const endText = (o: PromptOutcome): { text: string; ok: boolean } => {
-    switch (o.kind) {
-      case "done":
-        return { text: "done", ok: true };
-      case "error":
-        return promptEndIsCancel(o)
-          ? { text: `cancelled (${cutText(sanitizeLine(o.message), 300)})`, ok: false }
-          : { text: `ended in an error: ${cutText(sanitizeLine(o.message), 500)}`, ok: false };
-      case "cut":
-        return { text: `cut before it ended: ${sanitizeLine(o.reason)}`, ok: false };
-      case "stopped":
-        return { text: "no longer read (closed)", ok: false };
-      case "already_running":
-        return {
-          text: "not sent: a prompt is already running in this session (C cancels it)",
-          ok: false,
-        };
-      case "accepted":
-        return { text: "accepted; its answer follows on the session's stream", ok: true };
-    }
-  };
-
-  const control: ActControl = {
-    store,
+  const actions: Omit<ActStore, keyof StoreApi<ActState>> = {
     async sendPrompt(sessionId, prompt) {
       const x: Exchange = {
         prompt,
@@ -326,5 +277,53 @@ export function createActControl(deps: ActDeps): ActControl {
       stop.abort();
     },
   };
-  return control;
+  return Object.assign(store, actions);
+}
+
+/** An answer item added to an exchange's lines (text continues an open text line). */
+function appendItem(x: Exchange, item: PromptItem): Exchange {
+  let lines = x.lines.slice();
+  let open = x.open;
+  if (item.type === "text") {
+    const parts = sanitize(item.content, { keepSgr: false }).split("\n");
+    const first = parts.shift() ?? "";
+    const last = lines.at(-1);
+    if (open && last?.kind === "text")
+      lines[lines.length - 1] = { kind: "text", text: last.text + first };
+    else lines.push({ kind: "text", text: first });
+    for (const p of parts) lines.push({ kind: "text", text: p });
+    open = true;
+  } else if (item.type !== "done" && item.type !== "error") {
+    lines.push({
+      kind: "tool",
+      text: toolLine(item),
+      detail: cutText(sanitize(toolDetail(item.content), { keepSgr: false }), TOOL_DETAIL_CHARS),
+    });
+    open = false;
+  }
+  if (lines.length > ANSWER_LINES_KEPT) lines = lines.slice(-ANSWER_LINES_KEPT);
+  return { ...x, lines, open };
+}
+
+/** How a prompt's end is said, and whether it went well. */
+function endText(o: PromptOutcome): { text: string; ok: boolean } {
+  switch (o.kind) {
+    case "done":
+      return { text: "done", ok: true };
+    case "error":
+      return promptEndIsCancel(o)
+        ? { text: `cancelled (${cutText(sanitizeLine(o.message), 300)})`, ok: false }
+        : { text: `ended in an error: ${cutText(sanitizeLine(o.message), 500)}`, ok: false };
+    case "cut":
+      return { text: `cut before it ended: ${sanitizeLine(o.reason)}`, ok: false };
+    case "stopped":
+      return { text: "no longer read (closed)", ok: false };
+    case "already_running":
+      return {
+        text: "not sent: a prompt is already running in this session (C cancels it)",
+        ok: false,
+      };
+    case "accepted":
+      return { text: "accepted; its answer follows on the session's stream", ok: true };
+  }
 }

@@ -179,71 +179,72 @@ export class ActivityTracker {
   currentStep(sessionId: string): string | null {
     const a = this.#sessions.get(sessionId);
     if (!a) return null;
-    return this.#promptStep(a) ?? this.#outputStep(a);
-  }
-
-  /** The newest line of process output (its text field; a payload without one adds none). */
-  #outputStep(a: Activity): string | null {
-    if (a.output === null) return a.outputStep;
-    const raw = a.output;
-    a.output = null;
-    try {
-      const shown = payloadText(JSON.parse(raw));
-      if (shown.compact) return a.outputStep;
-      const lines = sanitize(shown.text.slice(-STEP_TEXT)).split("\n");
-      for (let i = lines.length - 1; i >= 0; i--) {
-        const l = (lines[i] as string).replace(/\s+/g, " ").trim();
-        if (l) {
-          a.outputStep = l;
-          break;
-        }
-      }
-    } catch {
-      // a malformed item adds nothing to the step
-    }
-    return a.outputStep;
-  }
-
-  #promptStep(a: Activity): string | null {
-    if (a.prompts.length === 0) return a.step;
-    let text = a.text;
-    const endMessage = () => {
-      if (text !== "" && !text.endsWith("\n")) text += "\n";
-    };
-    for (const raw of a.prompts) {
-      if (raw === MESSAGE_END) {
-        endMessage();
-        continue;
-      }
-      try {
-        const o = JSON.parse(raw) as { type?: unknown; content?: unknown };
-        // Only the agent's text makes a step; a tool call, its result or the end of the
-        // prompt ends the message before it.
-        if (o.type !== undefined && o.type !== "text") endMessage();
-        else if (typeof o.content === "string") text += o.content;
-      } catch {
-        // a malformed fragment adds nothing to the step
-      }
-    }
-    a.prompts = [];
-    a.text = text.length > STEP_TEXT ? text.slice(-STEP_TEXT) : text;
-    const lines = sanitize(a.text)
-      .split("\n")
-      .map((l) => l.trim());
-    let step: string | null = null;
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const l = lines[i];
-      if (l) {
-        step = lastSentence(l.replace(/\s+/g, " "));
-        break;
-      }
-    }
-    a.step = step;
-    return step;
+    return promptStep(a) ?? outputStep(a);
   }
 
   /** The paths the session changed (newest last), with their last action. */
   files(sessionId: string): ReadonlyMap<string, ChangedFile> | null {
     return this.#sessions.get(sessionId)?.files ?? null;
   }
+}
+
+/** The newest line of process output (its text field; a payload without one adds none). */
+function outputStep(a: Activity): string | null {
+  if (a.output === null) return a.outputStep;
+  const raw = a.output;
+  a.output = null;
+  try {
+    const shown = payloadText(JSON.parse(raw));
+    if (shown.compact) return a.outputStep;
+    const lines = sanitize(shown.text.slice(-STEP_TEXT)).split("\n");
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const l = (lines[i] as string).replace(/\s+/g, " ").trim();
+      if (l) {
+        a.outputStep = l;
+        break;
+      }
+    }
+  } catch {
+    // a malformed item adds nothing to the step
+  }
+  return a.outputStep;
+}
+
+/** The sentence being written, from the prompt text read since it was last asked for. */
+function promptStep(a: Activity): string | null {
+  if (a.prompts.length === 0) return a.step;
+  let text = a.text;
+  const endMessage = () => {
+    if (text !== "" && !text.endsWith("\n")) text += "\n";
+  };
+  for (const raw of a.prompts) {
+    if (raw === MESSAGE_END) {
+      endMessage();
+      continue;
+    }
+    try {
+      const o = JSON.parse(raw) as { type?: unknown; content?: unknown };
+      // Only the agent's text makes a step; a tool call, its result or the end of the
+      // prompt ends the message before it.
+      if (o.type !== undefined && o.type !== "text") endMessage();
+      else if (typeof o.content === "string") text += o.content;
+    } catch {
+      // a malformed fragment adds nothing to the step
+    }
+  }
+  a.prompts = [];
+  a.text = text.length > STEP_TEXT ? text.slice(-STEP_TEXT) : text;
+  const lines = sanitize(a.text)
+    .split("\n")
+    .map((l) => l.trim());
+  let step: string | null = null;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = lines[i];
+    if (l) {
+      step = lastSentence(l.replace(/\s+/g, " "));
+      break;
+    }
+  }
+  a.step = step;
+  return step;
 }

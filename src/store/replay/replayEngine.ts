@@ -22,8 +22,8 @@ export interface ReplayState {
   readonly total: number;
 }
 
-export interface ReplayControl {
-  readonly state: StoreApi<ReplayState>;
+/** The replay's position and speed, and what plays it (a StreamControl for the panes). */
+export interface ReplayStore extends StoreApi<ReplayState> {
   /** The replay's clock: the position. */
   readonly now: () => number;
   /** A pane opened on a session of the recording (StreamControl). */
@@ -70,42 +70,15 @@ function countUpTo(events: readonly ReplayEvent[], t: number): number {
   return lo;
 }
 
-export function createReplay(
+export function createReplayStore(
   recording: Recording,
   streams: StreamsStore,
   opts: ReplayOptions = {},
-): ReplayControl {
+): ReplayStore {
   const tickMs = opts.tickMs ?? 50;
   const maxPerTick = opts.maxPerTick ?? 20_000;
   const { start, end, events } = recording;
-  const bySession = new Map<string, ReplayEvent[]>();
-  for (const e of events) {
-    let list = bySession.get(e.sessionId);
-    if (!list) {
-      list = [];
-      bySession.set(e.sessionId, list);
-    }
-    list.push(e);
-  }
-  // Each session's state changes, to tell its state at any moment (for the session list).
-  const changes = new Map<string, { at: number; state: string; previous: string | null }[]>();
-  for (const e of events) {
-    if (e.event !== "state_changed") continue;
-    let d: { state?: unknown; previous_state?: unknown };
-    try {
-      d = JSON.parse(e.data) as typeof d;
-    } catch {
-      continue;
-    }
-    if (typeof d.state !== "string") continue;
-    const list = changes.get(e.sessionId) ?? [];
-    list.push({
-      at: e.at,
-      state: d.state,
-      previous: typeof d.previous_state === "string" ? d.previous_state : null,
-    });
-    changes.set(e.sessionId, list);
-  }
+  const { bySession, changes } = indexRecording(events);
   const reported = new Map<string, string | undefined>();
   /** Open sessions: index of the next event to feed. */
   const next = new Map<string, number>();
@@ -160,17 +133,8 @@ export function createReplay(
     if (ended) stopTimer();
   }
 
-  function stateAt(sessionId: string): string | undefined {
-    const list = changes.get(sessionId);
-    if (!list || list.length === 0) return undefined;
-    const position = state.getState().position;
-    let found: string | undefined = list[0]?.previous ?? undefined;
-    for (const c of list) {
-      if (c.at > position) break;
-      found = c.state;
-    }
-    return found;
-  }
+  const stateAt = (sessionId: string) =>
+    stateAtIn(changes.get(sessionId), state.getState().position);
 
   /** Every session's state in the list follows the position, forwards and back. */
   function reportStates(): void {
@@ -198,8 +162,7 @@ export function createReplay(
     } else moveTo(s.position + tickMs * s.speed);
   }
 
-  const control: ReplayControl = {
-    state,
+  const actions: Omit<ReplayStore, keyof StoreApi<ReplayState>> = {
     now: () => state.getState().position,
     openStream(sessionId) {
       if (next.has(sessionId)) return;
@@ -225,19 +188,19 @@ export function createReplay(
       stopTimer();
     },
     toggle() {
-      if (state.getState().playing) control.pause();
-      else control.play();
+      if (state.getState().playing) actions.pause();
+      else actions.play();
     },
     setSpeed(speed) {
       state.setState({ speed });
     },
     faster() {
       const i = REPLAY_SPEEDS.indexOf(state.getState().speed);
-      control.setSpeed(REPLAY_SPEEDS[Math.min(REPLAY_SPEEDS.length - 1, i + 1)] ?? "max");
+      actions.setSpeed(REPLAY_SPEEDS[Math.min(REPLAY_SPEEDS.length - 1, i + 1)] ?? "max");
     },
     slower() {
       const i = REPLAY_SPEEDS.indexOf(state.getState().speed);
-      control.setSpeed(REPLAY_SPEEDS[Math.max(0, i - 1)] ?? 1);
+      actions.setSpeed(REPLAY_SPEEDS[Math.max(0, i - 1)] ?? 1);
     },
     seek: moveTo,
     stateAt,
@@ -246,6 +209,57 @@ export function createReplay(
     },
     dispose: stopTimer,
   };
-  if (opts.playing ?? true) control.play();
-  return control;
+  if (opts.playing ?? true) actions.play();
+  return Object.assign(state, actions);
+}
+
+/** A state change in the recording. */
+interface StateChange {
+  at: number;
+  state: string;
+  previous: string | null;
+}
+
+/**
+ * The recording's events by session, and each session's state changes (to tell its state
+ * at any moment, for the session list).
+ */
+function indexRecording(events: readonly ReplayEvent[]): {
+  bySession: Map<string, ReplayEvent[]>;
+  changes: Map<string, StateChange[]>;
+} {
+  const bySession = new Map<string, ReplayEvent[]>();
+  const changes = new Map<string, StateChange[]>();
+  for (const e of events) {
+    const list = bySession.get(e.sessionId) ?? [];
+    list.push(e);
+    bySession.set(e.sessionId, list);
+    if (e.event !== "state_changed") continue;
+    let d: { state?: unknown; previous_state?: unknown };
+    try {
+      d = JSON.parse(e.data) as typeof d;
+    } catch {
+      continue;
+    }
+    if (typeof d.state !== "string") continue;
+    const cs = changes.get(e.sessionId) ?? [];
+    cs.push({
+      at: e.at,
+      state: d.state,
+      previous: typeof d.previous_state === "string" ? d.previous_state : null,
+    });
+    changes.set(e.sessionId, cs);
+  }
+  return { bySession, changes };
+}
+
+/** A session's state at `position` from its changes (before the first: the state it left). */
+function stateAtIn(list: readonly StateChange[] | undefined, position: number): string | undefined {
+  if (!list || list.length === 0) return undefined;
+  let found: string | undefined = list[0]?.previous ?? undefined;
+  for (const c of list) {
+    if (c.at > position) break;
+    found = c.state;
+  }
+  return found;
 }

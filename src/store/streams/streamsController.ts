@@ -9,25 +9,15 @@ import {
 } from "../../client/eventStream.js";
 import type { ConnectionConfig, Transport } from "../../client/transport.js";
 import type { SessionEvent } from "../../protocol/events.js";
-import { MALFORMED_RAW_LIMIT } from "../../protocol/events.js";
-import {
-  HISTORY_END_COMMENT,
-  type HistoryItem,
-  historyItem,
-  type SessionHistory,
-} from "../../protocol/history.js";
+import { HISTORY_END_COMMENT, type SessionHistory } from "../../protocol/history.js";
 import { lastActivityAt, lastPrompt } from "../../protocol/sessionRecord.js";
 import { formatSeconds, formatTimeSpan } from "../../text/format.js";
 import { cutText, sanitizeLine } from "../../text/sanitize.js";
-import {
-  heldOverlap,
-  journalAnchor,
-  type LogSequence,
-  logSequence,
-} from "../history/historyOverlap.js";
-import type { JournalLoad, SessionJournal } from "../history/journal.js";
+import { heldOverlap, type LogSequence, logSequence } from "../history/historyOverlap.js";
+import type { SessionJournal } from "../history/journal.js";
 import { JournalOverlap } from "../history/journalOverlap.js";
 import type { SessionsStore } from "../sessionsStore.js";
+import { showHistory, showJournal } from "./pastInPane.js";
 import type { StreamMeta } from "./sessionStream.js";
 import type { OpenOptions } from "./streamLeases.js";
 import type { StreamsState, StreamsStore } from "./streamsStore.js";
@@ -99,6 +89,10 @@ export class StreamsController {
   /** Open sessions opened live only (the fleet's rows): their past was not read. */
   readonly #liveOnly = new Set<string>();
 
+  #now(): number {
+    return (this.#opts.now ?? Date.now)();
+  }
+
   constructor(opts: StreamsControllerOptions) {
     this.#opts = opts;
   }
@@ -165,7 +159,7 @@ export class StreamsController {
       try {
         const load = await journal.load(sessionId);
         if (!wanted()) return;
-        shown = this.#showJournal(sessionId, load);
+        shown = showJournal(this.#opts.store.getState(), sessionId, load, this.#now());
         const o = new JournalOverlap(load.records, journal.clean);
         overlap = o.empty ? null : o;
         journalLog = logSequence(load.records, journal.clean);
@@ -183,7 +177,7 @@ export class StreamsController {
       const held = this.#opts.liveAllowed?.() === false ? null : this.#subscribe(sessionId, null);
       if (held) await held.ready;
       if (!wanted()) return;
-      const readAt = (this.#opts.now ?? Date.now)();
+      const readAt = this.#now();
       const liveBefore = held?.live() ?? false;
       let past: SessionHistory | null = null;
       try {
@@ -197,7 +191,12 @@ export class StreamsController {
       }
       if (!wanted()) return;
       if (past !== null) {
-        const h = this.#showHistory(sessionId, past, journalLog);
+        const h = showHistory(this.#opts.store.getState(), sessionId, past, journalLog, {
+          now: this.#now(),
+          journal,
+          cap: Math.max(0, (this.#opts.history ?? DEFAULT_HISTORY_ENTRIES) - MARKER_ROOM),
+          onItem: this.#opts.onItem,
+        });
         const skipped = held ? held.dropRepeats(h.log) : 0;
         const s = this.#opts.store.getState();
         const lead = this.#opts.liveAllowed?.() === false ? "the record from here" : undefined;
@@ -205,7 +204,7 @@ export class StreamsController {
           sessionId,
           "divider",
           dividerText(shown, h.shown, h.repeats, lead, h.older, skipped),
-          { ifNotEmpty: true, at: (this.#opts.now ?? Date.now)() },
+          { ifNotEmpty: true, at: this.#now() },
         );
         s.pushPhase(sessionId, "live");
         this.#loading.delete(sessionId);
@@ -235,95 +234,6 @@ export class StreamsController {
       shown,
       journal !== undefined || this.#opts.history !== undefined,
     );
-  }
-
-  /**
-   * The server's history in the timeline as the items live events of the same kind would be:
-   * at most the scrollback's worth, the newest, so a huge answer converts no more than that.
-   * What the journal shown above already holds is skipped: the history up to where the
-   * journal ends (journalAnchor), counted as repeats where the journal has the same entry and
-   * as older entries where it does not (a journal cut short, or one that missed them).
-   */
-  #showHistory(
-    sessionId: string,
-    past: SessionHistory,
-    journalLog: LogSequence | null,
-  ): { shown: number; repeats: number; older: number; log: LogSequence } {
-    const s = this.#opts.store.getState();
-    const now = (this.#opts.now ?? Date.now)();
-    const { journal } = this.#opts;
-    const cap = Math.max(0, (this.#opts.history ?? DEFAULT_HISTORY_ENTRIES) - MARKER_ROOM);
-    const entries = past.events;
-    const first = Math.max(0, entries.length - cap);
-    if (first > 0) {
-      s.pushMarker(
-        sessionId,
-        "notice",
-        `${first} older entr${first === 1 ? "y" : "ies"} of the session's history not shown (the scrollback holds ${cap})`,
-      );
-    }
-    const items: (HistoryItem & { ok: true })[] = [];
-    const bad: { at: number; item: HistoryItem & { ok: false } }[] = [];
-    for (let i = first; i < entries.length; i++) {
-      const item = historyItem(entries[i]);
-      if (item.ok) items.push(item);
-      else bad.push({ at: items.length, item });
-    }
-    const log = logSequence(items, journal?.clean);
-    const through = journalLog ? journalAnchor(journalLog, log) : -1;
-    const inJournal = new Set(journalLog?.keys ?? []);
-    let repeats = 0;
-    let older = 0;
-    if (through >= 0) {
-      log.keys.forEach((k, n) => {
-        if ((log.ends[n] as number) > through) return;
-        const covered = (log.ends[n] as number) - (n > 0 ? (log.ends[n - 1] as number) : -1);
-        if (inJournal.has(k)) repeats += covered;
-        else older += covered;
-      });
-    }
-    let shown = 0;
-    let b = 0;
-    let olderBad = 0;
-    const pushBad = (upTo: number) => {
-      for (; b < bad.length && (bad[b]?.at ?? 0) <= upTo; b++) {
-        const { at, item } = bad[b] as (typeof bad)[number];
-        // Before where the journal ends: shown in an earlier run (the journal keeps no
-        // malformed entries), out of place here.
-        if (at <= through) {
-          olderBad++;
-          continue;
-        }
-        s.pushEvent(sessionId, {
-          kind: "malformed",
-          event: "history",
-          id: null,
-          raw:
-            item.raw.length > MALFORMED_RAW_LIMIT
-              ? `${item.raw.slice(0, MALFORMED_RAW_LIMIT)}…`
-              : item.raw,
-          error: item.error,
-        });
-        shown++;
-      }
-    };
-    items.forEach((item, i) => {
-      pushBad(i);
-      if (i <= through) return;
-      const at = item.at ?? now;
-      journal?.record(sessionId, item.event, item.data, undefined, at);
-      s.pushItem(sessionId, item.event, item.data, undefined, at);
-      // What the history shows counts as the stream's items do (activity, the overlap marks):
-      // an event sent while the history was read comes through here, and its live copy is
-      // dropped as a repeat.
-      this.#opts.onItem?.(sessionId, item.event, item.data, at);
-      shown++;
-    });
-    pushBad(Number.POSITIVE_INFINITY);
-    // Items skipped without a log entry of their own (empty words) count with the repeats.
-    const skipped = through + 1;
-    if (repeats + older < skipped) repeats = skipped - older;
-    return { shown, repeats, older: older + olderBad, log };
   }
 
   /** The stream, or when the key cannot have it (no sessions:prompt), the record followed. */
@@ -397,30 +307,6 @@ export class StreamsController {
   /** A notice in the session's pane: what the pane could not do, and what it does instead. */
   #notice(sessionId: string, text: string): void {
     this.#opts.store.getState().pushMarker(sessionId, "notice", text);
-  }
-
-  /** Puts a journal's events in the timeline with the gap marker after them; returns how many. */
-  #showJournal(sessionId: string, load: JournalLoad): number {
-    const s = this.#opts.store.getState();
-    const now = (this.#opts.now ?? Date.now)();
-    s.pushPhase(sessionId, "journal");
-    let shown = 0;
-    for (const r of load.records) {
-      // A heartbeat only marks that someone watched; an old one must not age the title.
-      if (r.event === "heartbeat") continue;
-      s.pushItem(sessionId, r.event, r.data, r.id ?? undefined, r.at ?? now);
-      shown++;
-    }
-    for (const w of load.warnings) s.pushMarker(sessionId, "notice", w);
-    if (load.watchedUntil !== null && (shown > 0 || load.warnings.length > 0)) {
-      s.pushMarker(
-        sessionId,
-        "unwatched",
-        `not watched from ${formatTimeSpan(load.watchedUntil, now)}`,
-      );
-    }
-    s.pushPhase(sessionId, "history");
-    return shown;
   }
 
   /**

@@ -156,27 +156,11 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       const batch = dirty;
       dirty = [];
       const state = get();
-      const t = now();
-      let sessions: Record<string, SessionStream> | null = null;
-      let raisedAttention = false;
-      for (const ingest of batch) {
-        const current = state.sessions[ingest.sessionId];
-        // Removed (or removed and added again) since it queued: its items are dropped.
-        if (!current || ingests.get(ingest.sessionId) !== ingest) {
-          ingest.queue.clear();
-          continue;
-        }
-        const d = draftOf(current);
-        if (applyQueue(d, ingest)) raisedAttention = true;
-        d.version = current.version + 1;
-        d.rate = d.rateMeter.rate(t);
-        sessions ??= { ...state.sessions };
-        sessions[ingest.sessionId] = d;
-      }
-      if (sessions === null) return;
+      const next = applyBatch(state.sessions, batch, ingests, now());
+      if (next === null) return;
       set({
-        sessions,
-        attentionVersion: state.attentionVersion + (raisedAttention ? 1 : 0),
+        sessions: next.sessions,
+        attentionVersion: state.attentionVersion + (next.raisedAttention ? 1 : 0),
       });
     }
 
@@ -276,6 +260,35 @@ export function createStreamsStore(opts: StreamsStoreOptions = {}): StreamsStore
       },
     };
   });
+}
+
+/**
+ * A flush: each queued session's items applied to a new version of its stream (the batch's
+ * queues are emptied). Null when no stream changed (every session removed since it queued).
+ */
+function applyBatch(
+  current: Readonly<Record<string, SessionStream>>,
+  batch: readonly Ingest[],
+  ingests: ReadonlyMap<string, Ingest>,
+  t: number,
+): { sessions: Record<string, SessionStream>; raisedAttention: boolean } | null {
+  let sessions: Record<string, SessionStream> | null = null;
+  let raisedAttention = false;
+  for (const ingest of batch) {
+    const stream = current[ingest.sessionId];
+    // Removed (or removed and added again) since it queued: its items are dropped.
+    if (!stream || ingests.get(ingest.sessionId) !== ingest) {
+      ingest.queue.clear();
+      continue;
+    }
+    const d = draftOf(stream);
+    if (applyQueue(d, ingest)) raisedAttention = true;
+    d.version = stream.version + 1;
+    d.rate = d.rateMeter.rate(t);
+    sessions ??= { ...current };
+    sessions[ingest.sessionId] = d;
+  }
+  return sessions === null ? null : { sessions, raisedAttention };
 }
 
 /** Events per second right now (decays while the session is quiet). */

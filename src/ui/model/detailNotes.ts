@@ -1,4 +1,4 @@
-import type { AttentionItem } from "../../store/attention/attentionStore.js";
+import type { AttentionItem } from "../../store/attention/queue.js";
 import { type Overlap, overlapLines } from "../../store/fleet/overlaps.js";
 import { formatTime } from "../../text/format.js";
 

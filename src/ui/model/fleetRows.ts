@@ -8,7 +8,7 @@ import {
   updatedAt,
 } from "../../protocol/sessionRecord.js";
 import { displayId } from "../../store/admitSession.js";
-import { type AttentionItem, selectTopItems } from "../../store/attention/attentionStore.js";
+import { type AttentionItem, selectTopItems } from "../../store/attention/queue.js";
 import type { AttentionReason } from "../../store/attention/reasons.js";
 import { formatAge, sparkline } from "../../text/format.js";
 import type { AppServices } from "./services.js";

@@ -1,11 +1,11 @@
 import type { Session } from "../../protocol/resources.js";
 import { unsafeIdOf } from "../../store/admitSession.js";
-import { selectMarkedIds } from "../../store/attention/attentionStore.js";
+import { selectMarkedIds } from "../../store/attention/queue.js";
 import type { SessionsState } from "../../store/sessionsStore.js";
 import type { UiDeps } from "./deps.js";
 import { fleetWindow } from "./geometry.js";
 import { shownSessions } from "./listOrder.js";
-import type { UiState } from "./uiStore.js";
+import { focusedPaneId, type UiState } from "./uiStore.js";
 
 /**
  * Plain subscriptions of the signed-in screen that keep the UI in step with the stores: the
@@ -134,5 +134,41 @@ export function followFleetStreams(deps: UiDeps): () => void {
   return () => {
     offUi();
     offSessions();
+  };
+}
+
+/** The session whose pane the user is looking at: the focused pane's, on the main view. */
+function lookedAt(s: Pick<UiState, "view" | "focus" | "panes">): string | null {
+  return s.view === "main" ? focusedPaneId(s) : null;
+}
+
+/**
+ * Every look at a session is remembered (the attention store's `looked`, which the journal
+ * keeps across restarts), not only a jump from the queue: a pane opened shows the session,
+ * and a focused pane is looked at until focus leaves it (or the user quits), so a finish the
+ * user watched there is not "finished" at the next start. Returns the unsubscribe (a last
+ * look at the focused pane).
+ */
+export function recordLooks(deps: UiDeps): () => void {
+  const look = (id: string | null) => {
+    if (id !== null) deps.services.attention.getState().looked(id);
+  };
+  const off = deps.ui.subscribe((s, prev) => {
+    if (s.panes !== prev.panes) {
+      const had = new Set(prev.panes);
+      for (const id of s.panes) if (!had.has(id)) look(id);
+    }
+    const now = lookedAt(s);
+    const before = lookedAt(prev);
+    if (now !== before) {
+      look(before);
+      look(now);
+    }
+  });
+  // The panes open when the screen starts (asked for on the command line) are looks too.
+  for (const id of deps.ui.getState().panes) look(id);
+  return () => {
+    off();
+    look(lookedAt(deps.ui.getState()));
   };
 }

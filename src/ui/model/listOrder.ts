@@ -1,5 +1,5 @@
 import type { Session } from "../../protocol/resources.js";
-import { selectMarkedIds } from "../../store/attention/attentionStore.js";
+import { selectMarkedIds } from "../../store/attention/queue.js";
 import { selectVisibleSessions } from "../../store/sessionsStore.js";
 import type { UiDeps } from "./deps.js";
 

@@ -1,4 +1,5 @@
-import type { AttentionItem, AttentionState } from "../../store/attention/attentionStore.js";
+import type { AttentionState } from "../../store/attention/attentionStore.js";
+import type { AttentionItem } from "../../store/attention/queue.js";
 import { BACKGROUND_TIMERS, type Timers } from "../../store/backgroundTimers.js";
 import { osc9, osc777, tmuxPassthrough } from "../../text/notification.js";
 

@@ -1,6 +1,6 @@
 import type { BudgetState } from "../../client/requestBudget.js";
 import type { GitAction, GitResult } from "../../protocol/git.js";
-import type { ActControl } from "../../store/act/actStore.js";
+import type { ActStore } from "../../store/act/actStore.js";
 import type { ActionsStore } from "../../store/actionsStore.js";
 import type { ApprovalsBook } from "../../store/approvals/approvalsBook.js";
 import type { AttentionStore } from "../../store/attention/attentionStore.js";
@@ -11,7 +11,7 @@ import type { JournalStatusStore } from "../../store/history/journal.js";
 import type { IdentityState, IdentityStore } from "../../store/identityStore.js";
 import type { IntegrationsStore } from "../../store/integrations/integrationsStore.js";
 import type { RateLimitStore } from "../../store/rateLimitStore.js";
-import type { ReplayControl } from "../../store/replay/replayEngine.js";
+import type { ReplayStore } from "../../store/replay/replayEngine.js";
 import type { SessionsStore } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import type { StreamsStore } from "../../store/streams/streamsStore.js";
@@ -74,7 +74,7 @@ export interface AppServices {
   /** The local journal's state, when the UI runs with one (or with it turned off). */
   journal?: JournalStatusStore;
   /** Set when the UI plays a recording (`agent-sessions replay`): its clock and controls. */
-  replay?: ReplayControl;
+  replay?: ReplayStore;
   /** Every session that needs the user (list and streams), newest first. */
   attention: AttentionStore;
   /** Per-session activity of streamed sessions (sparkline, current step, changed files). */
@@ -87,7 +87,7 @@ export interface AppServices {
   live: LiveControl | null;
   budget: BudgetView;
   /** Prompts, approvals and the lifecycle; absent where nothing can be acted on (a replay). */
-  act?: ActControl;
+  act?: ActStore;
   /** The one approvals book (absent where nothing can be acted on, a replay). */
   approvals?: ApprovalsBook;
   /**

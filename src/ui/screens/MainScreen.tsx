@@ -24,7 +24,7 @@ import { NowContext } from "../hooks/useNow.js";
 import { startScreen } from "../input/actions.js";
 import { mainTarget } from "../input/handlers/index.js";
 import type { UiDeps } from "../model/deps.js";
-import { followFleetStreams, keepSelection } from "../model/follow.js";
+import { followFleetStreams, keepSelection, recordLooks } from "../model/follow.js";
 import { screenOf } from "../model/geometry.js";
 import { isTooSmall, type TerminalSize } from "../model/layout.js";
 import type { AppOptions, AppServices, EditText, SaveEntries } from "../model/services.js";
@@ -110,10 +110,11 @@ export function MainScreen(props: MainScreenProps) {
     if (options.startInFleet) ui.setState({ view: "fleet" });
   }, [deps]);
 
-  // The live list, the selection that stays put when it changes, the fleet's streams.
+  // The live list, the selection that stays put when it changes, the fleet's streams, the
+  // user's looks at sessions (remembered across restarts).
   useEffect(() => {
     services.live?.start();
-    const offs = [keepSelection(deps), followFleetStreams(deps)];
+    const offs = [keepSelection(deps), followFleetStreams(deps), recordLooks(deps)];
     return () => {
       services.live?.stop();
       for (const off of offs) off();

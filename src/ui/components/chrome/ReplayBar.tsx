@@ -1,7 +1,7 @@
 import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
-import type { ReplayControl, ReplayState } from "../../../store/replay/replayEngine.js";
+import type { ReplayState, ReplayStore } from "../../../store/replay/replayEngine.js";
 import { formatTime } from "../../../text/format.js";
 import { useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
@@ -26,12 +26,12 @@ export const ReplayBar = memo(function ReplayBar({
   replay,
   width,
 }: {
-  replay: ReplayControl;
+  replay: ReplayStore;
   width: number;
 }) {
   const theme = useTheme();
   const { ui } = useUi();
-  const s = useStore(replay.state);
+  const s = useStore(replay);
   const jump = useStore(ui, (u) => (u.editing?.kind === "jump" ? u.editing.draft : null));
   if (jump !== null) {
     return (

@@ -2,7 +2,7 @@ import { Box, Text } from "ink";
 import { memo, useCallback, useMemo, useRef } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
-import { selectMarkedIds } from "../../../store/attention/attentionStore.js";
+import { selectMarkedIds } from "../../../store/attention/queue.js";
 import { REASON_GLYPH } from "../../../store/attention/reasons.js";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAge } from "../../../text/format.js";

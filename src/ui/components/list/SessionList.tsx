@@ -9,7 +9,7 @@ import {
   type AttentionItem,
   selectMarkedIds,
   selectTopItems,
-} from "../../../store/attention/attentionStore.js";
+} from "../../../store/attention/queue.js";
 import { REASON_GLYPH } from "../../../store/attention/reasons.js";
 import { type Overlap, overlapMark, overlapSummary } from "../../../store/fleet/overlaps.js";
 import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";

@@ -3,7 +3,7 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import { sessionName } from "../../../protocol/resources.js";
 import { displayId } from "../../../store/admitSession.js";
-import type { AttentionItem } from "../../../store/attention/attentionStore.js";
+import type { AttentionItem } from "../../../store/attention/queue.js";
 import { REASON_GLYPH } from "../../../store/attention/reasons.js";
 import { formatAge, formatTime } from "../../../text/format.js";
 import { useServices } from "../../context/servicesContext.js";

@@ -5,7 +5,7 @@ import { useShallow } from "zustand/react/shallow";
 import { createStore } from "zustand/vanilla";
 import { type ActState, actOf } from "../../../store/act/actStore.js";
 import { type ApprovalsBookState, approvalsOf } from "../../../store/approvals/approvalsBook.js";
-import { notifyingItemOf } from "../../../store/attention/attentionStore.js";
+import { notifyingItemOf } from "../../../store/attention/queue.js";
 import { overlapSummary } from "../../../store/fleet/overlaps.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
@@ -88,7 +88,7 @@ export const Pane = memo(function Pane({
   const searchDraft = useStore(ui, (s) =>
     s.editing?.kind === "search" && s.editing.sessionId === sessionId ? s.editing.draft : null,
   );
-  const actState = useStore(act?.store ?? NO_ACT, (s) => actOf(s, sessionId));
+  const actState = useStore(act ?? NO_ACT, (s) => actOf(s, sessionId));
   const book = useStore(approvals ?? NO_BOOK, (s) => approvalsOf(s, sessionId));
   const promptEditing = useStore(ui, (s) =>
     s.editing?.kind === "prompt" && s.editing.sessionId === sessionId ? s.editing : null,

@@ -1,7 +1,7 @@
 import { memo } from "react";
 import { useStore } from "zustand";
 import { shallow } from "zustand/shallow";
-import { notifyingItemOf } from "../../../store/attention/attentionStore.js";
+import { notifyingItemOf } from "../../../store/attention/queue.js";
 import { REASON_LABEL } from "../../../store/attention/reasons.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import type { SessionStream } from "../../../store/streams/sessionStream.js";

@@ -69,7 +69,7 @@ const cancelPrompt: Handler = (deps) => {
   const act = deps.services.act;
   if (!act) return;
   void act.cancelPrompt(sessionId).then(() => {
-    const n = actOf(act.store.getState(), sessionId).notice;
+    const n = actOf(act.getState(), sessionId).notice;
     if (n) message(deps, `${sessionId}: ${n.text}`, n.ok ? "ok" : "warn");
   });
 };
@@ -182,7 +182,7 @@ export function startPending(deps: UiDeps, sessionId: string, action: PendingAct
     const ok = await act.lifecycle(sessionId, "resume");
     if (ok) void deps.services.sessions.getState().refreshSession(sessionId);
     else {
-      const n = actOf(act.store.getState(), sessionId).notice;
+      const n = actOf(act.getState(), sessionId).notice;
       message(deps, `${sessionId}: ${n?.text ?? "resume failed"}`, "error");
     }
     return ok;
@@ -206,7 +206,7 @@ export function startPending(deps: UiDeps, sessionId: string, action: PendingAct
     case "approve":
     case "reject":
       void act.decide(sessionId, action.approval, action.kind, action.note).then(() => {
-        const n = actOf(act.store.getState(), sessionId).notice;
+        const n = actOf(act.getState(), sessionId).notice;
         if (n) message(deps, n.text, n.ok ? "ok" : "error");
       });
       return;
@@ -214,7 +214,7 @@ export function startPending(deps: UiDeps, sessionId: string, action: PendingAct
     case "resume":
     case "start":
       void act.lifecycle(sessionId, action.kind).then((ok) => {
-        const n = actOf(act.store.getState(), sessionId).notice;
+        const n = actOf(act.getState(), sessionId).notice;
         if (n) message(deps, `${sessionId}: ${n.text}`, ok ? "ok" : "error");
         void deps.services.sessions.getState().refreshSession(sessionId);
       });
@@ -230,9 +230,7 @@ function setDraft(deps: UiDeps, e: PromptEditing, p: Partial<PromptEditing>): vo
 
 function recall(step: -1 | 1): Handler<PromptMode> {
   return (deps, { editing: e }) => {
-    const sent = deps.services.act
-      ? actOf(deps.services.act.store.getState(), e.sessionId).sent
-      : [];
+    const sent = deps.services.act ? actOf(deps.services.act.getState(), e.sessionId).sent : [];
     if (sent.length === 0) {
       message(deps, "No earlier prompt of this session to recall");
       return;

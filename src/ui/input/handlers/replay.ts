@@ -16,7 +16,7 @@ export const REPLAY_STEP_MS = 10_000;
 function jumpTo(deps: UiDeps, text: string): void {
   const replay = deps.services.replay;
   if (!replay || text.trim() === "") return;
-  const { start, end } = replay.state.getState();
+  const { start, end } = replay.getState();
   const at = parseReplayTime(text, start, end);
   if (at === null) {
     message(deps, `Not a time: "${sanitize(text.trim())}". Give ${REPLAY_TIME_HELP}`, "warn");

@@ -1,4 +1,4 @@
-import { nextUnseen } from "../../../store/attention/attentionStore.js";
+import { nextUnseen } from "../../../store/attention/queue.js";
 import type { UiDeps } from "../../model/deps.js";
 import { disabledReason, openForm } from "../../model/gitActions.js";
 import { mayReadIntegrations } from "../../model/integrations.js";

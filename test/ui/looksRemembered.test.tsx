@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createFileJournal } from "../../src/cli/journal/fileJournal.js";
+import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
+import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
+import { App } from "../../src/ui/App.js";
+import {
+  HOSTILE_KEY,
+  type HostileServer,
+  sendJson,
+  sseHead,
+  startHostileServer,
+} from "../helpers/hostileServer.js";
+import { pressKey, renderUi, type UiHarness, waitForContent } from "../helpers/ui.js";
+
+/**
+ * A look at a session is remembered however the user took it, not only from the attention
+ * queue: a pane opened from the list (or focused) is a look, so at the next start "finished"
+ * counts only completions after it. The production wiring (buildServices, the file journal),
+ * against a scripted service whose records stand still.
+ */
+
+let server: HostileServer | null = null;
+let handle: ServicesHandle | null = null;
+let ui: UiHarness | null = null;
+const dirs: string[] = [];
+
+afterEach(async () => {
+  ui?.unmount();
+  ui = null;
+  await handle?.dispose();
+  handle = null;
+  await server?.close();
+  server = null;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Two sessions whose last prompt completed a minute ago (the records never change). */
+async function service(completedAt: string): Promise<HostileServer> {
+  const done = (id: string, name: string) => ({
+    id,
+    name,
+    state: "active",
+    agent_status: "idle",
+    updated_at: completedAt,
+    last_prompt: { status: "completed", started_at: completedAt, completed_at: completedAt },
+  });
+  server = await startHostileServer({
+    sessions: (_q, res) =>
+      sendJson(res, 200, {
+        sessions: [done("ses_opened", "opened twin"), done("ses_left", "left twin")],
+        has_more: false,
+      }),
+    events: (_q, res) => sseHead(res),
+  });
+  return server;
+}
+
+function journalAt(root: string) {
+  return createFileJournal({ dir: join(root, "svc"), root, clean: journalCleaner, flushMs: 10 });
+}
+
+function start(s: HostileServer, root: string): ServicesHandle {
+  const journal = journalAt(root);
+  handle = buildServices(
+    { baseUrl: s.url, apiKey: HOSTILE_KEY },
+    { journal, journalStatus: journal.status, tuning: { maxAttempts: 1 } },
+  );
+  return handle;
+}
+
+const finishedIds = (h: ServicesHandle) =>
+  h.services.attention
+    .getState()
+    .items.filter((i) => i.reason === "finished")
+    .map((i) => i.sessionId)
+    .sort();
+
+describe("the user's last look at a session", () => {
+  it("is taken when a pane is opened from the list, and a finish before it is not news at the next start", async () => {
+    const root = mkdtempSync(join(tmpdir(), "as-ui-looks-"));
+    dirs.push(root);
+    const completed = Date.now() - 60_000;
+    // An earlier run: the user last looked at both sessions an hour before they completed.
+    const earlier = journalAt(root);
+    earlier.markSeen("ses_opened", completed - 3_600_000);
+    earlier.markSeen("ses_left", completed - 3_600_000);
+    await earlier.dispose();
+    const s = await service(new Date(completed).toISOString());
+
+    // This run: both finished since the last look; the user opens one from the list.
+    const first = start(s, root);
+    ui = renderUi(
+      <App
+        services={first.services}
+        profile="work"
+        baseUrl={s.url}
+        options={{ bell: false }}
+        initialSessions={[]}
+        onExit={() => {}}
+      />,
+      { columns: 150, rows: 30 },
+    );
+    await waitForContent(ui, (f) => f.includes("opened twin") && f.includes("left twin"));
+    await vi.waitFor(() => expect(finishedIds(first)).toEqual(["ses_left", "ses_opened"]), {
+      timeout: 5000,
+      interval: 10,
+    });
+    const row = ui
+      .frame()
+      .split("\n")
+      .findIndex((l) => l.includes("opened twin"));
+    const cursor = ui
+      .frame()
+      .split("\n")
+      .findIndex((l) => /^║▸/.test(l));
+    for (let n = cursor; n < row; n++) await pressKey(ui, "down");
+    for (let n = cursor; n > row; n--) await pressKey(ui, "up");
+    const openedAt = Date.now();
+    await pressKey(ui, "enter");
+    await waitForContent(ui, (f) => /^║[▸ ]\S?\s*1 .*opened twin/m.test(f));
+    ui.unmount();
+    ui = null;
+    await first.dispose();
+    handle = null;
+
+    // The next start: the journal remembers the look, so only the session not opened is
+    // finished; the one opened completed before the user saw it.
+    const remembered = journalAt(root);
+    expect(remembered.lastSeen("ses_opened")).toBeGreaterThanOrEqual(openedAt);
+    expect(remembered.lastSeen("ses_left")).toBe(completed - 3_600_000);
+    await remembered.dispose();
+    const second = start(s, root);
+    await second.services.sessions.getState().load();
+    await vi.waitFor(() => expect(finishedIds(second)).toEqual(["ses_left"]), {
+      timeout: 5000,
+      interval: 10,
+    });
+  });
+});
