@@ -237,7 +237,9 @@ export async function attention(o: AttentionRunOptions, ctx: AttentionContext): 
   err(
     `watching ${total} session${total === 1 ? "" : "s"} for attention${streamed.length > 0 ? ` (streaming ${streamed.join(", ")})` : ""}; Ctrl-C to stop`,
   );
-  for (const id of streamed) controller.openStream(id);
+  // Live only: what needs the user comes from what happens from now on (a transition seen),
+  // and the past would cost each streamed id a history read from the budget.
+  for (const id of streamed) controller.openStream(id, { past: false });
   live.start();
   // The list's timers do not hold the process (they never should in the UI): this does.
   const keepAlive = setInterval(() => {}, 1 << 30);
