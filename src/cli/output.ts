@@ -124,7 +124,11 @@ export function endText(): void {
   if (rest !== "" && !closed.signal.aborted) process.stdout.write(rest);
 }
 
+/** An `error:` line was written: the exit code then says the failure, even after `| head`. */
+let errorSaid = false;
+
 export function err(line: string): void {
+  if (line.startsWith("error:")) errorSaid = true;
   writeLine(sinks.err, line);
 }
 
@@ -188,7 +192,9 @@ export async function runCommand(run: () => Promise<number>): Promise<number> {
   });
   const code = await run();
   endText();
-  return stdoutClosed.aborted ? EXIT.ok : code;
+  // A reader gone ends the command quietly with 0; a failure already said on stderr (before
+  // the reader went) keeps its code, so an `error:` line never comes with exit 0.
+  return stdoutClosed.aborted && !errorSaid ? EXIT.ok : code;
 }
 
 /** The exit code a command's action set, else 0. */

@@ -17,7 +17,7 @@ import {
 } from "../../store/integrations/integrationsText.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
-import { err, fail, out, printJson } from "../output.js";
+import { err, fail, out, printJson, stdoutClosed } from "../output.js";
 
 export interface IntegrationsOptions {
   json?: boolean;
@@ -92,7 +92,8 @@ function sayUnread(r: IntegrationsReport): void {
         ? [{ title: PART_TITLES[key], message: p.message, hint: p.hint }]
         : [],
   );
-  if (unread.length === 0) return;
+  // The reader went away (`| head`): ended quietly, as every command is.
+  if (unread.length === 0 || stdoutClosed.aborted) return;
   const why = [...new Set(unread.map((u) => sanitizeLine(u.message)))].join("; ");
   err(`error: could not read ${unread.map((u) => u.title).join(", ")}: ${why}`);
   const hint = unread.find((u) => u.hint)?.hint;
