@@ -35,6 +35,10 @@ async function paneWithLines(n: number, extra: Parameters<typeof mountApp>[2] = 
   const id = fx.ids[0] as string;
   h = mountApp(fx, { columns: 120, rows: 24 }, { initialSessions: [id], ...extra });
   await waitForContent(h, "● live ·");
+  // The stream is live before the history is drawn (its events held meanwhile): events sent
+  // now would come through the history read, with a divider after them. Sent once it is drawn,
+  // they are live events, every time.
+  await expect.poll(() => fx?.streamsController.readingPast(id), { timeout: 5000 }).toBe(false);
   for (let i = 1; i <= n; i++) {
     fx.server.emit(id, "process_output", { text: `line ${i}${i % 10 === 0 ? " error" : ""}\n` });
   }

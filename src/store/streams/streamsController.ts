@@ -103,6 +103,11 @@ export class StreamsController {
     return [...new Set([...this.#subs.keys(), ...this.#loading.keys(), ...this.#follows.keys()])];
   }
 
+  /** True while the session's journal and history are read (its live events held till then). */
+  readingPast(sessionId: string): boolean {
+    return this.#loading.has(sessionId);
+  }
+
   isOpen(sessionId: string): boolean {
     return (
       this.#subs.has(sessionId) || this.#loading.has(sessionId) || this.#follows.has(sessionId)
