@@ -241,6 +241,9 @@ describe("UI snapshots", () => {
       { columns: 140, rows: 20 },
     );
     await waitForContent(h, "● live ·");
+    // The stream is live before the history is read: the faults wait until it has been, or
+    // the history read would meet the 503 instead of the stream.
+    await expect.poll(() => fx?.streamsController.readingPast(id), { timeout: 5000 }).toBe(false);
     fx.server.faults.set({ dropAfter: 1, failStatus: 503, failCount: Number.POSITIVE_INFINITY });
     fx.server.emit(id, "process_output", { text: "last words\n" });
     await waitForContent(h, /reconnecting in \d+s \(attempt \d+\)/, 8000);
