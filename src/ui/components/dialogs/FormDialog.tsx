@@ -1,10 +1,12 @@
 import { Box, Text } from "ink";
 import { useStore } from "zustand";
 import { describeApproval } from "../../../store/act/approvalDecision.js";
+import { pendingCutNote } from "../../../store/approvals/approvalsBook.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import { sanitizeLine } from "../../../text/sanitize.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
+import { useApprovalsEntry } from "../../hooks/useApprovals.js";
 import { FORM_FIELDS, fieldPlaceholder, formIntro, repoName } from "../../model/gitActions.js";
 import type { FormDialogState } from "../../model/uiStore.js";
 import { FormFields } from "../frame/FormFields.js";
@@ -19,17 +21,25 @@ import { useRepoDefault } from "../integrations/useRepoDefault.js";
 function ApprovalChoices({ dialog }: { dialog: FormDialogState }) {
   const theme = useTheme();
   const list = dialog.approvals ?? [];
-  if (list.length < 2) return null;
+  // A list cut at the book's bound says that more are pending than it offers.
+  const cut = pendingCutNote(useApprovalsEntry(dialog.sessionId));
+  if (list.length < 2 && (cut === null || list.length === 0)) return null;
   return (
     <Box flexDirection="column" marginTop={1}>
-      {list.map((a, i) => {
-        const on = i === (dialog.pick ?? 0);
-        return (
-          <Text key={a.id} wrap="wrap" bold={on} color={on ? theme.c.accent : theme.c.muted}>
-            {`${on ? "▸" : " "} ${sanitizeLine(a.id)}: ${describeApproval(a)}`}
-          </Text>
-        );
-      })}
+      {cut !== null && (
+        <Text wrap="wrap" color={theme.c.warn}>
+          {cut}
+        </Text>
+      )}
+      {list.length > 1 &&
+        list.map((a, i) => {
+          const on = i === (dialog.pick ?? 0);
+          return (
+            <Text key={a.id} wrap="wrap" bold={on} color={on ? theme.c.accent : theme.c.muted}>
+              {`${on ? "▸" : " "} ${sanitizeLine(a.id)}: ${describeApproval(a)}`}
+            </Text>
+          );
+        })}
     </Box>
   );
 }
