@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
-import { App } from "../../src/ui/App.js";
-import { documentedService, KEY, SESSION } from "../helpers/documentedService.js";
-import type { ScriptedServer } from "../helpers/scriptedHttpServer.js";
-import { pressKey, renderUi, type UiHarness, waitForContent } from "../helpers/ui.js";
+import { SESSION } from "../helpers/documentedService.js";
+import { type DocumentedUi, startDocumentedUi } from "../helpers/documentedUi.js";
+import { pressKey, waitForContent } from "../helpers/ui.js";
 
 /**
  * A session with more approvals pending than the book reads from one answer (500): the pane,
@@ -12,17 +10,11 @@ import { pressKey, renderUi, type UiHarness, waitForContent } from "../helpers/u
  * real one's docs (it lists 520 pending), through the production wiring (buildServices).
  */
 
-let server: ScriptedServer | null = null;
-let handle: ServicesHandle | null = null;
-let h: UiHarness | null = null;
+let ui: DocumentedUi | null = null;
 
 afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
+  await ui?.close();
+  ui = null;
 });
 
 const START = Date.parse("2026-04-15T10:00:00Z");
@@ -45,24 +37,12 @@ function pending(n: number): Record<string, unknown>[] {
 
 describe("an approvals list cut at the book's bound", () => {
   it("the pane, A and the picker say that more are pending than shown", async () => {
-    server = await documentedService("cloud", { approvals: pending(520) });
-    handle = buildServices(
-      { baseUrl: server.url, apiKey: KEY },
-      { tuning: { maxAttempts: 1, backoffBaseMs: 20 } },
-    );
-    const { services, client } = handle;
-    await services.identity.getState().load(client);
-    await services.sessions.getState().load();
-    h = renderUi(
-      <App
-        services={services}
-        profile="work"
-        baseUrl={server.url}
-        onExit={() => {}}
-        initialSessions={[SESSION]}
-      />,
+    ui = await startDocumentedUi(
+      "cloud",
       { columns: 160, rows: 40 },
+      { service: { approvals: pending(520) }, app: { initialSessions: [SESSION] } },
     );
+    const { h, server } = ui;
     const note =
       "20 more pending than shown: the service lists 520 approvals, only the first 500 are read";
     const pane = await waitForContent(h, note);
