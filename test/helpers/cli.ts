@@ -25,15 +25,28 @@ export interface CliOptions {
  * A throwaway config home so no test reads or writes the real user's profiles. The folder is
  * made when `dir` is first read: a suite that is skipped (no tmux, no keychain) still runs its
  * describe body, where most of these are made, but never its afterAll that removes them.
+ *
+ * After `cleanup`, reading `dir` throws: made lazily, it would otherwise make the folder again
+ * (a callback or a test body outliving its hooks) and leave it behind for globalSetup to find.
+ * Whatever a test started that writes there (a CLI child, the UI in a tmux pane flushing its
+ * journal on SIGHUP) must have exited before cleanup: TmuxPane.kill and TmuxServer.kill wait
+ * for their processes, runCli resolves when its child has closed.
  */
 export function tempConfigHome(): { readonly dir: string; cleanup: () => void } {
   let dir: string | null = null;
+  let cleaned = false;
   return {
     get dir() {
+      if (cleaned) {
+        throw new Error(
+          "tempConfigHome: dir read after cleanup(): it would make the folder again and leave it behind",
+        );
+      }
       dir ??= mkdtempSync(join(tmpdir(), "as-cfg-"));
       return dir;
     },
     cleanup: () => {
+      cleaned = true;
       if (dir !== null) rmSync(dir, { recursive: true, force: true });
       dir = null;
     },
