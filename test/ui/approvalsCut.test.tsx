@@ -64,6 +64,15 @@ describe("an approvals list cut at the book's bound", () => {
     expect(dialog).toMatch(
       /20 more pending than shown: the service lists 520 approvals, only the\s*│\s*\n\s*│ first 500 are read/,
     );
+    // Six choices at a time, each whole, inside the box; the others counted, ↓ reaches them.
+    expect(dialog).toContain("▸ ap_0020: deploy: Deploy build 20?");
+    expect(dialog).toContain("  ap_0025: deploy: Deploy build 25?");
+    expect(dialog).not.toContain("ap_0026");
+    expect(dialog).toContain("… 494 more below (↑/↓ picks)");
+    for (let i = 0; i < 6; i++) await pressKey(h, "down");
+    const moved = await waitForContent(h, "▸ ap_0026: deploy: Deploy build 26?");
+    expect(moved).toContain("… 4 more above");
+    expect(moved).not.toContain("ap_0023");
     await pressKey(h, "escape");
     // The approvals were read once, and nothing was decided.
     const reads = server.seen.filter((r) => r.url.includes("/approvals"));

@@ -11,8 +11,12 @@ import { FORM_FIELDS, fieldPlaceholder, formIntro, repoName } from "../../model/
 import type { FormDialogState } from "../../model/uiStore.js";
 import { FormFields } from "../frame/FormFields.js";
 import { dialogInnerWidth, FramedBox } from "../frame/FramedBox.js";
+import { scrollWindow } from "../frame/ScrollList.js";
 import { CloneSuggestions } from "../integrations/CloneSuggestions.js";
 import { useRepoDefault } from "../integrations/useRepoDefault.js";
+
+/** Pending approvals listed at once in the form; the others are counted, ↑/↓ reaches them. */
+const CHOICES_SHOWN = 6;
 
 /**
  * An approve or reject form with several pending approvals: each one whole (kind, message,
@@ -24,6 +28,11 @@ function ApprovalChoices({ dialog }: { dialog: FormDialogState }) {
   // A list cut at the book's bound says that more are pending than it offers.
   const cut = pendingCutNote(useApprovalsEntry(dialog.sessionId));
   if (list.length < 2 && (cut === null || list.length === 0)) return null;
+  // Each choice whole, a window of them around the picked one: hundreds would run off the box.
+  const pick = dialog.pick ?? 0;
+  const { from, shown } =
+    list.length > 1 ? scrollWindow(list, CHOICES_SHOWN, pick - 2) : { from: 0, shown: [] };
+  const below = list.length > 1 ? list.length - from - shown.length : 0;
   return (
     <Box flexDirection="column" marginTop={1}>
       {cut !== null && (
@@ -31,15 +40,16 @@ function ApprovalChoices({ dialog }: { dialog: FormDialogState }) {
           {cut}
         </Text>
       )}
-      {list.length > 1 &&
-        list.map((a, i) => {
-          const on = i === (dialog.pick ?? 0);
-          return (
-            <Text key={a.id} wrap="wrap" bold={on} color={on ? theme.c.accent : theme.c.muted}>
-              {`${on ? "▸" : " "} ${sanitizeLine(a.id)}: ${describeApproval(a)}`}
-            </Text>
-          );
-        })}
+      {from > 0 && <Text color={theme.c.muted}>{`  … ${from} more above`}</Text>}
+      {shown.map((a, k) => {
+        const on = from + k === pick;
+        return (
+          <Text key={a.id} wrap="wrap" bold={on} color={on ? theme.c.accent : theme.c.muted}>
+            {`${on ? "▸" : " "} ${sanitizeLine(a.id)}: ${describeApproval(a)}`}
+          </Text>
+        );
+      })}
+      {below > 0 && <Text color={theme.c.muted}>{`  … ${below} more below (↑/↓ picks)`}</Text>}
     </Box>
   );
 }
