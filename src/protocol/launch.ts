@@ -120,6 +120,10 @@ export const launchProblem = (req: unknown) => requestProblem(LaunchRequestSchem
 export const createProblem = (req: unknown) => requestProblem(CreateRequestSchema, req);
 export const renameProblem = (name: string) => requestProblem(RenameRequestSchema, { name });
 
+/** What destroying a session loses (delete.mdx), said by every confirmation of it. */
+export const DESTROY_LOSES =
+  "the sandbox, its files and any work not pushed are lost, and the session cannot be resumed";
+
 /** A session's state while it is still being made: said in the list until it runs. */
 export function isProvisioning(state: unknown): boolean {
   return state === "creating" || state === "pending";

@@ -3,6 +3,7 @@ import type { ApiClient } from "../../client/apiClient.js";
 import { AgentSessionsError, EXIT, HttpError, UsageError } from "../../client/errors.js";
 import { type Approval, noteProblem, type ResolveAction } from "../../protocol/approvals.js";
 import { isSafePathId } from "../../protocol/ids.js";
+import { DESTROY_LOSES } from "../../protocol/launch.js";
 import { type LifecycleAction, lifecyclePast } from "../../protocol/prompt.js";
 import {
   type DecisionOutcome,
@@ -271,9 +272,9 @@ export async function runDestroy(
   );
 }
 
-/** What a destroy costs, said before it is confirmed (the CLI's and the UI's words). */
-export function destroyWarning(sessionIds: readonly string[]): string {
-  return `Destroying ${sessionIds.join(", ")} is irreversible: the sandbox, its files and any work not pushed are lost, and the session cannot be resumed.`;
+/** What a destroy costs, said before it is confirmed. */
+function destroyWarning(sessionIds: readonly string[]): string {
+  return `Destroying ${sessionIds.join(", ")} is irreversible: ${DESTROY_LOSES}.`;
 }
 
 async function askYes(question: string): Promise<boolean> {
