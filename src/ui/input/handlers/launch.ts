@@ -135,7 +135,6 @@ function launched(deps: UiDeps, id: string, state: string, prompt: string): void
   const at = deps.ui.getState().panes.indexOf(id);
   if (at >= 0) patch(deps, { view: "main", focus: at + 1 });
   message(deps, `Launched ${id}: being created; its pane follows it`, "ok");
-  deps.services.live?.poke("launch");
 }
 
 /** K confirmed: the session and its sandbox go. */
