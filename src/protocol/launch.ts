@@ -102,6 +102,15 @@ function sessionNameSchema() {
 /** The body of `PATCH /api/sessions/{id}/name`. */
 export const RenameRequestSchema = z.strictObject({ name: sessionNameSchema() });
 
+/**
+ * Minutes as a user typed them (a flag, a form field): a whole number becomes the number;
+ * anything else stays as typed, for the schema to refuse with its own words.
+ */
+export function typedMinutes(raw: string): number | string {
+  const s = raw.trim();
+  return /^-?\d{1,9}$/.test(s) ? Number(s) : raw;
+}
+
 /** The first problem of a request, said as a field and what is wrong, or null when it is fine. */
 export function requestProblem(schema: z.ZodMiniType, body: unknown): string | null {
   const r = schema.safeParse(body);
@@ -123,8 +132,3 @@ export const renameProblem = (name: string) => requestProblem(RenameRequestSchem
 /** What destroying a session loses (delete.mdx), said by every confirmation of it. */
 export const DESTROY_LOSES =
   "the sandbox, its files and any work not pushed are lost, and the session cannot be resumed";
-
-/** A session's state while it is still being made: said in the list until it runs. */
-export function isProvisioning(state: unknown): boolean {
-  return state === "creating" || state === "pending";
-}

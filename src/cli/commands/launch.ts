@@ -9,7 +9,12 @@ import {
 } from "../../client/errors.js";
 import { cancellableDelay } from "../../client/signals.js";
 import { unsafeIdReason } from "../../protocol/ids.js";
-import { type LaunchRequest, launchProblem, renameProblem } from "../../protocol/launch.js";
+import {
+  type LaunchRequest,
+  launchProblem,
+  renameProblem,
+  typedMinutes,
+} from "../../protocol/launch.js";
 import { type FirstPromptEnd, firstPromptEnd } from "../../store/launch/firstPrompt.js";
 import { sanitizeRecord } from "../../store/sanitizeRecord.js";
 import { cutText, sanitizeLine } from "../../text/sanitize.js";
@@ -24,14 +29,8 @@ const FOLLOW_POLL_MS = 2_000;
 /** After the end is read, events still on their way are printed before the command ends. */
 const FOLLOW_GRACE_MS = 300;
 
-/** A typed whole number stays a number; anything else is sent to the schema as typed, to be refused. */
-function minutesOf(raw: string | undefined): number | string | undefined {
-  if (raw === undefined) return undefined;
-  return /^-?\d{1,9}$/.test(raw.trim()) ? Number(raw.trim()) : raw;
-}
-
 /** The launch as the options ask for it: only what was given is sent. */
-export function launchRequestOf(prompt: string, o: NewOptions): LaunchRequest {
+function launchRequestOf(prompt: string, o: NewOptions): LaunchRequest {
   const req: Record<string, unknown> = { prompt };
   if (o.agent !== undefined) req.agent = o.agent;
   if (o.model !== undefined) req.model = o.model;
@@ -39,8 +38,8 @@ export function launchRequestOf(prompt: string, o: NewOptions): LaunchRequest {
   if (o.mode !== undefined) req.mode = o.mode;
   if (o.plan === true) req.plan_mode = true;
   if (o.onComplete !== undefined) req.on_complete = o.onComplete;
-  if (o.ttl !== undefined) req.ttl_minutes = minutesOf(o.ttl);
-  if (o.promptTimeout !== undefined) req.prompt_timeout_minutes = minutesOf(o.promptTimeout);
+  if (o.ttl !== undefined) req.ttl_minutes = typedMinutes(o.ttl);
+  if (o.promptTimeout !== undefined) req.prompt_timeout_minutes = typedMinutes(o.promptTimeout);
   if (o.repo !== undefined) req.github_repo = { full_name: o.repo };
   return req as LaunchRequest;
 }

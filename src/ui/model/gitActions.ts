@@ -12,6 +12,7 @@ import {
   ON_COMPLETE,
   renameProblem,
   TTL_MINUTES,
+  typedMinutes,
 } from "../../protocol/launch.js";
 import { type Session, sessionName } from "../../protocol/resources.js";
 import { hasScope, narrowedScopes } from "../../protocol/scopes.js";
@@ -79,7 +80,7 @@ export const FORM_FIELDS: Record<FormKind, readonly FormField[]> = {
 export const REPO_FIELD: Partial<Record<FormKind, number>> = { clone: 0, launch: 1 };
 
 /** The launch a launch form's values ask for; launchProblem says what is wrong with it. */
-export function launchRequestOfForm(values: readonly string[]): LaunchRequest {
+function launchRequestOfForm(values: readonly string[]): LaunchRequest {
   const v = (i: number) => values[i]?.trim() ?? "";
   const req: Record<string, unknown> = { prompt: values[0] ?? "" };
   if (v(1)) req.github_repo = { full_name: v(1) };
@@ -89,7 +90,7 @@ export function launchRequestOfForm(values: readonly string[]): LaunchRequest {
   if (/^(y|yes|on|true)$/i.test(v(5))) req.plan_mode = true;
   else if (v(5) && !/^(n|no|off|false)$/i.test(v(5))) req.plan_mode = v(5);
   if (v(6)) req.on_complete = v(6);
-  if (v(7)) req.ttl_minutes = /^\d{1,9}$/.test(v(7)) ? Number(v(7)) : v(7);
+  if (v(7)) req.ttl_minutes = typedMinutes(v(7));
   return req as LaunchRequest;
 }
 
