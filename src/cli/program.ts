@@ -8,6 +8,7 @@ import { registerDemoCommand } from "./definitions/demo.js";
 import { registerGitCommand } from "./definitions/git.js";
 import { registerIntegrationsCommand } from "./definitions/integrations.js";
 import { registerJournalCommand } from "./definitions/journal.js";
+import { registerLaunchCommands } from "./definitions/launch.js";
 import { registerLoginCommand } from "./definitions/login.js";
 import { registerLogoutCommand } from "./definitions/logout.js";
 import { registerProfilesCommand } from "./definitions/profiles.js";
@@ -81,6 +82,7 @@ export function buildProgram(): Command {
   registerGitCommand(program);
   registerActCommands(program);
   registerReviewCommands(program);
+  registerLaunchCommands(program);
   registerIntegrationsCommand(program);
   registerLoginCommand(program);
   registerLogoutCommand(program);

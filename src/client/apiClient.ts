@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type Approval,
   type ApprovalList,
@@ -35,6 +36,16 @@ import {
   type UserTokenStatus,
   UserTokenStatusSchema,
 } from "../protocol/integrations.js";
+import {
+  type CreateRequest,
+  createProblem,
+  IDEMPOTENCY_HEADER,
+  type LaunchAnswer,
+  LaunchAnswerSchema,
+  type LaunchRequest,
+  launchProblem,
+  renameProblem,
+} from "../protocol/launch.js";
 import {
   type CancelAnswer,
   CancelAnswerSchema,
@@ -90,7 +101,13 @@ import type { RateLimitTracker } from "./rateLimit.js";
 import type { RequestBudget } from "./requestBudget.js";
 import { errorFromResponse } from "./responseError.js";
 import { type Endpoint, isMountedRoute } from "./routes.js";
-import { type HttpAnswer, Transport, type TransportOptions, tryJson } from "./transport.js";
+import {
+  type HttpAnswer,
+  type HttpMethod,
+  Transport,
+  type TransportOptions,
+  tryJson,
+} from "./transport.js";
 
 /** The connection and the transport's settings (see TransportOptions), or a transport to share. */
 export type ApiClientOptions = TransportOptions & {
@@ -146,10 +163,14 @@ type CallName = keyof typeof REQUIRED_SCOPES;
 
 interface Call<T> {
   name: CallName;
-  method: "GET" | "POST";
+  method: HttpMethod;
   path: string;
   query?: URLSearchParams;
   body?: unknown;
+  /** Headers of this call only (an Idempotency-Key). */
+  headers?: Record<string, string>;
+  /** Safe to send again on a lost answer: it carries an Idempotency-Key (transport.ts). */
+  repeatable?: boolean;
   parse: (json: unknown) => T;
   /**
    * Instead of parse: any 2xx answer is handed over as it came (status, JSON or text), for
@@ -815,6 +836,110 @@ export class ApiClient {
     return this.lifecycle(id, "start", signal);
   }
 
+  // Starting work (protocol/launch.ts): each request is checked against the documented
+  // schema before anything is sent; a bad one is a UsageError and nothing leaves.
+
+  /**
+   * POST /api/v0/sessions/launch: a session and its first prompt in one call, answered 201
+   * `{id, state: "creating", message}`. It carries the Idempotency-Key given (one per user
+   * intent: the caller keeps it to try the same launch again), so an answer lost to a
+   * timeout, a reset connection or a 5xx is asked for again with the same key, as a GET is
+   * retried, and the service answers with the session it made the first time.
+   */
+  async launch(
+    req: LaunchRequest,
+    opts: { idempotencyKey: string; signal?: AbortSignal },
+  ): Promise<LaunchAnswer> {
+    const bad = launchProblem(req);
+    if (bad !== null) throw new UsageError(`Cannot launch: ${bad}.`);
+    return this.#call(
+      {
+        name: "launchSession",
+        method: "POST",
+        path: PATHS.launch,
+        body: req,
+        ...idempotent(opts.idempotencyKey),
+        parse: (json) => LaunchAnswerSchema.parse(json),
+        notFound: "The service has no launch endpoint",
+      },
+      opts.signal,
+    );
+  }
+
+  /** POST /api/sessions: a session without a prompt (201 with the session), idempotent as launch. */
+  async createSession(
+    req: CreateRequest,
+    opts: { idempotencyKey: string; signal?: AbortSignal },
+  ): Promise<Session> {
+    const bad = createProblem(req);
+    if (bad !== null) throw new UsageError(`Cannot create: ${bad}.`);
+    return this.#call(
+      {
+        name: "createSession",
+        method: "POST",
+        path: PATHS.sessions,
+        body: req,
+        ...idempotent(opts.idempotencyKey),
+        parse: (json) => SessionSchema.parse(unwrapSession(json)),
+      },
+      opts.signal,
+    );
+  }
+
+  /** PATCH /api/sessions/{id}/name {name}: the updated session (at least its id and name). */
+  renameSession(id: string, name: string, signal?: AbortSignal): Promise<Session> {
+    const bad = renameProblem(name);
+    if (bad !== null) return Promise.reject(new UsageError(`Cannot rename: ${bad}.`));
+    let path: string;
+    try {
+      path = idPath(id, PATHS.sessionName);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.#call(
+      {
+        name: "renameSession",
+        method: "PATCH",
+        path,
+        body: { name },
+        parse: (json) => SessionSchema.parse({ id, ...(unwrapSession(json) as object) }),
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /**
+   * DELETE /api/sessions/{id}: destroys the session and its sandbox, irreversibly. Answered
+   * 204 (delete.mdx) or 200 with `{id, destroyed_at, message}` (the v0 page); either is done.
+   */
+  destroySession(id: string, signal?: AbortSignal): Promise<{ message: string | null }> {
+    let path: string;
+    try {
+      path = idPath(id, PATHS.session);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.#call(
+      {
+        name: "destroySession",
+        method: "DELETE",
+        path,
+        parse: () => ({ message: null }),
+        parseAny: (_status, body) => ({
+          message:
+            body !== null &&
+            typeof body === "object" &&
+            typeof (body as { message?: unknown }).message === "string"
+              ? (body as { message: string }).message
+              : null,
+        }),
+        notFound: `Session ${id} was not found (or was destroyed already)`,
+      },
+      signal,
+    );
+  }
+
   /**
    * One call. A route goes to the mount known for its family (routes.ts); when that answers
    * 404 or 405, or 401 while the key is good (verify answered 200 in this process, or does
@@ -859,6 +984,8 @@ export class ApiClient {
           path,
           ...(call.query ? { query: call.query } : {}),
           ...(alt.body !== undefined ? { body: alt.body } : {}),
+          ...(call.headers ? { headers: call.headers } : {}),
+          ...(call.repeatable ? { repeatable: true } : {}),
           ...(signal ? { signal } : {}),
           ...(call.stream ? { stream: true } : {}),
         });
@@ -985,6 +1112,19 @@ function checkedApprovalId(id: string): string {
 
 function idPath(id: string, build: (id: string) => string): string {
   return build(checkedId(id));
+}
+
+/** A new Idempotency-Key: one per user intent (a launch tried again keeps its own). */
+export function newIdempotencyKey(): string {
+  return randomUUID();
+}
+
+/** A creating POST made safe to send again: its Idempotency-Key (protocol/launch.ts). */
+function idempotent(key: string): { headers: Record<string, string>; repeatable: true } {
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw new UsageError("An Idempotency-Key must be 1 to 255 visible ASCII characters.");
+  }
+  return { headers: { [IDEMPOTENCY_HEADER]: key }, repeatable: true };
 }
 
 /** GET /api/sessions/{id} shape is "not shown": accept the record itself or {session: record}. */

@@ -86,12 +86,20 @@ export interface TransportOptions extends ConnectionConfig {
 
 /** One request, as a caller describes it. */
 export interface RequestSpec {
-  method: "GET" | "POST";
+  method: HttpMethod;
   /** An interface path ("/api/sessions"), resolved under the base URL and its prefix. */
   path: string;
   query?: URLSearchParams;
   /** Sent as JSON. */
   body?: unknown;
+  /** Headers of this request only (an Idempotency-Key). */
+  headers?: Record<string, string>;
+  /**
+   * A request that is safe to send again although it is not a GET: one carrying an
+   * Idempotency-Key, which the service answers a second time with its first answer. It is
+   * retried as a GET is (a network failure, a timeout, a 5xx), always with the same key.
+   */
+  repeatable?: boolean;
   signal?: AbortSignal;
   /**
    * The answer may be an event stream (a prompt's): a 2xx `text/event-stream` answer comes
@@ -100,6 +108,8 @@ export interface RequestSpec {
    */
   stream?: boolean;
 }
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 
 /** The answer a request ended with (never a 429: that is a RateLimitedError). */
 export interface HttpAnswer {
@@ -319,7 +329,7 @@ export class Transport {
 
   async #request(spec: RequestSpec, signal: AbortSignal): Promise<HttpAnswer> {
     const label = `${spec.method} ${spec.path}`;
-    const idempotent = spec.method === "GET";
+    const idempotent = spec.method === "GET" || spec.repeatable === true;
     const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     let url = resolveUrl(this.#conn.baseUrl, spec.path);
     if (spec.query && [...spec.query].length > 0) url.search = spec.query.toString();
@@ -334,7 +344,15 @@ export class Transport {
       try {
         // Paced by the key's budget, but never held longer than a retry could wait.
         ticket = await this.#acquire("request", signal, this.#maxDelayMs, label);
-        res = await this.#send(spec.method, url, payload, signal, label, spec.stream === true);
+        res = await this.#send(
+          spec.method,
+          url,
+          payload,
+          signal,
+          label,
+          spec.stream === true,
+          spec.headers,
+        );
       } catch (e) {
         // Only what can succeed on a second try is tried again: not a name that does not
         // resolve, a certificate that does not verify, or a port nothing listens on here.
@@ -626,12 +644,13 @@ export class Transport {
   }
 
   async #send(
-    method: "GET" | "POST",
+    method: HttpMethod,
     url: URL,
     payload: string | undefined,
     signal: AbortSignal,
     label: string,
     stream = false,
+    headers: Record<string, string> = {},
   ): Promise<Omit<HttpAnswer, "label" | "attempts">> {
     if (signal.aborted) throw new CancelledError(`cancelled: ${label}`);
     // Before the timer and the try: a proxy variable that cannot be used is a usage error,
@@ -646,6 +665,7 @@ export class Transport {
     const onAbort = () => ctl.abort();
     signal.addEventListener("abort", onAbort, { once: true });
     const extra: Record<string, string> = {
+      ...headers,
       accept: stream ? "text/event-stream, application/json" : "application/json",
     };
     if (payload !== undefined) extra["content-type"] = "application/json";
@@ -726,7 +746,7 @@ export class Transport {
 
 /** Where a redirect may be followed to: same origin, reads only, a few times. */
 function redirectTarget(
-  method: "GET" | "POST",
+  method: HttpMethod,
   label: string,
   from: URL,
   headers: HeaderSource,

@@ -7,6 +7,7 @@ export * from "./gitReview.js";
 export * from "./history.js";
 export * from "./ids.js";
 export * from "./integrations.js";
+export * from "./launch.js";
 export * from "./launchLimit.js";
 export * from "./prompt.js";
 export * from "./rateLimit.js";
@@ -30,6 +31,9 @@ export const PATHS = {
   me: "/api/v1/me",
   sessions: "/api/sessions",
   session: (id: string) => `/api/sessions/${pathSegment(id)}`,
+  /** Launch: a session and its first prompt in one call (launch.ts). */
+  launch: "/api/v0/sessions/launch",
+  sessionName: (id: string) => `/api/sessions/${pathSegment(id)}/name`,
   events: (id: string) => `/api/cloud/sessions/${pathSegment(id)}/events`,
   eventsAlt: (id: string) => `/api/sessions/${pathSegment(id)}/events`,
   /** The documented history of a session (the real service's; see history.ts). */

@@ -14,6 +14,8 @@ export const MODERN_SCOPES = [
   "sessions:terminal",
   "integrations:read",
   "integrations:write",
+  // Destroying a session (delete.mdx): its own scope, not part of sessions:write.
+  "sessions:delete",
 ] as const;
 export type ModernScope = (typeof MODERN_SCOPES)[number];
 
@@ -27,7 +29,7 @@ export type Role = (typeof ROLES)[number];
 export const LEGACY_EXPANSION: Readonly<Record<LegacyScope, readonly ModernScope[]>> = {
   read: ["sessions:read", "integrations:read"],
   deploy: ["sessions:read", "sessions:write", "sessions:prompt"],
-  delete: ["sessions:write"],
+  delete: ["sessions:write", "sessions:delete"],
   admin: [...MODERN_SCOPES],
 };
 
@@ -71,6 +73,12 @@ export const REQUIRED_SCOPES = {
   workspaceState: "sessions:read",
   rewindPrompt: "sessions:write",
   connectPort: "sessions:write",
+  // Starting work (launch.mdx, create.mdx, rename.mdx, delete.mdx). Launch also needs
+  // sessions:prompt (LAUNCH_SCOPES in launch.ts).
+  launchSession: "sessions:write",
+  createSession: "sessions:write",
+  renameSession: "sessions:write",
+  destroySession: "sessions:delete",
 } as const satisfies Record<string, ModernScope | null>;
 
 export function isLegacyScope(s: string): s is LegacyScope {

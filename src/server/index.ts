@@ -12,7 +12,7 @@ import { Flood, type FloodResult } from "./flood.js";
 import { ensureDemoRepos } from "./git/demoRepos.js";
 import { GitRunner } from "./git/gitRunner.js";
 import { GitWorkspaces, type PullRequest } from "./git/gitWorkspaces.js";
-import { handleRequest, type RequestCounts } from "./http/requestHandler.js";
+import { closeLaunches, handleRequest, type RequestCounts } from "./http/requestHandler.js";
 import { IntegrationDemo } from "./integrations.js";
 import { KeyRing } from "./keys.js";
 import { childRandom } from "./random.js";
@@ -89,6 +89,8 @@ export interface ServerOptions {
    * service serves them; /api/sessions… answers a bearer key 401 like its web dashboard.
    */
   mount?: "interface" | "cloud";
+  /** Launches an organization (or a personal key's user) may make an hour (default 30). */
+  launchesPerHour?: number;
 }
 
 export interface DemoKey {
@@ -271,6 +273,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     log: opts.log,
     mount: opts.mount ?? "interface",
     manualClock,
+    ...(opts.launchesPerHour !== undefined ? { launchesPerHour: opts.launchesPerHour } : {}),
     counts: { requests: 0, rateLimited: 0, firstAt: null } as RequestCounts,
   };
   const server = createServer({ noDelay: true }, (req, res) => {
@@ -367,6 +370,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
       if (!closing) {
         closing = (async () => {
           simulator.stop();
+          closeLaunches(ctx);
           actions.close();
           for (const f of floods) f.stop();
           streams.close();

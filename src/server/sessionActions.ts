@@ -208,6 +208,21 @@ export class SessionActions {
     });
     // The caller learns at once that the prompt was taken, before the agent's first words.
     res.flushHeaders();
+    this.run(s, prompt, res);
+  }
+
+  /**
+   * The simulated agent works on a prompt: its words go to the session's stream and, while
+   * `res` is open, to the prompt's own answer; `onEnd` learns how it ended (a launch's first
+   * prompt has no answer to write to: the launch was answered at once).
+   */
+  run(
+    s: SimSession,
+    prompt: string,
+    res: ServerResponse | null,
+    onEnd?: (status: "completed" | "error") => void,
+  ): void {
+    const id = s.record.id;
     this.store.append(id, [progress("user", prompt)]);
     const steps = answerSteps(prompt);
     const run: RunningPrompt = {
@@ -222,10 +237,11 @@ export class SessionActions {
           run.res.end(`data: ${JSON.stringify(last)}\n\n`);
           run.res = null;
         }
+        onEnd?.(last.type === "error" ? "error" : "completed");
       },
     };
     // The caller going away does not stop the agent: its words still reach the stream.
-    res.on("close", () => {
+    res?.on("close", () => {
       run.res = null;
     });
     this.#running.set(id, run);

@@ -83,6 +83,11 @@ export interface SessionsState {
   /** Merge fields into one known record (a live state_changed, for example). */
   patchSession(sessionId: string, patch: Partial<Session>): void;
   /**
+   * A session this client just made (a launch): admitted and put at the head of the list at
+   * once, before the list is read again (which then keeps it, as the service lists it).
+   */
+  addSession(session: Session): void;
+  /**
    * Read one record again from the service (a pane opened on it, so what it shows is
    * current before its first event; a stream that may have lost events) and keep it in the
    * map. Resolves to the sanitized record, or null when it could not be read (what was there
@@ -316,9 +321,17 @@ function recordActions(
   set: SetSessions,
   get: () => SessionsState,
   o: { redact: RedactFn; now: () => number; patched: Patched },
-): Pick<SessionsState, "patchSession" | "refreshSession"> {
+): Pick<SessionsState, "patchSession" | "refreshSession" | "addSession"> {
   const put = (rec: AdmittedSession) => set(withRecord(get(), rec));
   return {
+    addSession(session) {
+      const rec = admitSession(session, o.redact);
+      const s = get();
+      const known = s.byId[rec.session_id];
+      if (known !== undefined) return put({ ...known, ...rec });
+      set({ byId: { ...s.byId, [rec.session_id]: rec }, items: [rec, ...s.items] });
+    },
+
     patchSession(sessionId, patch) {
       const current = get().byId[sessionId];
       if (current === undefined) return;

@@ -35,6 +35,7 @@ import {
 } from "./measures/fleet.js";
 import { measureHistoryOpen } from "./measures/historyOpen.js";
 import { measureIdle } from "./measures/idle.js";
+import { measureLaunchPane } from "./measures/launchPane.js";
 import { measureLiveUi } from "./measures/liveUi.js";
 import { measureMemory } from "./measures/memory.js";
 import { type Capture, captureStream, parseCeiling, type Rate } from "./measures/parseCeiling.js";
@@ -804,6 +805,29 @@ async function uiBudgetRow(): Promise<Row> {
   }
 }
 
+/** B18: from a launch's 201 to the new session's pane live (provisioning excluded). */
+async function launchPaneRow(quick: boolean): Promise<Row> {
+  const runs = quick ? 3 : 7;
+  const measure = `launch from the UI over loopback: from the launch's 201 to the new pane live (open, its stream connected), the service's provisioning excluded (median of ${runs} launches)`;
+  const target = "≤ 300 ms";
+  try {
+    const r = await withServer(
+      { seed: 18, paceMs: 0, heartbeatMs: 15_000, sessionCount: 3 },
+      (srv) => measureLaunchPane(srv, runs),
+    );
+    return {
+      id: "B18",
+      measure,
+      value: `${num(r.medianMs)} ms median (max ${num(r.maxMs)} ms)`,
+      target,
+      pass: r.medianMs <= 300,
+      figures: { ...r },
+    };
+  } catch (e) {
+    return failed("B18", measure, target, e);
+  }
+}
+
 /** B14: a pane on a session with 2,000 history entries, mount to the frame showing them. */
 async function historyOpenRow(quick: boolean): Promise<Row> {
   const entries = 2000;
@@ -895,6 +919,10 @@ async function main(): Promise<void> {
   if (want("B14")) {
     log("B14: history on open");
     rows.push(await historyOpenRow(opts.quick));
+  }
+  if (want("B18")) {
+    log("B18: a launch's 201 to its pane live");
+    rows.push(await launchPaneRow(opts.quick));
   }
   if (want("B10-budget")) {
     log(

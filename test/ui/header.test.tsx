@@ -32,9 +32,9 @@ describe("header", () => {
 
   it("shows the scopes a demotion narrowed away, and legacy names expanded", async () => {
     fx = await startUiFixture({ key: "demoted" });
-    h = mountApp(fx, { columns: 160, rows: 30 });
+    h = mountApp(fx, { columns: 180, rows: 30 });
     let frame = await waitForContent(h, "narrowed by role member");
-    expect(frame).toContain("stored: +sessions:terminal +integrations:write");
+    expect(frame).toContain("stored: +sessions:terminal +integrations:write +sessions:delete");
     expect(frame).toMatch(
       /effective: sessions:read sessions:write sessions:prompt integrations:read\b/,
     );

@@ -3,12 +3,14 @@ import type { ApiClient } from "../../client/apiClient.js";
 import { AgentSessionsError, EXIT, HttpError, UsageError } from "../../client/errors.js";
 import { type Approval, noteProblem, type ResolveAction } from "../../protocol/approvals.js";
 import { isSafePathId } from "../../protocol/ids.js";
+import { DESTROY_LOSES } from "../../protocol/launch.js";
 import { type LifecycleAction, lifecyclePast } from "../../protocol/prompt.js";
 import {
   type DecisionOutcome,
   decideApproval,
   describeDecision,
 } from "../../store/act/approvalDecision.js";
+import { actOnEach } from "../../store/act/eachSession.js";
 import {
   type ApprovalsBook,
   createApprovalsBook,
@@ -18,6 +20,7 @@ import { keyRedactor } from "../../text/redact.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { err, fail, out, printJson, table } from "../output.js";
+import { inputIsTerminal } from "../terminalCheck.js";
 
 async function withClient(
   cmd: Command,
@@ -206,22 +209,140 @@ export async function runResolve(
   });
 }
 
-/** `pause`, `resume`, `start`: one line from the documented answer. */
+/**
+ * `pause`, `resume`, `start`: one line from the documented answer per session. Several
+ * sessions are acted on in turn (runEach): a failure on one does not stop the rest.
+ */
 export function runLifecycle(
   cmd: Command,
-  sessionId: string,
+  sessionIds: string[],
   action: LifecycleAction,
   json: boolean,
 ): Promise<void> {
-  return withClient(cmd, async (client) => {
-    const answer = await client.lifecycle(sessionId, action);
-    if (json) {
-      printJson(answer);
+  return withClient(cmd, (client) =>
+    runEach(
+      sessionIds,
+      action,
+      (id) => client.lifecycle(id, action),
+      json,
+      (id, answer) => {
+        const parts = [`${lifecyclePast(action)} ${id}`];
+        if (answer.message) parts.push(`(${sanitizeLine(answer.message)})`);
+        if (answer.preview_url) parts.push(`preview ${sanitizeLine(answer.preview_url)}`);
+        return parts.join(" ");
+      },
+    ),
+  );
+}
+
+/**
+ * `destroy`: destroys each session given, irreversibly. On a terminal it asks first, naming
+ * each session and what is lost; otherwise --yes is required (exit 2 without it, nothing sent).
+ */
+export async function runDestroy(
+  cmd: Command,
+  sessionIds: string[],
+  opts: { yes: boolean; json: boolean },
+): Promise<void> {
+  if (!opts.yes) {
+    if (!inputIsTerminal() || !process.stderr.isTTY) {
+      fail(
+        new UsageError(
+          `Refusing to destroy ${sessionIds.join(", ")} without a confirmation: destroying is irreversible.`,
+          `Add --yes to destroy without asking: agent-sessions destroy ${sessionIds.join(" ")} --yes`,
+        ),
+      );
       return;
     }
-    const parts = [`${lifecyclePast(action)} ${sessionId}`];
-    if (answer.message) parts.push(`(${sanitizeLine(answer.message)})`);
-    if (answer.preview_url) parts.push(`preview ${sanitizeLine(answer.preview_url)}`);
-    out(parts.join(" "));
+    err(destroyWarning(sessionIds));
+    if (!(await askYes(`Destroy ${plural(sessionIds.length, "session")}? [y/N] `))) {
+      err("nothing was destroyed");
+      process.exitCode = EXIT.error;
+      return;
+    }
+  }
+  await withClient(cmd, (client) =>
+    runEach(
+      sessionIds,
+      "destroy",
+      (id) => client.destroySession(id),
+      opts.json,
+      (id) => `destroyed ${id}`,
+    ),
+  );
+}
+
+/** What a destroy costs, said before it is confirmed. */
+function destroyWarning(sessionIds: readonly string[]): string {
+  return `Destroying ${sessionIds.join(", ")} is irreversible: ${DESTROY_LOSES}.`;
+}
+
+async function askYes(question: string): Promise<boolean> {
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^\s*y(es)?\s*$/i.test(await rl.question(question));
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * One action on each session given, in turn, a failure on one not stopping the rest. One
+ * session: its line, or its error and hint as any command says one. Several: a line per
+ * session that went through (stdout), one per session that did not (stderr), then, when any
+ * failed, one `error:` line naming them, exiting with the first failure's code. --json: the
+ * answer (one session), or an array of `{session_id, ok, answer | error}` in the order given.
+ */
+async function runEach<T>(
+  sessionIds: readonly string[],
+  verb: string,
+  act: (id: string) => Promise<T>,
+  asJson: boolean,
+  describe: (id: string, value: T) => string,
+): Promise<void> {
+  const results = await actOnEach(sessionIds, act, (r) => {
+    if (asJson) return;
+    if (r.ok) out(describe(r.sessionId, r.value));
+    else if (sessionIds.length > 1) err(`${r.sessionId}: failed: ${errorLine(r.error)}`);
   });
+  const failed = results.filter((r) => !r.ok);
+  if (asJson && sessionIds.length === 1) {
+    // One session: its answer as the service sent it, as before several could be given.
+    if (results[0]?.ok) printJson(results[0].value ?? null);
+  } else if (asJson) {
+    printJson(
+      results.map((r) =>
+        r.ok
+          ? { session_id: r.sessionId, ok: true, answer: r.value ?? null }
+          : { session_id: r.sessionId, ok: false, error: errorJson(r.error) },
+      ),
+    );
+  }
+  const first = failed[0];
+  if (first === undefined || first.ok) return;
+  if (sessionIds.length === 1) {
+    fail(first.error);
+    return;
+  }
+  err(
+    `error: ${failed.length} of ${sessionIds.length} sessions could not ${verb}: ${failed.map((r) => r.sessionId).join(", ")}`,
+  );
+  err("hint: The others went through; see each session's line above.");
+  process.exitCode = exitCodeOf(first.error);
+}
+
+function errorLine(e: unknown): string {
+  return sanitizeLine(e instanceof Error ? e.message : String(e));
+}
+
+function errorJson(e: unknown): { code: string; message: string } {
+  return {
+    code: e instanceof AgentSessionsError ? e.code : "error",
+    message: errorLine(e),
+  };
+}
+
+function exitCodeOf(e: unknown): number {
+  return e instanceof AgentSessionsError ? e.exitCode : EXIT.error;
 }

@@ -25,7 +25,7 @@ export interface PromptOptions {
 }
 
 /** Reads the prompt from stdin, bounded: a text far past the limit is not read whole. */
-async function readStdin(): Promise<string> {
+export async function readStdin(): Promise<string> {
   if (inputIsTerminal()) {
     throw new UsageError(
       "No prompt: give it as an argument or on stdin",

@@ -142,11 +142,15 @@ export type WatchContext = Pick<CommandContext, "baseUrl" | "apiKey" | "tuning">
   client?: Pick<ApiClient, "getSession" | "transport">;
 };
 
-/** Follows the sessions until max events, every stream stopped, or SIGINT; returns the exit code. */
+/**
+ * Follows the sessions until max events, every stream stopped, SIGINT, or `end` (a caller's
+ * own end: `new --follow`'s first prompt ending) resolves with the exit code; returns it.
+ */
 export async function watchSessions(
   ids: string[],
   opts: WatchOptions,
   ctx: WatchContext,
+  end?: Promise<number>,
 ): Promise<number> {
   const json = opts.json === true;
   const color = !json && colorFor(process.stdout);
@@ -192,6 +196,7 @@ export async function watchSessions(
     );
   const stop = new AbortController();
 
+  void end?.then(finish);
   const onSigint = () => finish(EXIT.ok);
   process.once("SIGINT", onSigint);
   process.once("SIGTERM", onSigint);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { LifecycleAction } from "../../protocol/prompt.js";
-import { pathIdArg, sessionArg } from "./argParsers.js";
+import { pathIdArg, sessionArg, sessionsArg } from "./argParsers.js";
 
 /**
  * Acting on a session: reply to its agent, cancel, decide approvals, pause/resume/start.
@@ -39,11 +39,7 @@ export function registerActCommands(program: Command): void {
   program
     .command("approvals")
     .description("pending approvals of the sessions named, or of every session")
-    .argument(
-      "[session_id...]",
-      "sessions (default: every listed session)",
-      (v: string, prev: string[] | undefined) => [...(prev ?? []), sessionArg(v)],
-    )
+    .argument("[session_id...]", "sessions (default: every listed session)", sessionsArg)
     .option("--all", "also list approvals already resolved")
     .option("--json", "a JSON array of the approvals as the service sent them")
     .action(async (ids: string[] | undefined, opts: { json?: boolean; all?: boolean }, cmd) => {
@@ -76,11 +72,18 @@ export function registerActCommands(program: Command): void {
     program
       .command(action)
       .description(LIFECYCLE[action])
-      .argument("<session_id>", "session (ses_… or a UUID)", sessionArg)
-      .option("--json", "print the service's answer as JSON")
-      .action(async (id: string, opts: { json?: boolean }, cmd) => {
+      .argument(
+        "<session_id...>",
+        "sessions (ses_… or a UUID); several are acted on in turn, a failure not stopping the rest",
+        sessionsArg,
+      )
+      .option(
+        "--json",
+        "print the service's answer as JSON (several sessions: an array of per-session results)",
+      )
+      .action(async (ids: string[], opts: { json?: boolean }, cmd) => {
         const { runLifecycle } = await import("../commands/act.js");
-        await runLifecycle(cmd, id, action, opts.json === true);
+        await runLifecycle(cmd, ids, action, opts.json === true);
       });
   }
 }

@@ -37,6 +37,11 @@ export function sessionArg(id: string): string {
   return id;
 }
 
+/** Several session ids of a variadic argument, each checked as sessionArg does. */
+export function sessionsArg(id: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), sessionArg(id)];
+}
+
 /** An id that goes into a URL path (an approval's): refused when it could leave its segment. */
 export function pathIdArg(id: string): string {
   const bad = unsafeIdReason(id);

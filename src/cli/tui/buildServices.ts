@@ -154,6 +154,7 @@ export function buildServices(
   });
   const services: AppServices = {
     act,
+    work: client,
     approvals,
     api: client,
     identity,

@@ -26,6 +26,11 @@ import {
 } from "../sessionTable.js";
 import { advanceClock, CLOCK_CONTROL_PATH } from "./clockControl.js";
 import { HttpError } from "./httpError.js";
+import { LAUNCH_ROUTES } from "./launchRoutes.js";
+
+// Imported through here so that this module is evaluated before the routes modules it spreads.
+export { closeLaunches } from "./launchRoutes.js";
+
 import { readJsonBody, sendJson } from "./respond.js";
 import { isReviewOperation, reviewOperation, reviewRoutes } from "./reviewRoutes.js";
 
@@ -53,6 +58,8 @@ export interface HandlerContext {
   mount?: "interface" | "cloud";
   /** The simulator's manual clock, stepped at CLOCK_CONTROL_PATH; null on real time. */
   manualClock?: ManualClock | null;
+  /** Launches an organization (or a personal key's user) may make an hour; default 30. */
+  launchesPerHour?: number;
 }
 
 /** Requests the service has had, and the 429s it answered (the limiter's and injected ones). */
@@ -63,7 +70,7 @@ export interface RequestCounts {
   firstAt: number | null;
 }
 
-interface Call {
+export interface Call {
   req: IncomingMessage;
   res: ServerResponse;
   path: string;
@@ -72,15 +79,15 @@ interface Call {
   params: string[];
 }
 
-type Operation = keyof typeof REQUIRED_SCOPES;
+export type Operation = keyof typeof REQUIRED_SCOPES;
 
-interface Route {
+export interface Route {
   method: string;
   pattern: RegExp;
   handle: (ctx: HandlerContext, call: Call) => Promise<void> | void;
 }
 
-const SEGMENT = "([^/]+)";
+export const SEGMENT = "([^/]+)";
 
 const ROUTES: Route[] = [
   { method: "GET", pattern: /^\/api\/cloud\/auth\/verify$/, handle: verify },
@@ -140,6 +147,7 @@ const ROUTES: Route[] = [
   { method: "POST", pattern: /^\/api\/v1\/linear\/integration$/, handle: linearUpdate },
   { method: "GET", pattern: /^\/api\/v1\/slack\/integration$/, handle: slack },
   ...reviewRoutes<HandlerContext, Call>({ authorize, sessionParam }),
+  ...LAUNCH_ROUTES,
 ];
 
 function unauthorized(message: string): HttpError {
@@ -154,7 +162,7 @@ function unauthorized(message: string): HttpError {
  * The key of an authenticated call that holds the scope the operation needs, and is a member
  * of the organization X-Organization-Id names (when the header is sent).
  */
-function authorize(ctx: HandlerContext, call: Call, op: Operation): KeyRecord {
+export function authorize(ctx: HandlerContext, call: Call, op: Operation): KeyRecord {
   const auth = ctx.keys.authenticate(call.token, Date.now());
   if (!auth.ok) throw unauthorized(auth.message);
   const needed = REQUIRED_SCOPES[op];
@@ -198,7 +206,7 @@ function me(ctx: HandlerContext, call: Call): void {
   sendJson(call.res, 200, identityBody(auth.record));
 }
 
-function sessionParam(ctx: HandlerContext, call: Call) {
+export function sessionParam(ctx: HandlerContext, call: Call) {
   let id: string;
   try {
     id = decodeURIComponent(call.params[0] ?? "");
@@ -397,9 +405,13 @@ function lifecycle(ctx: HandlerContext, call: Call, action: LifecycleAction): vo
 }
 
 /** A body that fails its schema: the documented structured error, naming the first field. */
-function invalidBody(error: z.SchemaError): HttpError {
+export function invalidBody(error: z.SchemaError, status = 400): HttpError {
   const first = error.issues[0];
-  return HttpError.invalid(first ? first.path.join(".") || "body" : "body", zodMessage(error));
+  return HttpError.invalid(
+    first ? first.path.join(".") || "body" : "body",
+    zodMessage(error),
+    status,
+  );
 }
 
 function installations(ctx: HandlerContext, call: Call): void {

@@ -28,13 +28,16 @@ export function sendJson(
 const MAX_BODY_BYTES = 64 * 1024;
 
 /** The request body parsed as JSON; an empty body is undefined (the schema then says what is missing). */
-export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      throw HttpError.detail(413, `Request body larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > maxBytes) {
+      throw HttpError.detail(413, `Request body larger than ${maxBytes} bytes`);
     }
     chunks.push(chunk);
   }

@@ -1,7 +1,20 @@
 import type { Approval } from "../../protocol/approvals.js";
 import { MAX_APPROVAL_NOTE_CHARS, noteProblem } from "../../protocol/approvals.js";
 import type { GitAction } from "../../protocol/git.js";
-import type { Session } from "../../protocol/resources.js";
+import {
+  DESTROY_LOSES,
+  LAUNCH_AGENTS,
+  LAUNCH_MODELS,
+  LAUNCH_TEMPLATES,
+  type LaunchRequest,
+  launchProblem,
+  MAX_SESSION_NAME_CHARS,
+  ON_COMPLETE,
+  renameProblem,
+  TTL_MINUTES,
+  typedMinutes,
+} from "../../protocol/launch.js";
+import { type Session, sessionName } from "../../protocol/resources.js";
 import { hasScope, narrowedScopes } from "../../protocol/scopes.js";
 import { defaultCloneUrl, ownerRepoOf, sessionRepo } from "../../protocol/sessionRecord.js";
 import { describeApproval } from "../../store/act/approvalDecision.js";
@@ -39,7 +52,47 @@ export const FORM_FIELDS: Record<FormKind, readonly FormField[]> = {
   reject: [
     { label: "Note", placeholder: `up to ${MAX_APPROVAL_NOTE_CHARS} characters`, required: false },
   ],
+  // The launch's documented fields (protocol/launch.ts checks them before anything is sent).
+  launch: [
+    { label: "Prompt", placeholder: "what the agent should do (Ctrl-E: $EDITOR)", required: true },
+    { label: "Repository", placeholder: "owner/repo", required: false },
+    { label: "Agent", placeholder: LAUNCH_AGENTS.join(", "), required: false },
+    { label: "Model", placeholder: LAUNCH_MODELS.join(", "), required: false },
+    { label: "Template", placeholder: LAUNCH_TEMPLATES.join(", "), required: false },
+    { label: "Plan mode", placeholder: "yes or no (no)", required: false },
+    { label: "On complete", placeholder: ON_COMPLETE.join(", "), required: false },
+    {
+      label: "TTL minutes",
+      placeholder: `${TTL_MINUTES.min}–${TTL_MINUTES.max} (${TTL_MINUTES.default})`,
+      required: false,
+    },
+  ],
+  rename: [
+    {
+      label: "New name",
+      placeholder: `up to ${MAX_SESSION_NAME_CHARS} characters`,
+      required: true,
+    },
+  ],
 };
+
+/** The form field where a repository is typed: the code hosting app's suggest it there. */
+export const REPO_FIELD: Partial<Record<FormKind, number>> = { clone: 0, launch: 1 };
+
+/** The launch a launch form's values ask for; launchProblem says what is wrong with it. */
+function launchRequestOfForm(values: readonly string[]): LaunchRequest {
+  const v = (i: number) => values[i]?.trim() ?? "";
+  const req: Record<string, unknown> = { prompt: values[0] ?? "" };
+  if (v(1)) req.github_repo = { full_name: v(1) };
+  if (v(2)) req.agent = v(2);
+  if (v(3)) req.model = v(3);
+  if (v(4)) req.template = v(4);
+  if (/^(y|yes|on|true)$/i.test(v(5))) req.plan_mode = true;
+  else if (v(5) && !/^(n|no|off|false)$/i.test(v(5))) req.plan_mode = v(5);
+  if (v(6)) req.on_complete = v(6);
+  if (v(7)) req.ttl_minutes = typedMinutes(v(7));
+  return req as LaunchRequest;
+}
 
 /** The git actions among the pending ones. */
 export type GitPending = Extract<PendingAction, { kind: "clone" | "push" | "branch" | "pr" }>;
@@ -88,6 +141,19 @@ export function formIntro(
   const { approval, repoDefault = null } = extra;
   const branch = session?.branch ?? null;
   switch (form) {
+    case "launch":
+      return {
+        title: "Launch a new session",
+        lines: [
+          "The service makes the session and runs the prompt once it is ready; its pane follows it.",
+          "Empty fields take the service's defaults. Tab: next field (in Repository it takes the suggestion).",
+        ],
+      };
+    case "rename":
+      return {
+        title: `Rename ${sessionId}`,
+        lines: [`Now: ${session ? (sessionName(session) ?? "(no name)") : sessionId}`],
+      };
     case "approve":
     case "reject":
       return {
@@ -196,6 +262,18 @@ export function submitForm(
       return { ok: false, error: `${fields[i]?.label} is required` };
   }
   switch (d.form) {
+    case "launch": {
+      const request = launchRequestOfForm(d.values);
+      const bad = launchProblem(request);
+      if (bad !== null) return { ok: false, error: bad };
+      return { ok: true, confirm: { kind: "launch", request } };
+    }
+    case "rename": {
+      const name = d.values[0]?.trim() ?? "";
+      const bad = renameProblem(name);
+      if (bad !== null) return { ok: false, error: bad };
+      return { ok: true, confirm: { kind: "rename", name } };
+    }
     case "approve":
     case "reject": {
       // The note is kept as typed (only outer blanks trimmed); too long is refused here.
@@ -227,6 +305,9 @@ export function submitForm(
       };
   }
 }
+
+/** What a destroy loses, said before it is confirmed. */
+export const DESTROY_WARNING = `This is irreversible: ${DESTROY_LOSES}.`;
 
 /** Branch names a repository's default branch has when the record does not say. */
 const USUAL_DEFAULT_BRANCHES = ["main", "master"];
@@ -323,6 +404,18 @@ export function describePending(
       };
     case "resume":
       return { lines: ["Resumes the paused session where it stopped."], warning: null };
+    case "destroy":
+      return {
+        lines: ["Destroys the session and its sandbox (DELETE …/sessions/{id})."],
+        warning: DESTROY_WARNING,
+      };
+    case "launch":
+      return {
+        lines: [`Launches a session: ${a.request.prompt.split("\n")[0] ?? ""}`],
+        warning: null,
+      };
+    case "rename":
+      return { lines: [`Renames the session to ${a.name}.`], warning: null };
     case "start":
       return {
         lines: [

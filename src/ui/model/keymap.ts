@@ -126,6 +126,9 @@ export type CommandId =
   | "pause"
   | "resume"
   | "start"
+  | "launch"
+  | "rename"
+  | "destroy"
   | "toggleTools"
   | "promptSend"
   | "promptNewline"
@@ -429,6 +432,34 @@ export const KEYMAP: readonly Command[] = [
     modes: SESSION_ACTS,
     scope: "sessions:write",
   },
+  // Starting and ending work (issue 33): launch, rename, destroy.
+  {
+    id: "launch",
+    keys: [k("+")],
+    label: "new",
+    description:
+      "launch a new session: repository (suggested from the code hosting app), agent, model, template, plan mode, on-complete, TTL and the first prompt; its pane follows it from creating to its first answer",
+    modes: [...ROWS, "pane"],
+    footer: { rank: 13.2, in: ["list"] },
+    scope: "sessions:prompt",
+  },
+  {
+    id: "rename",
+    keys: [k("M")],
+    label: "rename",
+    description: "rename the session",
+    modes: ACTING,
+    scope: "sessions:write",
+  },
+  {
+    id: "destroy",
+    keys: [k("K")],
+    label: "destroy",
+    description:
+      "destroy the session and its sandbox, irreversibly (asks first, saying what is lost)",
+    modes: ACTING,
+    scope: "sessions:delete",
+  },
   {
     id: "toggleTools",
     keys: [k("E")],
@@ -472,9 +503,9 @@ export const KEYMAP: readonly Command[] = [
     id: "promptEditor",
     keys: [ctrl("e")],
     label: "editor",
-    description: "edit the prompt in $VISUAL or $EDITOR",
-    modes: ["prompt"],
-    footer: { rank: 4 },
+    description: "edit the prompt in $VISUAL or $EDITOR (the launch form's prompt too)",
+    modes: ["prompt", "form"],
+    footer: { rank: 4, in: ["prompt"] },
   },
   // movement, shared by list and pane
   {

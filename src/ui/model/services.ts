@@ -1,3 +1,4 @@
+import type { ApiClient } from "../../client/apiClient.js";
 import type { BudgetState } from "../../client/requestBudget.js";
 import type { GitAction, GitResult } from "../../protocol/git.js";
 import type { ActStore } from "../../store/act/actStore.js";
@@ -29,6 +30,9 @@ import type { RoutesView } from "./sessionDetail.js";
 export interface GitApi {
   git(sessionId: string, action: GitAction, signal?: AbortSignal): Promise<GitResult>;
 }
+
+/** Starting and ending work: launch, rename, destroy (ApiClient satisfies it). */
+export type WorkApi = Pick<ApiClient, "launch" | "renameSession" | "destroySession">;
 
 /** verify + me (ApiClient satisfies it). */
 export type IdentityApi = Parameters<IdentityState["load"]>[0];
@@ -88,6 +92,8 @@ export interface AppServices {
   budget: BudgetView;
   /** Prompts, approvals and the lifecycle; absent where nothing can be acted on (a replay). */
   act?: ActStore;
+  /** Launch, rename, destroy; absent where nothing can be started (a replay). */
+  work?: WorkApi;
   /** The one approvals book (absent where nothing can be acted on, a replay). */
   approvals?: ApprovalsBook;
   /**

@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { Approval } from "../../protocol/approvals.js";
+import type { LaunchRequest } from "../../protocol/launch.js";
 import type { TerminalSize } from "./layout.js";
 import { initialPaneView, type PaneView } from "./paneView.js";
 
@@ -9,7 +10,7 @@ import { initialPaneView, type PaneView } from "./paneView.js";
  * per signed-in screen (no globals), changed only by the key handlers (src/ui/input).
  */
 
-export type FormKind = "clone" | "branch" | "pr" | "approve" | "reject";
+export type FormKind = "clone" | "branch" | "pr" | "approve" | "reject" | "launch" | "rename";
 
 export interface FormDialogState {
   kind: "form";
@@ -27,6 +28,13 @@ export interface FormDialogState {
    * reject form: the approval picked with ↑/↓.
    */
   pick?: number;
+  /**
+   * The launch form: the Idempotency-Key of this launch, kept while the form is open, so a
+   * launch sent again after its answer was lost is the same launch, never a second session.
+   */
+  intent?: string;
+  /** The launch form: a launch is on its way (Enter does nothing until it is answered). */
+  sending?: boolean;
 }
 
 /** A remote-changing (or workspace-replacing) action waiting for "y". */
@@ -37,6 +45,11 @@ export type PendingAction =
   | { kind: "pr"; title: string; base: string; head: string | null }
   | { kind: "approve" | "reject"; approval: Approval; note: string }
   | { kind: "pause" | "resume" | "start" }
+  /** Irreversible: the session and its sandbox go. */
+  | { kind: "destroy" }
+  /** What the launch and rename forms send (run at once: the form was the question). */
+  | { kind: "launch"; request: LaunchRequest }
+  | { kind: "rename"; name: string }
   /** A prompt typed for a paused session: resume it, then send. */
   | { kind: "promptPaused"; prompt: string };
 

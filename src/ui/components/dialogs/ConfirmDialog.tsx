@@ -27,6 +27,9 @@ const TITLES = {
   resume: "Resume",
   start: "Start",
   promptPaused: "Resume, then send",
+  destroy: "Destroy (irreversible)",
+  launch: "Launch",
+  rename: "Rename",
 } as const;
 
 const YES = {
@@ -40,6 +43,9 @@ const YES = {
   resume: "resume",
   start: "start",
   promptPaused: "resume and send",
+  destroy: "destroy it",
+  launch: "launch",
+  rename: "rename",
 } as const;
 
 export function ConfirmDialog({

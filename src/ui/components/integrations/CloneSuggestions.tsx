@@ -6,6 +6,7 @@ import { repoLine } from "../../../store/integrations/integrationsText.js";
 import { repoSuggestions, suggestionsNote } from "../../../store/integrations/reach.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
+import { REPO_FIELD } from "../../model/gitActions.js";
 import { CLONE_SUGGESTIONS } from "../../model/integrations.js";
 import { commandById, keyLabel, keyOf } from "../../model/keymap.js";
 import type { FormDialogState } from "../../model/uiStore.js";
@@ -17,7 +18,7 @@ function arrowOf(id: "up" | "down"): string {
 }
 
 /**
- * Under the clone form's repository field: the repositories the code hosting app reaches that
+ * Under the clone (and launch) form's repository field: the repositories the code hosting app reaches that
  * match what is typed, with their default branches (↑/↓ pick, Tab takes one), or why there
  * are none to offer.
  */
@@ -28,9 +29,12 @@ export function CloneSuggestions({ dialog }: { dialog: FormDialogState }) {
     integrations ?? NO_INTEGRATIONS,
     useShallow((s) => ({ report: s.report, loading: s.loading })),
   );
-  if (dialog.form !== "clone") return null;
+  const field = REPO_FIELD[dialog.form];
+  if (field === undefined) return null;
   const suggestions =
-    dialog.field === 0 ? repoSuggestions(report, dialog.values[0] ?? "", CLONE_SUGGESTIONS) : [];
+    dialog.field === field
+      ? repoSuggestions(report, dialog.values[field] ?? "", CLONE_SUGGESTIONS)
+      : [];
   const note = suggestionsNote(report, loading);
   const pick = dialog.pick ?? 0;
   return (

@@ -15,6 +15,7 @@ import {
   sessionRecord,
 } from "../actions.js";
 import { explainGitFailure } from "./gitReach.js";
+import { runDestroy } from "./launch.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /**
@@ -196,8 +197,16 @@ export function startPending(deps: UiDeps, sessionId: string, action: PendingAct
     })();
     return;
   }
+  if (action.kind === "destroy") {
+    runDestroy(deps, [sessionId]);
+    return;
+  }
   if (!act) return;
   switch (action.kind) {
+    case "launch":
+    case "rename":
+      // Run from their forms (runFormAction): never a confirmation of their own.
+      return;
     case "promptPaused":
       void (async () => {
         if (await resumeFirst()) send(deps, sessionId, action.prompt);

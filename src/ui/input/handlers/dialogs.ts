@@ -4,6 +4,7 @@ import type { FormDialogState } from "../../model/uiStore.js";
 import { message, patch, sessionRecord } from "../actions.js";
 import { roleRefusal, startPending } from "./act.js";
 import { pickSuggestion, repoDefaultOf, takeSuggestion } from "./gitReach.js";
+import { runFormAction } from "./launch.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /** The git forms, their confirmations, and "quit while a git action runs?". */
@@ -21,6 +22,21 @@ function pick(step: 1 | -1): Handler<ModeOf<"form">> {
 
 export const FORM: ModeHandlers<"form"> = {
   cancel: close,
+  // The launch form's prompt in $VISUAL/$EDITOR, as the prompt box's.
+  promptEditor: (deps, { dialog: d }) => {
+    if (d.form !== "launch" || d.field !== 0) return;
+    if (!deps.editText) {
+      message(deps, "Editing in $VISUAL/$EDITOR is not available here", "warn");
+      return;
+    }
+    const r = deps.editText(d.values[0] ?? "");
+    if ("error" in r) message(deps, r.error, "warn");
+    else {
+      const values = d.values.slice();
+      values[0] = r.text;
+      patch(deps, { dialog: { ...d, values, error: null } });
+    }
+  },
   up: pick(-1),
   down: pick(1),
   nextField: (deps, { dialog: d }) => {
@@ -36,7 +52,9 @@ export const FORM: ModeHandlers<"form"> = {
     const record = sessionRecord(deps, d.sessionId);
     const r = submitForm(d, record, repoDefaultOf(deps, repoName(record)));
     if (!r.ok) patch(deps, { dialog: { ...d, error: r.error } });
-    else patch(deps, { dialog: { kind: "confirm", sessionId: d.sessionId, action: r.confirm } });
+    else if (r.confirm.kind === "launch" || r.confirm.kind === "rename") {
+      runFormAction(deps, d, r.confirm);
+    } else patch(deps, { dialog: { kind: "confirm", sessionId: d.sessionId, action: r.confirm } });
   },
 };
 

@@ -6,7 +6,7 @@ import {
   unreachableHint,
 } from "../../../store/integrations/reach.js";
 import type { UiDeps } from "../../model/deps.js";
-import { outcomeText } from "../../model/gitActions.js";
+import { outcomeText, REPO_FIELD } from "../../model/gitActions.js";
 import { CLONE_SUGGESTIONS, mayReadIntegrations } from "../../model/integrations.js";
 import type { FormDialogState, PendingAction } from "../../model/uiStore.js";
 import { message, patch, sessionRecord } from "../actions.js";
@@ -17,18 +17,19 @@ import { message, patch, sessionRecord } from "../actions.js";
  * installation reaches. The dialogs' handlers call these; nothing here decides a git action.
  */
 
-/** The clone form's suggestions for what its repository field holds now. */
+/** The suggestions for what a form's repository field (REPO_FIELD) holds now. */
 function suggestionsOf(deps: UiDeps, d: FormDialogState) {
-  if (d.form !== "clone") return [];
+  const field = REPO_FIELD[d.form];
+  if (field === undefined) return [];
   const report = deps.services.integrations?.getState().report ?? null;
-  return repoSuggestions(report, d.values[0] ?? "", CLONE_SUGGESTIONS);
+  return repoSuggestions(report, d.values[field] ?? "", CLONE_SUGGESTIONS);
 }
 
-/** ↑/↓ in the clone form's repository field: the next or previous suggestion. */
+/** ↑/↓ in a form's repository field: the next or previous suggestion. */
 export function pickSuggestion(step: 1 | -1) {
   return (deps: UiDeps, { dialog: d }: { dialog: FormDialogState }): void => {
     const n = suggestionsOf(deps, d).length;
-    if (d.field !== 0 || n === 0) return;
+    if (d.field !== REPO_FIELD[d.form] || n === 0) return;
     patch(deps, { dialog: { ...d, pick: ((d.pick ?? 0) + step + n) % n } });
   };
 }
@@ -38,10 +39,11 @@ export function pickSuggestion(step: 1 | -1) {
  * gets the cursor. False when there is nothing to take (Tab then only moves on).
  */
 export function takeSuggestion(deps: UiDeps, d: FormDialogState, next: number): boolean {
-  const picked = d.field === 0 ? suggestionsOf(deps, d)[d.pick ?? 0] : undefined;
-  if (!picked || picked.repo.full_name === d.values[0]) return false;
+  const field = REPO_FIELD[d.form];
+  const picked = d.field === field ? suggestionsOf(deps, d)[d.pick ?? 0] : undefined;
+  if (field === undefined || !picked || picked.repo.full_name === d.values[field]) return false;
   const values = d.values.slice();
-  values[0] = picked.repo.full_name;
+  values[field] = picked.repo.full_name;
   patch(deps, { dialog: { ...d, values, field: next, pick: 0, error: null } });
   return true;
 }

@@ -10,6 +10,7 @@ import { ACT_SCREEN, PROMPT, toggleTools } from "./act.js";
 import { CONFIRM, FORM, QUIT } from "./dialogs.js";
 import { FILTER, SEARCH } from "./editing.js";
 import { INTEGRATION_EDIT, INTEGRATIONS, integrationEditField } from "./integrations.js";
+import { LAUNCH_SCREEN } from "./launch.js";
 import { LIST } from "./list.js";
 import { ATTENTION, DETAIL, HELP, MESSAGES } from "./overlays.js";
 import { PANE } from "./pane.js";
@@ -43,12 +44,12 @@ export const HANDLERS: Table = {
   detail: DETAIL,
   messages: MESSAGES,
   attention: ATTENTION,
-  fleet: { ...SCREEN, ...ACT_SCREEN, ...FLEET },
+  fleet: { ...SCREEN, ...ACT_SCREEN, ...LAUNCH_SCREEN, ...FLEET },
   integrations: INTEGRATIONS,
   integrationEdit: INTEGRATION_EDIT,
   merged: { ...SCREEN, ...MERGED },
-  pane: { ...SCREEN, ...ACT_SCREEN, ...REPLAY, ...PANE, toggleTools },
-  list: { ...SCREEN, reply: ACT_SCREEN.reply, ...REPLAY, ...LIST },
+  pane: { ...SCREEN, ...ACT_SCREEN, ...LAUNCH_SCREEN, ...REPLAY, ...PANE, toggleTools },
+  list: { ...SCREEN, reply: ACT_SCREEN.reply, ...LAUNCH_SCREEN, ...REPLAY, ...LIST },
 };
 
 /** The handler of a command in a mode, if it has one. */
