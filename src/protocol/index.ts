@@ -13,6 +13,7 @@ export * from "./resources.js";
 export * from "./scopes.js";
 export * from "./sessionRecord.js";
 export * from "./states.js";
+export * from "./terminal.js";
 export * from "./values.js";
 
 import { GIT_PATHS } from "./git.js";

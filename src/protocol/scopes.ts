@@ -63,6 +63,9 @@ export const REQUIRED_SCOPES = {
   linearIntegrations: "integrations:read",
   slackIntegration: "integrations:read",
   updateLinearIntegration: "integrations:write",
+  // The session terminal (websockets/token-exchange.mdx, terminal.mdx).
+  wsToken: "sessions:terminal",
+  terminal: "sessions:terminal",
 } as const satisfies Record<string, ModernScope | null>;
 
 export function isLegacyScope(s: string): s is LegacyScope {

@@ -24,9 +24,11 @@ import {
   SESSION_STATES,
   type SessionTable,
 } from "../sessionTable.js";
+import type { Terminals } from "../terminal.js";
 import { advanceClock, CLOCK_CONTROL_PATH } from "./clockControl.js";
 import { HttpError } from "./httpError.js";
 import { readJsonBody, sendJson } from "./respond.js";
+import { terminalRoutes } from "./terminalRoutes.js";
 
 export interface HandlerContext {
   keys: KeyRing;
@@ -52,6 +54,8 @@ export interface HandlerContext {
   mount?: "interface" | "cloud";
   /** The simulator's manual clock, stepped at CLOCK_CONTROL_PATH; null on real time. */
   manualClock?: ManualClock | null;
+  /** Session terminals and their WebSocket tokens (src/server/terminal.ts). */
+  terminals?: Terminals;
 }
 
 /** Requests the service has had, and the 429s it answered (the limiter's and injected ones). */
@@ -138,6 +142,7 @@ const ROUTES: Route[] = [
   { method: "GET", pattern: /^\/api\/v1\/linear\/integrations$/, handle: linearList },
   { method: "POST", pattern: /^\/api\/v1\/linear\/integration$/, handle: linearUpdate },
   { method: "GET", pattern: /^\/api\/v1\/slack\/integration$/, handle: slack },
+  ...terminalRoutes({ authorize, sessionParam }),
 ];
 
 function unauthorized(message: string): HttpError {
@@ -466,7 +471,7 @@ const NATIVE_CLOUD = /^\/api\/cloud\/(?:auth\/verify$|sessions\/[^/]+\/(?:events
  * /api/github-app/… are the web dashboard's (a bearer key gets 401 there, whatever the key),
  * and the issue tracker's and chat tool's /api/v1/… form is not served.
  */
-function mountedPath(mount: "interface" | "cloud", path: string): string {
+export function mountedPath(mount: "interface" | "cloud", path: string): string {
   // The issue tracker and chat tool: both documented forms in the interface mount.
   if (CLOUD_V1_INTEGRATION.test(path)) return `/api${path.slice("/api/cloud".length)}`;
   if (mount === "interface" || NATIVE_CLOUD.test(path)) return path;
