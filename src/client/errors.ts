@@ -22,6 +22,12 @@ export const EXIT = {
   promptCancelled: 9,
   /** `prompt`: a prompt is already running in the session (any form: protocol/prompt.ts isAlreadyRunning). */
   promptBusy: 10,
+  /** `attach`: another client took the session's terminal (WebSocket close 4009). */
+  terminalTaken: 20,
+  /** `attach`: the service closed the terminal after its idle timeout without input. */
+  terminalIdle: 21,
+  /** `attach`: the session's sandbox expired while attached. */
+  sandboxExpired: 22,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

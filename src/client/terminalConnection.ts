@@ -52,6 +52,7 @@ export interface TerminalOptions {
 }
 
 const MAX_DELAY_MS = 30_000;
+const MAX_TYPED_AHEAD = 64 * 1024;
 /** A connection open this long counts as a good one: the next drop starts the backoff anew. */
 const STABLE_MS = 5_000;
 
@@ -65,6 +66,8 @@ export class TerminalConnection {
   #ws: WebSocket | null = null;
   #size: { cols: number; rows: number };
   #ended: TerminalEnd | null = null;
+  /** Input typed before the connection opened. */
+  #typedAhead = "";
 
   constructor(client: ApiClient, sessionId: string, opts: TerminalOptions) {
     this.#client = client;
@@ -156,11 +159,20 @@ export class TerminalConnection {
     }
   }
 
-  /** Keys typed by the user, as a text frame; nothing is sent while not connected. */
+  /**
+   * Keys typed by the user, as a text frame. Typed while the terminal connects (or
+   * reconnects), they wait and go once it is open, up to 64 KiB; past that they are refused
+   * (false) and the caller says so.
+   */
   send(input: string): boolean {
+    if (input === "" || this.#ended) return false;
     const ws = this.#ws;
-    if (!ws || ws.readyState !== ws.OPEN || input === "") return false;
-    ws.send(input);
+    if (ws && ws.readyState === ws.OPEN) {
+      ws.send(input);
+      return true;
+    }
+    if (this.#typedAhead.length + input.length > MAX_TYPED_AHEAD) return false;
+    this.#typedAhead += input;
     return true;
   }
 
@@ -219,6 +231,8 @@ export class TerminalConnection {
               openedAt = Date.now();
               const { cols, rows } = this.#size;
               ws.send(JSON.stringify({ type: "resize", cols, rows }));
+              if (this.#typedAhead !== "") ws.send(this.#typedAhead);
+              this.#typedAhead = "";
               this.#opts.onStatus?.({ kind: "open" });
             });
             ws.addEventListener("message", (ev) => {
