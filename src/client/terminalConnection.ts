@@ -91,7 +91,8 @@ export class TerminalConnection {
       } catch (e) {
         if (this.#ended) return this.#ended;
         if (e instanceof CancelledError) return this.#end({ kind: "detached" });
-        if (!(e instanceof NetworkError) || failures + 1 >= max) {
+        // Only what a second try can mend is tried again (not a certificate, not a name).
+        if (!(e instanceof NetworkError) || !e.failure.retryable || failures + 1 >= max) {
           const message = e instanceof Error ? e.message : String(e);
           return this.#end({
             kind: e instanceof NetworkError ? "lost" : "refused",

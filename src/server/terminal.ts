@@ -64,6 +64,8 @@ interface Shell {
   conn: WebSocket | null;
   decoder: StringDecoder;
   idle: unknown;
+  /** Input and resizes in arrival order: input after a resize waits for the pty to have it. */
+  queue: Promise<void>;
 }
 
 /** Whether util-linux script(1) is here to make a pseudo-terminal. */
@@ -179,7 +181,7 @@ export class Terminals {
     if (!isBinary) {
       const ctl = parseControl(buf.toString("utf8"));
       if (ctl?.type === "resize") {
-        this.#resize(shell, ctl.cols, ctl.rows);
+        shell.queue = shell.queue.then(() => resizePty(shell, ctl.cols, ctl.rows));
         return;
       }
       if (ctl?.type === "ping") {
@@ -190,7 +192,9 @@ export class Terminals {
     }
     // Only input keeps a terminal open, as documented: control messages do not.
     this.#touch(shell);
-    shell.proc.stdin?.write(buf);
+    shell.queue = shell.queue.then(() => {
+      shell.proc.stdin?.write(buf);
+    });
   }
 
   #touch(shell: Shell): void {
@@ -236,6 +240,7 @@ export class Terminals {
       conn: null,
       decoder: new StringDecoder("utf8"),
       idle: undefined,
+      queue: Promise.resolve(),
     };
     this.#shells.set(sessionId, shell);
     const out = (chunk: Buffer) => this.#output(shell, chunk);
@@ -274,16 +279,6 @@ export class Terminals {
     }
   }
 
-  /** Resize the pseudo-terminal (stty on its device: the shell gets SIGWINCH). */
-  #resize(shell: Shell, cols: number, rows: number): void {
-    if (!shell.pty) return;
-    const tty = ptyOf(shell.proc.pid);
-    if (!tty) return;
-    spawn("stty", ["-F", tty, "cols", String(cols), "rows", String(rows)], {
-      stdio: "ignore",
-    }).on("error", () => undefined);
-  }
-
   #stopShell(shell: Shell): void {
     if (this.#shells.get(shell.sessionId) === shell) this.#shells.delete(shell.sessionId);
     if (shell.idle !== undefined) this.#opts.clock.cancel(shell.idle);
@@ -314,6 +309,17 @@ export class Terminals {
     await Promise.all(exits);
     await new Promise<void>((done) => this.#wss.close(() => done()));
   }
+}
+
+/** Resize the pseudo-terminal (stty on its device: the shell gets SIGWINCH). */
+function resizePty(shell: Shell, cols: number, rows: number): Promise<void> {
+  const tty = shell.pty ? ptyOf(shell.proc.pid) : null;
+  if (!tty) return Promise.resolve();
+  return new Promise((done) => {
+    spawn("stty", ["-F", tty, "cols", String(cols), "rows", String(rows)], { stdio: "ignore" })
+      .on("error", () => done())
+      .on("exit", () => done());
+  });
 }
 
 /** The pty device of script(1)'s child shell (Linux /proc), or null. */

@@ -89,7 +89,7 @@ describe("the reference service's terminal", () => {
     await t.until(/\rhi\r\n/);
     t.term.send("stty size; pwd\r");
     await t.until(/30 100/);
-    expect(t.output()).toContain(`workspaces/${active}`);
+    await t.until(new RegExp(`workspaces/${active}\r\n`));
     t.term.resize(120, 40);
     t.term.send("stty size\r");
     await t.until(/40 120/);
@@ -164,11 +164,14 @@ describe("the reference service's terminal", () => {
 async function scripted(onConnection: (ws: WebSocket, n: number) => void) {
   let minted = 0;
   let connections = 0;
+  const tokenHeaders: Record<string, unknown>[] = [];
+  const upgradeHeaders: Record<string, unknown>[] = [];
   const wss = new WebSocketServer({ noServer: true });
   const http: Server = createServer((req, res) => {
     req.resume();
     if (req.method === "POST" && /\/ws-token$/.test(req.url ?? "")) {
       minted++;
+      tokenHeaders.push({ ...req.headers });
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ token: `t${minted}`, expires_at: "2030-01-01T00:00:00Z" }));
       return;
@@ -176,6 +179,7 @@ async function scripted(onConnection: (ws: WebSocket, n: number) => void) {
     res.writeHead(404, { "content-type": "application/json" }).end('{"detail":"Not Found"}');
   });
   http.on("upgrade", (req, socket, head) => {
+    upgradeHeaders.push({ ...req.headers });
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, ++connections));
   });
   await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
@@ -183,6 +187,8 @@ async function scripted(onConnection: (ws: WebSocket, n: number) => void) {
   return {
     url: `http://127.0.0.1:${port}`,
     minted: () => minted,
+    tokenHeaders,
+    upgradeHeaders,
     close: async () => {
       for (const c of wss.clients) c.terminate();
       await new Promise<void>((r) => wss.close(() => r()));
@@ -207,6 +213,28 @@ describe("closes a real service may send", () => {
     expect(svc.minted()).toBe(2);
     t.term.close();
     await t.ended;
+    await api.close();
+    await svc.close();
+  });
+
+  it("the organization header goes with the token and the socket; the key only with the token", async () => {
+    const svc = await scripted((ws) => ws.send("ready\r\n"));
+    const api = new ApiClient({
+      baseUrl: svc.url,
+      apiKey: "k-secret-test",
+      organizationId: "org_terminal",
+    });
+    const t = attach(api, "ses_a");
+    await t.until(/ready/);
+    t.term.close();
+    await t.ended;
+    expect(svc.tokenHeaders[0]).toMatchObject({
+      authorization: "Bearer k-secret-test",
+      "x-organization-id": "org_terminal",
+    });
+    expect(svc.upgradeHeaders[0]?.["x-organization-id"]).toBe("org_terminal");
+    expect(svc.upgradeHeaders[0]?.authorization).toBeUndefined();
+    expect(JSON.stringify(svc.upgradeHeaders)).not.toContain("k-secret-test");
     await api.close();
     await svc.close();
   });
