@@ -462,7 +462,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("@")],
     label: "attach",
     description:
-      "the focused session's shell over the whole screen (as agent-sessions attach; Ctrl-] leaves)",
+      "the focused session's shell in its pane zoomed over the whole body (Ctrl-] leaves; agent-sessions attach takes the whole terminal)",
     modes: ACTING,
     scope: "sessions:terminal",
   },
