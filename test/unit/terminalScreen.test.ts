@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { FramePainter, rowAnsi, sgrOf } from "../../src/text/terminal/ansiFrame.js";
+import { ATTR, DEFAULT_COLOUR } from "../../src/text/terminal/cells.js";
 import { RawFilter } from "../../src/text/terminal/rawFilter.js";
-import { ATTR, DEFAULT_COLOUR, TerminalScreen } from "../../src/text/terminal/screen.js";
+import { TerminalScreen } from "../../src/text/terminal/screen.js";
 
 /**
  * The sandbox's output goes through the emulator and only cells come out: what a hostile

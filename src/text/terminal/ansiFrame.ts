@@ -4,14 +4,8 @@
  * to end of line); none comes from the sandbox. Only rows that changed since the last frame
  * are written.
  */
-import {
-  ATTR,
-  type Colour,
-  DEFAULT_COLOUR,
-  rgbOf,
-  type Segment,
-  type TerminalScreen,
-} from "./screen.js";
+import { ATTR, type Colour, DEFAULT_COLOUR, rgbOf, type Segment } from "./cells.js";
+import type { TerminalScreen } from "./screen.js";
 
 const ESC = "\x1b[";
 

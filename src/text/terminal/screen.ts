@@ -19,34 +19,12 @@
  * part of the CLI's start-up.
  */
 import xterm from "@xterm/headless";
+import { ATTR, type Colour, DEFAULT_COLOUR, RGB, type Segment } from "./cells.js";
 
 type XTerminal = InstanceType<typeof xterm.Terminal>;
 type XCell = NonNullable<
   ReturnType<NonNullable<ReturnType<XTerminal["buffer"]["active"]["getLine"]>>["getCell"]>
 >;
-
-/** A colour: -1 the terminal's default, 0–255 a palette index, else 0x1000000 | 0xRRGGBB. */
-export type Colour = number;
-export const DEFAULT_COLOUR = -1;
-const RGB = 0x1000000;
-
-export const ATTR = {
-  bold: 1,
-  dim: 2,
-  italic: 4,
-  underline: 8,
-  inverse: 16,
-  strike: 32,
-  invisible: 64,
-} as const;
-
-/** A run of cells with one style. */
-export interface Segment {
-  text: string;
-  fg: Colour;
-  bg: Colour;
-  attrs: number;
-}
 
 export interface ScreenOptions {
   cols: number;
@@ -270,9 +248,4 @@ export class TerminalScreen {
 function colourOf(isDefault: boolean, isRgb: boolean, value: number): Colour {
   if (isDefault) return DEFAULT_COLOUR;
   return isRgb ? RGB | (value & 0xffffff) : value & 0xff;
-}
-
-/** A colour as its 24-bit value, or null for a palette index or the default. */
-export function rgbOf(c: Colour): number | null {
-  return c >= RGB ? c & 0xffffff : null;
 }

@@ -9,7 +9,7 @@ import {
   DEFAULT_COLOUR,
   rgbOf,
   type Segment,
-} from "../../../text/terminal/screen.js";
+} from "../../../text/terminal/cells.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { keyOf } from "../../model/keymap.js";
