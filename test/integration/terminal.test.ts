@@ -69,11 +69,15 @@ function attach(api: ApiClient, id: string, cols = 80, rows = 24) {
       });
     });
   const opened = () =>
-    new Promise<void>((resolve) => {
+    new Promise<void>((resolve, reject) => {
+      const started = Date.now();
       const check = setInterval(() => {
         if (statuses.some((s) => s.kind === "open")) {
           clearInterval(check);
           resolve();
+        } else if (Date.now() - started > 8000) {
+          clearInterval(check);
+          reject(new Error(`never opened: ${JSON.stringify(statuses)}`));
         }
       }, 5);
     });
