@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { EXIT } from "../client/errors.js";
 import { VERSION } from "../version.js";
 import { registerActCommands } from "./definitions/act.js";
+import { registerAttachCommand } from "./definitions/attach.js";
 import { registerAttentionCommand } from "./definitions/attention.js";
 import { registerCompletionCommand } from "./definitions/completion.js";
 import { registerDemoCommand } from "./definitions/demo.js";
@@ -83,6 +84,7 @@ export function buildProgram(): Command {
   registerActCommands(program);
   registerReviewCommands(program);
   registerLaunchCommands(program);
+  registerAttachCommand(program);
   registerIntegrationsCommand(program);
   registerLoginCommand(program);
   registerLogoutCommand(program);

@@ -88,6 +88,12 @@ import {
 import * as z from "../protocol/schema.js";
 import { REQUIRED_SCOPES } from "../protocol/scopes.js";
 import {
+  TERMINAL_PATHS,
+  type WsCapability,
+  type WsTokenAnswer,
+  WsTokenAnswerSchema,
+} from "../protocol/terminal.js";
+import {
   AgentSessionsError,
   HttpError,
   InvalidKeyError,
@@ -822,6 +828,31 @@ export class ApiClient {
       },
       signal,
     );
+  }
+
+  /**
+   * POST /api/sessions/{id}/ws-token {capability}: a short-lived token (5 minutes, documented)
+   * for one WebSocket of one session. 404 (unknown session), 409 ("Session is not active")
+   * and 403 (the capability's scope) are the usual typed errors.
+   */
+  wsToken(id: string, capability: WsCapability, signal?: AbortSignal): Promise<WsTokenAnswer> {
+    return this.#call(
+      {
+        name: "wsToken",
+        method: "POST",
+        path: idPath(id, TERMINAL_PATHS.wsToken),
+        body: { capability },
+        parse: (json) => WsTokenAnswerSchema.parse(json),
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /** The session terminal's path, under the mount the session routes answered (routes.ts). */
+  terminalPath(id: string): string {
+    const path = idPath(id, TERMINAL_PATHS.terminal);
+    return this.transport.routes.candidates(path)[0] ?? path;
   }
 
   pause(id: string, signal?: AbortSignal): Promise<LifecycleAnswer> {

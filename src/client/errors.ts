@@ -24,6 +24,12 @@ export const EXIT = {
   promptBusy: 10,
   /** `apply`: the session's patch does not apply to the checkout (nothing was changed). */
   applyConflict: 11,
+  /** `attach`: another client took the session's terminal (WebSocket close 4009). */
+  terminalTaken: 20,
+  /** `attach`: the service closed the terminal after its idle timeout without input. */
+  terminalIdle: 21,
+  /** `attach`: the session's sandbox expired while attached. */
+  sandboxExpired: 22,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

@@ -10,7 +10,7 @@
  * finishes its output instead of being dropped by Node with half a JSON document.
  */
 import { setMaxListeners } from "node:events";
-import { type Dispatcher, EnvHttpProxyAgent } from "undici";
+import { type Dispatcher, EnvHttpProxyAgent, WebSocket } from "undici";
 import { errorMessage } from "../protocol/errors.js";
 import { formatSeconds } from "../text/format.js";
 import { keyRedactor, type Redactor } from "../text/redact.js";
@@ -481,6 +481,28 @@ export class Transport {
         retryAfterMs,
       );
     return { kind: "rate_limited", retryAfterMs, error, body: null };
+  }
+
+  /**
+   * A WebSocket (the session terminal) at an interface path, opened like an event stream:
+   * paced by the key's budget, through the same dispatcher (proxies, TLS, keep-alive) and with
+   * the same organization header and user agent. The key itself is not sent: the path's query
+   * carries the short-lived token the socket needs.
+   */
+  async openWebSocket(
+    path: string,
+    query: URLSearchParams,
+    signal: AbortSignal,
+  ): Promise<WebSocket> {
+    const label = `GET ${path}`;
+    await this.#acquire("stream", signal, undefined, label);
+    const url = resolveUrl(this.#conn.baseUrl, path);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    url.search = query.toString();
+    const { authorization: _key, ...headers } = this.headers();
+    const ws = new WebSocket(url, { dispatcher: this.#dispatcher(), headers });
+    ws.binaryType = "arraybuffer";
+    return ws;
   }
 
   /**

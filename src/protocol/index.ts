@@ -16,6 +16,7 @@ export * from "./review.js";
 export * from "./scopes.js";
 export * from "./sessionRecord.js";
 export * from "./states.js";
+export * from "./terminal.js";
 export * from "./unifiedDiff.js";
 export * from "./values.js";
 

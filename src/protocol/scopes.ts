@@ -79,6 +79,9 @@ export const REQUIRED_SCOPES = {
   createSession: "sessions:write",
   renameSession: "sessions:write",
   destroySession: "sessions:delete",
+  // The session terminal (websockets/token-exchange.mdx, terminal.mdx).
+  wsToken: "sessions:terminal",
+  terminal: "sessions:terminal",
 } as const satisfies Record<string, ModernScope | null>;
 
 export function isLegacyScope(s: string): s is LegacyScope {

@@ -12,7 +12,12 @@ import { Flood, type FloodResult } from "./flood.js";
 import { ensureDemoRepos } from "./git/demoRepos.js";
 import { GitRunner } from "./git/gitRunner.js";
 import { GitWorkspaces, type PullRequest } from "./git/gitWorkspaces.js";
-import { closeLaunches, handleRequest, type RequestCounts } from "./http/requestHandler.js";
+import {
+  closeLaunches,
+  handleRequest,
+  mountedPath,
+  type RequestCounts,
+} from "./http/requestHandler.js";
 import { IntegrationDemo } from "./integrations.js";
 import { KeyRing } from "./keys.js";
 import { childRandom } from "./random.js";
@@ -20,6 +25,7 @@ import { RateLimiter } from "./rateLimiter.js";
 import { SessionActions } from "./sessionActions.js";
 import { type SessionRecord, type SessionState, SessionTable } from "./sessionTable.js";
 import { Simulator } from "./simulator.js";
+import { Terminals } from "./terminal.js";
 
 export { exposureWarning, formatBanner } from "./banner.js";
 export { ManualClock } from "./clock.js";
@@ -91,6 +97,8 @@ export interface ServerOptions {
   mount?: "interface" | "cloud";
   /** Launches an organization (or a personal key's user) may make an hour (default 30). */
   launchesPerHour?: number;
+  /** A session terminal with no input this long is closed (default 10 minutes, as documented). */
+  terminalIdleMs?: number;
 }
 
 export interface DemoKey {
@@ -154,6 +162,8 @@ export interface ReferenceServer {
    * and injected ones). For tests and benchmarks; not part of the HTTP interface.
    */
   requestCounts(): RequestCounts;
+  /** Open session terminal WebSockets. */
+  terminalConnections(): number;
   /** Stops timers, ends SSE responses, closes the server, removes a temp dataDir. */
   close(): Promise<void>;
 }
@@ -258,6 +268,14 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     clock,
   );
 
+  const terminals = new Terminals({
+    store,
+    dataDir,
+    clock,
+    routePath: (path) => mountedPath(opts.mount ?? "interface", path),
+    ...(opts.terminalIdleMs !== undefined ? { idleMs: opts.terminalIdleMs } : {}),
+    ...(opts.log ? { log: opts.log } : {}),
+  });
   const actions = new SessionActions(store, (id) => simulator.poke(id), opts.promptStepMs);
   simulator.approvalsFrom(actions);
   const ctx = {
@@ -274,11 +292,13 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     mount: opts.mount ?? "interface",
     manualClock,
     ...(opts.launchesPerHour !== undefined ? { launchesPerHour: opts.launchesPerHour } : {}),
+    terminals,
     counts: { requests: 0, rateLimited: 0, firstAt: null } as RequestCounts,
   };
   const server = createServer({ noDelay: true }, (req, res) => {
     handleRequest(ctx, req, res).catch(() => res.destroy());
   });
+  server.on("upgrade", (req, socket, head) => terminals.upgrade(req, socket, head));
   // Streams live for days; the per-request timeouts of node:http must not cut them.
   server.requestTimeout = 0;
   server.timeout = 0;
@@ -366,6 +386,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     approvals: (sessionId) => actions.approvals(sessionId),
     promptRunning: (sessionId) => actions.isBusy(sessionId),
     requestCounts: () => ({ ...ctx.counts }),
+    terminalConnections: () => terminals.connections(),
     close() {
       if (!closing) {
         closing = (async () => {
@@ -374,6 +395,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
           actions.close();
           for (const f of floods) f.stop();
           streams.close();
+          await terminals.close();
           await new Promise<void>((done) => {
             server.close(() => done());
             server.closeAllConnections();

@@ -42,6 +42,7 @@ import { type Capture, captureStream, parseCeiling, type Rate } from "./measures
 import { drainThroughEventSource } from "./measures/peerEventSource.js";
 import { measureStartup } from "./measures/startup.js";
 import { measureTerminalBytes } from "./measures/terminalBytes.js";
+import { measureTerminalEcho } from "./measures/terminalEcho.js";
 import { measureUiBudget } from "./measures/uiBudget.js";
 import { findNode24 } from "./node24.js";
 import { BENCH_DIR, median } from "./proc.js";
@@ -852,6 +853,29 @@ async function historyOpenRow(quick: boolean): Promise<Row> {
   }
 }
 
+/** B19: a session terminal's key echo, drawn, and 10 MB of shell output drawn. */
+async function terminalEchoRow(quick: boolean): Promise<Row> {
+  const presses = quick ? 100 : 400;
+  const measure = `session terminal on loopback: a key press to its echo drawn (text frame → the service's pty → emulator → frame painter), ${presses} presses; then 10 MB of shell output drawn (client CPU and RSS growth)`;
+  const target = "p99 ≤ 30 ms; 10 MB: ≤ 10 s CPU, ≤ 200 MiB RSS growth";
+  try {
+    const r = await withServer(
+      { seed: 19, paceMs: 0, heartbeatMs: 15_000, sessionCount: 4 },
+      (srv) => measureTerminalEcho(srv, presses),
+    );
+    return {
+      id: "B19",
+      measure,
+      value: `p99 ${num(r.p99Ms, 1)} ms (p50 ${num(r.p50Ms, 1)}, max ${num(r.maxMs, 1)}); 10 MB in ${num(r.outputSeconds, 1)} s, ${num(r.outputCpuSeconds, 2)} s CPU, +${num(r.rssGrowthMiB, 0)} MiB RSS${r.droppedBytes > 0 ? `, ${r.droppedBytes} bytes dropped (said)` : ""}`,
+      target,
+      pass: r.p99Ms <= 30 && r.outputCpuSeconds <= 10 && r.rssGrowthMiB <= 200,
+      figures: { ...r },
+    };
+  } catch (e) {
+    return failed("B19", measure, target, e);
+  }
+}
+
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const p = plan(opts.quick);
@@ -923,6 +947,10 @@ async function main(): Promise<void> {
   if (want("B18")) {
     log("B18: a launch's 201 to its pane live");
     rows.push(await launchPaneRow(opts.quick));
+  }
+  if (want("B19")) {
+    log("B19: session terminal echo and 10 MB of output");
+    rows.push(await terminalEchoRow(opts.quick));
   }
   if (want("B10-budget")) {
     log(

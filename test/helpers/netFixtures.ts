@@ -262,6 +262,37 @@ export async function startTlsFront(
     res.on("close", () => fwd.destroy());
     req.pipe(fwd);
   });
+  // WebSocket upgrades (the session terminal) go through under the prefix as well.
+  const tunnels = new Set<Socket>();
+  server.on("upgrade", (req: IncomingMessage, client: Socket, head: Buffer) => {
+    const path = req.url ?? "/";
+    seen.push(path);
+    if (!path.startsWith(`${prefix}/`)) {
+      client.end("HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n");
+      return;
+    }
+    const upstream = connect(Number(up.port), up.hostname, () => {
+      const lines = [`${req.method} ${path.slice(prefix.length)} HTTP/1.1`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        const name = req.rawHeaders[i] ?? "";
+        lines.push(`${name}: ${name.toLowerCase() === "host" ? up.host : req.rawHeaders[i + 1]}`);
+      }
+      upstream.write(`${lines.join("\r\n")}\r\n\r\n`);
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    tunnels.add(upstream);
+    tunnels.add(client);
+    const end = () => {
+      upstream.destroy();
+      client.destroy();
+    };
+    upstream.on("error", end);
+    client.on("error", end);
+    upstream.on("close", () => tunnels.delete(upstream));
+    client.on("close", () => tunnels.delete(client));
+  });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
   return {
@@ -270,6 +301,7 @@ export async function startTlsFront(
     seen,
     close: () =>
       new Promise<void>((r) => {
+        for (const t of tunnels) t.destroy();
         server.closeAllConnections();
         server.close(() => r());
       }),

@@ -15,6 +15,7 @@ import { createRateLimitStore } from "../../store/rateLimitStore.js";
 import { createSessionWatch } from "../../store/sessionWatch.js";
 import { StreamLeases } from "../../store/streams/streamLeases.js";
 import type { StreamsController } from "../../store/streams/streamsController.js";
+import { createTerminalPanes } from "../../store/terminal/terminalPanes.js";
 import { maskKey } from "../../text/format.js";
 import { keyRedactor } from "../../text/redact.js";
 import type { AppServices } from "../../ui/model/services.js";
@@ -177,6 +178,7 @@ export function buildServices(
     budget: client.budget,
     integrations: createIntegrationsStore(client, { redact }),
     routes: client.transport.routes,
+    terminals: createTerminalPanes(client),
   };
   let disposed: Promise<void> | null = null;
   return {
@@ -186,6 +188,7 @@ export function buildServices(
     dispose() {
       disposed ??= (async () => {
         stop.abort();
+        services.terminals?.closeAll();
         act.close();
         offActions();
         services.fleetStreams.releaseAll();

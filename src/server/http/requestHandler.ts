@@ -24,6 +24,7 @@ import {
   SESSION_STATES,
   type SessionTable,
 } from "../sessionTable.js";
+import type { Terminals } from "../terminal.js";
 import { advanceClock, CLOCK_CONTROL_PATH } from "./clockControl.js";
 import { HttpError } from "./httpError.js";
 import { LAUNCH_ROUTES } from "./launchRoutes.js";
@@ -33,6 +34,7 @@ export { closeLaunches } from "./launchRoutes.js";
 
 import { readJsonBody, sendJson } from "./respond.js";
 import { isReviewOperation, reviewOperation, reviewRoutes } from "./reviewRoutes.js";
+import { terminalRoutes } from "./terminalRoutes.js";
 
 export interface HandlerContext {
   keys: KeyRing;
@@ -60,6 +62,8 @@ export interface HandlerContext {
   manualClock?: ManualClock | null;
   /** Launches an organization (or a personal key's user) may make an hour; default 30. */
   launchesPerHour?: number;
+  /** Session terminals and their WebSocket tokens (src/server/terminal.ts). */
+  terminals?: Terminals;
 }
 
 /** Requests the service has had, and the 429s it answered (the limiter's and injected ones). */
@@ -148,6 +152,7 @@ const ROUTES: Route[] = [
   { method: "GET", pattern: /^\/api\/v1\/slack\/integration$/, handle: slack },
   ...reviewRoutes<HandlerContext, Call>({ authorize, sessionParam }),
   ...LAUNCH_ROUTES,
+  ...terminalRoutes({ authorize, sessionParam }),
 ];
 
 function unauthorized(message: string): HttpError {
@@ -482,7 +487,7 @@ const NATIVE_CLOUD = /^\/api\/cloud\/(?:auth\/verify$|sessions\/[^/]+\/(?:events
  * /api/github-app/… are the web dashboard's (a bearer key gets 401 there, whatever the key),
  * and the issue tracker's and chat tool's /api/v1/… form is not served.
  */
-function mountedPath(mount: "interface" | "cloud", path: string): string {
+export function mountedPath(mount: "interface" | "cloud", path: string): string {
   // The issue tracker and chat tool: both documented forms in the interface mount.
   if (CLOUD_V1_INTEGRATION.test(path)) return `/api${path.slice("/api/cloud".length)}`;
   if (mount === "interface" || NATIVE_CLOUD.test(path)) return path;

@@ -173,6 +173,7 @@ export function closePane(deps: UiDeps, sessionId: string): void {
   const at = s.panes.indexOf(sessionId);
   if (at < 0) return;
   deps.services.streamControl.closeStream(sessionId);
+  deps.services.terminals?.close(sessionId);
   const panes = s.panes.filter((id) => id !== sessionId);
   const { [sessionId]: _closed, ...paneViews } = s.paneViews;
   let focus = s.focus;

@@ -100,6 +100,8 @@ export function splitText(input: string): KeyPress[] {
     else if (code >= 0x01 && code <= 0x1a) {
       out.push(press({ text: String.fromCharCode(code + 0x60), ctrl: true }));
     }
+    // Ctrl-]: the key that leaves a session's shell.
+    else if (code === 0x1d) out.push(press({ text: "]", ctrl: true }));
   }
   flush();
   return out;

@@ -22,6 +22,16 @@ export interface KeyTarget<M extends AnyMode = AnyMode> {
   /** The text field with the cursor in this mode, if any. */
   field(mode: M): TextField | null;
   run(cmd: Command, mode: M, press: KeyPress): void;
+  /**
+   * A key no command of the mode takes, for a mode that takes raw keys (a session's shell);
+   * false when the mode does not.
+   */
+  raw?(mode: M, press: KeyPress): boolean;
+}
+
+/** Whether the current mode sends its keys on raw (a session's shell). */
+function takesRaw<M extends AnyMode>(t: KeyTarget<M>): boolean {
+  return t.mode().kind === "terminal";
 }
 
 /** One key press. */
@@ -33,7 +43,10 @@ export function routeKey<M extends AnyMode>(t: KeyTarget<M>, p: KeyPress): void 
     return;
   }
   const cmd = commandFor(mode.kind, p);
-  if (!cmd) return;
+  if (!cmd) {
+    t.raw?.(mode, p);
+    return;
+  }
   if (field && editField(field, cmd.id)) return;
   t.run(cmd, mode, p);
 }
@@ -59,7 +72,8 @@ export function routeInput<M extends AnyMode>(t: KeyTarget<M>, input: string, ke
     }
   }
   for (const p of splitKeys(input, key)) {
-    if (!isText(p) || t.field(t.mode())) {
+    // A shell takes a run of text whole, as typed.
+    if (!isText(p) || t.field(t.mode()) || takesRaw(t)) {
       routeKey(t, p);
       continue;
     }

@@ -25,7 +25,13 @@ export type ModeKind =
   | "merged"
   | "pane"
   | "list"
-  | "login";
+  | "login"
+  /**
+   * A session's shell has the keys (its pane is focused): every key goes to the shell but the
+   * rows that name this mode. Left out of MODE_KINDS on purpose: the keys enabled "in every
+   * mode" (Ctrl-C) are the shell's here.
+   */
+  | "terminal";
 
 export const MODE_KINDS: readonly ModeKind[] = [
   "tooSmall",
@@ -150,7 +156,12 @@ export type CommandId =
   | "replaySlower"
   | "replayBack"
   | "replayForward"
-  | "replayJump";
+  | "replayJump"
+  | "openTerminal"
+  | "attachTerminal"
+  | "leaveTerminal"
+  | "terminalScrollUp"
+  | "terminalScrollDown";
 
 export interface Command {
   id: CommandId;
@@ -466,6 +477,48 @@ export const KEYMAP: readonly Command[] = [
     label: "tools",
     description: "expand or fold the tool use and results of the answer shown in the pane",
     modes: ["pane"],
+  },
+  // the session's shell (a terminal in its pane)
+  {
+    id: "openTerminal",
+    keys: [k("$")],
+    label: "shell",
+    description:
+      "open the focused session's shell in its pane; keys then go to the shell until Ctrl-] (a paused session asks to resume first, a destroyed one says it has none)",
+    modes: ACTING,
+    scope: "sessions:terminal",
+  },
+  {
+    id: "attachTerminal",
+    keys: [k("@")],
+    label: "attach",
+    description:
+      "the focused session's shell in its pane zoomed over the whole body (Ctrl-] leaves; agent-sessions attach takes the whole terminal)",
+    modes: ACTING,
+    scope: "sessions:terminal",
+  },
+  {
+    id: "leaveTerminal",
+    keys: [ctrl("]")],
+    label: "leave shell",
+    description: "in a shell: give the keys back to the grid (the shell stays open in its pane)",
+    modes: ["terminal"],
+    footer: { rank: 1 },
+  },
+  {
+    id: "terminalScrollUp",
+    keys: [named("pageUp", { shift: true })],
+    label: "scroll back",
+    description: "in a shell: scroll back through its output",
+    modes: ["terminal"],
+    footer: { rank: 2 },
+  },
+  {
+    id: "terminalScrollDown",
+    keys: [named("pageDown", { shift: true })],
+    label: "scroll forward",
+    description: "in a shell: scroll forward, back to the live screen",
+    modes: ["terminal"],
   },
   // the prompt box
   {

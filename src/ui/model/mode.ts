@@ -50,6 +50,8 @@ export type MainMode =
   /** The merged timeline over the whole body. */
   | { kind: "merged" }
   | { kind: "pane"; sessionId: string }
+  /** The focused pane shows its session's shell: the keys are the shell's. */
+  | { kind: "terminal"; sessionId: string }
   | { kind: "list" };
 
 /**
@@ -83,6 +85,7 @@ export function modeOf(s: UiState): MainMode {
   if (s.view === "fleet") return { kind: "fleet" };
   if (s.view === "merged") return { kind: "merged" };
   const paneId = focusedPaneId(s);
+  if (paneId && s.terminals.includes(paneId)) return { kind: "terminal", sessionId: paneId };
   return paneId ? { kind: "pane", sessionId: paneId } : { kind: "list" };
 }
 

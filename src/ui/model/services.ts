@@ -16,6 +16,7 @@ import type { ReplayStore } from "../../store/replay/replayEngine.js";
 import type { SessionsStore } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import type { StreamsStore } from "../../store/streams/streamsStore.js";
+import type { TerminalPanes } from "../../store/terminal/terminalPanes.js";
 import type { Redactor } from "../../text/redact.js";
 import { MAX_PANES } from "./paneLimit.js";
 import type { RoutesView } from "./sessionDetail.js";
@@ -106,6 +107,8 @@ export interface AppServices {
    * detail as `whoami --verbose` names them; absent where no service is talked to (a replay).
    */
   routes?: RoutesView;
+  /** Session shells shown in panes (`$`); absent where there is no live service (a replay). */
+  terminals?: TerminalPanes;
 }
 
 export interface AppOptions {

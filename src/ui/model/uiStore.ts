@@ -203,6 +203,8 @@ export interface UiState {
    * cursor; null when the list follows its sort (model/listOrder.ts).
    */
   readonly heldOrder: readonly string[] | null;
+  /** Sessions whose pane shows their shell (store/terminal/terminalPanes.ts) instead of the timeline. */
+  readonly terminals: readonly string[];
 }
 
 export type UiStore = StoreApi<UiState>;
@@ -227,6 +229,7 @@ export function createUiStore(size: TerminalSize): UiStore {
     fleetCursor: 0,
     fleetSelected: null,
     heldOrder: null,
+    terminals: [],
   }));
 }
 

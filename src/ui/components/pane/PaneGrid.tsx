@@ -1,8 +1,11 @@
 import { Box } from "ink";
 import { memo } from "react";
+import { useStore } from "zustand";
+import { useUi } from "../../context/uiContext.js";
 import { keyOf } from "../../model/keymap.js";
 import type { PaneCell } from "../../model/layout.js";
 import { Pane } from "./Pane.js";
+import { ShellPane } from "./ShellPane.js";
 
 /** The panes in their grid (or the zoomed one alone), sized by layout.ts. */
 
@@ -25,6 +28,8 @@ export const PaneGrid = memo(function PaneGrid({
   width,
   height,
 }: PaneGridProps) {
+  const { ui } = useUi();
+  const shells = useStore(ui, (s) => s.terminals);
   const rows: PaneCell[][] = [];
   for (const c of cells) {
     const row = rows[c.row] ?? [];
@@ -38,6 +43,18 @@ export const PaneGrid = memo(function PaneGrid({
           {row.map((c) => {
             const id = panes[c.index];
             if (!id) return null;
+            if (shells.includes(id)) {
+              return (
+                <ShellPane
+                  key={`shell:${id}`}
+                  sessionId={id}
+                  number={c.index + 1}
+                  width={c.width}
+                  height={c.height}
+                  focused={focus === c.index + 1}
+                />
+              );
+            }
             return (
               <Pane
                 key={id}

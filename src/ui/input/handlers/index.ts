@@ -16,6 +16,7 @@ import { ATTENTION, DETAIL, HELP, MESSAGES } from "./overlays.js";
 import { PANE } from "./pane.js";
 import { JUMP, REPLAY } from "./replay.js";
 import { SCREEN } from "./screen.js";
+import { TERMINAL, TERMINAL_SCREEN, typeIntoShell } from "./terminal.js";
 import type { Handler, ModeHandlers } from "./types.js";
 import { FLEET, MERGED } from "./views.js";
 
@@ -44,12 +45,28 @@ export const HANDLERS: Table = {
   detail: DETAIL,
   messages: MESSAGES,
   attention: ATTENTION,
-  fleet: { ...SCREEN, ...ACT_SCREEN, ...LAUNCH_SCREEN, ...FLEET },
+  fleet: { ...SCREEN, ...ACT_SCREEN, ...LAUNCH_SCREEN, ...TERMINAL_SCREEN, ...FLEET },
   integrations: INTEGRATIONS,
   integrationEdit: INTEGRATION_EDIT,
   merged: { ...SCREEN, ...MERGED },
-  pane: { ...SCREEN, ...ACT_SCREEN, ...LAUNCH_SCREEN, ...REPLAY, ...PANE, toggleTools },
-  list: { ...SCREEN, reply: ACT_SCREEN.reply, ...LAUNCH_SCREEN, ...REPLAY, ...LIST },
+  pane: {
+    ...SCREEN,
+    ...ACT_SCREEN,
+    ...LAUNCH_SCREEN,
+    ...TERMINAL_SCREEN,
+    ...REPLAY,
+    ...PANE,
+    toggleTools,
+  },
+  list: {
+    ...SCREEN,
+    reply: ACT_SCREEN.reply,
+    ...LAUNCH_SCREEN,
+    ...TERMINAL_SCREEN,
+    ...REPLAY,
+    ...LIST,
+  },
+  terminal: TERMINAL,
 };
 
 /** The handler of a command in a mode, if it has one. */
@@ -133,5 +150,10 @@ export function mainTarget(deps: UiDeps): KeyTarget<MainMode> {
     mode: () => modeOf(deps.ui.getState()),
     field: (mode) => fieldOf(deps, mode),
     run: (cmd, mode, p) => runCommand(deps, cmd, mode, p),
+    raw: (mode, p) => {
+      if (mode.kind !== "terminal") return false;
+      typeIntoShell(deps, mode.sessionId, p);
+      return true;
+    },
   };
 }
