@@ -8,6 +8,16 @@ import {
   resolveBody,
 } from "../protocol/approvals.js";
 import { type GitAction, type GitResult, gitRequest, readGitAnswer } from "../protocol/git.js";
+import {
+  type DiffReading,
+  type GitReviewOperation,
+  gitReviewRequest,
+  type LogReading,
+  readDiffAnswer,
+  readLogAnswer,
+  readStatusAnswer,
+  type StatusReading,
+} from "../protocol/gitReview.js";
 import { parseSessionHistory, type SessionHistory } from "../protocol/history.js";
 import { errorMessage, PATHS, unsafeIdReason } from "../protocol/index.js";
 import {
@@ -48,6 +58,21 @@ import {
   type SessionPage,
   SessionSchema,
 } from "../protocol/resources.js";
+import {
+  type ConnectAnswer,
+  type FileContent,
+  type FileEntry,
+  REVIEW_PATHS,
+  type RewindAnswer,
+  readConnectAnswer,
+  readFileAnswer,
+  readFileList,
+  readRewindAnswer,
+  readSearchAnswer,
+  readWorkspaceState,
+  type SearchResult,
+  type WorkspaceState,
+} from "../protocol/review.js";
 import * as z from "../protocol/schema.js";
 import { REQUIRED_SCOPES } from "../protocol/scopes.js";
 import {
@@ -105,6 +130,16 @@ export type PromptOutcome =
   | { kind: "accepted"; status: number; body: unknown };
 
 export type { PagingEnd };
+
+/**
+ * A review operation's answer (status, diff, log): the git answer as read for every git call
+ * (`ok` false when the body says the operation did not succeed) and what its result holds,
+ * read leniently (protocol/gitReview.ts; `kind: "unusable"` when it holds nothing usable).
+ */
+export interface GitReview<R> {
+  answer: GitResult;
+  reading: R;
+}
 
 type CallName = keyof typeof REQUIRED_SCOPES;
 
@@ -325,6 +360,168 @@ export class ApiClient {
         ...(req.fallbackBody ? { fallbackBody: req.fallbackBody } : {}),
         parse: (json) => readGitAnswer(200, json),
         parseAny: readGitAnswer,
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /** `git status` in the session: the changed files (protocol/gitReview.ts readStatusAnswer). */
+  gitStatus(id: string, signal?: AbortSignal): Promise<GitReview<StatusReading>> {
+    return this.#review(id, "status", readStatusAnswer, signal);
+  }
+
+  /**
+   * `git diff` in the session: its patch as sent (or assembled from per-file patches), to be
+   * indexed by protocol/unifiedDiff.ts. The text is not sanitized here: `git apply` needs it
+   * byte for byte; what is drawn or printed to a terminal is sanitized and redacted there.
+   */
+  gitDiff(id: string, signal?: AbortSignal): Promise<GitReview<DiffReading>> {
+    return this.#review(id, "diff", readDiffAnswer, signal);
+  }
+
+  /** `git log` in the session: its commits, newest first as sent. */
+  gitLog(id: string, signal?: AbortSignal): Promise<GitReview<LogReading>> {
+    return this.#review(id, "log", readLogAnswer, signal);
+  }
+
+  /**
+   * A review operation through the git endpoint's two paths, learned per base URL like every
+   * git action (the `endpoint: "git"` of #call), with the documented `{operation, args}` body.
+   */
+  #review<R>(
+    id: string,
+    operation: GitReviewOperation,
+    read: (body: unknown) => R,
+    signal?: AbortSignal,
+  ): Promise<GitReview<R>> {
+    const req = gitReviewRequest(checkedId(id), operation);
+    const both = (status: number, body: unknown): GitReview<R> => {
+      const answer = readGitAnswer(status, body);
+      return { answer, reading: read(body) };
+    };
+    return this.#call(
+      {
+        name: "gitOperation",
+        method: "POST",
+        path: req.paths[0],
+        fallbackPath: req.paths[1],
+        endpoint: "git",
+        body: req.body,
+        parse: (json) => both(200, json),
+        parseAny: both,
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/sessions/{id}/files?path=&recursive=: the entries at a path (sessions:read). */
+  listFiles(
+    id: string,
+    opts: { path?: string; recursive?: boolean } = {},
+    signal?: AbortSignal,
+  ): Promise<FileEntry[]> {
+    const query = new URLSearchParams({ path: opts.path ?? "/" });
+    if (opts.recursive) query.set("recursive", "true");
+    return this.#call(
+      {
+        name: "listFiles",
+        method: "GET",
+        path: idPath(id, REVIEW_PATHS.files),
+        query,
+        parse: readFileList,
+        notFound: `Session ${id} or its path ${opts.path ?? "/"} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/sessions/{id}/file?path=: one file's bytes (sessions:read). */
+  readFile(id: string, path: string, signal?: AbortSignal): Promise<FileContent> {
+    return this.#call(
+      {
+        name: "readFile",
+        method: "GET",
+        path: idPath(id, REVIEW_PATHS.file),
+        query: new URLSearchParams({ path }),
+        parse: (json) => readFileAnswer(json, path),
+        // A server may send the file itself rather than JSON: its text is the content.
+        parseAny: (_status, body) => readFileAnswer(body, path),
+        notFound: `No file ${path} in session ${id}`,
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/sessions/{id}/files/search?query=&path=: files and lines that match. */
+  searchFiles(
+    id: string,
+    query: string,
+    opts: { path?: string } = {},
+    signal?: AbortSignal,
+  ): Promise<SearchResult[]> {
+    const q = new URLSearchParams({ query });
+    if (opts.path !== undefined) q.set("path", opts.path);
+    return this.#call(
+      {
+        name: "searchFiles",
+        method: "GET",
+        path: idPath(id, REVIEW_PATHS.search),
+        query: q,
+        parse: readSearchAnswer,
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /** GET /api/sessions/{id}/workspace-state: detected ports and running processes. */
+  workspaceState(id: string, signal?: AbortSignal): Promise<WorkspaceState> {
+    return this.#call(
+      {
+        name: "workspaceState",
+        method: "GET",
+        path: idPath(id, REVIEW_PATHS.workspaceState),
+        parse: readWorkspaceState,
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /**
+   * POST /api/sessions/{id}/prompt/rewind: undo the last prompt and its file changes; the
+   * files the service reverted (sessions:write). Never retried but on 429, like every POST.
+   */
+  rewindPrompt(id: string, signal?: AbortSignal): Promise<RewindAnswer> {
+    return this.#call(
+      {
+        name: "rewindPrompt",
+        method: "POST",
+        path: idPath(id, REVIEW_PATHS.rewind),
+        parse: readRewindAnswer,
+        notFound: `Session ${id} was not found`,
+      },
+      signal,
+    );
+  }
+
+  /**
+   * POST /api/v2/sessions/{id}/connect?port=: a preview URL for a port the sandbox listens
+   * on. Its `v2` family goes to the mount learned for it, like every family (routes.ts).
+   */
+  connectPort(id: string, port: number, signal?: AbortSignal): Promise<ConnectAnswer> {
+    if (!(Number.isInteger(port) && port >= 1 && port <= 65535)) {
+      return Promise.reject(new UsageError(`Port ${port} is not a port number (1-65535).`));
+    }
+    return this.#call(
+      {
+        name: "connectPort",
+        method: "POST",
+        path: idPath(id, REVIEW_PATHS.connect),
+        query: new URLSearchParams({ port: String(port) }),
+        parse: readConnectAnswer,
         notFound: `Session ${id} was not found`,
       },
       signal,

@@ -63,6 +63,14 @@ export const REQUIRED_SCOPES = {
   linearIntegrations: "integrations:read",
   slackIntegration: "integrations:read",
   updateLinearIntegration: "integrations:write",
+  // Review and take home (files-*.mdx, workspace-state.mdx, prompt-rewind.mdx, v2-connect.mdx);
+  // git status, diff and log are gitOperation (git-operation.mdx: sessions:write).
+  listFiles: "sessions:read",
+  readFile: "sessions:read",
+  searchFiles: "sessions:read",
+  workspaceState: "sessions:read",
+  rewindPrompt: "sessions:write",
+  connectPort: "sessions:write",
 } as const satisfies Record<string, ModernScope | null>;
 
 export function isLegacyScope(s: string): s is LegacyScope {
