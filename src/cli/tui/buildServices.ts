@@ -12,15 +12,17 @@ import type { JournalStatusStore } from "../../store/history/journal.js";
 import { createIdentityStore } from "../../store/identityStore.js";
 import { createIntegrationsStore } from "../../store/integrations/integrationsStore.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
+import { createReviewStore } from "../../store/review/reviewStore.js";
 import { createSessionWatch } from "../../store/sessionWatch.js";
 import { StreamLeases } from "../../store/streams/streamLeases.js";
 import type { StreamsController } from "../../store/streams/streamsController.js";
 import { maskKey } from "../../text/format.js";
 import { keyRedactor } from "../../text/redact.js";
-import type { AppServices } from "../../ui/model/services.js";
+import type { AppServices, LocalHome, OpenUrl } from "../../ui/model/services.js";
 import type { Tuning } from "../clientFactory.js";
 import { createClient } from "../clientFactory.js";
 import type { FileJournal } from "../journal/fileJournal.js";
+import { browserOpener } from "./openUrl.js";
 
 export interface ServicesHandle {
   services: AppServices;
@@ -55,6 +57,10 @@ export interface BuildOptions {
   attention?: AttentionConfig;
   /** Where the client's routes remember the service's mount for later runs; default nowhere. */
   routeStore?: RouteStore;
+  /** Where the UI takes a session's changes home (default: none). */
+  home?: LocalHome | null;
+  /** Opens URLs in the browser (default: xdg-open / open). */
+  openUrl?: OpenUrl;
 }
 
 /**
@@ -176,6 +182,12 @@ export function buildServices(
     budget: client.budget,
     integrations: createIntegrationsStore(client, { redact }),
     routes: client.transport.routes,
+    review: {
+      store: createReviewStore(client, { redact }),
+      api: client,
+      home: opts.home ?? null,
+      openUrl: opts.openUrl ?? browserOpener(),
+    },
   };
   let disposed: Promise<void> | null = null;
   return {

@@ -1,3 +1,4 @@
+import type { ApiClient } from "../../client/apiClient.js";
 import type { BudgetState } from "../../client/requestBudget.js";
 import type { GitAction, GitResult } from "../../protocol/git.js";
 import type { ActStore } from "../../store/act/actStore.js";
@@ -12,6 +13,7 @@ import type { IdentityState, IdentityStore } from "../../store/identityStore.js"
 import type { IntegrationsStore } from "../../store/integrations/integrationsStore.js";
 import type { RateLimitStore } from "../../store/rateLimitStore.js";
 import type { ReplayStore } from "../../store/replay/replayEngine.js";
+import type { ReviewStore } from "../../store/review/reviewStore.js";
 import type { SessionsStore } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import type { StreamsStore } from "../../store/streams/streamsStore.js";
@@ -100,7 +102,42 @@ export interface AppServices {
    * detail as `whoami --verbose` names them; absent where no service is talked to (a replay).
    */
   routes?: RoutesView;
+  /**
+   * Review and take home (changes view, files browser, links menu, rewind, apply): absent
+   * where no service is talked to (a replay).
+   */
+  review?: ReviewServices;
 }
+
+/** What the review keys need beside the stores: the calls that change things, the local side. */
+export interface ReviewServices {
+  store: ReviewStore;
+  api: Pick<ApiClient, "rewindPrompt" | "connectPort">;
+  /** The local git checkout the UI runs in; null where there is none to reach. */
+  home: LocalHome | null;
+  /** Open a URL in the browser (xdg-open / open); says where neither exists. */
+  openUrl: OpenUrl;
+}
+
+/** Where a session's changes are taken home. */
+export interface LocalHome {
+  /** The local repository (its top level) and its current branch, or why there is none. */
+  where(): Promise<{ root: string; branch: string | null } | { error: string }>;
+  /** Apply a session's patch after a preflight; never leaves a half-applied tree. */
+  apply(patch: string): Promise<HomeOutcome>;
+  /** Fetch the branch the session pushed into a local branch of the same name. */
+  checkout(sessionId: string, branch: string | null): Promise<HomeOutcome>;
+}
+
+/** How taking changes home went, in lines for the status line and the messages log. */
+export interface HomeOutcome {
+  ok: boolean;
+  /** The first line is the summary; the others name files (conflicts, applied). */
+  lines: readonly string[];
+}
+
+/** Opens a validated http(s) URL; `opened` false says no opener exists (the URL is shown). */
+export type OpenUrl = (url: string) => Promise<{ opened: boolean; error?: string }>;
 
 export interface AppOptions {
   /** Ring the terminal bell when a session needs attention. Default true. */

@@ -14,6 +14,14 @@ import { LIST } from "./list.js";
 import { ATTENTION, DETAIL, HELP, MESSAGES } from "./overlays.js";
 import { PANE } from "./pane.js";
 import { JUMP, REPLAY } from "./replay.js";
+import {
+  CHANGES,
+  FILES,
+  LINKS,
+  REVIEW_SCREEN,
+  REVIEW_SEARCH,
+  reviewSearchField,
+} from "./review.js";
 import { SCREEN } from "./screen.js";
 import type { Handler, ModeHandlers } from "./types.js";
 import { FLEET, MERGED } from "./views.js";
@@ -43,12 +51,16 @@ export const HANDLERS: Table = {
   detail: DETAIL,
   messages: MESSAGES,
   attention: ATTENTION,
-  fleet: { ...SCREEN, ...ACT_SCREEN, ...FLEET },
+  fleet: { ...SCREEN, ...ACT_SCREEN, ...REVIEW_SCREEN, ...FLEET },
   integrations: INTEGRATIONS,
   integrationEdit: INTEGRATION_EDIT,
   merged: { ...SCREEN, ...MERGED },
-  pane: { ...SCREEN, ...ACT_SCREEN, ...REPLAY, ...PANE, toggleTools },
-  list: { ...SCREEN, reply: ACT_SCREEN.reply, ...REPLAY, ...LIST },
+  pane: { ...SCREEN, ...ACT_SCREEN, ...REVIEW_SCREEN, ...REPLAY, ...PANE, toggleTools },
+  list: { ...SCREEN, reply: ACT_SCREEN.reply, ...REVIEW_SCREEN, ...REPLAY, ...LIST },
+  changes: CHANGES,
+  files: FILES,
+  links: LINKS,
+  reviewSearch: REVIEW_SEARCH,
 };
 
 /** The handler of a command in a mode, if it has one. */
@@ -97,6 +109,8 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
       };
     case "integrationEdit":
       return integrationEditField(deps, mode.dialog);
+    case "reviewSearch":
+      return reviewSearchField(deps);
     case "search":
     case "jump":
       return {
