@@ -1,4 +1,11 @@
-import { appendFileSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import type { CloneRequest, GitOperationRequest } from "../../protocol/index.js";
@@ -17,6 +24,26 @@ interface Workspace {
   /** Files the simulator created (the only ones it deletes). */
   created: string[];
   counter: number;
+  /** The commit the clone checked out: what the session changed is measured from it. */
+  base: string | null;
+}
+
+/** What a review of a workspace may read: its folder, its base, and the git to run there. */
+export interface WorkspaceView {
+  dir: string;
+  repo: string;
+  base: string | null;
+  git: GitRunner;
+}
+
+/**
+ * The files the current prompt changed, as they were before it (null: the file did not
+ * exist), so a rewind can put them back. `prompt` names the prompt they belong to; a new
+ * prompt starts a new list.
+ */
+interface PromptChanges {
+  prompt: string;
+  before: Map<string, Buffer | null>;
 }
 
 export interface PullRequest {
@@ -131,6 +158,7 @@ export class GitWorkspaces {
   private readonly workspaces = new Map<string, Workspace>();
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly busy = new Set<string>();
+  private readonly promptChanges = new Map<string, PromptChanges>();
   readonly pullRequests: PullRequest[] = [];
 
   constructor(
@@ -274,7 +302,9 @@ export class GitWorkspaces {
         editable: files.filter((f) => /\.(md|ts)$/.test(f)),
         created: [],
         counter: 0,
+        base: (await this.head(dir)).commit,
       });
+      this.promptChanges.delete(sessionId);
       const h = await this.head(dir);
       this.updateRecord(sessionId, name, h.branch);
       return {
@@ -466,6 +496,84 @@ export class GitWorkspaces {
   }
 
   /**
+   * Runs a review (status, diff, log, files) in the session's workspace, in turn with its git
+   * operations; 409 when the session has no repository yet.
+   */
+  review<T>(sessionId: string, fn: (ws: WorkspaceView) => Promise<T>): Promise<T> {
+    return this.serialise(sessionId, async () => {
+      const ws = this.needWorkspace(sessionId);
+      return fn({ dir: ws.dir, repo: ws.repo, base: ws.base, git: this.git });
+    });
+  }
+
+  /** The session's workspace folder, or null before a clone (no waiting: a quick look). */
+  workspaceDirOf(sessionId: string): string | null {
+    return this.workspaces.get(sessionId)?.dir ?? null;
+  }
+
+  /** The prompt a change belongs to: the record's prompt count and its start. */
+  private promptOf(sessionId: string): string {
+    const r = this.store.get(sessionId)?.record;
+    return `${r?.prompt_count ?? 0}@${r?.last_prompt?.started_at ?? ""}`;
+  }
+
+  /** Keeps a file as it was before the current prompt first touched it (for a rewind). */
+  private rememberBefore(sessionId: string, ws: Workspace, path: string): void {
+    const prompt = this.promptOf(sessionId);
+    let c = this.promptChanges.get(sessionId);
+    if (!c || c.prompt !== prompt) {
+      c = { prompt, before: new Map() };
+      this.promptChanges.set(sessionId, c);
+    }
+    if (c.before.has(path)) return;
+    const full = join(ws.dir, path);
+    c.before.set(path, existsSync(full) ? readFileSync(full) : null);
+  }
+
+  /** The files a rewind would revert now (workspace-relative), in the order first touched. */
+  rewindable(sessionId: string): string[] {
+    return [...(this.lastPromptChanges(sessionId)?.before.keys() ?? [])];
+  }
+
+  /** The changes of the newest prompt (none when a newer prompt changed nothing yet). */
+  private lastPromptChanges(sessionId: string): PromptChanges | null {
+    const c = this.promptChanges.get(sessionId);
+    return c && c.prompt === this.promptOf(sessionId) ? c : null;
+  }
+
+  /**
+   * Undoes the last prompt's file changes: each file it touched is put back as it was (a file
+   * it created is removed), said on the stream as file changes. The reverted paths, or an
+   * empty list when the last prompt changed nothing (or was rewound already).
+   */
+  rewind(sessionId: string): Promise<string[]> {
+    return this.serialise(sessionId, async () => {
+      const ws = this.workspaces.get(sessionId);
+      const c = this.lastPromptChanges(sessionId);
+      this.promptChanges.delete(sessionId);
+      if (!ws || !c) return [];
+      const changes: { path: string; action: FileAction }[] = [];
+      for (const [path, before] of c.before) {
+        const full = join(ws.dir, path);
+        if (before === null) {
+          if (existsSync(full)) unlinkSync(full);
+          ws.created = ws.created.filter((p) => p !== path);
+          ws.editable = ws.editable.filter((p) => p !== path);
+          changes.push({ path, action: "deleted" });
+        } else {
+          const existed = existsSync(full);
+          mkdirSync(dirname(full), { recursive: true });
+          writeFileSync(full, before);
+          if (!ws.editable.includes(path) && /\.(md|ts)$/.test(path)) ws.editable.push(path);
+          changes.push({ path, action: existed ? "modified" : "created" });
+        }
+      }
+      this.transcript(sessionId).files(changes);
+      return changes.map((x) => x.path);
+    });
+  }
+
+  /**
    * Make a simulated edit real in a cloned session's workspace. Null when the session has no
    * workspace or a git operation is running in it (the simulator then reports a placeholder).
    */
@@ -476,6 +584,7 @@ export class GitWorkspaces {
       if (wanted === "deleted" && ws.created.length > 0) {
         const i = this.rand.int(ws.created.length);
         const path = ws.created.splice(i, 1)[0] as string;
+        this.rememberBefore(sessionId, ws, path);
         unlinkSync(join(ws.dir, path));
         ws.editable = ws.editable.filter((p) => p !== path);
         return { path, action: "deleted" };
@@ -484,6 +593,7 @@ export class GitWorkspaces {
         const n = ++ws.counter;
         const path = ws.repo === "demo/docs" ? `docs/notes-${n}.md` : `src/agent/change-${n}.ts`;
         const full = join(ws.dir, path);
+        this.rememberBefore(sessionId, ws, path);
         mkdirSync(dirname(full), { recursive: true });
         writeFileSync(
           full,
@@ -497,6 +607,7 @@ export class GitWorkspaces {
       const line = path.endsWith(".md")
         ? `\nEdited by the agent (${new Date().toISOString()}).\n`
         : `// edited by the agent\n`;
+      this.rememberBefore(sessionId, ws, path);
       appendFileSync(join(ws.dir, path), line);
       return { path, action: "modified" };
     } catch {

@@ -27,6 +27,7 @@ import {
 import { advanceClock, CLOCK_CONTROL_PATH } from "./clockControl.js";
 import { HttpError } from "./httpError.js";
 import { readJsonBody, sendJson } from "./respond.js";
+import { isReviewOperation, reviewOperation, reviewRoutes } from "./reviewRoutes.js";
 
 export interface HandlerContext {
   keys: KeyRing;
@@ -138,6 +139,7 @@ const ROUTES: Route[] = [
   { method: "GET", pattern: /^\/api\/v1\/linear\/integrations$/, handle: linearList },
   { method: "POST", pattern: /^\/api\/v1\/linear\/integration$/, handle: linearUpdate },
   { method: "GET", pattern: /^\/api\/v1\/slack\/integration$/, handle: slack },
+  ...reviewRoutes<HandlerContext, Call>({ authorize, sessionParam }),
 ];
 
 function unauthorized(message: string): HttpError {
@@ -324,10 +326,12 @@ async function runGitOperation(
   body: unknown,
 ): Promise<void> {
   const op = (body as { operation?: unknown } | null)?.operation;
+  const s = ctx.store.get(sessionId);
+  if (s && isReviewOperation(op)) return reviewOperation(ctx, call.res, s, op);
   if (typeof op === "string" && !["push", "branch", "create-pr"].includes(op)) {
     throw HttpError.invalid(
       "operation",
-      `operation ${op.slice(0, 40)} is not offered by this service (push, branch, create-pr)`,
+      `operation ${op.slice(0, 40)} is not offered by this service (push, branch, create-pr, status, diff, log)`,
       422,
     );
   }
