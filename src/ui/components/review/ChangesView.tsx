@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import { memo } from "react";
 import { useStore } from "zustand";
 import { NO_REVIEW } from "../../../store/review/reviewStore.js";
+import { wrapLine } from "../../../text/wrap.js";
 import { useServices } from "../../context/servicesContext.js";
 import { type ColorName, useTheme } from "../../context/theme.js";
 import {
@@ -30,9 +31,11 @@ const COLOR: Partial<Record<RowKind, ColorName>> = {
   binary: "warn",
 };
 
-function Row({ row, match }: { row: ChangesRow; match: boolean }) {
+function Row({ row, match, width }: { row: ChangesRow; match: boolean; width: number }) {
   const theme = useTheme();
   const color = COLOR[row.kind];
+  // Cut here to the box's width: Ink then has nothing to truncate (the costly part of a frame).
+  const text = row.text === "" ? " " : (wrapLine(row.text, width)[0] ?? " ");
   return (
     <Text
       wrap="truncate-end"
@@ -40,7 +43,7 @@ function Row({ row, match }: { row: ChangesRow; match: boolean }) {
       inverse={match}
       {...(color ? { color: theme.c[color] } : {})}
     >
-      {row.text === "" ? " " : row.text}
+      {text}
     </Text>
   );
 }
@@ -109,6 +112,7 @@ export const ChangesView = memo(function ChangesView({
             // biome-ignore lint/suspicious/noArrayIndexKey: rows are positions on screen
             key={i}
             row={r}
+            width={width - 4}
             match={needle !== "" && r.text.toLowerCase().includes(needle)}
           />
         ))}
