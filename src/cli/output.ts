@@ -245,3 +245,13 @@ export function table(headers: string[], rows: string[][]): string {
   const widths = columnWidths(headers, rows);
   return tableLines(widths, [headers, ...rows]).join("\n");
 }
+
+/**
+ * Bytes to stdout exactly as given, for a pipe or a file (`cat`, `diff`): nothing is
+ * sanitized, so a patch still applies and a file is byte for byte. Text has the key redacted
+ * (`redactText`); only a caller that knows stdout is not a terminal writes this way.
+ */
+export function outRaw(data: string | Uint8Array): void {
+  if (closed.signal.aborted) return;
+  process.stdout.write(data);
+}

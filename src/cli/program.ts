@@ -12,6 +12,7 @@ import { registerLoginCommand } from "./definitions/login.js";
 import { registerLogoutCommand } from "./definitions/logout.js";
 import { registerProfilesCommand } from "./definitions/profiles.js";
 import { registerReplayCommand } from "./definitions/replay.js";
+import { registerReviewCommands } from "./definitions/review.js";
 import { registerServeCommand } from "./definitions/serve.js";
 import { registerSessionsCommand } from "./definitions/sessions.js";
 import { registerSnapshotCommand } from "./definitions/snapshot.js";
@@ -79,6 +80,7 @@ export function buildProgram(): Command {
   registerAttentionCommand(program);
   registerGitCommand(program);
   registerActCommands(program);
+  registerReviewCommands(program);
   registerIntegrationsCommand(program);
   registerLoginCommand(program);
   registerLogoutCommand(program);

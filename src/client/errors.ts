@@ -22,6 +22,8 @@ export const EXIT = {
   promptCancelled: 9,
   /** `prompt`: a prompt is already running in the session (any form: protocol/prompt.ts isAlreadyRunning). */
   promptBusy: 10,
+  /** `apply`: the session's patch does not apply to the checkout (nothing was changed). */
+  applyConflict: 11,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

@@ -70,6 +70,8 @@ export interface SessionRecord {
   agent_status: AgentStatus | null;
   /** The repository the session works on; the cloned one once a clone happened. */
   repo: string | null;
+  /** The newest pull request opened from the session (absent until one is). */
+  pr_url?: string;
   /** The checked-out branch of the session's workspace; null until a clone. */
   branch: string | null;
   /** Id of the newest event of the stream (ids start at 1). */

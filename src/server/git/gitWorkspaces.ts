@@ -473,6 +473,8 @@ export class GitWorkspaces {
       created_at: new Date().toISOString(),
     };
     this.pullRequests.push(pr);
+    const record = this.store.get(sessionId)?.record;
+    if (record) record.pr_url = `${PR_URL_BASE}/${ws.repo}/pull/${pr.number}`;
     const t = this.transcript(sessionId);
     t.add("git", [
       `Created pull request #${pr.number} in ${ws.repo}: ${pr.title} (${head} → ${base})`,

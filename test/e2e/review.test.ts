@@ -1,0 +1,153 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ApiClient } from "../../src/client/apiClient.js";
+import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { CLI, tempConfigHome } from "../helpers/cli.js";
+import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import { advanceUntil } from "../helpers/simulatedClock.js";
+import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
+
+/**
+ * The review commands in a real terminal (the built binary in tmux): a diff whose paths and
+ * lines carry escape sequences and the key is drawn sanitized, coloured by us only, the key
+ * never shown; a file printed by `cat` likewise; `rewind` lists the session's changed files
+ * and asks before it reverts anything.
+ */
+
+const TMUX = tmuxForSuite("review end-to-end suite");
+const SIZE = { width: 120, height: 40 };
+const KEY = "ask_hostile0123456789abcdefghij0123456789";
+const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
+
+describe.skipIf(!TMUX)(`review commands in tmux (${TMUX ?? "no tmux"})`, () => {
+  const tmux = new TmuxServer();
+  const home = tempConfigHome();
+  let ref: ReferenceServer;
+  let scripted: ScriptedServer;
+  let owner: ApiClient;
+  let id: string;
+  let count = 0;
+  const panes: TmuxPane[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    ref = await startServer({ seed: 32, clock: "manual", sessionCount: 3 });
+    scripted = await startScriptedServer();
+    owner = new ApiClient({ baseUrl: ref.url, apiKey: ref.key("owner"), maxAttempts: 3 });
+    id = (ref.sessions().find((r) => r.state === "active") ?? ref.sessions()[0])?.id as string;
+    await owner.git(id, { kind: "clone", repoUrl: "demo/app" });
+    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
+  });
+
+  afterEach(async () => {
+    await Promise.all(panes.splice(0).map((p) => p.kill()));
+  });
+
+  afterAll(async () => {
+    await tmux.kill();
+    await owner?.close();
+    await ref?.close();
+    await scripted?.close();
+    home.cleanup();
+  });
+
+  async function launch(args: string[], url: string, key: string): Promise<TmuxPane> {
+    const env: Record<string, string | undefined> = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home.dir,
+      LANG: "C.UTF-8",
+      TERM: "xterm-256color",
+      XDG_CONFIG_HOME: home.dir,
+      AGENT_SESSIONS_BASE_URL: url,
+      AGENT_SESSIONS_API_KEY: key,
+    };
+    const app = cleanEnvCommand(env, [process.execPath, CLI, ...args]);
+    const pane = await tmux.start(
+      `review${++count}`,
+      `${app}; echo "EXIT=$?"; exec sleep 600`,
+      SIZE,
+    );
+    panes.push(pane);
+    return pane;
+  }
+
+  it("draws a hostile diff sanitized and coloured, never the key", async () => {
+    scripted.fallback(
+      json(
+        200,
+        {
+          success: true,
+          result: {
+            diff: [
+              "diff --git a/evil\x1b[2J.txt b/evil\x1b[2J.txt",
+              "--- a/evil\x1b[2J.txt",
+              "+++ b/evil\x1b[2J.txt",
+              "@@ -1 +1 @@",
+              "-old line",
+              `+token ${KEY} \x1b]0;pwned\x07\x1b[8mhidden\x1b[0m done`,
+              "",
+            ].join("\n"),
+          },
+        },
+        RL,
+      ),
+    );
+    const pane = await launch(["diff", "ses_h1"], scripted.url, KEY);
+    const screen = await pane.waitForText("EXIT=0");
+    expect(screen).toContain("diff --git a/evil.txt b/evil.txt");
+    expect(screen).toContain("+token [redacted key] hidden done");
+    expect(screen).not.toContain(KEY.slice(4, 20));
+    const ansi = await pane.capture({ ansi: true });
+    // Ours: green for the added line, red for the removed one; the server's concealed text is not.
+    expect(ansi).toMatch(/\x1b\[32m\+token/);
+    expect(ansi).toMatch(/\x1b\[31m-old line/);
+    expect(ansi).not.toContain("\x1b[8m");
+    expect(
+      await tmux.run(["display-message", "-p", "-t", pane.name, "#{pane_title}"]),
+    ).not.toContain("pwned");
+  });
+
+  it("cat draws a file's text sanitized, the key redacted", async () => {
+    writeFileSync(
+      join(ref.dataDir, "workspaces", id, "NOTES.md"),
+      `first line\nkey ${ref.key("owner")} here\n\x1b[2Jthird \x1b]0;pwned\x07line\n`,
+    );
+    const pane = await launch(["cat", id, "NOTES.md"], ref.url, ref.key("owner"));
+    const screen = await pane.waitForText("EXIT=0");
+    expect(screen).toContain("first line\nkey [redacted key] here\nthird line");
+    expect(screen).not.toContain(ref.key("owner").slice(4, 20));
+  });
+
+  it("rewind lists the changed files and asks; y reverts and names them", async () => {
+    const ws = join(ref.dataDir, "workspaces", id);
+    const changed = () =>
+      execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
+        cwd: ws,
+        encoding: "utf8",
+      });
+    const start = changed();
+    let n = 0;
+    await advanceUntil(
+      ref,
+      () => ++n % 10 === 0 && changed() !== start,
+      "the agent changed a file",
+      {
+        stepMs: 100,
+        maxSteps: 5_000,
+      },
+    );
+    if (ref.sessions().find((r) => r.id === id)?.state === "paused") await owner.resume(id);
+    const pane = await launch(["rewind", id], ref.url, ref.key("owner"));
+    const asked = await pane.waitForText(`Rewind the last prompt of ${id}? [y/N]`);
+    expect(asked).toContain(
+      `Files changed in ${id}; those its last prompt changed will be reverted:`,
+    );
+    expect(asked).toMatch(/^ {2}(modified|added|untracked|deleted) \S+/m);
+    await pane.type("y");
+    await pane.keys("Enter");
+    const done = await pane.waitForText("EXIT=0");
+    expect(done).toMatch(new RegExp(`rewound the last prompt of ${id}: \\d+ files? reverted`));
+  });
+});
