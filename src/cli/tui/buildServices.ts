@@ -1,6 +1,7 @@
 import type { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
 import type { OrganizationSource, RouteStore } from "../../client/routes.js";
+import { openUrl } from "../../local/openUrl.js";
 import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
 import { createActStore } from "../../store/act/actStore.js";
 import { createActionsStore } from "../../store/actionsStore.js";
@@ -22,7 +23,6 @@ import type { AppServices, LocalHome, OpenUrl } from "../../ui/model/services.js
 import type { Tuning } from "../clientFactory.js";
 import { createClient } from "../clientFactory.js";
 import type { FileJournal } from "../journal/fileJournal.js";
-import { browserOpener } from "./openUrl.js";
 
 export interface ServicesHandle {
   services: AppServices;
@@ -186,7 +186,7 @@ export function buildServices(
       store: createReviewStore(client, { redact }),
       api: client,
       home: opts.home ?? null,
-      openUrl: opts.openUrl ?? browserOpener(),
+      openUrl: opts.openUrl ?? openInBrowser,
     },
   };
   let disposed: Promise<void> | null = null;
@@ -210,5 +210,15 @@ export function buildServices(
       })();
       return disposed;
     },
+  };
+}
+
+/** The UI's opener: the local module's (http(s) only, xdg-open / open, never a shell). */
+async function openInBrowser(url: string): Promise<{ opened: boolean; error?: string }> {
+  const o = await openUrl(url);
+  if (o.kind === "opened") return { opened: true };
+  return {
+    opened: false,
+    error: o.kind === "refused" ? `Not opened: ${o.reason}` : "No xdg-open or open here to open it",
   };
 }

@@ -103,10 +103,3 @@ export function lastPromptStart(record: Session | undefined): number | null {
   const t = typeof raw === "string" ? Date.parse(raw) : Number.NaN;
   return Number.isFinite(t) ? t : null;
 }
-
-/** The branch a checkout fetches: the record's, else the one `git status` named. */
-export function pushedBranch(record: Session | undefined, changes: Changes | null): string | null {
-  const own = recordField(record, "branch");
-  if (typeof own === "string" && own !== "") return sanitizeLine(own);
-  return changes?.branch ?? null;
-}

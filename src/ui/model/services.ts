@@ -1,6 +1,7 @@
 import type { ApiClient } from "../../client/apiClient.js";
 import type { BudgetState } from "../../client/requestBudget.js";
 import type { GitAction, GitResult } from "../../protocol/git.js";
+import type { Session } from "../../protocol/resources.js";
 import type { ActStore } from "../../store/act/actStore.js";
 import type { ActionsStore } from "../../store/actionsStore.js";
 import type { ApprovalsBook } from "../../store/approvals/approvalsBook.js";
@@ -125,8 +126,10 @@ export interface LocalHome {
   where(): Promise<{ root: string; branch: string | null } | { error: string }>;
   /** Apply a session's patch after a preflight; never leaves a half-applied tree. */
   apply(patch: string): Promise<HomeOutcome>;
+  /** The branch a session's record says it pushed (sanitized), or null. */
+  branchOf(record: Session): string | null;
   /** Fetch the branch the session pushed into a local branch of the same name. */
-  checkout(sessionId: string, branch: string | null): Promise<HomeOutcome>;
+  checkout(record: Session): Promise<HomeOutcome>;
 }
 
 /** How taking changes home went, in lines for the status line and the messages log. */

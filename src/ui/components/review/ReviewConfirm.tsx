@@ -1,13 +1,11 @@
 import { Box, Text } from "ink";
 import { useEffect, useState } from "react";
 import { useStore } from "zustand";
-import { NO_REVIEW } from "../../../store/review/reviewStore.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import { sanitizeLine } from "../../../text/sanitize.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { keyOf } from "../../model/keymap.js";
-import { pushedBranch } from "../../model/review.js";
 import type { PendingAction } from "../../model/uiStore.js";
 import { FramedBox } from "../frame/FramedBox.js";
 
@@ -49,9 +47,6 @@ export function ReviewConfirm({
   const { review, sessions, secrets } = useServices();
   const theme = useTheme();
   const record = useStore(sessions, (s) => selectRecord(s, sessionId));
-  const changes = useStore(review?.store ?? NO_REVIEW, (s) =>
-    s.sessionId === sessionId ? s.changes.value : null,
-  );
   const [where, setWhere] = useState<Where>(null);
   const home = review?.home ?? null;
   const asksHome = a.kind === "takeHome";
@@ -137,7 +132,7 @@ export function ReviewConfirm({
       </FramedBox>
     );
   }
-  const branch = pushedBranch(record, changes);
+  const branch = record && home ? home.branchOf(record) : null;
   const local =
     where === null
       ? "reading…"

@@ -14,7 +14,7 @@ import type { UiDeps } from "../../model/deps.js";
 import { bodyOf, detailRows } from "../../model/geometry.js";
 import { disabledReason } from "../../model/gitActions.js";
 import { type Command, commandById, keyOf } from "../../model/keymap.js";
-import { lastPromptStart, linkItems, pushedBranch, rewindFiles } from "../../model/review.js";
+import { lastPromptStart, linkItems, rewindFiles } from "../../model/review.js";
 import type { ReviewServices } from "../../model/services.js";
 import type {
   ChangesOverlayState,
@@ -243,9 +243,13 @@ export function startReviewPending(
       message(deps, `Applying the changes of ${sessionId} (preflight first)…`);
       outcome = await home.apply(changes.patch);
     } else {
-      const branch = pushedBranch(sessionRecord(deps, sessionId), changes);
+      const record = sessionRecord(deps, sessionId);
+      if (!record) {
+        message(deps, `${sessionId} is not in the list: its record names its branch`, "warn");
+        return;
+      }
       message(deps, `Checking out the branch ${sessionId} pushed…`);
-      outcome = await home.checkout(sessionId, branch);
+      outcome = await home.checkout(record);
     }
     message(deps, outcome.lines.join(" · "), outcome.ok ? "ok" : "error");
   })();
