@@ -124,6 +124,10 @@ describe.skipIf(!TMUX)(`review UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await pane.waitForText(`Applied to ${repo}`, { timeoutMs: 20_000 });
     const here = git(repo, "diff", "--name-only").split("\n").filter(Boolean);
     expect(here.sort()).toEqual(changed.sort());
+    // The changes view is still on show: q closes it, then quits.
+    await pane.waitForText(`Changes of ${id}`);
+    await pane.keys("q");
+    await pane.waitForText("1 shown of");
     await pane.keys("q");
     await pane.waitForText("EXIT=0", { timeoutMs: 20_000 });
   }, 90_000);
