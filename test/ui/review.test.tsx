@@ -76,7 +76,9 @@ async function selectRow(app: AppHarness, id: string): Promise<void> {
 
 describe("review on the reference service", () => {
   it("shows the changes, moves hunk to hunk, shows a file whole and takes them home", async () => {
-    fx = await startUiFixture({ server: { seed: 32, clock: "manual", sessionCount: 3, paceMs: 800 } });
+    fx = await startUiFixture({
+      server: { seed: 32, clock: "manual", sessionCount: 3, paceMs: 800 },
+    });
     const id = await workedSession(fx);
     const repo = join(local as string, "app");
     git(tmpdir(), "clone", "-q", join(fx.server.dataDir, "repos", "demo", "app.git"), repo);
@@ -117,7 +119,9 @@ describe("review on the reference service", () => {
   }, 60_000);
 
   it("rewinds the last prompt: the files listed first, then what the service reverted", async () => {
-    fx = await startUiFixture({ server: { seed: 32, clock: "manual", sessionCount: 3, paceMs: 800 } });
+    fx = await startUiFixture({
+      server: { seed: 32, clock: "manual", sessionCount: 3, paceMs: 800 },
+    });
     const id = await workedSession(fx);
     h = mountApp(fx, { columns: 120, rows: 36 }, { now: fixedNow });
     await selectRow(h, id);

@@ -388,7 +388,7 @@ type Files = ModeOf<"files">;
 export function filesRowsOf(deps: UiDeps, o: FilesOverlayState): { path: string; dir: boolean }[] {
   const st = deps.services.review?.store.getState();
   if (!st || st.sessionId !== o.sessionId) return [];
-  if (o.search && st.hits.value) {
+  if (o.search && !o.search.editing && o.search.text !== "" && st.hits.value) {
     return st.hits.value.results.map((r) => ({ path: r.path, dir: false }));
   }
   const entries = st.listing.value?.entries ?? [];
