@@ -310,6 +310,29 @@ describe("a hostile diff", () => {
     expect(j.stdout).not.toContain(KEY);
   });
 
+  it("a listing the service cut is said, exit 7, with the JSON marker", async () => {
+    s.fallback(
+      json(
+        200,
+        {
+          files: [{ name: "a\x1b[31m.ts", path: "/a\x1b[31m.ts", type: "file", size: 3 }],
+          truncated: true,
+        },
+        RL,
+      ),
+    );
+    const e = { ...env(KEY, s.url), AGENT_SESSIONS_MAX_ATTEMPTS: "1" };
+    const plain = await runCli(["files", "ses_h1"], { env: e });
+    expect(plain.code).toBe(7);
+    expect(plain.stdout).toBe("type  size  path\nfile  3 B   /a.ts\n");
+    expect(plain.stderr).toBe(
+      "warning: the list is incomplete: the service listed 1 entries and cut it there\n",
+    );
+    const j = await runCli(["files", "ses_h1", "--json"], { env: e });
+    expect(j.code).toBe(7);
+    expect(JSON.parse(j.stdout).at(-1)).toEqual({ incomplete: true, listed: 1 });
+  });
+
   it("says when the answer holds no patch", async () => {
     s.fallback(json(200, { success: true, result: { files_changed: 2 } }, RL));
     const r = await runCli(["diff", "ses_h1"], {

@@ -199,9 +199,19 @@ export async function runFiles(
   opts: { recursive: boolean; json: boolean },
 ): Promise<void> {
   await withClient(cmd, id, async (client) => {
-    const entries = await client.listFiles(id, { path, recursive: opts.recursive });
+    const { files: entries, truncated } = await client.listFilesBounded(id, {
+      path,
+      recursive: opts.recursive,
+    });
+    if (truncated) {
+      // Said and exit 7 (incomplete), whatever the form: what came is still printed.
+      err(
+        `warning: the list is incomplete: the service listed ${entries.length} entries and cut it there`,
+      );
+      process.exitCode = EXIT.incomplete;
+    }
     if (opts.json) {
-      printJson(entries);
+      printJson(truncated ? [...entries, { incomplete: true, listed: entries.length }] : entries);
       return;
     }
     if (entries.length === 0) {
