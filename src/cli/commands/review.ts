@@ -18,7 +18,6 @@ import {
 import { formatBytes } from "../../text/format.js";
 import { sanitize, sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
-import type { BrowseTarget } from "../definitions/review.js";
 import { endText, err, fail, out, outRaw, outText, printJson, redact, table } from "../output.js";
 import { colorFor, hasTerminal, outputIsTerminal } from "../terminalCheck.js";
 
@@ -348,6 +347,9 @@ export async function runRewind(
     for (const f of r.revertedFiles) out(`  ${sanitizeLine(f)}`);
   });
 }
+
+/** What `browse` opens (its definition lists the same choices). */
+export type BrowseTarget = "preview" | "pr" | "sandbox" | "id";
 
 /** A URL field of a record, read leniently (a string, or an object with a url). */
 function urlField(record: Record<string, unknown>, keys: readonly string[]): string | null {
