@@ -62,11 +62,12 @@ import {
   type ConnectAnswer,
   type FileContent,
   type FileEntry,
+  type FileListing,
   REVIEW_PATHS,
   type RewindAnswer,
   readConnectAnswer,
   readFileAnswer,
-  readFileList,
+  readFileListing,
   readRewindAnswer,
   readSearchAnswer,
   readWorkspaceState,
@@ -417,11 +418,20 @@ export class ApiClient {
   }
 
   /** GET /api/sessions/{id}/files?path=&recursive=: the entries at a path (sessions:read). */
-  listFiles(
+  async listFiles(
     id: string,
     opts: { path?: string; recursive?: boolean } = {},
     signal?: AbortSignal,
   ): Promise<FileEntry[]> {
+    return (await this.listFilesBounded(id, opts, signal)).files;
+  }
+
+  /** listFiles, and whether the service cut the listing at its bound. */
+  listFilesBounded(
+    id: string,
+    opts: { path?: string; recursive?: boolean } = {},
+    signal?: AbortSignal,
+  ): Promise<FileListing> {
     const query = new URLSearchParams({ path: opts.path ?? "/" });
     if (opts.recursive) query.set("recursive", "true");
     return this.#call(
@@ -430,7 +440,7 @@ export class ApiClient {
         method: "GET",
         path: idPath(id, REVIEW_PATHS.files),
         query,
-        parse: readFileList,
+        parse: readFileListing,
         notFound: `Session ${id} or its path ${opts.path ?? "/"} was not found`,
       },
       signal,

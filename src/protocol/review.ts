@@ -70,6 +70,21 @@ function entryType(raw: unknown, path: string): FileEntry["type"] {
   return "other";
 }
 
+/** A listing and whether the service cut it at its bound (`truncated: true`). */
+export interface FileListing {
+  files: FileEntry[];
+  truncated: boolean;
+}
+
+/** `GET …/files` with the service's own bound said (`truncated`, `has_more`). */
+export function readFileListing(body: unknown): FileListing {
+  const o = rec(body);
+  return {
+    files: readFileList(body),
+    truncated: o?.truncated === true || o?.has_more === true,
+  };
+}
+
 /** `GET …/files`: the entries, with a missing name made from the path. */
 export function readFileList(body: unknown): FileEntry[] {
   const out: FileEntry[] = [];

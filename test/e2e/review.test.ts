@@ -120,7 +120,7 @@ describe.skipIf(!TMUX)(`review commands in tmux (${TMUX ?? "no tmux"})`, () => {
     expect(screen).not.toContain(ref.key("owner").slice(4, 20));
   });
 
-  it("rewind lists the changed files and asks; y reverts and names them", async () => {
+  it("rewind lists the files of the last prompt and asks; y reverts exactly those", async () => {
     const ws = join(ref.dataDir, "workspaces", id);
     const changed = () =>
       execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
@@ -141,13 +141,17 @@ describe.skipIf(!TMUX)(`review commands in tmux (${TMUX ?? "no tmux"})`, () => {
     if (ref.sessions().find((r) => r.id === id)?.state === "paused") await owner.resume(id);
     const pane = await launch(["rewind", id], ref.url, ref.key("owner"));
     const asked = await pane.waitForText(`Rewind the last prompt of ${id}? [y/N]`);
-    expect(asked).toContain(
-      `Files changed in ${id}; those its last prompt changed will be reverted:`,
+    expect(asked).toContain(`The last prompt of ${id} changed these files; they will be reverted:`);
+    const listed = [...asked.matchAll(/^ {2}(?:created|modified|deleted) (\S+)$/gm)].map(
+      (m) => m[1],
     );
-    expect(asked).toMatch(/^ {2}(modified|added|untracked|deleted) \S+/m);
+    expect(listed.length).toBeGreaterThan(0);
     await pane.type("y");
     await pane.keys("Enter");
     const done = await pane.waitForText("EXIT=0");
     expect(done).toMatch(new RegExp(`rewound the last prompt of ${id}: \\d+ files? reverted`));
+    // What it asked about is what the service reverted.
+    const reverted = [...done.matchAll(/^ {2}\/(\S+)$/gm)].map((m) => m[1]);
+    expect(reverted.sort()).toEqual([...listed].sort());
   });
 });

@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
+import { createLocalHome } from "../../src/local/home.js";
 import { applyPatch, checkoutBranch, LocalGitError } from "../../src/local/localGit.js";
+import { findOpener } from "../../src/local/openUrl.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 
 /**
@@ -115,6 +117,42 @@ describe("applyPatch", () => {
     const e = await applyPatch("x", { cwd: tempDir() }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(LocalGitError);
     expect((e as LocalGitError).message).toMatch(/not inside a git repository/);
+  });
+});
+
+describe("createLocalHome: the UI's way home, said as the CLI says it", () => {
+  it("names the checkout, applies, and names a conflict in lines", async () => {
+    const { repo, patch } = repoAndPatch();
+    const home = createLocalHome(join(repo));
+    const where = await home.where();
+    expect(where).toEqual({ root: expect.stringMatching(/as-localgit-/), branch: "main" });
+    writeFileSync(join(repo, "b.txt"), "one\nmine\nthree\n");
+    const refused = await home.apply(patch, "ses_x1");
+    expect(refused.ok).toBe(false);
+    expect(refused.lines.slice(1)).toEqual(["conflict: b.txt: patch does not apply"]);
+    expect(refused.hint).toMatch(/--3way/);
+    git(repo, "checkout", "--", "b.txt");
+    const applied = await home.apply(patch, "ses_x1");
+    expect(applied).toEqual({
+      ok: true,
+      lines: [
+        expect.stringMatching(
+          /^applied ses_x1's changes to .* \(main\): a\.txt, b\.txt, new\.bin$/,
+        ),
+      ],
+    });
+    expect(await home.checkout("ses_x1", null)).toMatchObject({
+      ok: false,
+      lines: ["ses_x1 names no branch it pushed"],
+    });
+    expect(await createLocalHome(tempDir()).where()).toEqual({
+      error: expect.stringMatching(/not inside a git repository/),
+    });
+  });
+
+  it("finds no opener on a PATH without one", () => {
+    expect(findOpener("linux", tempDir())).toBeNull();
+    expect(findOpener("win32", process.env.PATH)).toBeNull();
   });
 });
 

@@ -1,11 +1,11 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { runCli, tempConfigHome } from "../helpers/cli.js";
+import { CLI, runCli, tempConfigHome } from "../helpers/cli.js";
 import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
 import { advanceUntil } from "../helpers/simulatedClock.js";
 
@@ -191,6 +191,23 @@ describe("files, cat, browse, ports", () => {
     expect(entries.some((e) => e.path === "/src/review.ts" && e.type === "file")).toBe(true);
     const cat = await runCli(["cat", id, "src/review.ts"], { env: env() });
     expect(cat).toEqual({ code: 0, stdout: "export const reviewed = true;\n", stderr: "" });
+    // A binary file to a pipe: its bytes exactly (read as bytes: the service runs in this process).
+    const png = await new Promise<{ code: number | null; bytes: Buffer }>((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, "cat", id, "/logo.png"], {
+        env: { ...env(), HOME: process.env.HOME ?? "/tmp" },
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      const chunks: Buffer[] = [];
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      child.stdout.on("data", (b: Buffer) => chunks.push(b));
+      child.on("error", reject);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, bytes: Buffer.concat(chunks) });
+      });
+    });
+    expect(png.code).toBe(0);
+    expect([...png.bytes]).toEqual([0x89, 0x50, 0x4e, 0x47, 0, 0, 7]);
     const missing = await runCli(["cat", id, "/nope.txt"], { env: env() });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^error: .*nope\.txt/);
@@ -308,6 +325,29 @@ describe("a hostile diff", () => {
     const j = await runCli(["diff", "ses_h1", "--json"], { env: e });
     expect(j.stdout).not.toMatch(/[\x1b\x07]/);
     expect(j.stdout).not.toContain(KEY);
+  });
+
+  it("a listing the service cut is said, exit 7, with the JSON marker", async () => {
+    s.fallback(
+      json(
+        200,
+        {
+          files: [{ name: "a\x1b[31m.ts", path: "/a\x1b[31m.ts", type: "file", size: 3 }],
+          truncated: true,
+        },
+        RL,
+      ),
+    );
+    const e = { ...env(KEY, s.url), AGENT_SESSIONS_MAX_ATTEMPTS: "1" };
+    const plain = await runCli(["files", "ses_h1"], { env: e });
+    expect(plain.code).toBe(7);
+    expect(plain.stdout).toBe("type  size  path\nfile  3 B   /a.ts\n");
+    expect(plain.stderr).toBe(
+      "warning: the list is incomplete: the service listed 1 entries and cut it there\n",
+    );
+    const j = await runCli(["files", "ses_h1", "--json"], { env: e });
+    expect(j.code).toBe(7);
+    expect(JSON.parse(j.stdout).at(-1)).toEqual({ incomplete: true, listed: 1 });
   });
 
   it("says when the answer holds no patch", async () => {

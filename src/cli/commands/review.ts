@@ -4,6 +4,7 @@ import type { ApiClient } from "../../client/apiClient.js";
 import { AgentSessionsError, EXIT, HttpError, UsageError } from "../../client/errors.js";
 import { openUrl } from "../../local/openUrl.js";
 import type { DiffReading } from "../../protocol/gitReview.js";
+import { historyItem } from "../../protocol/history.js";
 import { browsableUrl } from "../../protocol/review.js";
 import {
   type DiffFile,
@@ -17,7 +18,6 @@ import {
 import { formatBytes } from "../../text/format.js";
 import { sanitize, sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
-import type { BrowseTarget } from "../definitions/review.js";
 import { endText, err, fail, out, outRaw, outText, printJson, redact, table } from "../output.js";
 import { colorFor, hasTerminal, outputIsTerminal } from "../terminalCheck.js";
 
@@ -198,9 +198,19 @@ export async function runFiles(
   opts: { recursive: boolean; json: boolean },
 ): Promise<void> {
   await withClient(cmd, id, async (client) => {
-    const entries = await client.listFiles(id, { path, recursive: opts.recursive });
+    const { files: entries, truncated } = await client.listFilesBounded(id, {
+      path,
+      recursive: opts.recursive,
+    });
+    if (truncated) {
+      // Said and exit 7 (incomplete), whatever the form: what came is still printed.
+      err(
+        `warning: the list is incomplete: the service listed ${entries.length} entries and cut it there`,
+      );
+      process.exitCode = EXIT.incomplete;
+    }
     if (opts.json) {
-      printJson(entries);
+      printJson(truncated ? [...entries, { incomplete: true, listed: entries.length }] : entries);
       return;
     }
     if (entries.length === 0) {
@@ -248,6 +258,50 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
+/** When the record's last prompt began (null: it does not say). */
+function lastPromptStart(record: Record<string, unknown>): number | null {
+  const lp = record.last_prompt;
+  if (lp === null || typeof lp !== "object") return null;
+  const raw = (lp as Record<string, unknown>).started_at;
+  const t = typeof raw === "string" ? Date.parse(raw) : Number.NaN;
+  return Number.isFinite(t) ? t : null;
+}
+
+/**
+ * What a rewind would revert, as well as the client can tell before it asks: the file changes
+ * the session's history logged since its last prompt began, else the files `git status`
+ * lists as changed (a superset, said so), else nothing known. Each line sanitized.
+ */
+async function lastPromptFiles(
+  client: ApiClient,
+  id: string,
+): Promise<{ files: string[]; from: "history" | "status" | "none" }> {
+  const record = (await client.getSession(id)) as Record<string, unknown>;
+  const started = lastPromptStart(record);
+  const history = started === null ? null : await client.sessionHistory(id).catch(() => null);
+  const seen = new Map<string, string>();
+  for (const entry of history?.events ?? []) {
+    const item = historyItem(entry);
+    if (!item.ok || item.event !== "file_changed" || (item.at ?? 0) < (started ?? 0)) continue;
+    const d = JSON.parse(item.data) as { path: string; action: string };
+    seen.set(d.path, d.action);
+  }
+  if (seen.size > 0) {
+    return {
+      files: [...seen].map(([path, action]) => `${sanitizeLine(action)} ${sanitizeLine(path)}`),
+      from: "history",
+    };
+  }
+  const status = await client.gitStatus(id).catch(() => null);
+  if (status?.reading.kind === "status" && status.reading.files.length > 0) {
+    return {
+      files: status.reading.files.map((f) => `${sanitizeLine(f.change)} ${sanitizeLine(f.path)}`),
+      from: "status",
+    };
+  }
+  return { files: [], from: "none" };
+}
+
 export async function runRewind(
   cmd: Command,
   id: string,
@@ -264,16 +318,14 @@ export async function runRewind(
   }
   await withClient(cmd, id, async (client) => {
     if (!opts.yes) {
-      const listed = await client.gitStatus(id).catch(() => null);
-      const files = listed?.reading.kind === "status" ? listed.reading.files : null;
-      if (files === null) err(`The files ${id} changed could not be listed.`);
-      else if (files.length === 0) err(`${id} has no changed files.`);
-      else {
+      const { files, from } = await lastPromptFiles(client, id);
+      if (from === "history")
+        err(`The last prompt of ${id} changed these files; they will be reverted:`);
+      else if (from === "status") {
         err(`Files changed in ${id}; those its last prompt changed will be reverted:`);
-        for (const f of files.slice(0, 50))
-          err(`  ${sanitizeLine(f.change)} ${sanitizeLine(f.path)}`);
-        if (files.length > 50) err(`  … and ${files.length - 50} more`);
-      }
+      } else err(`The files ${id}'s last prompt changed could not be listed.`);
+      for (const f of files.slice(0, 50)) err(`  ${f}`);
+      if (files.length > 50) err(`  … and ${files.length - 50} more`);
       if (!(await confirm(`Rewind the last prompt of ${id}? [y/N] `))) {
         err("Nothing was rewound.");
         return;
@@ -295,6 +347,9 @@ export async function runRewind(
     for (const f of r.revertedFiles) out(`  ${sanitizeLine(f)}`);
   });
 }
+
+/** What `browse` opens (its definition lists the same choices). */
+export type BrowseTarget = "preview" | "pr" | "sandbox" | "id";
 
 /** A URL field of a record, read leniently (a string, or an object with a url). */
 function urlField(record: Record<string, unknown>, keys: readonly string[]): string | null {

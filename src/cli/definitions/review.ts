@@ -6,8 +6,8 @@ import { intArg, sessionArg } from "./argParsers.js";
  * rewind, browse and ports. Each implementation loads only when its command runs.
  */
 /** What `browse` opens: a URL of the record, or (printed) the session's id. */
-export const BROWSE_TARGETS = ["preview", "pr", "sandbox", "id"] as const;
-export type BrowseTarget = (typeof BROWSE_TARGETS)[number];
+const BROWSE_TARGETS = ["preview", "pr", "sandbox", "id"] as const;
+type BrowseTarget = (typeof BROWSE_TARGETS)[number];
 
 export function registerReviewCommands(program: Command): void {
   program
