@@ -121,7 +121,7 @@ describe.skipIf(!TMUX)(`review UI in tmux (${TMUX ?? "no tmux"})`, () => {
     await pane.waitForText(`${repo} (on main)`);
     for (const f of changed) expect(ask).toContain(f);
     await pane.type("y");
-    await pane.waitForText(`Applied to ${repo}`, { timeoutMs: 20_000 });
+    await pane.waitForText(`applied ${id}'s changes to ${repo} (main)`, { timeoutMs: 20_000 });
     const here = git(repo, "diff", "--name-only").split("\n").filter(Boolean);
     expect(here.sort()).toEqual(changed.sort());
     // The changes view is still on show: q closes it, then quits.

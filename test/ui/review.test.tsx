@@ -106,7 +106,7 @@ describe("review on the reference service", () => {
     expect(ask).toContain("Take the changes home — confirm");
     for (const f of changed) expect(ask).toContain(f);
     await pressKey(h, "y");
-    await waitForContent(h, `Applied to ${repo}`, 15_000);
+    await waitForContent(h, `applied ${id}'s changes to ${repo} (main)`, 15_000);
     expect(git(repo, "diff", "--name-only").split("\n").filter(Boolean).sort()).toEqual(
       changed.sort(),
     );
@@ -115,7 +115,7 @@ describe("review on the reference service", () => {
     await pressKey(h, "H");
     await waitForContent(h, `${repo} (on main)`);
     await pressKey(h, "y");
-    await waitForContent(h, `Already applied: ${repo} has these changes`, 15_000);
+    await waitForContent(h, `already applied: ${repo} (main) has ${id}'s changes`, 15_000);
   }, 60_000);
 
   it("rewinds the last prompt: the files listed first, then what the service reverted", async () => {

@@ -1,7 +1,7 @@
 import type { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
 import type { OrganizationSource, RouteStore } from "../../client/routes.js";
-import { openUrl } from "../../local/openUrl.js";
+import { browserOpener } from "../../local/home.js";
 import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
 import { createActStore } from "../../store/act/actStore.js";
 import { createActionsStore } from "../../store/actionsStore.js";
@@ -186,7 +186,7 @@ export function buildServices(
       store: createReviewStore(client, { redact }),
       api: client,
       home: opts.home ?? null,
-      openUrl: opts.openUrl ?? openInBrowser,
+      openUrl: opts.openUrl ?? browserOpener(),
     },
   };
   let disposed: Promise<void> | null = null;
@@ -210,15 +210,5 @@ export function buildServices(
       })();
       return disposed;
     },
-  };
-}
-
-/** The UI's opener: the local module's (http(s) only, xdg-open / open, never a shell). */
-async function openInBrowser(url: string): Promise<{ opened: boolean; error?: string }> {
-  const o = await openUrl(url);
-  if (o.kind === "opened") return { opened: true };
-  return {
-    opened: false,
-    error: o.kind === "refused" ? `Not opened: ${o.reason}` : "No xdg-open or open here to open it",
   };
 }

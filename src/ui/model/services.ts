@@ -125,7 +125,7 @@ export interface LocalHome {
   /** The local repository (its top level) and its current branch, or why there is none. */
   where(): Promise<{ root: string; branch: string | null } | { error: string }>;
   /** Apply a session's patch after a preflight; never leaves a half-applied tree. */
-  apply(patch: string): Promise<HomeOutcome>;
+  apply(patch: string, sessionId: string): Promise<HomeOutcome>;
   /** The branch a session's record says it pushed (sanitized), or null. */
   branchOf(record: Session): string | null;
   /** Fetch the branch the session pushed into a local branch of the same name. */

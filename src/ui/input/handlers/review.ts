@@ -241,7 +241,7 @@ export function startReviewPending(
         return;
       }
       message(deps, `Applying the changes of ${sessionId} (preflight first)…`);
-      outcome = await home.apply(changes.patch);
+      outcome = await home.apply(changes.patch, sessionId);
     } else {
       const record = sessionRecord(deps, sessionId);
       if (!record) {
