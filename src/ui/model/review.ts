@@ -95,11 +95,3 @@ export function rewindFiles(
   }
   return { files: [], source: "none" };
 }
-
-/** When the record's last prompt began, if it says. */
-export function lastPromptStart(record: Session | undefined): number | null {
-  const lp = recordField(record, "last_prompt") as Record<string, unknown> | undefined;
-  const raw = lp && typeof lp === "object" ? (lp.started_at ?? lp.created_at) : undefined;
-  const t = typeof raw === "string" ? Date.parse(raw) : Number.NaN;
-  return Number.isFinite(t) ? t : null;
-}

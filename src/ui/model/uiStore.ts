@@ -42,7 +42,7 @@ export type PendingAction =
   /** Taking the session's changes home: apply its diff locally, or check out its branch. */
   | { kind: "takeHome"; how: "apply" | "checkout"; files: readonly string[] }
   /** Rewinding the last prompt: the files it changed (as far as the client knows). */
-  | { kind: "rewind"; files: readonly string[] }
+  | { kind: "rewind"; files: readonly string[]; source: "stream" | "status" | "none" }
   /** A review key on a paused session: resume it first, then do what was asked. */
   | { kind: "resumeFirst"; then: ReviewKey };
 

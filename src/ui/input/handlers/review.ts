@@ -1,4 +1,4 @@
-import { browsableUrl } from "../../../protocol/review.js";
+import { browsableUrl, lastPromptStart } from "../../../protocol/review.js";
 import { actOf } from "../../../store/act/actStore.js";
 import type { Changes } from "../../../store/review/reviewStore.js";
 import { osc52Copy } from "../../../text/clipboard.js";
@@ -14,7 +14,7 @@ import type { UiDeps } from "../../model/deps.js";
 import { bodyOf, detailRows } from "../../model/geometry.js";
 import { disabledReason } from "../../model/gitActions.js";
 import { type Command, commandById, keyOf } from "../../model/keymap.js";
-import { lastPromptStart, linkItems, rewindFiles } from "../../model/review.js";
+import { linkItems, rewindFiles } from "../../model/review.js";
 import type { ReviewServices } from "../../model/services.js";
 import type {
   ChangesOverlayState,
@@ -141,7 +141,11 @@ async function askRewind(deps: UiDeps, sessionId: string, review: ReviewServices
     r = rewindFiles(null, null, c);
   }
   patch(deps, {
-    dialog: { kind: "confirm", sessionId, action: { kind: "rewind", files: r.files } },
+    dialog: {
+      kind: "confirm",
+      sessionId,
+      action: { kind: "rewind", files: r.files, source: r.source },
+    },
     message: null,
   });
 }
