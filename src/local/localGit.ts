@@ -32,7 +32,7 @@ export class LocalGitError extends Error {
   }
 }
 
-export interface GitRun {
+interface GitRun {
   code: number;
   stdout: string;
   stderr: string;
@@ -44,7 +44,7 @@ const MAX_OUTPUT = 16 * 1024 * 1024;
 const MAX_FILES_CHECKED = 500;
 
 /** Runs git; never rejects (git missing is exit 127 with the reason on stderr). */
-export function runGit(args: readonly string[], cwd: string, input?: string): Promise<GitRun> {
+function runGit(args: readonly string[], cwd: string, input?: string): Promise<GitRun> {
   return new Promise((resolve) => {
     const child = spawn("git", args, {
       cwd,
@@ -146,7 +146,7 @@ const REASON =
   /^error: (?:patch failed: )?(.+?)(?::(\d+))?: (patch does not apply|already exists in working directory|does not exist in index|No such file or directory|does not match index|already exists in index|is in the way|.+)$/;
 
 /** The files git names in its refusal, with its reasons. */
-export function conflictsFromGit(stderr: string): Conflict[] {
+function conflictsFromGit(stderr: string): Conflict[] {
   const byPath = new Map<string, string>();
   for (const line of stderr.split("\n")) {
     const withConflicts = /^Applied patch to '(.+)' with conflicts\.$/.exec(line);

@@ -202,7 +202,7 @@ function changeWord(raw: string): string {
 }
 
 /** `git status --porcelain` (v1) text, or `--short`: `XY path` and `XY old -> new`. */
-export function readPorcelain(text: string): StatusEntry[] {
+function readPorcelain(text: string): StatusEntry[] {
   const out: StatusEntry[] = [];
   for (const raw of text.split(/\r?\n/)) {
     if (raw.length < 4 || raw.startsWith("##")) continue;
@@ -335,7 +335,7 @@ function commitOf(item: unknown): LogEntry | null {
 }
 
 /** `git log` text: `--oneline` lines, or the full form's `commit <sha>` blocks. */
-export function readLogText(text: string): LogEntry[] {
+function readLogText(text: string): LogEntry[] {
   const out: LogEntry[] = [];
   if (/^commit [0-9a-f]{7,64}\b/m.test(text)) {
     for (const block of text.split(/^(?=commit [0-9a-f]{7,64}\b)/m)) {

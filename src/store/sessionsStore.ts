@@ -1,18 +1,18 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
-import type { ApiClient, ListSessionsParams } from "../client/apiClient.js";
-import { type PagingEnd, walkSessionPages } from "../client/paging.js";
+import type { PagingEnd } from "../client/paging.js";
 import { type Session, sessionName } from "../protocol/resources.js";
 import { createdAt, sessionRepo, updatedAt } from "../protocol/sessionRecord.js";
 import { hiddenUnlessAsked, STATE_RANK } from "../protocol/states.js";
 import { noRedaction, type RedactFn } from "../text/redact.js";
 import { type AdmittedSession, admitSession, displayId } from "./admitSession.js";
+import { type CatalogueClient, readPass } from "./catalogueReader.js";
 import { type ErrorInfo, toErrorInfo } from "./errorInfo.js";
 import { sanitizeRecord } from "./sanitizeRecord.js";
 
 /**
- * The session catalogue: the one reader of the list endpoints and the one map from a session's
- * id to its admitted record. A pass reads every page once (cursor or offset paging, through
- * the one paging loop, walkSessionPages), always asking for destroyed and error sessions
+ * The session catalogue: the one map from a session's id to its admitted record, filled by the
+ * one reader of the list endpoints (catalogueReader.ts). A pass reads every page once (cursor
+ * or offset paging, through the one paging loop, walkSessionPages), always asking for destroyed and error sessions
  * (`include_destroyed`, asked once for everyone); a record read on its own (a pane opened on
  * a session) and a stream's news go into the same map. The list, the fleet, the attention
  * queue, panes, notifications and the headless commands select from it: the filter text, the
@@ -107,10 +107,6 @@ export interface SessionsStoreOptions {
   onReadError?: (e: unknown) => void;
 }
 
-/** What the catalogue asks of a client: pages of the list, and one record. */
-export type CatalogueClient = Pick<ApiClient, "listSessions"> &
-  Partial<Pick<ApiClient, "getSession">>;
-
 /** Most pages one pass reads. */
 const MAX_PAGES = 50;
 
@@ -126,13 +122,19 @@ export function createSessionsStore(
   let generation = 0;
   let inflight: AbortController | null = null;
   /** What a stream patched into a record, and when (a live refresh keeps what is newer). */
-  const patched = new Map<string, { at: number; patch: Partial<Session> }>();
+  const patched: Patched = new Map();
 
-  /** One pass over every page (see readAllPages). */
+  /** One pass over every page, destroyed and error sessions always asked for. */
   const readPages = (
     signal: AbortSignal,
     onFirst?: (first: AdmittedSession[], total: number | null) => void,
-  ) => readAllPages(client, { pageSize, maxPages, redact }, signal, onFirst);
+  ) =>
+    readPass(
+      client,
+      { limit: pageSize, includeDestroyed: true },
+      { maxPages, redact, signal },
+      onFirst,
+    );
 
   return createStore<SessionsState>()((set, get) => {
     /** The listed records become the list (see mergeListed); returns them. */
@@ -241,70 +243,10 @@ export function createSessionsStore(
 
       ...viewActions(set, get),
 
-      patchSession(sessionId, patch) {
-        const s = get();
-        const current = s.byId[sessionId];
-        if (current === undefined) return;
-        const clean = sanitizeRecord(patch, redact);
-        const next = { ...current, ...clean, session_id: current.session_id };
-        const before = patched.get(sessionId)?.patch;
-        patched.set(sessionId, { at: now(), patch: { ...before, ...clean } });
-        put(next);
-      },
-
-      async refreshSession(sessionId) {
-        if (!client.getSession) return null;
-        let fresh: AdmittedSession;
-        try {
-          fresh = admitSession(await client.getSession(sessionId), redact);
-        } catch {
-          return null;
-        }
-        // Another session's record under this id is not this session's.
-        if (fresh.session_id !== sessionId) return null;
-        const current = get().byId[sessionId];
-        // A list row may carry fields the single record leaves out: they stay.
-        put(current !== undefined ? { ...current, ...fresh } : fresh);
-        return fresh;
-      },
+      ...recordActions(client, set, get, { redact, now, patched }),
     };
-
-    /** One record into the map (and into the list's order when the list holds it). */
-    function put(rec: AdmittedSession): void {
-      set(withRecord(get(), rec));
-    }
   });
 }
-
-/**
- * One pass over every page. `onFirst` sees the first page's records (a load shows them at
- * once). Resolves to the records in the service's order and how the walk ended.
- */
-async function readAllPages(
-  client: CatalogueClient,
-  o: { pageSize: number; maxPages: number; redact: RedactFn },
-  signal: AbortSignal,
-  onFirst?: (first: AdmittedSession[], total: number | null) => void,
-): Promise<{ got: AdmittedSession[]; end: PagingEnd; total: number | null }> {
-  const read = (p: ListSessionsParams, sig?: AbortSignal) => client.listSessions(p, sig);
-  const walk = walkSessionPages(
-    read,
-    { limit: o.pageSize, includeDestroyed: true },
-    { maxPages: o.maxPages },
-    signal,
-  );
-  const got = new Map<string, AdmittedSession>();
-  let total: number | null = null;
-  for (let n = 0; ; n++) {
-    const r = await walk.next();
-    if (r.done) return { got: [...got.values()], end: r.value, total };
-    // Pages can shift while paging: a session seen already keeps its place, newer fields.
-    for (const x of r.value.sessions) got.set(x.session_id, admitSession(x, o.redact));
-    total = r.value.total ?? total;
-    if (n === 0) onFirst?.([...got.values()], total);
-  }
-}
-
 /**
  * The listed records become `listed`: the map keeps the records read on their own that no
  * page holds, an unchanged record keeps its identity, and a field a stream patched since
@@ -364,6 +306,46 @@ function incompleteError(partialReason: string | null, count: number): ErrorInfo
 }
 
 type SetSessions = StoreApi<SessionsState>["setState"];
+
+/** What streams patched into records, and when (a live refresh keeps what is newer). */
+type Patched = Map<string, { at: number; patch: Partial<Session> }>;
+
+/** One record at a time into the map: a stream's news, a record read on its own. */
+function recordActions(
+  client: CatalogueClient,
+  set: SetSessions,
+  get: () => SessionsState,
+  o: { redact: RedactFn; now: () => number; patched: Patched },
+): Pick<SessionsState, "patchSession" | "refreshSession"> {
+  const put = (rec: AdmittedSession) => set(withRecord(get(), rec));
+  return {
+    patchSession(sessionId, patch) {
+      const current = get().byId[sessionId];
+      if (current === undefined) return;
+      const clean = sanitizeRecord(patch, o.redact);
+      const next = { ...current, ...clean, session_id: current.session_id };
+      const before = o.patched.get(sessionId)?.patch;
+      o.patched.set(sessionId, { at: o.now(), patch: { ...before, ...clean } });
+      put(next);
+    },
+
+    async refreshSession(sessionId) {
+      if (!client.getSession) return null;
+      let fresh: AdmittedSession;
+      try {
+        fresh = admitSession(await client.getSession(sessionId), o.redact);
+      } catch {
+        return null;
+      }
+      // Another session's record under this id is not this session's.
+      if (fresh.session_id !== sessionId) return null;
+      const current = get().byId[sessionId];
+      // A list row may carry fields the single record leaves out: they stay.
+      put(current !== undefined ? { ...current, ...fresh } : fresh);
+      return fresh;
+    },
+  };
+}
 
 /** What the list shows (filters, sort): views over the catalogue, never a second read. */
 function viewActions(

@@ -11,32 +11,12 @@ import { performance } from "node:perf_hooks";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { childArgs, tell, waitUntil } from "./childIpc.js";
 import { FrameAssembler } from "./frames.js";
+import type { FleetChildOptions } from "./measures/fleet.js";
 import { percentile } from "./proc.js";
 import { mountUi } from "./uiMount.js";
 
-interface Args {
-  url: string;
-  key: string;
-  sessions: number;
-  streams: number;
-  columns: number;
-  rows: number;
-  warmupMs: number;
-  windowMs: number;
-  keyEveryMs: number;
-  /** With the on-disk event journal (uiMount.tsx). */
-  journal: boolean;
-  /**
-   * Records Ink's frames of the warm-up and the window to this file for B10-ink (a JSON line
-   * [ms since the warm-up began, frame] per frame, then { windowFrom, windowMs }).
-   */
-  record?: string;
-  /**
-   * How long the list's pages and the streams may take (B10-budget's limited service: 120 s).
-   * Default 20 s for the list, 60 s for the streams.
-   */
-  liveWithinMs?: number;
-}
+/** Where the service is and the terminal's size, besides what measures/fleet.ts tells. */
+type Args = FleetChildOptions & { url: string; key: string; columns: number; rows: number };
 
 delete process.env.CI;
 const args = childArgs<Args>();

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -25,15 +25,28 @@ export interface CliOptions {
  * A throwaway config home so no test reads or writes the real user's profiles. The folder is
  * made when `dir` is first read: a suite that is skipped (no tmux, no keychain) still runs its
  * describe body, where most of these are made, but never its afterAll that removes them.
+ *
+ * After `cleanup`, reading `dir` throws: made lazily, it would otherwise make the folder again
+ * (a callback or a test body outliving its hooks) and leave it behind for globalSetup to find.
+ * Whatever a test started that writes there (a CLI child, the UI in a tmux pane flushing its
+ * journal on SIGHUP) must have exited before cleanup: TmuxPane.kill and TmuxServer.kill wait
+ * for their processes, runCli resolves when its child has closed.
  */
 export function tempConfigHome(): { readonly dir: string; cleanup: () => void } {
   let dir: string | null = null;
+  let cleaned = false;
   return {
     get dir() {
+      if (cleaned) {
+        throw new Error(
+          "tempConfigHome: dir read after cleanup(): it would make the folder again and leave it behind",
+        );
+      }
       dir ??= mkdtempSync(join(tmpdir(), "as-cfg-"));
       return dir;
     },
     cleanup: () => {
+      cleaned = true;
       if (dir !== null) rmSync(dir, { recursive: true, force: true });
       dir = null;
     },
@@ -105,4 +118,71 @@ export function ndjson(text: string): Record<string, unknown>[] {
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Where a command's stdout goes: a pipe read whole, a file, or a terminal (`script`'s). */
+export type StdoutKind = "pipe" | "file" | "terminal";
+
+export interface StdoutOptions {
+  /**
+   * A pipe whose reader goes away once what it read says enough (`| head -1`, `| head -c 20`):
+   * stdout is then what was read until then.
+   */
+  closeWhen?: (soFar: string) => boolean;
+}
+
+/**
+ * The built CLI with its stdout a pipe, a file or a terminal, with exactly the environment
+ * given (the output tests decide every variable). Its temporary folder (the file stdout goes
+ * to) is removed when it ends; bounded by 30 s (the child is killed and the test fails).
+ */
+export function runCliTo(
+  args: string[],
+  env: Record<string, string>,
+  kind: StdoutKind,
+  opts: StdoutOptions = {},
+): Promise<CliResult> {
+  const dir = mkdtempSync(join(tmpdir(), "as-out-"));
+  const file = join(dir, "out");
+  const fd = kind === "file" ? openSync(file, "w") : null;
+  const child =
+    kind === "terminal"
+      ? spawn(
+          "script",
+          ["-q", "-e", "-c", [process.execPath, CLI, ...args].map(quote).join(" "), "/dev/null"],
+          { env: { ...env, TERM: "xterm-256color" }, stdio: ["ignore", "pipe", "pipe"] },
+        )
+      : spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", fd ?? "pipe", "pipe"] });
+  if (fd !== null) closeSync(fd);
+  return collect(child, opts.closeWhen)
+    .then((r) => (kind === "file" ? { ...r, stdout: readFileSync(file, "utf8") } : r))
+    .finally(() => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** Arguments are the test's own (no remote text); quoted for script's shell all the same. */
+function quote(a: string): string {
+  return `'${a.replace(/'/g, "'\\''")}'`;
+}
+
+function collect(child: ChildProcess, closeWhen?: (soFar: string) => boolean): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+      if (child.stdout?.destroyed) return;
+      stdout += d;
+      if (closeWhen?.(stdout)) child.stdout?.destroy();
+    });
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`timed out\nstdout: ${stdout.slice(0, 500)}\nstderr: ${stderr}`));
+    }, 30_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

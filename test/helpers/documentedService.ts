@@ -36,8 +36,17 @@ const RECORD = {
   updated_at: "2026-04-15T10:00:00Z",
 };
 
-export async function documentedService(mount: "cloud" | "interface"): Promise<ScriptedServer> {
+export interface DocumentedServiceOptions {
+  /** The session's approvals list (the session then awaits approval); none by default. */
+  approvals?: readonly Record<string, unknown>[];
+}
+
+export async function documentedService(
+  mount: "cloud" | "interface",
+  opts: DocumentedServiceOptions = {},
+): Promise<ScriptedServer> {
   const s = await startScriptedServer();
+  const record = opts.approvals?.length ? { ...RECORD, agent_status: "awaiting_approval" } : RECORD;
   const base = mount === "cloud" ? "/api/cloud" : "/api";
   const routes: Record<string, unknown> = {
     "GET /api/cloud/auth/verify": {
@@ -51,9 +60,9 @@ export async function documentedService(mount: "cloud" | "interface"): Promise<S
       effective_scopes: SCOPES,
     },
     "GET /api/v1/me": { tenant_id: "usr_1", principal_id: "usr_1", scopes: SCOPES },
-    [`GET ${base}/sessions`]: { sessions: [RECORD], total: 1, has_more: false },
-    [`GET ${base}/sessions/${SESSION}`]: RECORD,
-    [`GET ${base}/sessions/${SESSION}/approvals`]: { approvals: [] },
+    [`GET ${base}/sessions`]: { sessions: [record], total: 1, has_more: false },
+    [`GET ${base}/sessions/${SESSION}`]: record,
+    [`GET ${base}/sessions/${SESSION}/approvals`]: { approvals: opts.approvals ?? [] },
     [`POST ${base}/sessions/${SESSION}/git`]: {
       success: false,
       operation: "push",

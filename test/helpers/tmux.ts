@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { it } from "vitest";
 
@@ -59,7 +59,8 @@ export interface WaitOptions {
 const POLL_MS = 40;
 
 export class TmuxServer {
-  readonly socket = `as-e2e-${process.pid}-${randomBytes(3).toString("hex")}`;
+  /** Its own socket; a suite that drives tmux itself names the one it started. */
+  constructor(readonly socket = `as-e2e-${process.pid}-${randomBytes(3).toString("hex")}`) {}
 
   /** Runs a tmux command on this server; rejects with tmux's message. */
   run(args: string[]): Promise<string> {
@@ -96,9 +97,35 @@ export class TmuxServer {
     return new TmuxPane(this, name);
   }
 
-  /** Ends the server and every process in it, and removes its socket file (tmux leaves it). */
+  /**
+   * The processes running in the panes (`target`: one session; all when absent), with every
+   * process they started.
+   */
+  async processes(target?: string): Promise<number[]> {
+    const out = await this.run([
+      "list-panes",
+      ...(target === undefined ? ["-a"] : ["-s", "-t", target]),
+      "-F",
+      "#{pane_pid}",
+    ]).catch(() => "");
+    return processTree(
+      out
+        .split("\n")
+        .filter((l) => /^\d+$/.test(l))
+        .map(Number),
+    );
+  }
+
+  /**
+   * Ends the server and every process in it, waits until they have exited, and removes its
+   * socket file (tmux leaves it). A process told to hang up (the UI) still finishes its exit
+   * (it flushes its journal into the test's folders): a folder removed before that is made
+   * again behind the test's back.
+   */
   async kill(): Promise<void> {
+    const pids = await this.processes();
     await this.run(["kill-server"]).catch(() => {});
+    await waitForExit(pids);
     const dir = join(process.env.TMUX_TMPDIR ?? "/tmp", `tmux-${process.getuid?.() ?? 0}`);
     rmSync(join(dir, this.socket), { force: true });
   }
@@ -172,7 +199,51 @@ export class TmuxPane {
     );
   }
 
+  /** Closes the pane's session and waits until what ran in it has exited (TmuxServer.kill). */
   async kill(): Promise<void> {
+    const pids = await this.server.processes(this.name);
     await this.server.run(["kill-session", "-t", this.name]).catch(() => {});
+    await waitForExit(pids);
+  }
+}
+
+/** `roots` and every process they started, as /proc tells it now (Linux; elsewhere `roots`). */
+function processTree(roots: number[]): number[] {
+  const all: number[] = [];
+  const queue = [...roots];
+  while (queue.length > 0) {
+    const pid = queue.shift() as number;
+    if (all.includes(pid)) continue;
+    all.push(pid);
+    try {
+      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+      if (children !== "") queue.push(...children.split(/\s+/).map(Number));
+    } catch {
+      // gone already, or no /proc here
+    }
+  }
+  return all;
+}
+
+/** Whether a process is still running (a zombie has exited; no /proc here: taken as gone). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until every one of `pids` has exited; fails loudly after 10 s naming those left. */
+async function waitForExit(pids: number[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const left = pids.filter(running);
+    if (left.length === 0) return;
+    if (Date.now() > deadline) {
+      throw new Error(`processes still running after their tmux session ended: ${left.join(", ")}`);
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }

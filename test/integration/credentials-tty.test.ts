@@ -1,11 +1,11 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { CLI, tempConfigHome } from "../helpers/cli.js";
-import { tmuxForSuite } from "../helpers/tmux.js";
+import { TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
  * The hidden prompt in a real terminal (tmux): what is on the screen after typing a key is
@@ -33,8 +33,9 @@ describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
     socket = `as-login-${randomBytes(4).toString("hex")}`;
     home = tempConfigHome();
   });
-  afterEach(() => {
-    spawnSync("tmux", ["-L", socket, "kill-server"]);
+  afterEach(async () => {
+    // The login still running (a test that failed early) must be gone before its folder goes.
+    await new TmuxServer(socket).kill();
     home.cleanup();
   });
 

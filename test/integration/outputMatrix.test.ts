@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CLI } from "../helpers/cli.js";
+import { type CliResult, runCliTo } from "../helpers/cli.js";
 import { leakedPiece } from "../helpers/hostileServer.js";
 
 /**
@@ -161,12 +160,6 @@ afterAll(async () => {
   rmSync(cfg, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function envFor(row: Row, cache: string, extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -188,61 +181,21 @@ function envFor(row: Row, cache: string, extra: Record<string, string>): Record<
   return env;
 }
 
-function quote(a: string): string {
-  return `'${a.replace(/'/g, "'\\''")}'`;
-}
-
-/** One command in one mode; its temporary folders removed when it ends. */
-function run(row: Row, mode: Mode, i: number, extra: Record<string, string>): Promise<Run> {
-  const args = row.args(i);
-  const dir = mkdtempSync(join(tmpdir(), "as-matrix-"));
-  const env = envFor(row, dir, extra);
-  const file = join(dir, "out");
-  const fd = mode === "file" ? openSync(file, "w") : null;
-  const child =
-    mode === "terminal"
-      ? spawn(
-          "script",
-          ["-q", "-e", "-c", [process.execPath, CLI, ...args].map(quote).join(" "), "/dev/null"],
-          { env: { ...env, TERM: "xterm-256color" }, stdio: ["ignore", "pipe", "pipe"] },
-        )
-      : spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", fd ?? "pipe", "pipe"] });
-  if (fd !== null) closeSync(fd);
-  return collect(child, mode === "head -1").then((r) => {
-    if (mode === "file") r.stdout = readFileSync(file, "utf8");
-    rmSync(dir, { recursive: true, force: true });
-    return r;
-  });
-}
-
-function collect(child: ChildProcess, firstLineOnly: boolean): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-      if (child.stdout?.destroyed) return;
-      stdout += d;
-      // `| head -1`: the reader goes away once it has a line.
-      if (firstLineOnly && stdout.includes("\n")) child.stdout?.destroy();
-    });
-    child.stderr?.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`timed out\nstdout: ${stdout.slice(0, 500)}\nstderr: ${stderr}`));
-    }, 30_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+/** One command in one mode; its cache folder removed when it ends. */
+function run(row: Row, mode: Mode, i: number, extra: Record<string, string>): Promise<CliResult> {
+  const cache = mkdtempSync(join(tmpdir(), "as-matrix-"));
+  const env = envFor(row, cache, extra);
+  // `| head -1`: the reader goes away once it has a line.
+  const closeWhen = mode === "head -1" ? (o: string) => o.includes("\n") : undefined;
+  return runCliTo(row.args(i), env, mode === "head -1" ? "pipe" : mode, { closeWhen }).finally(() =>
+    rmSync(cache, { recursive: true, force: true }),
+  );
 }
 
 const ESC = /\x1b/;
 
 /** What went wrong with this run, or null: the checks every mode shares and its own. */
-function problems(row: Row, mode: Mode, r: Run, noColor: boolean): string[] {
+function problems(row: Row, mode: Mode, r: CliResult, noColor: boolean): string[] {
   const out: string[] = [];
   // On a terminal, `script` gives stdout and stderr as one: its lines are looked for in both.
   const said = mode === "terminal" ? r.stdout + r.stderr : r.stderr;

@@ -213,7 +213,7 @@ describe("files, cat, browse, ports", () => {
     expect(missing.stderr).toMatch(/^error: .*nope\.txt/);
   });
 
-  it("browse prints where no opener exists, names what is missing, and ports connect", async () => {
+  it("browse prints where no opener exists and names what is missing", async () => {
     const record = ref.sessions().find((r) => r.id === id);
     const open = await runCli(["browse", id], { env: env() });
     expect(open.code).toBe(0);
@@ -229,7 +229,9 @@ describe("files, cat, browse, ports", () => {
       `error: ${id} has no pull request URL\nhint: Open one first: agent-sessions git pr ${id} --title "…"\n`,
     );
     expect((await runCli(["browse", id, "id"], { env: env() })).stdout).toBe(`${id}\n`);
+  });
 
+  it("ports lists what listens, and --connect resolves a port's preview", async () => {
     const ports = await runCli(["ports", id], { env: env() });
     expect(ports.stdout).toMatch(/^3000\s+node$/m);
     const c = await runCli(["ports", id, "--connect", "3000", "--print"], { env: env() });

@@ -1,10 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
+import { CLI, runCliTo, tempConfigHome } from "../helpers/cli.js";
 import {
   HOSTILE_KEY,
   type HostileRoutes,
@@ -26,10 +24,8 @@ import {
 
 const cfg = tempConfigHome();
 const servers: HostileServer[] = [];
-const dirs: string[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 afterAll(() => cfg.cleanup());
 
@@ -91,86 +87,16 @@ function seen(out: string): string {
   return out.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/[\r\n\u200b]/g, "");
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-type StdoutKind = "pipe" | "file" | "terminal";
-
-/** The built CLI with stdout a pipe, a file, or a terminal (`script`'s pseudo-terminal). */
-function run(args: string[], envVars: Record<string, string>, kind: StdoutKind): Promise<Run> {
-  const dir = mkdtempSync(join(tmpdir(), "as-out-"));
-  dirs.push(dir);
-  const file = join(dir, "out");
-  const fd = kind === "file" ? openSync(file, "w") : null;
-  const child =
-    kind === "terminal"
-      ? spawn(
-          "script",
-          ["-q", "-e", "-c", [process.execPath, CLI, ...args].map(quote).join(" "), "/dev/null"],
-          { env: { ...envVars, TERM: "xterm-256color" }, stdio: ["ignore", "pipe", "pipe"] },
-        )
-      : spawn(process.execPath, [CLI, ...args], {
-          env: envVars,
-          stdio: ["ignore", fd ?? "pipe", "pipe"],
-        });
-  if (fd !== null) closeSync(fd);
-  return collect(child, () => (kind === "file" ? readFileSync(file, "utf8") : null));
-}
-
-/** Arguments are the test's own (no remote text); quoted for script's shell all the same. */
-function quote(a: string): string {
-  return `'${a.replace(/'/g, "'\\''")}'`;
-}
-
-function collect(child: ChildProcess, fromFile: () => string | null = () => null): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr?.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`timed out\nstdout: ${stdout.slice(0, 500)}\nstderr: ${stderr}`));
-    }, 30_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout: fromFile() ?? stdout, stderr });
-    });
-  });
-}
-
-/** Stdout read until `enough`, then closed, like `| head -c 20` or `| head -1`. */
-function runClosing(
-  args: string[],
-  envVars: Record<string, string>,
-  enough: (soFar: string) => boolean,
-): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: envVars,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let got = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => {
-    if (child.stdout.destroyed) return;
-    got += d;
-    if (enough(got)) child.stdout.destroy();
-  });
-  return collect(child).then((r) => ({ ...r, stdout: got }));
-}
-
 describe("the key sent back a few characters at a time is never printed", () => {
   for (const kind of ["pipe", "file", "terminal"] as const) {
     it(`prompt, plain and --json, stdout a ${kind}`, async () => {
       const s = await hostile(answer(keyInPieces()));
       for (const json of [false, true]) {
-        const r = await run(["prompt", "ses_one", "hi", ...(json ? ["--json"] : [])], env(s), kind);
+        const r = await runCliTo(
+          ["prompt", "ses_one", "hi", ...(json ? ["--json"] : [])],
+          env(s),
+          kind,
+        );
         expect(r.code).toBe(0);
         expect(leakedPiece(seen(r.stdout))).toBeNull();
         expect(leakedPiece(seen(r.stderr))).toBeNull();
@@ -199,7 +125,7 @@ describe("the key sent back a few characters at a time is never printed", () => 
     };
     const s = await hostile(events);
     for (const json of [false, true]) {
-      const r = await run(
+      const r = await runCliTo(
         ["watch", "ses_one", "--max-events", json ? "10" : "8", ...(json ? ["--json"] : [])],
         env(s),
         "pipe",
@@ -235,11 +161,11 @@ describe("colour only on a terminal, never under NO_COLOR", () => {
         },
       });
       for (const extra of [{}, { NO_COLOR: "1" }] as Record<string, string>[]) {
-        const p = await run(["prompt", "ses_one", "hi"], env(s, extra), kind);
+        const p = await runCliTo(["prompt", "ses_one", "hi"], env(s, extra), kind);
         expect(p.code).toBe(0);
         expect(p.stdout).toBe("concealed and red\n");
         expect(p.stderr).not.toMatch(ESC);
-        const w = await run(["watch", "ses_one", "--max-events", "1"], env(s, extra), kind);
+        const w = await runCliTo(["watch", "ses_one", "--max-events", "1"], env(s, extra), kind);
         expect(w.code).toBe(0);
         expect(w.stdout).toMatch(/output +hidden red\n$/);
         expect(w.stdout).not.toMatch(ESC);
@@ -255,10 +181,10 @@ describe("colour only on a terminal, never under NO_COLOR", () => {
         res.write(sseItem(1, "process_output", { text: "\x1b[31mred output\x1b[0m\n" }));
       },
     });
-    const watchTty = await run(["watch", "ses_one", "--max-events", "1"], env(s), "terminal");
+    const watchTty = await runCliTo(["watch", "ses_one", "--max-events", "1"], env(s), "terminal");
     expect(watchTty.code).toBe(0);
     expect(watchTty.stdout).toContain("\x1b[31mred output");
-    const watchPlain = await run(
+    const watchPlain = await runCliTo(
       ["watch", "ses_one", "--max-events", "1"],
       env(s, { NO_COLOR: "1" }),
       "terminal",
@@ -266,10 +192,14 @@ describe("colour only on a terminal, never under NO_COLOR", () => {
     expect(watchPlain.code).toBe(0);
     expect(watchPlain.stdout).toContain("red output");
     expect(watchPlain.stdout).not.toMatch(ESC);
-    const tty = await run(["prompt", "ses_one", "hi"], env(s), "terminal");
+    const tty = await runCliTo(["prompt", "ses_one", "hi"], env(s), "terminal");
     expect(tty.code).toBe(0);
     expect(tty.stdout).toContain("\x1b[1;31mred\x1b[0m");
-    const plain = await run(["prompt", "ses_one", "hi"], env(s, { NO_COLOR: "1" }), "terminal");
+    const plain = await runCliTo(
+      ["prompt", "ses_one", "hi"],
+      env(s, { NO_COLOR: "1" }),
+      "terminal",
+    );
     expect(plain.code).toBe(0);
     expect(plain.stdout).toContain("concealed and red");
     expect(plain.stdout).not.toMatch(ESC);
@@ -295,10 +225,14 @@ describe("a closed stdout ends quietly", () => {
   for (const json of [false, true]) {
     it(`prompt${json ? " --json" : ""} | head -c 20: exit 0, nothing on stderr`, async () => {
       const s = await hostile(long);
-      const r = await runClosing(
+      // `| head -c 20`: the reader goes away once it has 20 characters.
+      const r = await runCliTo(
         ["prompt", "ses_one", "hi", ...(json ? ["--json"] : [])],
         env(s),
-        (o) => o.length >= 20,
+        "pipe",
+        {
+          closeWhen: (o) => o.length >= 20,
+        },
       );
       expect(r.code).toBe(0);
       expect(r.stderr).toBe("");
@@ -322,7 +256,7 @@ describe("a closed stdout ends quietly", () => {
       ["prompt", "ses_one", "hi"],
       ["watch", "ses_one"],
     ]) {
-      const r = await runClosing(args, env(s), (o) => o.includes("\n"));
+      const r = await runCliTo(args, env(s), "pipe", { closeWhen: (o) => o.includes("\n") });
       expect(r.code).toBe(0);
       expect(r.stderr).not.toMatch(/error:|EPIPE|\n\s+at /);
     }

@@ -1,11 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { TimelineEntry } from "../../src/store/streams/entry.js";
-import {
-  LAZY_KINDS,
-  type LazyKind,
-  TimelineBuffer,
-} from "../../src/store/streams/timelineBuffer.js";
+import { LAZY_KINDS, type LazyKind } from "../../src/store/streams/lazySlots.js";
+import { TimelineBuffer } from "../../src/store/streams/timelineBuffer.js";
 
 function entry(seq: number, text: string): TimelineEntry {
   return { seq, id: null, kind: "notice", at: 0, text };

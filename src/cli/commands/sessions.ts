@@ -5,8 +5,10 @@ import { type Session, sessionName } from "../../protocol/resources.js";
 import { sessionRepo } from "../../protocol/sessionRecord.js";
 import { hiddenUnlessAsked } from "../../protocol/states.js";
 import { parseTime } from "../../protocol/values.js";
+import { readCatalogue } from "../../store/catalogueReader.js";
 import { formatAgeCoarse, truncate } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
+import { keyRedactor } from "../../text/redact.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { columnWidths, err, fail, out, stdoutClosed, tableLines } from "../output.js";
@@ -278,12 +280,16 @@ function tableSink(opts: SessionsOptions, layout: TableLayout): Sink {
   };
 }
 
-/** `agent-sessions sessions`: one page of the list, or every page with --all. */
+/**
+ * `agent-sessions sessions`: one page of the list, or every page with --all, read through the
+ * catalogue's reader (the UI's: the same paging loop, each record admitted once, the user's
+ * key redacted) and printed page by page as it comes.
+ */
 export async function runSessions(opts: SessionsOptions, cmd: Command): Promise<void> {
   try {
     const ctx = await commandContext(cmd);
     const sink = opts.json ? jsonSink() : tableSink(opts, tableLayout(opts));
-    const params = {
+    const query = {
       limit: opts.limit,
       state: opts.state,
       agent: opts.agent,
@@ -291,13 +297,11 @@ export async function runSessions(opts: SessionsOptions, cmd: Command): Promise<
       visibility: opts.visibility,
       ...(includesDestroyed(opts) ? { includeDestroyed: true } : {}),
     };
-    if (!opts.all) {
-      const page = await ctx.client.listSessions(params, stdoutClosed);
-      sink.page(page.sessions);
-      sink.end(null, { total: page.total, more: page.hasMore });
-      return;
-    }
-    const pages = ctx.client.sessionPages(params, stdoutClosed);
+    const pages = readCatalogue(ctx.client, query, {
+      redact: keyRedactor(ctx.apiKey).redact,
+      signal: stdoutClosed,
+      ...(opts.all ? {} : { maxPages: 1 }),
+    });
     const listing: Listing = { total: null, more: false };
     let end: PagingEnd;
     for (;;) {
@@ -306,10 +310,12 @@ export async function runSessions(opts: SessionsOptions, cmd: Command): Promise<
         end = next.value;
         break;
       }
-      sink.page(next.value.sessions);
+      sink.page(next.value.records);
       listing.total = next.value.total ?? listing.total;
-      if (stdoutClosed.aborted) {
+      listing.more = next.value.hasMore;
+      if (!opts.all || stdoutClosed.aborted) {
         await pages.return({ complete: true, pages: 0 });
+        if (!opts.all) sink.end(null, listing);
         return;
       }
     }

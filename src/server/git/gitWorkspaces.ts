@@ -532,11 +532,6 @@ export class GitWorkspaces {
     c.before.set(path, existsSync(full) ? readFileSync(full) : null);
   }
 
-  /** The files a rewind would revert now (workspace-relative), in the order first touched. */
-  rewindable(sessionId: string): string[] {
-    return [...(this.lastPromptChanges(sessionId)?.before.keys() ?? [])];
-  }
-
   /** The changes of the newest prompt (none when a newer prompt changed nothing yet). */
   private lastPromptChanges(sessionId: string): PromptChanges | null {
     const c = this.promptChanges.get(sessionId);

@@ -1,6 +1,11 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { ApiClient } from "../../client/apiClient.js";
-import { type Approval, type ApprovalList, isPending } from "../../protocol/approvals.js";
+import {
+  type Approval,
+  type ApprovalList,
+  isPending,
+  MAX_APPROVALS_READ,
+} from "../../protocol/approvals.js";
 import { agentStatus } from "../../protocol/sessionRecord.js";
 import { noRedaction, type RedactFn } from "../../text/redact.js";
 import type { AdmittedSession } from "../admitSession.js";
@@ -86,6 +91,18 @@ export function approvalsOf(s: ApprovalsBookState, sessionId: string): Approvals
 /** The pending approvals of a session, oldest first (what the keys decide, in order). */
 export function pendingOf(s: ApprovalsBookState, sessionId: string): readonly Approval[] {
   return approvalsOf(s, sessionId).pending;
+}
+
+/**
+ * What every view of a session's approvals says when its list was cut at MAX_APPROVALS_READ
+ * and pending ones were left unread (the pane, the picker; headless `approvals` exits 7):
+ * that more are pending than shown. Null when nothing pending was left unread.
+ */
+export function pendingCutNote(e: ApprovalsEntry): string | null {
+  const unread = e.pendingCount - e.pending.length;
+  if (unread <= 0) return null;
+  const n = (x: number) => x.toLocaleString("en-US");
+  return `${n(unread)} more pending than shown: the service lists ${n(e.listed)} approvals, only the first ${n(Math.min(e.all.length, MAX_APPROVALS_READ))} are read`;
 }
 
 /** Whether the book has read the session's approvals at least once. */

@@ -213,6 +213,30 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     }
   }
 
+  const unwatch = watchInputs(opts, evaluate, maybeEndQuiet);
+  if (!opts.sessions || opts.sessions.getState().loadedAt !== null) evaluate();
+
+  return Object.assign(store, {
+    dispose() {
+      disposed = true;
+      unwatch();
+    },
+    async idle() {
+      await opts.approvals?.idle();
+    },
+  });
+}
+
+/**
+ * Re-evaluates on what moved: the catalogue's records (every session), a stream's frame (the
+ * sessions it touched), the approvals book (the sessions whose book changed); the end of the
+ * book's first reads may end the quiet start. Returns the way to stop.
+ */
+function watchInputs(
+  opts: AttentionStoreOptions,
+  evaluate: (only?: Iterable<string>) => void,
+  endQuiet: () => void,
+): () => void {
   const offs: (() => void)[] = [];
   if (opts.sessions) {
     offs.push(opts.sessions.subscribe((s, prev) => catalogueMoved(s, prev) && evaluate()));
@@ -224,21 +248,13 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
     offs.push(
       opts.approvals.subscribe((b, prev) => {
         if (b.bySession !== prev.bySession) evaluate(bookChanged(b, prev));
-        if (b.reading === 0 && prev.reading > 0) maybeEndQuiet();
+        if (b.reading === 0 && prev.reading > 0) endQuiet();
       }),
     );
   }
-  if (!opts.sessions || opts.sessions.getState().loadedAt !== null) evaluate();
-
-  return Object.assign(store, {
-    dispose() {
-      disposed = true;
-      for (const off of offs.splice(0)) off();
-    },
-    async idle() {
-      await opts.approvals?.idle();
-    },
-  });
+  return () => {
+    for (const off of offs.splice(0)) off();
+  };
 }
 
 type SessionsSource = AttentionStoreOptions["sessions"];

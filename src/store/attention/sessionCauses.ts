@@ -119,8 +119,11 @@ export function causesOf(
     if (first) {
       // The real count, not the ones read: 25 and 20,000 pending read differently.
       const more = Math.max(inp.approvalCount, pending.length) - 1;
+      // A list cut at the book's bound: more are pending than `A` and the keys can offer.
+      const unread = inp.approvalCount - pending.length;
+      const cut = unread > 0 ? `, ${unread.toLocaleString("en-US")} of them not read` : "";
       const detail =
-        more > 0 ? `${first.detail} (+${more.toLocaleString("en-US")} more)` : first.detail;
+        more > 0 ? `${first.detail} (+${more.toLocaleString("en-US")} more${cut})` : first.detail;
       // The approval's own time and message win over the record's.
       out.set("approval", { ...first, detail, source: "approvals" });
     }

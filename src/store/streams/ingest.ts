@@ -6,6 +6,7 @@ import { noRedaction, type RedactFn } from "../../text/redact.js";
 import { sanitize } from "../../text/sanitize.js";
 import type { MarkerKind, TimelineKind } from "./entry.js";
 import { ItemQueue } from "./itemQueue.js";
+import { LAZY_KINDS, lazyKindCode } from "./lazySlots.js";
 import type { SessionStream, StreamMeta, StreamPhase } from "./sessionStream.js";
 import {
   appendEvent,
@@ -15,7 +16,6 @@ import {
   newWriter,
   type TimelineWriter,
 } from "./timeline.js";
-import { LAZY_KINDS, lazyKindCode } from "./timelineBuffer.js";
 
 /**
  * What a session's stream brings in, applied to a draft of its state: pure functions of the

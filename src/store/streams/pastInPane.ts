@@ -132,3 +132,31 @@ export function showHistory(
   if (repeats + older < skipped) repeats = skipped - older;
   return { shown, repeats, older: older + olderBad, log };
 }
+
+/**
+ * The divider's words: what is above it, and what was left out (repeats of the journal,
+ * older history entries than where the journal ends, live events the history already held).
+ */
+export function dividerText(
+  fromJournal: number,
+  fromServer: number,
+  repeats: number,
+  lead = "live from here",
+  older = 0,
+  liveRepeats = 0,
+): string {
+  const above: string[] = [];
+  if (fromJournal > 0) above.push(`${fromJournal} from the journal`);
+  if (fromServer > 0) above.push(`${fromServer} from the server`);
+  if (repeats > 0)
+    above.push(`${repeats} repeat${repeats === 1 ? "" : "s"} of the journal skipped`);
+  if (older > 0)
+    above.push(
+      `${older} older entr${older === 1 ? "y" : "ies"} of the history than the journal's end skipped`,
+    );
+  if (liveRepeats > 0)
+    above.push(
+      `${liveRepeats} live event${liveRepeats === 1 ? "" : "s"} the history already held skipped`,
+    );
+  return above.length > 0 ? `${lead} · above: ${above.join(", ")}` : lead;
+}

@@ -3,7 +3,8 @@ import { compactJson, payloadText } from "../../text/payloadText.js";
 import { noRedaction, type RedactFn } from "../../text/redact.js";
 import { foldLines, isClean, sanitize } from "../../text/sanitize.js";
 import type { MarkerKind, TimelineEntry, TimelineKind } from "./entry.js";
-import { LAZY_KINDS, type LazyKind, PROMPT, type TimelineBuffer } from "./timelineBuffer.js";
+import { LAZY_KINDS, type LazyKind, PROMPT } from "./lazySlots.js";
+import type { TimelineBuffer } from "./timelineBuffer.js";
 
 /**
  * Session events turned into timeline entries: the store boundary where untrusted text is

@@ -1,4 +1,5 @@
 import type { TimelineEntry } from "./entry.js";
+import { LazySlots, type Materialize } from "./lazySlots.js";
 
 /**
  * A session's scrollback: a fixed-capacity ring of timeline entries, oldest first (push is
@@ -14,52 +15,12 @@ import type { TimelineEntry } from "./entry.js";
  * Readers see plain TimelineEntry objects, and the same object every time.
  */
 
-/** SSE items a slot may hold undecoded (see timeline.ts for which ones are). */
-export const LAZY_KINDS = ["process_output", "prompt_progress", "file_changed"] as const;
-export type LazyKind = (typeof LAZY_KINDS)[number];
-/** Index in LAZY_KINDS. */
-export const OUTPUT = 0;
-export const PROMPT = 1;
-export const FILE = 2;
-
-/**
- * The LAZY_KINDS index of an SSE event name, or -1. The three names differ in length, so one
- * comparison decides: the name is a fresh string cut from the stream, and comparing it with
- * each constant in turn took a visible share of a flood's time.
- */
-export function lazyKindCode(event: string | undefined): number {
-  if (event === undefined) return -1;
-  switch (event.length) {
-    case 14:
-      return event === "process_output" ? OUTPUT : -1;
-    case 15:
-      return event === "prompt_progress" ? PROMPT : -1;
-    case 12:
-      return event === "file_changed" ? FILE : -1;
-    default:
-      return -1;
-  }
-}
-
-/** Builds the entry of an undecoded slot, exactly as decoding it on arrival would have. */
-export type Materialize = (
-  kind: LazyKind,
-  data: string,
-  id: string | null,
-  seq: number,
-  at: number,
-) => TimelineEntry;
-
 export class TimelineBuffer {
   readonly capacity: number;
   /** Decoded entries; undefined in a slot still undecoded. */
   private entries: (TimelineEntry | undefined)[] = [];
-  // The undecoded slots, column by column (grown lazily like `entries`).
-  private data: (string | undefined)[] = [];
-  private ids: (string | null)[] = [];
-  private kinds: Uint8Array;
-  private seqs: Float64Array;
-  private ats: Float64Array;
+  /** The undecoded slots, column by column (grown lazily like `entries`). */
+  private readonly raw: LazySlots;
   private head = 0;
   private count = 0;
   private evicted = 0;
@@ -73,11 +34,7 @@ export class TimelineBuffer {
       throw new RangeError(`timeline capacity must be a positive integer, got ${capacity}`);
     }
     this.capacity = capacity;
-    // Typed columns start small, so thousands of idle panes cost little up front.
-    const initial = Math.min(capacity, 64);
-    this.kinds = new Uint8Array(initial);
-    this.seqs = new Float64Array(initial);
-    this.ats = new Float64Array(initial);
+    this.raw = new LazySlots(capacity);
   }
 
   get size(): number {
@@ -100,7 +57,7 @@ export class TimelineBuffer {
     if (this.count < this.capacity) {
       const at = (this.head + this.count) % this.capacity;
       this.count++;
-      if (at >= this.kinds.length) this.grow(at + 1);
+      this.raw.reserve(at);
       return at;
     }
     const at = this.head;
@@ -109,50 +66,24 @@ export class TimelineBuffer {
     return at;
   }
 
-  private grow(min: number): void {
-    const size = Math.min(this.capacity, Math.max(min, this.kinds.length * 2));
-    const kinds = new Uint8Array(size);
-    kinds.set(this.kinds);
-    this.kinds = kinds;
-    const seqs = new Float64Array(size);
-    seqs.set(this.seqs);
-    this.seqs = seqs;
-    const ats = new Float64Array(size);
-    ats.set(this.ats);
-    this.ats = ats;
-  }
-
   push(entry: TimelineEntry): void {
     const at = this.claim();
     this.entries[at] = entry;
-    this.data[at] = undefined;
-    this.ids[at] = null;
+    this.raw.release(at);
   }
 
   /** An undecoded item of kind LAZY_KINDS[code]; `seq` is its entry's sequence number. */
   pushRaw(code: number, data: string, id: string | null, seq: number, at: number): void {
     const slot = this.claim();
     this.entries[slot] = undefined;
-    this.data[slot] = data;
-    this.ids[slot] = id;
-    this.kinds[slot] = code;
-    this.seqs[slot] = seq;
-    this.ats[slot] = at;
+    this.raw.write(slot, code, data, id, seq, at);
   }
 
   private entryAt(slot: number): TimelineEntry {
     const e = this.entries[slot];
     if (e !== undefined) return e;
-    const made = this.materialize(
-      LAZY_KINDS[this.kinds[slot] as number] as LazyKind,
-      this.data[slot] as string,
-      this.ids[slot] as string | null,
-      this.seqs[slot] as number,
-      this.ats[slot] as number,
-    );
+    const made = this.raw.materialize(slot, this.materialize);
     this.entries[slot] = made;
-    this.data[slot] = undefined;
-    this.ids[slot] = null;
     return made;
   }
 
@@ -173,8 +104,7 @@ export class TimelineBuffer {
     if (this.count === 0) return false;
     const slot = (this.head + this.count - 1) % this.capacity;
     this.entries[slot] = entry;
-    this.data[slot] = undefined;
-    this.ids[slot] = null;
+    this.raw.release(slot);
     this.mutations++;
     return true;
   }
@@ -194,8 +124,7 @@ export class TimelineBuffer {
 
   clear(): void {
     this.entries = [];
-    this.data = [];
-    this.ids = [];
+    this.raw.clear();
     this.head = 0;
     this.count = 0;
     this.mutations++;

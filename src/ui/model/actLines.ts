@@ -1,7 +1,7 @@
 import { type Approval, approvalGate } from "../../protocol/approvals.js";
 import type { SessionAct } from "../../store/act/actStore.js";
 import { describeApproval } from "../../store/act/approvalDecision.js";
-import type { ApprovalsEntry } from "../../store/approvals/approvalsBook.js";
+import { type ApprovalsEntry, pendingCutNote } from "../../store/approvals/approvalsBook.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { wrapLine } from "../../text/wrap.js";
 import { keyOf } from "./keymap.js";
@@ -63,11 +63,13 @@ export function actLines(input: ActLinesInput): ActLine[] {
   const pending = input.approvals.pending;
   for (const a of pending.slice(0, APPROVALS_SHOWN))
     head.push(...approvalLines(a, input, pending.length > 1));
+  const cut = pendingCutNote(input.approvals);
   if (pending.length > APPROVALS_SHOWN)
     head.push({
-      text: `  and ${pending.length - APPROVALS_SHOWN} more pending (${keyOf("approve")} lists them all)`,
+      text: `  and ${pending.length - APPROVALS_SHOWN} more pending (${keyOf("approve")} lists ${cut ? "those read" : "them all"})`,
       tone: "muted",
     });
+  if (cut) head.push({ text: `  ${cut}`, tone: "warn" });
   const err = input.approvals.error;
   if (err) {
     head.push({

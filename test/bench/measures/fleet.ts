@@ -24,6 +24,39 @@ export function fleetSize(streams: number): { columns: number; rows: number } {
   return { columns: 200, rows: streams + 14 };
 }
 
+/** What the fleet child is told besides where the service is and the size of its terminal. */
+export interface FleetChildOptions {
+  sessions: number;
+  streams: number;
+  /** How long it runs before it measures, and how long it measures. */
+  warmupMs: number;
+  windowMs: number;
+  /** How often it presses j/k. */
+  keyEveryMs: number;
+  /** With the on-disk event journal, as users run the UI (uiMount.tsx). */
+  journal: boolean;
+  /**
+   * Records Ink's frames of the warm-up and the window to this file for B10-ink (a JSON line
+   * [ms since the warm-up began, frame] per frame, then { windowFrom, windowMs }).
+   */
+  record?: string;
+  /**
+   * How long the list's pages and the streams may take (B10-budget's limited service: 120 s).
+   * Default 20 s for the list, 60 s for the streams.
+   */
+  liveWithinMs?: number;
+}
+
+/** The fleet child (the UI's production wiring) on `srv`, on B10's terminal size. */
+export function forkFleetChild(srv: RemoteServer, o: FleetChildOptions) {
+  return forkChild(
+    "./fleetChild.js",
+    { url: srv.url, key: srv.ownerKey, ...o, ...fleetSize(o.streams) },
+    [],
+    appEnv(),
+  );
+}
+
 /**
  * B10: the fleet child lists every session and shows the fleet with its rows streaming; the
  * service sends `perSecondPerSession` events to each streamed row for the warm-up and the
@@ -43,24 +76,15 @@ export async function measureFleet(
     record?: string;
   },
 ): Promise<FleetResult> {
-  const journal = o.journal ?? false;
-  const child = forkChild(
-    "./fleetChild.js",
-    {
-      url: srv.url,
-      key: srv.ownerKey,
-      sessions: o.sessions,
-      streams: o.streams,
-      ...fleetSize(o.streams),
-      warmupMs: o.warmupMs,
-      windowMs: o.windowMs,
-      keyEveryMs: 400,
-      journal,
-      ...(o.record ? { record: o.record } : {}),
-    },
-    [],
-    appEnv(),
-  );
+  const child = forkFleetChild(srv, {
+    sessions: o.sessions,
+    streams: o.streams,
+    warmupMs: o.warmupMs,
+    windowMs: o.windowMs,
+    keyEveryMs: 400,
+    journal: o.journal ?? false,
+    ...(o.record ? { record: o.record } : {}),
+  });
   try {
     const ready = await child.next<{ ids: string[] }>("ready", 90_000);
     const flood = srv.flood(ready.ids, o.perSecondPerSession, o.warmupMs + o.windowMs + 3000);

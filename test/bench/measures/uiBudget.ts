@@ -1,6 +1,5 @@
-import { appEnv, forkChild } from "../childIpc.js";
 import type { RemoteServer } from "../serverProcess.js";
-import { fleetSize } from "./fleet.js";
+import { forkFleetChild } from "./fleet.js";
 
 export interface UiBudgetResult {
   sessions: number;
@@ -34,23 +33,15 @@ export async function measureUiBudget(
   const spawnedAt = Date.now();
   // The child holds the fleet open past the steady minute, then reports and ends.
   const holdMs = o.settleMs + MINUTE + 5_000;
-  const child = forkChild(
-    "./fleetChild.js",
-    {
-      url: srv.url,
-      key: srv.ownerKey,
-      sessions: o.sessions,
-      streams: o.streams,
-      ...fleetSize(o.streams),
-      warmupMs: holdMs,
-      windowMs: 1000,
-      keyEveryMs: 5000,
-      journal: false,
-      liveWithinMs: 2 * MINUTE,
-    },
-    [],
-    appEnv(),
-  );
+  const child = forkFleetChild(srv, {
+    sessions: o.sessions,
+    streams: o.streams,
+    warmupMs: holdMs,
+    windowMs: 1000,
+    keyEveryMs: 5000,
+    journal: false,
+    liveWithinMs: 2 * MINUTE,
+  });
   let flood: Promise<unknown> | null = null;
   try {
     const readyP = child.next<{ ids: string[] }>("ready", 3 * MINUTE);

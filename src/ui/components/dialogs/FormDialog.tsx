@@ -1,16 +1,22 @@
 import { Box, Text } from "ink";
 import { useStore } from "zustand";
 import { describeApproval } from "../../../store/act/approvalDecision.js";
+import { pendingCutNote } from "../../../store/approvals/approvalsBook.js";
 import { selectRecord } from "../../../store/sessionsStore.js";
 import { sanitizeLine } from "../../../text/sanitize.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
+import { useApprovalsEntry } from "../../hooks/useApprovals.js";
 import { FORM_FIELDS, fieldPlaceholder, formIntro, repoName } from "../../model/gitActions.js";
 import type { FormDialogState } from "../../model/uiStore.js";
 import { FormFields } from "../frame/FormFields.js";
 import { dialogInnerWidth, FramedBox } from "../frame/FramedBox.js";
+import { scrollWindow } from "../frame/ScrollList.js";
 import { CloneSuggestions } from "../integrations/CloneSuggestions.js";
 import { useRepoDefault } from "../integrations/useRepoDefault.js";
+
+/** Pending approvals listed at once in the form; the others are counted, ↑/↓ reaches them. */
+const CHOICES_SHOWN = 6;
 
 /**
  * An approve or reject form with several pending approvals: each one whole (kind, message,
@@ -19,17 +25,31 @@ import { useRepoDefault } from "../integrations/useRepoDefault.js";
 function ApprovalChoices({ dialog }: { dialog: FormDialogState }) {
   const theme = useTheme();
   const list = dialog.approvals ?? [];
-  if (list.length < 2) return null;
+  // A list cut at the book's bound says that more are pending than it offers.
+  const cut = pendingCutNote(useApprovalsEntry(dialog.sessionId));
+  if (list.length < 2 && (cut === null || list.length === 0)) return null;
+  // Each choice whole, a window of them around the picked one: hundreds would run off the box.
+  const pick = dialog.pick ?? 0;
+  const { from, shown } =
+    list.length > 1 ? scrollWindow(list, CHOICES_SHOWN, pick - 2) : { from: 0, shown: [] };
+  const below = list.length > 1 ? list.length - from - shown.length : 0;
   return (
     <Box flexDirection="column" marginTop={1}>
-      {list.map((a, i) => {
-        const on = i === (dialog.pick ?? 0);
+      {cut !== null && (
+        <Text wrap="wrap" color={theme.c.warn}>
+          {cut}
+        </Text>
+      )}
+      {from > 0 && <Text color={theme.c.muted}>{`  … ${from} more above`}</Text>}
+      {shown.map((a, k) => {
+        const on = from + k === pick;
         return (
           <Text key={a.id} wrap="wrap" bold={on} color={on ? theme.c.accent : theme.c.muted}>
             {`${on ? "▸" : " "} ${sanitizeLine(a.id)}: ${describeApproval(a)}`}
           </Text>
         );
       })}
+      {below > 0 && <Text color={theme.c.muted}>{`  … ${below} more below (↑/↓ picks)`}</Text>}
     </Box>
   );
 }

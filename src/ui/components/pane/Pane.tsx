@@ -4,12 +4,12 @@ import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { createStore } from "zustand/vanilla";
 import { type ActState, actOf } from "../../../store/act/actStore.js";
-import { type ApprovalsBookState, approvalsOf } from "../../../store/approvals/approvalsBook.js";
 import { notifyingItemOf } from "../../../store/attention/queue.js";
 import { overlapSummary } from "../../../store/fleet/overlaps.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
+import { useApprovalsEntry } from "../../hooks/useApprovals.js";
 import { actLines } from "../../model/actLines.js";
 import { disabledReason } from "../../model/gitActions.js";
 import { commandById } from "../../model/keymap.js";
@@ -48,7 +48,6 @@ export interface PaneProps {
 const EMPTY: TimelineWindow = { lines: [], top: null, atEnd: true };
 /** A store that never changes, for a UI without acting (a replay). */
 const NO_ACT = createStore<ActState>()(() => ({ bySession: new Map(), busy: new Set() }));
-const NO_BOOK = createStore<ApprovalsBookState>()(() => ({ bySession: new Map(), reading: 0 }));
 
 export const Pane = memo(function Pane({
   sessionId,
@@ -58,15 +57,7 @@ export const Pane = memo(function Pane({
   focused,
   note = null,
 }: PaneProps) {
-  const {
-    streams,
-    attention: attentionStore,
-    overlaps,
-    act,
-    identity,
-    approvals,
-    secrets,
-  } = useServices();
+  const { streams, attention: attentionStore, overlaps, act, identity, secrets } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   // Only what the pane body shows: a heartbeat or a status change replaces the session
@@ -89,7 +80,7 @@ export const Pane = memo(function Pane({
     s.editing?.kind === "search" && s.editing.sessionId === sessionId ? s.editing.draft : null,
   );
   const actState = useStore(act ?? NO_ACT, (s) => actOf(s, sessionId));
-  const book = useStore(approvals ?? NO_BOOK, (s) => approvalsOf(s, sessionId));
+  const book = useApprovalsEntry(sessionId);
   const promptEditing = useStore(ui, (s) =>
     s.editing?.kind === "prompt" && s.editing.sessionId === sessionId ? s.editing : null,
   );

@@ -1,0 +1,183 @@
+import { MissingScopeError } from "../../client/errors.js";
+import {
+  type StreamStatus,
+  type SubscribeOptions,
+  type Subscription,
+  subscribeToSession,
+} from "../../client/eventStream.js";
+import type { ConnectionConfig, Transport } from "../../client/transport.js";
+import type { LogSequence } from "../history/historyOverlap.js";
+import { HeldItems } from "./heldItems.js";
+import { type AdmissionOptions, type LiveMode, StreamAdmission } from "./streamAdmission.js";
+
+/**
+ * One session's event stream: the subscription (its connection, reconnects and watchdog live
+ * in the SSE client) and what its statuses mean here. With a mode, what it sends is admitted
+ * at once (streamAdmission.ts); with none it is held (heldItems.ts) until the history is read
+ * and `release` says how to read it. A stream refused for want of sessions:prompt hands the
+ * session over to following its record.
+ */
+
+export interface LiveStreamOptions extends AdmissionOptions {
+  config: ConnectionConfig;
+  /** The API client's transport: streams share its budget and publish their waits there. */
+  transport?: Transport;
+  /** Passed through to every subscription. */
+  subscribeOptions?: Pick<
+    SubscribeOptions,
+    | "maxEventBytes"
+    | "backoffBaseMs"
+    | "maxDelayMs"
+    | "maxAttempts"
+    | "watchdog"
+    | "headersTimeoutMs"
+  >;
+  /** Injected in tests; defaults to the real SSE client. */
+  subscribe?: (opts: SubscribeOptions) => Subscription;
+}
+
+/** What the stream asks of whoever keeps the session's subscriptions. */
+export interface LiveStreamHooks {
+  /** Where the stream resumes (the last event id seen), or null. */
+  lastEventId: string | null;
+  /** True while `sub` is the session's open subscription. */
+  isCurrent(sub: Subscription): boolean;
+  /** The subscription stopped: let go of it (keeping its resume point). */
+  forget(sub: Subscription): void;
+  /** The key cannot have live events: follow the session's record instead. */
+  follow(): void;
+}
+
+/**
+ * Longest a pane waits for its stream to be live before reading the history anyway (a stream
+ * paced by the request budget, or one that cannot connect); then it says what may be lost.
+ */
+const HISTORY_WAIT_MS = 3000;
+
+export class LiveStream {
+  readonly sub: Subscription;
+  /** Resolves once the stream is live, failed or stopped, or after HISTORY_WAIT_MS (held). */
+  readonly ready: Promise<void>;
+  readonly #opts: LiveStreamOptions;
+  readonly #hooks: LiveStreamHooks;
+  readonly #admit: StreamAdmission;
+  #sub: Subscription | null = null;
+  #held: HeldItems | null;
+  #heldFollow = false;
+  #live = false;
+  #liveAt: number | null = null;
+  #readOnly = false;
+  #resolveReady: () => void = () => {};
+
+  constructor(
+    opts: LiveStreamOptions,
+    sessionId: string,
+    mode: LiveMode | null,
+    hooks: LiveStreamHooks,
+  ) {
+    this.#opts = opts;
+    this.#hooks = hooks;
+    this.#admit = new StreamAdmission(opts, sessionId, () => this.#sub);
+    this.#held = mode === null ? new HeldItems() : null;
+    this.ready = new Promise<void>((resolve) => {
+      this.#resolveReady = resolve;
+    });
+    if (mode === null) {
+      const waitTimer = setTimeout(() => this.#resolveReady(), HISTORY_WAIT_MS);
+      waitTimer.unref?.();
+      void this.ready.then(() => clearTimeout(waitTimer));
+    } else this.#admit.setMode(mode);
+    const subscribe = opts.subscribe ?? subscribeToSession;
+    this.#sub = subscribe({
+      ...opts.subscribeOptions,
+      config: opts.config,
+      ...(opts.transport ? { transport: opts.transport } : {}),
+      sessionId,
+      lastEventId: hooks.lastEventId,
+      onComment: (text) => {
+        if (this.#held) this.#held.push({ kind: "comment", text });
+        else this.#admit.comment(text);
+      },
+      onItem: (event, data, id, at) => {
+        if (this.#held) this.#held.push({ kind: "item", event, data, id, at });
+        else this.#admit.item(event, data, id, at);
+      },
+      onEvent: (ev) => {
+        if (this.#held) this.#held.push({ kind: "event", ev });
+        else this.#admit.event(ev);
+      },
+      onNotice: (notice) => {
+        if (this.#held) this.#held.push({ kind: "notice", notice });
+        else this.#admit.notice(notice);
+      },
+      onStatus: (status) => this.#status(status),
+    });
+    this.sub = this.#sub;
+  }
+
+  /** Whether the stream is live now. */
+  live(): boolean {
+    return this.#live;
+  }
+
+  /** Drops the held items the history already holds; returns how many, heartbeats aside. */
+  dropRepeats(history: LogSequence): number {
+    return this.#held ? this.#held.dropRepeats(history, this.#opts.journal?.clean) : 0;
+  }
+
+  /** Admits what was held, read as the mode says, and what comes from now on. */
+  release(mode: LiveMode): void {
+    const held = this.#held;
+    if (!held) return;
+    this.#held = null;
+    this.#admit.setMode(mode);
+    held.drainInto(this.#admit);
+    if (this.#heldFollow) {
+      this.#hooks.follow();
+      return;
+    }
+    if (this.#live) this.#admit.live(this.#liveAt ?? this.#now());
+  }
+
+  #now(): number {
+    return (this.#opts.now ?? Date.now)();
+  }
+
+  #status(status: StreamStatus): void {
+    const sub = this.#sub;
+    if (status.state === "stopped" && needsPromptScope(status.error)) this.#readOnly = true;
+    if (status.state === "reconnecting" || status.state === "stopped") this.#admit.endHistory();
+    if (status.state !== "connecting") this.#resolveReady();
+    if (this.#readOnly) {
+      // The key cannot have live events: the record is followed instead, said once (after
+      // the history, when the stream was held for it).
+      if (sub && this.#hooks.isCurrent(sub)) {
+        this.#hooks.forget(sub);
+        if (this.#held) this.#heldFollow = true;
+        else this.#hooks.follow();
+      }
+      return;
+    }
+    if (status.state === "live") {
+      this.#live = true;
+      this.#liveAt = this.#now();
+      if (!this.#held) this.#admit.live(this.#liveAt);
+    } else if (status.state !== "connecting") this.#live = false;
+    const meta = sub
+      ? {
+          lastEventId: sub.lastEventId,
+          heartbeatIntervalMs: sub.heartbeatIntervalMs,
+          watchdogMs: sub.watchdogMs,
+        }
+      : undefined;
+    if (this.#held?.holdsStatus(status)) this.#held.push({ kind: "status", status, meta });
+    else this.#admit.status(status, meta);
+    if (status.state === "stopped" && sub && this.#hooks.isCurrent(sub)) this.#hooks.forget(sub);
+  }
+}
+
+/** A stream refused for want of sessions:prompt (a 403 naming it). */
+function needsPromptScope(error: unknown): boolean {
+  if (!(error instanceof MissingScopeError)) return false;
+  return error.requiredScope === "sessions:prompt" || error.message.includes("sessions:prompt");
+}
