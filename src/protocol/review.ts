@@ -271,3 +271,11 @@ export function browsableUrl(raw: unknown): string | null {
   if (/[\s\x00-\x1f\x7f-\x9f]/.test(raw)) return null;
   return u.href;
 }
+
+/** When a session record's last prompt began (`last_prompt.started_at`); null when it does not say. */
+export function lastPromptStart(record: unknown): number | null {
+  const lp = rec(rec(record)?.last_prompt);
+  const raw = lp?.started_at;
+  const t = typeof raw === "string" ? Date.parse(raw) : Number.NaN;
+  return Number.isFinite(t) ? t : null;
+}

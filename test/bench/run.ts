@@ -26,6 +26,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { limitAllowsMs, measureBudget } from "./measures/budget.js";
 import { drainThroughStore } from "./measures/clientIngest.js";
+import { measureDiffView } from "./measures/diffView.js";
 import { measureFanout } from "./measures/fanout.js";
 import {
   fleetSize,
@@ -876,6 +877,33 @@ async function terminalEchoRow(quick: boolean): Promise<Row> {
   }
 }
 
+/** B17: the changes view on a 10,000-line diff: its first frame, then scrolling it. */
+async function diffViewRow(quick: boolean): Promise<Row> {
+  const lines = 10_000;
+  const scrollMs = quick ? 2000 : 5000;
+  const measure = `changes view (issue 32): a ${lines.toLocaleString("en-US")}-line diff over loopback, 160×48, the UI in the bench's own process (React's development build unless NODE_ENV=production); the answer (git status and diff) sent → the first frame showing the diff; then PageDown 60 times a second for ${scrollMs / 1000} s: frames a second, press → frame, heap before and after scrolling`;
+  const target =
+    "first frame ≤ 100 ms; ≥ 55 frames/s, press → frame p99 ≤ 1000/60 × 2 ms; heap growth ≤ 16 MiB";
+  try {
+    const r = await measureDiffView(lines, scrollMs);
+    const growth = r.heapAfterMiB - r.heapBeforeMiB;
+    return {
+      id: "B17",
+      measure,
+      value: `first frame ${num(r.firstFrameMs)} ms after the answer (${num(r.readMs)} ms reading it); ${num(r.framesPerSecond, 1)} frames/s (${r.shown} of ${r.presses} presses shown), press → frame p50 ${num(r.keyP50Ms)} ms, p99 ${num(r.keyP99Ms)} ms; heap ${num(r.heapBeforeMiB, 1)} → ${num(r.heapAfterMiB, 1)} MiB`,
+      target,
+      pass:
+        r.firstFrameMs <= 100 &&
+        r.framesPerSecond >= 55 &&
+        r.keyP99Ms <= (1000 / 60) * 2 &&
+        growth <= 16,
+      figures: { ...r },
+    };
+  } catch (e) {
+    return failed("B17", measure, target, e);
+  }
+}
+
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const p = plan(opts.quick);
@@ -951,6 +979,10 @@ async function main(): Promise<void> {
   if (want("B19")) {
     log("B19: session terminal echo and 10 MB of output");
     rows.push(await terminalEchoRow(opts.quick));
+  }
+  if (want("B17")) {
+    log("B17: the changes view on a 10,000-line diff");
+    rows.push(await diffViewRow(opts.quick));
   }
   if (want("B10-budget")) {
     log(

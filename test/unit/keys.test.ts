@@ -107,6 +107,7 @@ describe("the keymap table", () => {
       "login",
       "prompt",
       "integrationEdit",
+      "reviewSearch",
     ]);
     for (const c of KEYMAP) {
       for (const mode of c.modes) {

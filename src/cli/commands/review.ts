@@ -5,7 +5,7 @@ import { AgentSessionsError, EXIT, HttpError, UsageError } from "../../client/er
 import { openUrl } from "../../local/openUrl.js";
 import type { DiffReading } from "../../protocol/gitReview.js";
 import { historyItem } from "../../protocol/history.js";
-import { browsableUrl } from "../../protocol/review.js";
+import { browsableUrl, lastPromptStart } from "../../protocol/review.js";
 import {
   type DiffFile,
   type DiffIndex,
@@ -256,15 +256,6 @@ async function confirm(question: string): Promise<boolean> {
   } finally {
     rl.close();
   }
-}
-
-/** When the record's last prompt began (null: it does not say). */
-function lastPromptStart(record: Record<string, unknown>): number | null {
-  const lp = record.last_prompt;
-  if (lp === null || typeof lp !== "object") return null;
-  const raw = (lp as Record<string, unknown>).started_at;
-  const t = typeof raw === "string" ? Date.parse(raw) : Number.NaN;
-  return Number.isFinite(t) ? t : null;
 }
 
 /**

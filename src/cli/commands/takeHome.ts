@@ -43,7 +43,7 @@ export async function runApply(
 }
 
 /** The branch a record names (the documents leave it open: several names are read). */
-function recordBranch(record: Record<string, unknown>): string | null {
+export function recordBranch(record: Record<string, unknown>): string | null {
   for (const k of ["branch", "git_branch", "current_branch", "head_branch"]) {
     const v = record[k];
     if (typeof v === "string" && v !== "") return v;

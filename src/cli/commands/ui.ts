@@ -53,11 +53,13 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
       { journalFor },
       { loadFirstScreen, firstScreenAnswered },
       { signIn },
+      { localHome },
     ] = await Promise.all([
       import("../tui/buildServices.js"),
       import("../journal/journalSetup.js"),
       import("../../ui/model/services.js"),
       import("../tui/signIn.js"),
+      import("../tui/localHome.js"),
     ]);
     const withJournal = async (baseUrl: string) => {
       const j = await journalFor(baseUrl, { noJournal });
@@ -69,6 +71,8 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
       tuning,
       attention: attention.config,
       routeStore: fileRouteStore(),
+      // Changes are taken home into the git checkout the UI was started in.
+      home: localHome(),
       ...(ui.fleetStreams !== undefined ? { fleetStreams: ui.fleetStreams } : {}),
       ...(ui.refreshMs !== undefined ? { refreshMs: ui.refreshMs } : {}),
     };

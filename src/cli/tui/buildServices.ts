@@ -1,6 +1,7 @@
 import type { ApiClient } from "../../client/apiClient.js";
 import type { SubscribeOptions } from "../../client/eventStream.js";
 import type { OrganizationSource, RouteStore } from "../../client/routes.js";
+import { browserOpener } from "../../local/home.js";
 import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
 import { createActStore } from "../../store/act/actStore.js";
 import { createActionsStore } from "../../store/actionsStore.js";
@@ -12,13 +13,14 @@ import type { JournalStatusStore } from "../../store/history/journal.js";
 import { createIdentityStore } from "../../store/identityStore.js";
 import { createIntegrationsStore } from "../../store/integrations/integrationsStore.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
+import { createReviewStore } from "../../store/review/reviewStore.js";
 import { createSessionWatch } from "../../store/sessionWatch.js";
 import { StreamLeases } from "../../store/streams/streamLeases.js";
 import type { StreamsController } from "../../store/streams/streamsController.js";
 import { createTerminalPanes } from "../../store/terminal/terminalPanes.js";
 import { maskKey } from "../../text/format.js";
 import { keyRedactor } from "../../text/redact.js";
-import type { AppServices } from "../../ui/model/services.js";
+import type { AppServices, LocalHome, OpenUrl } from "../../ui/model/services.js";
 import type { Tuning } from "../clientFactory.js";
 import { createClient } from "../clientFactory.js";
 import type { FileJournal } from "../journal/fileJournal.js";
@@ -56,6 +58,10 @@ export interface BuildOptions {
   attention?: AttentionConfig;
   /** Where the client's routes remember the service's mount for later runs; default nowhere. */
   routeStore?: RouteStore;
+  /** Where the UI takes a session's changes home (default: none). */
+  home?: LocalHome | null;
+  /** Opens URLs in the browser (default: xdg-open / open). */
+  openUrl?: OpenUrl;
 }
 
 /**
@@ -179,6 +185,12 @@ export function buildServices(
     integrations: createIntegrationsStore(client, { redact }),
     routes: client.transport.routes,
     terminals: createTerminalPanes(client),
+    review: {
+      store: createReviewStore(client, { redact }),
+      api: client,
+      home: opts.home ?? null,
+      openUrl: opts.openUrl ?? browserOpener(),
+    },
   };
   let disposed: Promise<void> | null = null;
   return {

@@ -383,6 +383,11 @@ export function describePending(
     };
   }
   switch (a.kind) {
+    // Review confirmations draw their own words (components/review/ReviewConfirm.tsx).
+    case "takeHome":
+    case "rewind":
+    case "resumeFirst":
+      return { lines: [], warning: null };
     case "approve":
     case "reject":
       return {

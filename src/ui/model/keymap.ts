@@ -31,7 +31,12 @@ export type ModeKind =
    * rows that name this mode. Left out of MODE_KINDS on purpose: the keys enabled "in every
    * mode" (Ctrl-C) are the shell's here.
    */
-  | "terminal";
+  | "terminal"
+  // review and take home (changes view, files browser, links menu, their search field)
+  | "changes"
+  | "files"
+  | "links"
+  | "reviewSearch";
 
 export const MODE_KINDS: readonly ModeKind[] = [
   "tooSmall",
@@ -53,6 +58,10 @@ export const MODE_KINDS: readonly ModeKind[] = [
   "pane",
   "list",
   "login",
+  "changes",
+  "files",
+  "links",
+  "reviewSearch",
 ];
 
 /** Keys that have a name rather than a character. */
@@ -161,7 +170,23 @@ export type CommandId =
   | "attachTerminal"
   | "leaveTerminal"
   | "terminalScrollUp"
-  | "terminalScrollDown";
+  | "terminalScrollDown"
+  // review and take home
+  | "changes"
+  | "filesBrowser"
+  | "takeHome"
+  | "rewind"
+  | "links"
+  | "nextHunk"
+  | "prevHunk"
+  | "nextFile"
+  | "prevFile"
+  | "reviewSearch"
+  | "reviewNext"
+  | "reviewPrev"
+  | "reviewOpen"
+  | "copyLink"
+  | "takeHomeSwitch";
 
 export interface Command {
   id: CommandId;
@@ -183,11 +208,20 @@ export interface Command {
   replay?: true;
 }
 
+/** The changes view, the files browser and the links menu (they scroll, Esc closes them). */
+const REVIEW_VIEWS: readonly ModeKind[] = ["changes", "files", "links"];
 /** The session list and the pane: the screens under any overlay or dialog. */
 const SCREENS: readonly ModeKind[] = ["list", "pane"];
 /** The whole-body views over them: the fleet table and the merged timeline. */
 const VIEWS: readonly ModeKind[] = ["fleet", "merged"];
-const OVERLAYS: readonly ModeKind[] = ["help", "detail", "messages", "attention", "integrations"];
+const OVERLAYS: readonly ModeKind[] = [
+  "help",
+  "detail",
+  "messages",
+  "attention",
+  "integrations",
+  ...REVIEW_VIEWS,
+];
 /** Where a text field has the cursor. */
 const TEXT_FIELDS: readonly ModeKind[] = [
   "form",
@@ -197,6 +231,7 @@ const TEXT_FIELDS: readonly ModeKind[] = [
   "login",
   "prompt",
   "integrationEdit",
+  "reviewSearch",
 ];
 /** Where the focused or selected session can be replied to: a row opens its pane. */
 const ACTING: readonly ModeKind[] = ["list", "pane", "fleet"];
@@ -827,6 +862,132 @@ export const KEYMAP: readonly Command[] = [
       "sign in: no keychain here, so keep the key in a plain-text file, mode 0600 (as login --insecure-storage)",
     modes: ["login"],
   },
+  // review and take home: on the focused session (pane, list row or fleet row), and inside
+  // the changes view, the files browser and the links menu
+  {
+    id: "changes",
+    keys: [k("d")],
+    label: "changes",
+    description:
+      "the session's changes: changed files with +/− counts and the coloured diff (]/[ hunk, }/{ file, / search, Enter the whole file)",
+    modes: [...ACTING, "changes"],
+    footer: { rank: 16.5, in: SCREENS },
+    scope: "sessions:write",
+  },
+  {
+    id: "filesBrowser",
+    keys: [k("l")],
+    label: "files",
+    description:
+      "browse the session's files: the tree, a file read-only with line numbers, / searches names and contents",
+    modes: [...ACTING, "files"],
+    scope: "sessions:read",
+  },
+  {
+    id: "takeHome",
+    keys: [k("H")],
+    label: "take home",
+    description:
+      "take the session's changes home: apply its diff to the local git checkout (a preflight first, conflicts named) or check out the branch it pushed (asks first, naming the repository, branch and files)",
+    modes: [...ACTING, "changes"],
+    scope: "sessions:write",
+  },
+  {
+    id: "rewind",
+    keys: [k("W")],
+    label: "rewind",
+    description:
+      "rewind the session's last prompt and its file changes (asks first, listing the files; then says what the service reverted)",
+    modes: ACTING,
+    scope: "sessions:write",
+  },
+  {
+    id: "links",
+    keys: [k("u")],
+    label: "links",
+    description:
+      "open or copy the session's preview, pull request and sandbox URLs, its id, and its detected ports",
+    modes: [...ACTING, "links"],
+    scope: "sessions:read",
+  },
+  {
+    id: "nextHunk",
+    keys: [k("]")],
+    label: "hunk",
+    description: "next hunk",
+    modes: ["changes"],
+    footer: { rank: 1 },
+  },
+  {
+    id: "prevHunk",
+    keys: [k("[")],
+    label: "hunk back",
+    description: "previous hunk",
+    modes: ["changes"],
+  },
+  {
+    id: "nextFile",
+    keys: [k("}")],
+    label: "file",
+    description: "next file",
+    modes: ["changes"],
+    footer: { rank: 2 },
+  },
+  {
+    id: "prevFile",
+    keys: [k("{")],
+    label: "file back",
+    description: "previous file",
+    modes: ["changes"],
+  },
+  {
+    id: "reviewSearch",
+    keys: [k("/")],
+    label: "search",
+    description:
+      "search the diff (changes view), or file names and contents (files browser: asks the service)",
+    modes: ["changes", "files"],
+    footer: { rank: 3 },
+  },
+  {
+    id: "reviewNext",
+    keys: [k("n")],
+    label: "next",
+    description: "next search match",
+    modes: ["changes", "files"],
+  },
+  {
+    id: "reviewPrev",
+    keys: [k("N")],
+    label: "prev",
+    description: "previous search match",
+    modes: ["changes", "files"],
+  },
+  {
+    id: "reviewOpen",
+    keys: [named("return")],
+    label: "open",
+    description:
+      "the file under the cursor whole (changes view, files browser: a folder opens); in the links menu, open the link in the browser",
+    modes: REVIEW_VIEWS,
+    footer: { rank: 4 },
+  },
+  {
+    id: "copyLink",
+    keys: [k("c")],
+    label: "copy",
+    description: "copy the link or id to the clipboard (OSC 52, written by this client)",
+    modes: ["links"],
+    footer: { rank: 5 },
+  },
+  {
+    id: "takeHomeSwitch",
+    keys: [named("tab")],
+    label: "apply/checkout",
+    description:
+      "taking changes home: switch between applying the diff and checking out the pushed branch",
+    modes: ["confirm"],
+  },
   // replay (agent-sessions replay): on the list and in a pane, while a recording plays
   {
     id: "replayToggle",
@@ -926,14 +1087,22 @@ export function keysLabel(cmd: Command): string {
  * is "everywhere", on one of them is that screen's, on neither is a dialog's; a replay's
  * commands are listed apart.
  */
-export type KeyGroup = "global" | "list" | "pane" | "dialog" | "replay";
+export type KeyGroup = "global" | "list" | "pane" | "review" | "dialog" | "replay";
 
-export const KEY_GROUPS: readonly KeyGroup[] = ["global", "list", "pane", "dialog", "replay"];
+export const KEY_GROUPS: readonly KeyGroup[] = [
+  "global",
+  "list",
+  "pane",
+  "review",
+  "dialog",
+  "replay",
+];
 
 export const GROUP_TITLES: Record<KeyGroup, string> = {
   global: "Everywhere",
   list: "Session list",
   pane: "Session pane",
+  review: "Changes, files and links",
   dialog: "Dialogs",
   replay: "Replay (agent-sessions replay)",
 };
@@ -944,7 +1113,8 @@ export function groupOf(c: Pick<Command, "modes" | "replay">): KeyGroup {
   const pane = c.modes.includes("pane");
   if (list && pane) return "global";
   if (list) return "list";
-  return pane ? "pane" : "dialog";
+  if (pane) return "pane";
+  return c.modes.some((m) => REVIEW_VIEWS.includes(m)) ? "review" : "dialog";
 }
 
 /** The commands of a group, in table order. */

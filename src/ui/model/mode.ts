@@ -2,14 +2,17 @@ import type { ModeKind } from "./keymap.js";
 import { isTooSmall } from "./layout.js";
 import {
   type AttentionOverlayState,
+  type ChangesOverlayState,
   type ConfirmDialogState,
   type DetailOverlayState,
+  type FilesOverlayState,
   type FormDialogState,
   focusedPaneId,
   type HelpOverlayState,
   type IntegrationEditState,
   type IntegrationsOverlayState,
   type JumpEditing,
+  type LinksOverlayState,
   type MessagesOverlayState,
   type PromptEditing,
   type SearchEditing,
@@ -43,6 +46,12 @@ export type MainMode =
   | { kind: "attention"; overlay: AttentionOverlayState }
   /** What the service can reach. */
   | { kind: "integrations"; overlay: IntegrationsOverlayState }
+  /** The changes view, the files browser, the links menu (model/review.ts). */
+  | { kind: "changes"; overlay: ChangesOverlayState }
+  | { kind: "files"; overlay: FilesOverlayState }
+  | { kind: "links"; overlay: LinksOverlayState }
+  /** Typing a search in the changes view or the files browser. */
+  | { kind: "reviewSearch"; overlay: ChangesOverlayState | FilesOverlayState }
   /** Changing the issue tracker's settings (its fields, then the confirmation). */
   | { kind: "integrationEdit"; dialog: IntegrationEditState }
   /** The fleet table over the whole body. */
@@ -80,6 +89,11 @@ export function modeOf(s: UiState): MainMode {
     if (o.kind === "detail") return { kind: "detail", overlay: o };
     if (o.kind === "attention") return { kind: "attention", overlay: o };
     if (o.kind === "integrations") return { kind: "integrations", overlay: o };
+    if (o.kind === "changes" || o.kind === "files") {
+      if (o.search?.editing) return { kind: "reviewSearch", overlay: o };
+      return o.kind === "changes" ? { kind: "changes", overlay: o } : { kind: "files", overlay: o };
+    }
+    if (o.kind === "links") return { kind: "links", overlay: o };
     return { kind: "messages", overlay: o };
   }
   if (s.view === "fleet") return { kind: "fleet" };

@@ -1,6 +1,7 @@
 import type { ApiClient } from "../../client/apiClient.js";
 import type { BudgetState } from "../../client/requestBudget.js";
 import type { GitAction, GitResult } from "../../protocol/git.js";
+import type { Session } from "../../protocol/resources.js";
 import type { ActStore } from "../../store/act/actStore.js";
 import type { ActionsStore } from "../../store/actionsStore.js";
 import type { ApprovalsBook } from "../../store/approvals/approvalsBook.js";
@@ -13,6 +14,7 @@ import type { IdentityState, IdentityStore } from "../../store/identityStore.js"
 import type { IntegrationsStore } from "../../store/integrations/integrationsStore.js";
 import type { RateLimitStore } from "../../store/rateLimitStore.js";
 import type { ReplayStore } from "../../store/replay/replayEngine.js";
+import type { ReviewStore } from "../../store/review/reviewStore.js";
 import type { SessionsStore } from "../../store/sessionsStore.js";
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import type { StreamsStore } from "../../store/streams/streamsStore.js";
@@ -109,7 +111,44 @@ export interface AppServices {
   routes?: RoutesView;
   /** Session shells shown in panes (`$`); absent where there is no live service (a replay). */
   terminals?: TerminalPanes;
+  /**
+   * Review and take home (changes view, files browser, links menu, rewind, apply): absent
+   * where no service is talked to (a replay).
+   */
+  review?: ReviewServices;
 }
+
+/** What the review keys need beside the stores: the calls that change things, the local side. */
+export interface ReviewServices {
+  store: ReviewStore;
+  api: Pick<ApiClient, "rewindPrompt" | "connectPort">;
+  /** The local git checkout the UI runs in; null where there is none to reach. */
+  home: LocalHome | null;
+  /** Open a URL in the browser (xdg-open / open); says where neither exists. */
+  openUrl: OpenUrl;
+}
+
+/** Where a session's changes are taken home. */
+export interface LocalHome {
+  /** The local repository (its top level) and its current branch, or why there is none. */
+  where(): Promise<{ root: string; branch: string | null } | { error: string }>;
+  /** Apply a session's patch after a preflight; never leaves a half-applied tree. */
+  apply(patch: string, sessionId: string): Promise<HomeOutcome>;
+  /** The branch a session's record says it pushed (sanitized), or null. */
+  branchOf(record: Session): string | null;
+  /** Fetch the branch the session pushed into a local branch of the same name. */
+  checkout(record: Session): Promise<HomeOutcome>;
+}
+
+/** How taking changes home went, in lines for the status line and the messages log. */
+export interface HomeOutcome {
+  ok: boolean;
+  /** The first line is the summary; the others name files (conflicts, applied). */
+  lines: readonly string[];
+}
+
+/** Opens a validated http(s) URL; `opened` false says no opener exists (the URL is shown). */
+export type OpenUrl = (url: string) => Promise<{ opened: boolean; error?: string }>;
 
 export interface AppOptions {
   /** Ring the terminal bell when a session needs attention. Default true. */

@@ -51,7 +51,16 @@ export type PendingAction =
   | { kind: "launch"; request: LaunchRequest }
   | { kind: "rename"; name: string }
   /** A prompt typed for a paused session: resume it, then send. */
-  | { kind: "promptPaused"; prompt: string };
+  | { kind: "promptPaused"; prompt: string }
+  /** Taking the session's changes home: apply its diff locally, or check out its branch. */
+  | { kind: "takeHome"; how: "apply" | "checkout"; files: readonly string[] }
+  /** Rewinding the last prompt: the files it changed (as far as the client knows). */
+  | { kind: "rewind"; files: readonly string[]; source: "stream" | "status" | "none" }
+  /** A review key on a paused session: resume it first, then do what was asked. */
+  | { kind: "resumeFirst"; then: ReviewKey };
+
+/** What a review key opens or asks (model/review.ts). */
+export type ReviewKey = "changes" | "files" | "takeHome" | "rewind";
 
 export interface ConfirmDialogState {
   kind: "confirm";
@@ -111,7 +120,53 @@ export interface IntegrationsOverlayState {
   offset: number;
 }
 
+/** A search inside the changes view or the files browser. */
+export interface ReviewSearch {
+  /** The text searched (empty while the first one is typed). */
+  text: string;
+  /** Typing it: the field has the cursor. */
+  editing: boolean;
+  draft: string;
+}
+
+/** A file shown whole, read-only with line numbers, scrolled by `offset`. */
+export interface WholeFile {
+  path: string;
+  offset: number;
+}
+
+/** The changes view of a session: the diff scrolled by `offset` (its top line). */
+export interface ChangesOverlayState {
+  kind: "changes";
+  sessionId: string;
+  offset: number;
+  /** The file changes the session's stream had reported when the view opened. */
+  seen: readonly { path: string; action: string }[];
+  search: ReviewSearch | null;
+  whole: WholeFile | null;
+}
+
+/** The files browser: the folder shown, the entry under the cursor, an open file. */
+export interface FilesOverlayState {
+  kind: "files";
+  sessionId: string;
+  dir: string;
+  cursor: number;
+  search: ReviewSearch | null;
+  whole: WholeFile | null;
+}
+
+/** The links menu: the session's URLs, its id and its detected ports. */
+export interface LinksOverlayState {
+  kind: "links";
+  sessionId: string;
+  cursor: number;
+}
+
 export type OverlayState =
+  | ChangesOverlayState
+  | FilesOverlayState
+  | LinksOverlayState
   | HelpOverlayState
   | DetailOverlayState
   | MessagesOverlayState

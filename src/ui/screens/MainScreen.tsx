@@ -17,6 +17,9 @@ import { HelpOverlay } from "../components/overlays/HelpOverlay.js";
 import { MessagesOverlay } from "../components/overlays/MessagesOverlay.js";
 import { SessionDetail } from "../components/overlays/SessionDetail.js";
 import { PaneGrid } from "../components/pane/PaneGrid.js";
+import { ChangesView } from "../components/review/ChangesView.js";
+import { FilesView } from "../components/review/FilesView.js";
+import { LinksMenu } from "../components/review/LinksMenu.js";
 import { UiContext, type UiContextValue } from "../context/uiContext.js";
 import { useKeyTarget } from "../hooks/useKeyInput.js";
 import { useNotifier } from "../hooks/useNotifier.js";
@@ -69,6 +72,12 @@ function Body({
     return <MessagesOverlay width={width} height={height} offset={overlay.offset} />;
   if (overlay?.kind === "integrations")
     return <IntegrationsOverlay width={width} height={height} offset={overlay.offset} />;
+  if (overlay?.kind === "changes")
+    return <ChangesView overlay={overlay} width={width} height={height} />;
+  if (overlay?.kind === "files")
+    return <FilesView overlay={overlay} width={width} height={height} />;
+  if (overlay?.kind === "links")
+    return <LinksMenu overlay={overlay} width={width} height={height} />;
   if (overlay?.kind === "attention")
     return <AttentionOverlay width={width} height={height} cursor={overlay.cursor} />;
   if (overlay?.kind === "detail") {

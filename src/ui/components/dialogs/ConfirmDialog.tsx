@@ -13,6 +13,7 @@ import { keyOf } from "../../model/keymap.js";
 import type { ConfirmDialogState, QuitDialogState } from "../../model/uiStore.js";
 import { FramedBox } from "../frame/FramedBox.js";
 import { useRepoDefault } from "../integrations/useRepoDefault.js";
+import { isReviewPending, ReviewConfirm } from "../review/ReviewConfirm.js";
 
 /** "Are you sure?" for clone, push, branch and pull request (and for quitting mid-action). */
 
@@ -92,6 +93,9 @@ export function ConfirmDialog({
     );
   }
   const a = dialog.action;
+  if (isReviewPending(a)) {
+    return <ReviewConfirm sessionId={dialog.sessionId} action={a} width={width} height={height} />;
+  }
   const git = isGitPending(a) ? a : null;
   const branch =
     git === null

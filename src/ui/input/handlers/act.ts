@@ -16,6 +16,7 @@ import {
 } from "../actions.js";
 import { explainGitFailure } from "./gitReach.js";
 import { runDestroy } from "./launch.js";
+import { startReviewPending } from "./review.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /**
@@ -175,6 +176,10 @@ function send(deps: UiDeps, sessionId: string, prompt: string): void {
 
 /** Runs what a confirmation stands for. A git action on a paused session resumes it first. */
 export function startPending(deps: UiDeps, sessionId: string, action: PendingAction): void {
+  if (action.kind === "takeHome" || action.kind === "rewind" || action.kind === "resumeFirst") {
+    startReviewPending(deps, sessionId, action);
+    return;
+  }
   patch(deps, { dialog: null, message: null });
   const act = deps.services.act;
   const paused = sessionRecord(deps, sessionId)?.state === "paused";

@@ -68,7 +68,11 @@ const decline: Handler<ModeOf<"confirm">> = (deps, { dialog: d }) => {
       ? "Pull request"
       : d.action.kind === "promptPaused"
         ? "Prompt"
-        : d.action.kind;
+        : d.action.kind === "takeHome"
+          ? "Taking changes home"
+          : d.action.kind === "resumeFirst"
+            ? "Resume"
+            : d.action.kind;
   message(deps, `${what} cancelled: nothing was sent`);
 };
 
@@ -77,6 +81,12 @@ export const CONFIRM: ModeHandlers<"confirm"> = {
   submit: confirm,
   confirmNo: decline,
   cancel: decline,
+  takeHomeSwitch: (deps, { dialog: d }) => {
+    const a = d.action;
+    if (a.kind !== "takeHome") return;
+    const how = a.how === "apply" ? "checkout" : "apply";
+    patch(deps, { dialog: { ...d, action: { ...a, how } } });
+  },
 };
 
 export const QUIT: ModeHandlers<"quit"> = {

@@ -15,6 +15,14 @@ import { LIST } from "./list.js";
 import { ATTENTION, DETAIL, HELP, MESSAGES } from "./overlays.js";
 import { PANE } from "./pane.js";
 import { JUMP, REPLAY } from "./replay.js";
+import {
+  CHANGES,
+  FILES,
+  LINKS,
+  REVIEW_SCREEN,
+  REVIEW_SEARCH,
+  reviewSearchField,
+} from "./review.js";
 import { SCREEN } from "./screen.js";
 import { TERMINAL, TERMINAL_SCREEN, typeIntoShell } from "./terminal.js";
 import type { Handler, ModeHandlers } from "./types.js";
@@ -45,7 +53,14 @@ export const HANDLERS: Table = {
   detail: DETAIL,
   messages: MESSAGES,
   attention: ATTENTION,
-  fleet: { ...SCREEN, ...ACT_SCREEN, ...LAUNCH_SCREEN, ...TERMINAL_SCREEN, ...FLEET },
+  fleet: {
+    ...SCREEN,
+    ...ACT_SCREEN,
+    ...LAUNCH_SCREEN,
+    ...TERMINAL_SCREEN,
+    ...REVIEW_SCREEN,
+    ...FLEET,
+  },
   integrations: INTEGRATIONS,
   integrationEdit: INTEGRATION_EDIT,
   merged: { ...SCREEN, ...MERGED },
@@ -54,6 +69,7 @@ export const HANDLERS: Table = {
     ...ACT_SCREEN,
     ...LAUNCH_SCREEN,
     ...TERMINAL_SCREEN,
+    ...REVIEW_SCREEN,
     ...REPLAY,
     ...PANE,
     toggleTools,
@@ -63,10 +79,15 @@ export const HANDLERS: Table = {
     reply: ACT_SCREEN.reply,
     ...LAUNCH_SCREEN,
     ...TERMINAL_SCREEN,
+    ...REVIEW_SCREEN,
     ...REPLAY,
     ...LIST,
   },
   terminal: TERMINAL,
+  changes: CHANGES,
+  files: FILES,
+  links: LINKS,
+  reviewSearch: REVIEW_SEARCH,
 };
 
 /** The handler of a command in a mode, if it has one. */
@@ -115,6 +136,8 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
       };
     case "integrationEdit":
       return integrationEditField(deps, mode.dialog);
+    case "reviewSearch":
+      return reviewSearchField(deps);
     case "search":
     case "jump":
       return {
