@@ -53,6 +53,8 @@ const ui = await mountUi({
   rows: args.rows,
   fleet: true,
   journal: args.journal,
+  // The fleet keeps a stream for each of the rows the row measures (the default cap is 50).
+  fleetStreams: Math.max(50, args.streams),
   output: "cells",
   tap: (data) => assembler.write(data, 0),
 });

@@ -45,6 +45,7 @@ import { measureUiBudget } from "./measures/uiBudget.js";
 import { findNode24 } from "./node24.js";
 import { BENCH_DIR, median } from "./proc.js";
 import { markdownTable, notMeasured, num, type Row, textTable } from "./report.js";
+import { fleetScaleRows, largePaneRow, promptRow } from "./scaleRows.js";
 import { type RemoteServer, startServerProcess } from "./serverProcess.js";
 
 interface Options {
@@ -901,6 +902,19 @@ async function main(): Promise<void> {
       "B10-budget: the UI's requests a minute, 500 sessions and 50 streams, at 100 a minute (about 3 min)",
     );
     rows.push(await uiBudgetRow());
+  }
+
+  // Issue 35's rows (scaleRows.ts): B10-2000 brings its reference row B10-2000-ink.
+  if (want("B10-2000") || want("B10-2000-INK")) {
+    rows.push(...(await fleetScaleRows(opts.quick, want("B10-2000"))));
+  }
+  if (want("B15")) {
+    log("B15: prompt box and answer under B4's load");
+    rows.push(await promptRow(opts.quick));
+  }
+  if (want("B16")) {
+    log("B16: a pane of 100,000 lines");
+    rows.push(await largePaneRow(opts.quick));
   }
 
   const seconds = (performance.now() - t0) / 1000;
