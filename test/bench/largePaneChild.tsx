@@ -79,17 +79,28 @@ function floodNumberAt(i: number): number | null {
 }
 
 let misses = 0;
-/** Presses `keys` and waits for a frame other than the one before (or that passes `test`). */
-async function timed(keys: string, test?: (plain: string) => boolean): Promise<number | null> {
+/**
+ * Presses `keys` and waits for a frame other than the one before (or one that passes `test`):
+ * the time to that frame, and the CPU the process spent meanwhile (on a shared host the
+ * latter moves far less with the load than the former).
+ */
+async function timed(
+  keys: string,
+  cpuMs: number[],
+  test?: (plain: string) => boolean,
+): Promise<number | null> {
   const before = watch.last;
   const shown = watch.where(test ?? ((f) => f !== before), args.missMs);
   const at = performance.now();
+  const cpuAt = process.cpuUsage();
   ui.keyboard.write(keys);
   const t = await shown;
+  const cpu = process.cpuUsage(cpuAt);
   if (t === null) {
     misses++;
     return null;
   }
+  cpuMs.push((cpu.user + cpu.system) / 1000);
   return t - at;
 }
 const settle = () => new Promise((r) => setTimeout(r, 50));
@@ -97,19 +108,21 @@ const settle = () => new Promise((r) => setTimeout(r, 50));
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const scroll: number[] = [];
+const scrollCpu: number[] = [];
 for (let round = 0; round < 2; round++) {
   for (let i = 0; i < args.pages; i++) {
-    const ms = await timed("\x1b[5~"); // Page Up
+    const ms = await timed("\x1b[5~", scrollCpu); // Page Up
     if (ms !== null) scroll.push(ms);
     await settle();
   }
   for (const key of ["g", "G"]) {
-    const ms = await timed(key);
+    const ms = await timed(key, scrollCpu);
     if (ms !== null) scroll.push(ms);
     await settle();
   }
 }
 const search: number[] = [];
+const searchCpu: number[] = [];
 for (let s = 0; s < args.searches; s++) {
   // Among the oldest the pane holds: the search reads every entry newer than it first.
   let k: number | null = null;
@@ -120,7 +133,7 @@ for (let s = 0; s < args.searches; s++) {
   await settle();
   for (const ch of query) ui.keyboard.write(ch);
   await settle();
-  const ms = await timed("\r", (f) => f.includes(`${query} ok`));
+  const ms = await timed("\r", searchCpu, (f) => f.includes(`${query} ok`));
   if (ms !== null) search.push(ms);
   await settle();
   ui.keyboard.write("\x1b"); // Esc clears the search
@@ -139,7 +152,11 @@ tell({
   scrollP50Ms: percentile(scroll, 50),
   scrollP99Ms: percentile(scroll, 99),
   scrollMaxMs: Math.max(...scroll),
+  scrollCpuP50Ms: percentile(scrollCpu, 50),
+  scrollCpuP99Ms: percentile(scrollCpu, 99),
   searches: search.length,
+  searchCpuP50Ms: percentile(searchCpu, 50),
+  searchCpuP99Ms: percentile(searchCpu, 99),
   searchP50Ms: percentile(search, 50),
   searchP99Ms: percentile(search, 99),
   searchMaxMs: Math.max(...search),

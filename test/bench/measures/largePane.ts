@@ -8,10 +8,15 @@ export interface LargePaneResult {
   scrollP50Ms: number;
   scrollP99Ms: number;
   scrollMaxMs: number;
+  /** CPU the process spent from a key to its frame. */
+  scrollCpuP50Ms: number;
+  scrollCpuP99Ms: number;
   searches: number;
   searchP50Ms: number;
   searchP99Ms: number;
   searchMaxMs: number;
+  searchCpuP50Ms: number;
+  searchCpuP99Ms: number;
   /** Keys whose effect no frame showed within the bound. */
   misses: number;
   cpuPct: number;
