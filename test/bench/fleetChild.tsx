@@ -86,7 +86,7 @@ await waitUntil(() => sessions.getState().loadedAt !== null, 20_000, "the first 
 sessions.getState().setIncludeDestroyed(true);
 await waitUntil(
   () => sessions.getState().items.length >= args.sessions,
-  args.liveWithinMs ?? 20_000,
+  args.liveWithinMs ?? Math.max(20_000, args.sessions * 20),
   `${args.sessions} sessions listed`,
 );
 const live = () =>

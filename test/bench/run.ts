@@ -15,6 +15,9 @@
  * B4 and B10 run again with the on-disk event journal on (rows B4-journal, B10-journal).
  * B13 (issue 14's budget row) runs the built `watch --json` against the documented limit.
  * B10-budget (issue 30's budget row) runs the UI on 500 sessions and 50 fleet streams against it.
+ * Issue 35's rows (scaleRows.ts): B10-2000 (the fleet at 2,000 listed, 100 live) with its
+ * reference B10-2000-ink, B15 (the prompt box and its answer under B4's load), B16 (a pane of
+ * 100,000 lines).
  *   --json [PATH]  machine-readable output
  *   --markdown     print the table as Markdown (for docs/performance.md)
  *   --strict       exit 1 when a target is missed (a measure that errors always exits 1)
