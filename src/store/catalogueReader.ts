@@ -64,24 +64,24 @@ export async function* readCatalogue(
 }
 
 /**
- * One whole pass for the catalogue. `onFirst` sees the first page's records (a load shows them
- * at once). Resolves to the records in the service's order (a session a shifting list showed
+ * One whole pass for the catalogue. `onPage` sees the records read so far after each page
+ * that has more after it (a load shows the first at once, then each as it comes). Resolves to the records in the service's order (a session a shifting list showed
  * twice keeps its first place, its newer fields) and how the walk ended.
  */
 export async function readPass(
   client: Pick<CatalogueClient, "listSessions">,
   query: CatalogueQuery,
   opts: ReadOptions,
-  onFirst?: (first: AdmittedSession[], total: number | null) => void,
+  onPage?: (soFar: AdmittedSession[], total: number | null) => void,
 ): Promise<{ got: AdmittedSession[]; end: PagingEnd; total: number | null }> {
   const pages = readCatalogue(client, query, opts);
   const got = new Map<string, AdmittedSession>();
   let total: number | null = null;
-  for (let n = 0; ; n++) {
+  for (;;) {
     const r = await pages.next();
     if (r.done) return { got: [...got.values()], end: r.value, total };
     for (const x of r.value.records) got.set(x.session_id, x);
     total = r.value.total ?? total;
-    if (n === 0) onFirst?.([...got.values()], total);
+    if (r.value.hasMore) onPage?.([...got.values()], total);
   }
 }

@@ -132,13 +132,13 @@ export function createSessionsStore(
   /** One pass over every page, destroyed and error sessions always asked for. */
   const readPages = (
     signal: AbortSignal,
-    onFirst?: (first: AdmittedSession[], total: number | null) => void,
+    onPage?: (soFar: AdmittedSession[], total: number | null) => void,
   ) =>
     readPass(
       client,
       { limit: pageSize, includeDestroyed: true },
       { maxPages, redact, signal },
-      onFirst,
+      onPage,
     );
 
   return createStore<SessionsState>()((set, get) => {
@@ -159,9 +159,11 @@ export function createSessionsStore(
       const gen = ++generation;
       set({ loading: true, loadingMore: false, error: null });
       try {
-        const { got, end, total } = await readPages(ctl.signal, (first, t) => {
+        // Each page is drawn as it comes (the first at once), the count saying how many are
+        // still to come: a list of thousands read under the request budget takes minutes.
+        const { got, end, total } = await readPages(ctl.signal, (soFar, t) => {
           if (gen !== generation) return;
-          commitListed(first, null);
+          commitListed(soFar, null);
           set({ total: t, loading: false, loadingMore: true, loadedAt: now(), refreshError: null });
         });
         if (gen !== generation) return;
@@ -535,6 +537,8 @@ export function selectListMeta(s: SessionsState) {
     serverTotal: s.hasMore ? s.total : null,
     loading: s.loading,
     loadingMore: s.loadingMore,
+    /** While the pages are read: how many sessions the service counts that are not read yet. */
+    toCome: s.loadingMore && s.total !== null ? Math.max(0, s.total - s.items.length) : null,
     hasMore: s.hasMore,
     error: s.error,
     filterText: s.filterText,

@@ -18,6 +18,9 @@ const CHILDREN = [
   "idleChild.ts",
   "bytesChild.tsx",
   "fleetChild.tsx",
+  // Issue 35's rows: the prompt box and its answer under B4's load (B15), a 100,000-line pane (B16).
+  "promptChild.tsx",
+  "largePaneChild.tsx",
   // The reference rows' processes: Ink and React alone, drawing the app's recorded frames.
   "inkStartChild.ts",
   "inkReplayChild.tsx",

@@ -53,6 +53,8 @@ const ui = await mountUi({
   rows: args.rows,
   fleet: true,
   journal: args.journal,
+  // The fleet keeps a stream for each of the rows the row measures (the default cap is 50).
+  fleetStreams: Math.max(50, args.streams),
   output: "cells",
   tap: (data) => assembler.write(data, 0),
 });
@@ -84,7 +86,7 @@ await waitUntil(() => sessions.getState().loadedAt !== null, 20_000, "the first 
 sessions.getState().setIncludeDestroyed(true);
 await waitUntil(
   () => sessions.getState().items.length >= args.sessions,
-  args.liveWithinMs ?? 20_000,
+  args.liveWithinMs ?? Math.max(20_000, args.sessions * 20),
   `${args.sessions} sessions listed`,
 );
 const live = () =>

@@ -128,3 +128,38 @@ export function focusSignature(frame: string): string | null {
   }
   return null;
 }
+
+/**
+ * The frames a child sees, as plain text, and one wait at a time for the first
+ * frame that passes a test: `where()` resolves with that frame's time, or null after `ms`.
+ */
+export class FrameWatch {
+  last = "";
+  #waiter: { test: (plain: string) => boolean; done: (at: number | null) => void } | null = null;
+
+  /** Hand every frame here (FrameAssembler's callback), as plain text (stripAnsi). */
+  seen(plain: string, at: number): void {
+    this.last = plain;
+    const w = this.#waiter;
+    if (w?.test(plain)) {
+      this.#waiter = null;
+      w.done(at);
+    }
+  }
+
+  where(test: (plain: string) => boolean, ms: number): Promise<number | null> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#waiter = null;
+        resolve(null);
+      }, ms);
+      this.#waiter = {
+        test,
+        done: (at) => {
+          clearTimeout(timer);
+          resolve(at);
+        },
+      };
+    });
+  }
+}

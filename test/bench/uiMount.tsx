@@ -50,6 +50,10 @@ export async function mountUi(opts: {
    * own journal setup, in a state folder of its own that unmount() removes.
    */
   journal?: boolean;
+  /** Most streams the fleet keeps open (the CLI's AGENT_SESSIONS_FLEET_STREAMS). Default 50. */
+  fleetStreams?: number;
+  /** Entries kept per pane (the CLI's --scrollback). Default 5000. */
+  scrollback?: number;
 }): Promise<MountedUi> {
   // The CLI registers the key before anything is drawn or stored: the frame guard and the
   // journal's cleaner hide it.
@@ -61,9 +65,14 @@ export async function mountUi(opts: {
       : await journalFor(opts.url, {
           env: { ...process.env, XDG_STATE_HOME: stateHome, XDG_CONFIG_HOME: stateHome },
         });
+  const scrollback = opts.scrollback ?? 5000;
   const handle = buildServices(
     { baseUrl: opts.url, apiKey: opts.key },
-    journal ? { journal: journal.journal, journalStatus: journal.status } : {},
+    {
+      scrollback,
+      ...(journal ? { journal: journal.journal, journalStatus: journal.status } : {}),
+      ...(opts.fleetStreams !== undefined ? { fleetStreams: opts.fleetStreams } : {}),
+    },
   );
   const terminal = new VirtualTerminal(opts.columns, opts.rows);
   let output: ReturnType<typeof terminalOutput> | null = null;
@@ -85,7 +94,7 @@ export async function mountUi(opts: {
       initialSessions={opts.sessions}
       options={{
         bell: false,
-        scrollback: 5000,
+        scrollback,
         maxPanes: 6,
         noColor: false,
         startInFleet: opts.fleet ?? false,

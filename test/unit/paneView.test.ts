@@ -149,6 +149,26 @@ describe("kinds and search", () => {
     expect(matchStats(buf, v)?.ordinal).toBe(3);
   });
 
+  it("keeps its match count right as lines arrive, join onto the last one and are evicted", () => {
+    const { buf, output, add } = buffer(20);
+    for (let i = 1; i <= 10; i++) output(i % 5 === 0 ? `error ${i}\n` : `ok ${i}\n`);
+    const v = setQuery(initialPaneView(), buf, "error").view;
+    expect(matchStats(buf, v)).toEqual({ total: 2, ordinal: 1 });
+    // New lines: one more match, and the current one is now second from the newest.
+    output("error 11\n");
+    output("ok 12\n");
+    expect(matchStats(buf, v)).toEqual({ total: 3, ordinal: 2 });
+    // Prompt text joins onto the newest entry: a match made by the join counts.
+    add({ kind: "prompt_progress", id: null, data: { type: "text", content: "the err" } });
+    expect(matchStats(buf, v)?.total).toBe(3);
+    add({ kind: "prompt_progress", id: null, data: { type: "text", content: "or is fixed" } });
+    expect(matchStats(buf, v)?.total).toBe(4);
+    // The oldest matches leave with their entries (capacity 20).
+    for (let i = 0; i < 17; i++) output(`ok later ${i}\n`);
+    expect(matchStats(buf, v)?.total).toBe(2);
+    expect(searchStep(v, buf, VP, "older").found).toBe(true);
+  });
+
   it("says so when nothing matches", () => {
     const { buf, output } = buffer();
     output("hello");

@@ -6,6 +6,7 @@ import {
   createSessionsStore,
   deriveVisibleSessions,
   knownStates,
+  selectListMeta,
   selectVisibleSessions,
 } from "../../src/store/sessionsStore.js";
 
@@ -57,6 +58,30 @@ describe("sessions store", () => {
     await store.getState().refresh();
     expect(store.getState().items).toHaveLength(3);
     expect(client.calls).toHaveLength(4);
+  });
+
+  it("shows each page as it comes, counting the sessions still to come", async () => {
+    const pages = [0, 1, 2].map((p) => [session(`ses_${p}a`), session(`ses_${p}b`)]);
+    const seen: { shown: number; toCome: number | null }[] = [];
+    const store = createSessionsStore(
+      {
+        async listSessions(p: { page?: PageToken } = {}): Promise<SessionPage> {
+          const i = p.page && "cursor" in p.page ? Number(p.page.cursor) : 0;
+          const next = i + 1 < pages.length ? { cursor: String(i + 1) } : null;
+          return { sessions: pages[i] ?? [], total: 6, hasMore: next !== null, next };
+        },
+      },
+      { pageSize: 2 },
+    );
+    const off = store.subscribe((s) => {
+      const m = selectListMeta(s);
+      if (!s.loading) seen.push({ shown: s.items.length, toCome: m.toCome });
+    });
+    await store.getState().load();
+    off();
+    expect(seen[0]).toEqual({ shown: 2, toCome: 4 });
+    expect(seen).toContainEqual({ shown: 4, toCome: 2 });
+    expect(seen.at(-1)).toEqual({ shown: 6, toCome: null });
   });
 
   it("a cursor given again ends the pass, and says the list may be incomplete", async () => {

@@ -58,3 +58,10 @@ export function destroyedNote(included: boolean, room: number): string | null {
       ];
   return words.find((w) => displayWidth(w) <= room) ?? null;
 }
+
+/** The list's status while its pages are read: how many the service counts that are still to come. */
+export function loadingMoreText(toCome: number | null): string {
+  return toCome === null || toCome === 0
+    ? "loading more…"
+    : `loading more… ${toCome.toLocaleString("en-US")} still to come`;
+}

@@ -11,7 +11,7 @@ import { type DisplayLine, entryLines, entryMatches, type LineOptions } from "./
  * terminal row at a time even through long wrapped entries. Following means "bottom-aligned
  * on the newest entry"; anything else is paused at `anchor`, the top line. Every function
  * here touches only the entries on (or next to) the screen, never the whole scrollback —
- * except search, which by its nature looks at every entry.
+ * except a new search, which reads every entry once (matchSeqs keeps its matches after).
  */
 
 export type KindToggle = "prompt" | "output" | "file" | "state";
@@ -39,6 +39,12 @@ export interface PaneView {
 export interface EntrySource {
   readonly size: number;
   get(i: number): TimelineEntry | undefined;
+  /**
+   * Changes whenever an entry is added, replaced or removed (TimelineBuffer's and
+   * MergedTimeline's do): with it, a search's matches are kept between frames and only the
+   * entries added since are read again.
+   */
+  readonly version?: number;
 }
 
 export interface Viewport {
@@ -366,9 +372,67 @@ export function toggleTimestamps(view: PaneView): PaneView {
   return { ...view, timestamps: !view.timestamps };
 }
 
-function matchAt(buf: EntrySource, view: PaneView, i: number, q: string): boolean {
-  const e = buf.get(i);
-  return e !== undefined && isShown(view, e) && entryMatches(e, q);
+/** The matches of one search in one scrollback, oldest first, as of `version`. */
+interface MatchIndex {
+  key: string;
+  version: number;
+  /** The seqs of the oldest and the newest entry when it was made. */
+  first: number;
+  newest: number;
+  seqs: number[];
+}
+
+const matchIndexes = new WeakMap<EntrySource, MatchIndex>();
+
+function scanMatches(buf: EntrySource, view: PaneView, q: string, from: number, out: number[]) {
+  for (let i = from; i < buf.size; i++) {
+    const e = buf.get(i);
+    if (e !== undefined && isShown(view, e) && entryMatches(e, q)) out.push(e.seq);
+  }
+}
+
+/**
+ * The seqs of every entry that matches the query (lowercased) and shows, oldest first. A
+ * scrollback with a version keeps them between calls: a new frame with no new entries reads
+ * none, one with new entries reads only those (and the newest it had, which a joined
+ * fragment may have changed), dropping what was evicted. Search and its match count read
+ * this one list instead of the whole scrollback each.
+ */
+export function matchSeqs(buf: EntrySource, view: PaneView, q: string): readonly number[] {
+  const version = buf.version;
+  const first = buf.get(0)?.seq;
+  const newest = buf.get(buf.size - 1)?.seq;
+  if (first === undefined || newest === undefined) return [];
+  const key = `${q}\u0000${view.hidden.join(",")}`;
+  const had = version === undefined ? undefined : matchIndexes.get(buf);
+  if (had && had.key === key && had.version === version) return had.seqs;
+  let seqs: number[];
+  if (had && had.key === key && first >= had.first && newest >= had.newest) {
+    // Entries were added (and the oldest maybe evicted): keep what still stands.
+    let drop = 0;
+    while (drop < had.seqs.length && (had.seqs[drop] as number) < first) drop++;
+    let keep = had.seqs.length;
+    while (keep > drop && (had.seqs[keep - 1] as number) >= had.newest) keep--;
+    seqs = had.seqs.slice(drop, keep);
+    scanMatches(buf, view, q, indexOfSeq(buf, had.newest), seqs);
+  } else {
+    seqs = [];
+    scanMatches(buf, view, q, 0, seqs);
+  }
+  if (version !== undefined) matchIndexes.set(buf, { key, version, first, newest, seqs });
+  return seqs;
+}
+
+/** Index in `seqs` (ascending) of the first seq ≥ `seq`; seqs.length when none. */
+function lowerBound(seqs: readonly number[], seq: number): number {
+  let lo = 0;
+  let hi = seqs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((seqs[mid] as number) < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Put an entry at the top of the screen (paused) and make it the current match. */
@@ -384,12 +448,8 @@ export function setQuery(
 ): { view: PaneView; found: boolean } {
   const q = query.toLowerCase();
   if (q === "") return { view: { ...view, query: "", matchSeq: null }, found: false };
-  for (let i = buf.size - 1; i >= 0; i--) {
-    if (matchAt(buf, view, i, q)) {
-      const seq = buf.get(i)?.seq ?? 0;
-      return { view: jumpTo({ ...view, query }, buf, seq), found: true };
-    }
-  }
+  const newest = matchSeqs(buf, view, q).at(-1);
+  if (newest !== undefined) return { view: jumpTo({ ...view, query }, buf, newest), found: true };
   return { view: { ...view, query, matchSeq: null }, found: false };
 }
 
@@ -405,16 +465,15 @@ export function searchStep(
 ): { view: PaneView; found: boolean } {
   const q = view.query.toLowerCase();
   if (q === "" || buf.size === 0) return { view, found: false };
+  const seqs = matchSeqs(buf, view, q);
+  if (seqs.length === 0) return { view, found: false };
   const fromSeq = view.matchSeq ?? computeWindow(buf, view, vp).top?.seq ?? newestSeq(buf) ?? 0;
-  const start = indexOfSeq(buf, fromSeq);
-  const n = buf.size;
-  for (let k = 1; k <= n; k++) {
-    const i = dir === "older" ? (start - k + n) % n : (start + k) % n;
-    if (matchAt(buf, view, i, q)) {
-      return { view: jumpTo(view, buf, buf.get(i)?.seq ?? 0), found: true };
-    }
-  }
-  return { view, found: false };
+  const at = lowerBound(seqs, fromSeq);
+  const seq =
+    dir === "older"
+      ? (seqs[at - 1] ?? seqs.at(-1))
+      : (seqs[seqs[at] === fromSeq ? at + 1 : at] ?? seqs[0]);
+  return { view: jumpTo(view, buf, seq as number), found: true };
 }
 
 export interface MatchStats {
@@ -423,16 +482,12 @@ export interface MatchStats {
   ordinal: number;
 }
 
-/** Counts every match: the one per-frame cost that is O(scrollback), and only while searching. */
+/** Counts every match (matchSeqs: read again only where the scrollback changed). */
 export function matchStats(buf: EntrySource, view: PaneView): MatchStats | null {
   const q = view.query.toLowerCase();
   if (q === "") return null;
-  let total = 0;
-  let ordinal = 0;
-  for (let i = buf.size - 1; i >= 0; i--) {
-    if (!matchAt(buf, view, i, q)) continue;
-    total++;
-    if (view.matchSeq !== null && (buf.get(i)?.seq ?? 0) >= view.matchSeq) ordinal = total;
-  }
-  return { total, ordinal: view.matchSeq === null ? 0 : ordinal };
+  const seqs = matchSeqs(buf, view, q);
+  const total = seqs.length;
+  if (view.matchSeq === null) return { total, ordinal: 0 };
+  return { total, ordinal: total - lowerBound(seqs, view.matchSeq) };
 }

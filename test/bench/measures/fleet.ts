@@ -42,7 +42,7 @@ export interface FleetChildOptions {
   record?: string;
   /**
    * How long the list's pages and the streams may take (B10-budget's limited service: 120 s).
-   * Default 20 s for the list, 60 s for the streams.
+   * Default 20 s for the list (20 ms a session past 1,000), 60 s for the streams.
    */
   liveWithinMs?: number;
 }

@@ -24,7 +24,7 @@ import { FLEET_CHROME_ROWS } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
 import { listWindowStart } from "../../model/layout.js";
 import { orderSessions } from "../../model/listOrder.js";
-import { destroyedNote } from "../../model/listRow.js";
+import { destroyedNote, loadingMoreText } from "../../model/listRow.js";
 import type { AppServices } from "../../model/services.js";
 import { TextInput } from "../chrome/TextInput.js";
 
@@ -281,7 +281,7 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
     : meta.error
       ? `✗ ${meta.error.message}`
       : meta.loadingMore
-        ? "loading more…"
+        ? loadingMoreText(meta.toCome)
         : `${visible.length} shown of ${meta.serverTotal ?? meta.total}${meta.hasMore ? " · not every page read" : ""} · ${keyOf("open")} opens a pane · ${keyOf("fleet")} or ${keyOf("cancel")} goes back`;
 
   // Every line of the table is cut to its width itself (truncating Texts in boxes of a set

@@ -22,7 +22,7 @@ import { useTicked } from "../../hooks/useNow.js";
 import { type ListRowStyle, listRowStyle } from "../../model/geometry.js";
 import { listRows, listWindowStart } from "../../model/layout.js";
 import { orderSessions } from "../../model/listOrder.js";
-import { destroyedNote, listRowMeta } from "../../model/listRow.js";
+import { destroyedNote, listRowMeta, loadingMoreText } from "../../model/listRow.js";
 import { TextInput } from "../chrome/TextInput.js";
 
 /**
@@ -187,7 +187,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
     : meta.error
       ? { text: `✗ ${meta.error.message}`, color: theme.c.error }
       : meta.loadingMore
-        ? { text: "loading more…", color: theme.c.muted }
+        ? { text: loadingMoreText(meta.toCome), color: theme.c.muted }
         : {
             text: `${
               meta.serverTotal !== null && meta.serverTotal !== meta.total
