@@ -25,6 +25,7 @@ import {
   RateLimitTracker,
   type RetryCause,
   type RetryWait,
+  readRateLimitHeaders,
 } from "./rateLimit.js";
 import { type BudgetUse, RequestBudget } from "./requestBudget.js";
 import { type OrganizationSource, type RouteStore, ServiceRoutes } from "./routes.js";
@@ -383,12 +384,12 @@ export class Transport {
         const quoted = errorMessage(tryJson(res.text));
         const error = this.#rateLimitedError(label, attempt, retryAfterMs, quoted);
         if (error !== null) {
-          this.budget.penalize(retryAfterMs === null ? null : this.#maxDelayMs);
+          this.#holdKeyFor(res.headers, retryAfterMs === null ? null : this.#maxDelayMs);
           throw error;
         }
         const delay = this.#retryDelay(attempt, retryAfterMs, schedule);
         // Everything of this key slows down for the same wait, not only this call.
-        this.budget.penalize(delay);
+        this.#holdKeyFor(res.headers, delay);
         const why = "rate limited (HTTP 429)";
         await this.#wait(delay, attempt, why, { kind: "rate_limited" }, retryAfterMs, signal);
         attempt += 1;
@@ -472,7 +473,7 @@ export class Transport {
       retryAfterMs ?? this.#retryDelay(1, null, { anchorMs: undefined }),
       this.#maxDelayMs,
     );
-    this.budget.penalize(wait);
+    this.#holdKeyFor(res.headers, wait);
     const error =
       this.#rateLimitedError(label, 1, retryAfterMs, quoted) ??
       new RateLimitedError(
@@ -503,6 +504,18 @@ export class Transport {
     const ws = new WebSocket(url, { dispatcher: this.#dispatcher(), headers });
     ws.binaryType = "arraybuffer";
     return ws;
+  }
+
+  /**
+   * A 429 holds every request of the key for its wait, unless the same answer says the key
+   * still has room (X-RateLimit-Remaining above 0): the limit is then the call's own (the
+   * organization's launches an hour, say), and only this call waits or fails. A launch refused
+   * for an hour no longer stalls the list and the panes for a minute.
+   */
+  #holdKeyFor(headers: HeaderSource, waitMs: number | null): void {
+    const room = readRateLimitHeaders(headers)?.remaining ?? null;
+    if (room !== null && room > 0) return;
+    this.budget.penalize(waitMs);
   }
 
   /**

@@ -110,7 +110,13 @@ describe("request budget", () => {
     const srv = await startScriptedServer();
     cleanups.push(() => srv.close());
     const limits = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99" };
-    srv.reply(json(429, { detail: "slow down" }, { "retry-after": "3600", ...limits }));
+    srv.reply(
+      json(
+        429,
+        { detail: "slow down" },
+        { "retry-after": "3600", ...limits, "x-ratelimit-remaining": "0" },
+      ),
+    );
     srv.fallback(json(200, { tenant_id: "t", principal_id: "usr_1", scopes: [] }, limits));
     const agent = new Agent({ keepAliveTimeout: 1000 });
     cleanups.push(() => agent.destroy());
@@ -125,6 +131,36 @@ describe("request budget", () => {
     expect(other.budget.state.heldUntil).toBeNull();
     const started = Date.now();
     await expect(other.me()).resolves.toHaveProperty("principal_id");
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(srv.seen).toHaveLength(2);
+  });
+
+  it("a 429 that says the key still has room (an hourly launch limit) fails that call only: the key's other calls go at once", async () => {
+    const srv = await startScriptedServer();
+    cleanups.push(() => srv.close());
+    const limits = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "57" };
+    srv.reply(
+      json(
+        429,
+        { detail: "Launch limit reached: try again in 60 min" },
+        {
+          "retry-after": "3600",
+          ...limits,
+        },
+      ),
+    );
+    srv.fallback(json(200, { tenant_id: "t", principal_id: "usr_1", scopes: [] }, limits));
+    const agent = new Agent({ keepAliveTimeout: 1000 });
+    cleanups.push(() => agent.destroy());
+    const client = new ApiClient({
+      baseUrl: srv.url,
+      apiKey: "ask_budget_test_key",
+      dispatcher: agent,
+    });
+    await expect(client.me()).rejects.toThrow(/try again in 60 min/);
+    expect(client.budget.state.heldUntil).toBeNull();
+    const started = Date.now();
+    await expect(client.me()).resolves.toHaveProperty("principal_id");
     expect(Date.now() - started).toBeLessThan(5000);
     expect(srv.seen).toHaveLength(2);
   });
