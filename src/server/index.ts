@@ -12,12 +12,9 @@ import { Flood, type FloodResult } from "./flood.js";
 import { ensureDemoRepos } from "./git/demoRepos.js";
 import { GitRunner } from "./git/gitRunner.js";
 import { GitWorkspaces, type PullRequest } from "./git/gitWorkspaces.js";
-import {
-  closeLaunches,
-  handleRequest,
-  mountedPath,
-  type RequestCounts,
-} from "./http/requestHandler.js";
+import { closeLaunches } from "./http/launchRoutes.js";
+import { handleRequest, mountedPath } from "./http/requestHandler.js";
+import type { RequestCounts } from "./http/routeKit.js";
 import { IntegrationDemo } from "./integrations.js";
 import { KeyRing } from "./keys.js";
 import { childRandom } from "./random.js";
@@ -34,7 +31,7 @@ export { defaultFaults } from "./faults.js";
 export type { FloodResult } from "./flood.js";
 export type { PullRequest } from "./git/gitWorkspaces.js";
 export { CLOCK_CONTROL_PATH } from "./http/clockControl.js";
-export type { RequestCounts } from "./http/requestHandler.js";
+export type { RequestCounts } from "./http/routeKit.js";
 export type { SessionRecord, SessionState } from "./sessionTable.js";
 
 export interface ServerOptions {

@@ -19,7 +19,6 @@ import { type FirstPromptEnd, firstPromptEnd } from "../../store/launch/firstPro
 import { sanitizeRecord } from "../../store/sanitizeRecord.js";
 import { cutText, sanitizeLine } from "../../text/sanitize.js";
 import { type CommandContext, commandContext } from "../context.js";
-import type { NewOptions } from "../definitions/launch.js";
 import { err, fail, out, printJson, reportError } from "../output.js";
 import { readStdin } from "./prompt.js";
 import { watchSessions } from "./watch.js";
@@ -28,6 +27,22 @@ import { watchSessions } from "./watch.js";
 const FOLLOW_POLL_MS = 2_000;
 /** After the end is read, events still on their way are printed before the command ends. */
 const FOLLOW_GRACE_MS = 300;
+
+/** What `new` takes, as typed: checked against the launch's schema before anything is sent. */
+export interface NewOptions {
+  repo?: string;
+  agent?: string;
+  model?: string;
+  template?: string;
+  plan?: boolean;
+  mode?: string;
+  onComplete?: string;
+  ttl?: string;
+  promptTimeout?: string;
+  name?: string;
+  follow?: boolean;
+  json?: boolean;
+}
 
 /** The launch as the options ask for it: only what was given is sent. */
 function launchRequestOf(prompt: string, o: NewOptions): LaunchRequest {

@@ -7,23 +7,8 @@ import {
   PROMPT_TIMEOUT_MINUTES,
   TTL_MINUTES,
 } from "../../protocol/launch.js";
+import type { NewOptions } from "../commands/launch.js";
 import { sessionArg, sessionsArg } from "./argParsers.js";
-
-/** What `new` takes, as typed: checked against the launch's schema before anything is sent. */
-export interface NewOptions {
-  repo?: string;
-  agent?: string;
-  model?: string;
-  template?: string;
-  plan?: boolean;
-  mode?: string;
-  onComplete?: string;
-  ttl?: string;
-  promptTimeout?: string;
-  name?: string;
-  follow?: boolean;
-  json?: boolean;
-}
 
 /** Starting and ending work: new (launch), rename, destroy. */
 export function registerLaunchCommands(program: Command): void {

@@ -8,6 +8,7 @@ import {
 import { systemClock } from "../clock.js";
 import { DEFAULT_LAUNCHES_PER_HOUR, type Launcher, Launches } from "../launches.js";
 import { HttpError } from "./httpError.js";
+import { readJsonBody, sendJson } from "./respond.js";
 import {
   authorize,
   type Call,
@@ -15,8 +16,7 @@ import {
   invalidBody,
   type Route,
   sessionParam,
-} from "./requestHandler.js";
-import { readJsonBody, sendJson } from "./respond.js";
+} from "./routeKit.js";
 
 /**
  * The routes that start and end work (launches.ts): launch, create, rename, destroy. Their

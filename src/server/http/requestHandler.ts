@@ -2,96 +2,28 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   CloneRequestSchema,
   GitOperationRequestSchema,
-  hasScope,
   type LifecycleAction,
   REPOS_PER_PAGE_MAX,
-  REQUIRED_SCOPES,
 } from "../../protocol/index.js";
-import type * as z from "../../protocol/schema.js";
-import type { ManualClock } from "../clock.js";
-import type { EventStreams } from "../eventStreams.js";
-import type { Faults } from "../faults.js";
 import { flatAnswer, flatFailure, flatToRequest, isFlatGitBody } from "../git/flatGit.js";
-import type { GitWorkspaces } from "../git/gitWorkspaces.js";
-import type { IntegrationDemo } from "../integrations.js";
-import { bearerToken, identityBody, type KeyRecord, type KeyRing, verifyBody } from "../keys.js";
-import type { RateLimiter } from "../rateLimiter.js";
-import type { SessionActions } from "../sessionActions.js";
+import { bearerToken, identityBody, verifyBody } from "../keys.js";
 import { historyBody } from "../sessionLog.js";
-import {
-  isSessionState,
-  type ListFilter,
-  SESSION_STATES,
-  type SessionTable,
-} from "../sessionTable.js";
-import type { Terminals } from "../terminal.js";
+import { isSessionState, type ListFilter, SESSION_STATES } from "../sessionTable.js";
 import { advanceClock, CLOCK_CONTROL_PATH } from "./clockControl.js";
 import { HttpError } from "./httpError.js";
 import { LAUNCH_ROUTES } from "./launchRoutes.js";
-
-// Imported through here so that this module is evaluated before the routes modules it spreads.
-export { closeLaunches } from "./launchRoutes.js";
-
 import { readJsonBody, sendJson } from "./respond.js";
 import { isReviewOperation, reviewOperation, reviewRoutes } from "./reviewRoutes.js";
+import {
+  authorize,
+  type Call,
+  type HandlerContext,
+  invalidBody,
+  type Route,
+  SEGMENT,
+  sessionParam,
+} from "./routeKit.js";
 import { terminalRoutes } from "./terminalRoutes.js";
-
-export interface HandlerContext {
-  keys: KeyRing;
-  limiter: RateLimiter | null;
-  faults: Faults;
-  store: SessionTable;
-  streams: EventStreams;
-  git: GitWorkspaces;
-  /** Prompts, approvals and the lifecycle (sessionActions.ts). */
-  actions: SessionActions;
-  /** The code hosting app, user tokens, issue tracker and chat tool (integrations.ts). */
-  integrations: IntegrationDemo;
-  /** Events a new subscriber is sent before live ones (default none, as the real service). */
-  historyOnOpen: number;
-  log?: (line: string) => void;
-  /** Counted as requests come in (read by ReferenceServer.requestCounts). */
-  counts: RequestCounts;
-  /**
-   * Where session routes live: "interface" (default) under /api/sessions…; "cloud" only under
-   * /api/cloud/sessions…, as the real service serves them, with /api/sessions… answering a
-   * bearer key 401 like its web dashboard does.
-   */
-  mount?: "interface" | "cloud";
-  /** The simulator's manual clock, stepped at CLOCK_CONTROL_PATH; null on real time. */
-  manualClock?: ManualClock | null;
-  /** Launches an organization (or a personal key's user) may make an hour; default 30. */
-  launchesPerHour?: number;
-  /** Session terminals and their WebSocket tokens (src/server/terminal.ts). */
-  terminals?: Terminals;
-}
-
-/** Requests the service has had, and the 429s it answered (the limiter's and injected ones). */
-export interface RequestCounts {
-  requests: number;
-  rateLimited: number;
-  /** When the first request came in (ms since epoch), or null. */
-  firstAt: number | null;
-}
-
-export interface Call {
-  req: IncomingMessage;
-  res: ServerResponse;
-  path: string;
-  query: URLSearchParams;
-  token: string | null;
-  params: string[];
-}
-
-export type Operation = keyof typeof REQUIRED_SCOPES;
-
-export interface Route {
-  method: string;
-  pattern: RegExp;
-  handle: (ctx: HandlerContext, call: Call) => Promise<void> | void;
-}
-
-export const SEGMENT = "([^/]+)";
 
 const ROUTES: Route[] = [
   { method: "GET", pattern: /^\/api\/cloud\/auth\/verify$/, handle: verify },
@@ -155,44 +87,6 @@ const ROUTES: Route[] = [
   ...terminalRoutes({ authorize, sessionParam }),
 ];
 
-function unauthorized(message: string): HttpError {
-  return new HttpError(
-    401,
-    { detail: message },
-    { "www-authenticate": 'Bearer realm="agent-sessions"' },
-  );
-}
-
-/**
- * The key of an authenticated call that holds the scope the operation needs, and is a member
- * of the organization X-Organization-Id names (when the header is sent).
- */
-export function authorize(ctx: HandlerContext, call: Call, op: Operation): KeyRecord {
-  const auth = ctx.keys.authenticate(call.token, Date.now());
-  if (!auth.ok) throw unauthorized(auth.message);
-  const needed = REQUIRED_SCOPES[op];
-  if (!hasScope(auth.effective, needed)) {
-    // The real service's documented wording.
-    throw HttpError.detail(403, `Insufficient scope: requires ${needed}`);
-  }
-  const org = organizationHeader(call);
-  if (org !== null && org !== auth.record.organizationId) {
-    throw HttpError.detail(
-      403,
-      auth.record.organizationId === null
-        ? `This key's user is not a member of organization ${org.slice(0, 100)}`
-        : `Organization mismatch: the key belongs to ${auth.record.organizationId}, not ${org.slice(0, 100)}`,
-    );
-  }
-  return auth.record;
-}
-
-function organizationHeader(call: Call): string | null {
-  const h = call.req.headers["x-organization-id"];
-  const v = Array.isArray(h) ? h[0] : h;
-  return v === undefined || v.trim() === "" ? null : v.trim();
-}
-
 function verify(ctx: HandlerContext, call: Call): void {
   const record = authorize(ctx, call, "verify");
   sendJson(call.res, 200, verifyBody(record));
@@ -209,18 +103,6 @@ function me(ctx: HandlerContext, call: Call): void {
     );
   }
   sendJson(call.res, 200, identityBody(auth.record));
-}
-
-export function sessionParam(ctx: HandlerContext, call: Call) {
-  let id: string;
-  try {
-    id = decodeURIComponent(call.params[0] ?? "");
-  } catch {
-    id = call.params[0] ?? "";
-  }
-  const s = ctx.store.get(id);
-  if (!s) throw HttpError.detail(404, `Session ${id.slice(0, 100)} not found`);
-  return s;
 }
 
 const MAX_LIMIT = 100;
@@ -290,12 +172,6 @@ function history(ctx: HandlerContext, call: Call): void {
   authorize(ctx, call, "sessionHistory");
   const s = sessionParam(ctx, call);
   sendJson(call.res, 200, historyBody(s.history.last(s.history.size)));
-}
-
-function zodMessage(error: z.SchemaError): string {
-  return error.issues
-    .map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message))
-    .join("; ");
 }
 
 async function gitClone(ctx: HandlerContext, call: Call): Promise<void> {
@@ -407,16 +283,6 @@ function lifecycle(ctx: HandlerContext, call: Call, action: LifecycleAction): vo
   authorize(ctx, call, action);
   const s = sessionParam(ctx, call);
   sendJson(call.res, 200, ctx.actions.lifecycle(s, action));
-}
-
-/** A body that fails its schema: the documented structured error, naming the first field. */
-export function invalidBody(error: z.SchemaError, status = 400): HttpError {
-  const first = error.issues[0];
-  return HttpError.invalid(
-    first ? first.path.join(".") || "body" : "body",
-    zodMessage(error),
-    status,
-  );
 }
 
 function installations(ctx: HandlerContext, call: Call): void {
