@@ -1,10 +1,17 @@
 import type { Command } from "commander";
 import type { ApiClient } from "../../client/apiClient.js";
-import { AgentSessionsError, EXIT, HttpError, UsageError } from "../../client/errors.js";
+import {
+  AgentSessionsError,
+  EXIT,
+  HttpError,
+  UsageError,
+  WrongStateError,
+} from "../../client/errors.js";
 import { type Approval, noteProblem, type ResolveAction } from "../../protocol/approvals.js";
 import { isSafePathId } from "../../protocol/ids.js";
 import { DESTROY_LOSES } from "../../protocol/launch.js";
 import { type LifecycleAction, lifecyclePast } from "../../protocol/prompt.js";
+import { stateRefusal } from "../../protocol/states.js";
 import {
   type DecisionOutcome,
   decideApproval,
@@ -223,7 +230,7 @@ export function runLifecycle(
     runEach(
       sessionIds,
       action,
-      (id) => client.lifecycle(id, action),
+      (id) => lifecycleChecked(client, id, action),
       json,
       (id, answer) => {
         const parts = [`${lifecyclePast(action)} ${id}`];
@@ -233,6 +240,29 @@ export function runLifecycle(
       },
     ),
   );
+}
+
+/**
+ * The lifecycle call, after the session's state is asked: the service answers a resume of a
+ * running session with a success, so what the state does not allow (protocol/states.ts) is
+ * refused here with nothing sent (exit 12). A record that cannot be read leaves the decision
+ * to the service, which says why.
+ */
+async function lifecycleChecked(client: ApiClient, id: string, action: LifecycleAction) {
+  if (action !== "start") {
+    const state: unknown = await client.getSession(id).then(
+      (s) => s.state,
+      () => null,
+    );
+    const refusal = stateRefusal(action, typeof state === "string" ? state : null);
+    if (refusal) {
+      throw new WrongStateError(
+        `${action} ${sanitizeLine(id)}: ${sanitizeLine(refusal)}; nothing was sent`,
+        "agent-sessions sessions shows each session's state; `start` starts one whatever its state.",
+      );
+    }
+  }
+  return client.lifecycle(id, action);
 }
 
 /**
