@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { plainTextWarning } from "../../credentials/insecureFile.js";
+import { insecureKeyPath } from "../../credentials/paths.js";
 import { keyExpiresAt, PATHS } from "../../protocol/index.js";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { formatExpiry, formatRateLimit, maskKey } from "../../text/format.js";
@@ -23,6 +25,10 @@ function orgFrom(from: string): string {
 export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void> {
   try {
     const ctx = await commandContext(cmd);
+    // Other commands do not repeat it; whoami is where the key's storage is looked at.
+    if (ctx.source === "insecure-file") {
+      err(`warning: ${plainTextWarning(insecureKeyPath(ctx.profile))}`);
+    }
     const [key, me] = await Promise.all([ctx.client.verify(), ctx.client.me()]);
     // The verbose view asks for one session so the routes it names are the ones that answer.
     let sessionsProblem: string | null = null;
