@@ -69,9 +69,6 @@ const COLUMNS: {
   { header: "SANDBOX", cell: (r) => r.sandbox_url, drop: 1, min: 16 },
 ];
 
-/** Columns of a table that is not on a terminal, unless --wide. */
-const PIPED_WIDTH = 100;
-
 type Column = (typeof COLUMNS)[number];
 
 /** A cell is a single-line place: a newline in a field is folded visibly (⏎), never a row. */
@@ -126,9 +123,15 @@ function jsonSink(): Sink {
   };
 }
 
-/** How the table is laid out: at most `width` columns, times relative to `now` or as sent. */
+/**
+ * How the table is laid out: for a person at a terminal, padded columns at most `width` wide
+ * (times relative to `now`); for a script (a pipe, a file), one tab between cells, every
+ * chosen column whole, times as sent (`tabs`).
+ */
 export interface TableLayout {
   width: number;
+  /** Cells separated by one tab, never cut or left out: output that is not a terminal. */
+  tabs: boolean;
   /** Timestamps as "5m ago" (a person at a terminal) rather than as the service sent them. */
   relative: boolean;
   now: number;
@@ -140,8 +143,8 @@ export function tableLayout(
   now = Date.now(),
 ): TableLayout {
   const tty = outputIsTerminal(stdout);
-  const width = opts.wide ? Number.POSITIVE_INFINITY : tty ? stdout.columns || 80 : PIPED_WIDTH;
-  return { width, relative: tty, now };
+  const width = opts.wide || !tty ? Number.POSITIVE_INFINITY : stdout.columns || 80;
+  return { width, tabs: !tty, relative: tty, now };
 }
 
 function cellOf(c: Column, r: Session, layout: TableLayout): string {
@@ -211,8 +214,12 @@ function tableSink(opts: SessionsOptions, layout: TableLayout): Sink {
   const rowOf = (shown: Column[], r: Session) =>
     shown.map((c, i) => {
       const text = cellOf(c, r, layout);
+      // A tab inside a value would shift a script's columns: shown as a blank.
+      if (layout.tabs) return text.replace(/\t/g, " ");
       return cut[i] ? truncate(text, widths[i] ?? 0) : text;
     });
+  const lines = (rows: string[][]) =>
+    layout.tabs ? rows.map((r) => r.join("\t")) : tableLines(widths, rows);
   return {
     get count() {
       return count;
@@ -231,10 +238,7 @@ function tableSink(opts: SessionsOptions, layout: TableLayout): Sink {
         cut = fitted.cols.map((c, i) => (widths[i] ?? 0) < (natural[chosen.indexOf(c)] ?? 0));
         const shown = cols;
         out(
-          tableLines(widths, [
-            shown.map((c) => c.header),
-            ...sessions.map((r) => rowOf(shown, r)),
-          ]).join("\n"),
+          lines([shown.map((c) => c.header), ...sessions.map((r) => rowOf(shown, r))]).join("\n"),
         );
         if (fitted.dropped.length > 0) {
           const names = fitted.dropped.map((c) => c.header.toLowerCase()).join(", ");
@@ -242,12 +246,7 @@ function tableSink(opts: SessionsOptions, layout: TableLayout): Sink {
         }
       } else {
         const shown = cols;
-        out(
-          tableLines(
-            widths,
-            sessions.map((r) => rowOf(shown, r)),
-          ).join("\n"),
-        );
+        out(lines(sessions.map((r) => rowOf(shown, r))).join("\n"));
       }
       count += sessions.length;
     },
