@@ -95,4 +95,24 @@ describe("sessions table", () => {
       }
     },
   );
+
+  it.runIf(haveTmux)(
+    "on a terminal --absolute-time reads times as ISO 8601 UTC, as piped output does",
+    async () => {
+      const tmux = new TmuxServer();
+      try {
+        const pane = await tmux.start(
+          "sessions",
+          `${cleanEnvCommand({ ...env(), PATH: process.env.PATH, HOME: home.dir }, [process.execPath, CLI, "sessions", "--absolute-time", "--wide"])}; sleep 30`,
+          { width: 250, height: 20 },
+        );
+        const screen = await pane.waitForText("sessions ·");
+        expect(screen).toMatch(/^SESSION\s+STATE\s+NAME/m);
+        expect(screen).toMatch(/ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /);
+        expect(screen).not.toMatch(/ (just now|\d+s ago|\d+m ago)/);
+      } finally {
+        await tmux.kill();
+      }
+    },
+  );
 });

@@ -28,6 +28,7 @@ import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { err, fail, out, printJson, table } from "../output.js";
 import { inputIsTerminal } from "../terminalCheck.js";
+import { humanTime, timeStyleFor } from "../timeStyle.js";
 
 async function withClient(
   cmd: Command,
@@ -76,7 +77,7 @@ export function runCancel(cmd: Command, sessionId: string, json: boolean): Promi
 export function runApprovals(
   cmd: Command,
   ids: string[],
-  opts: { json: boolean; all: boolean },
+  opts: { json: boolean; all: boolean; absoluteTime?: boolean },
 ): Promise<void> {
   return withClient(cmd, async (client, book) => {
     const found: Approval[] = [];
@@ -149,7 +150,7 @@ export function runApprovals(
         ]
           .filter(Boolean)
           .join(" or ") || "-",
-        cell(a.created_at),
+        humanTime(cell(a.created_at), timeStyleFor(opts)),
         cell(a.message),
       ]);
       out(table(["SESSION", "APPROVAL", "KIND", "STATUS", "NEEDS", "SINCE", "MESSAGE"], rows));

@@ -6,13 +6,14 @@ import { sessionRepo } from "../../protocol/sessionRecord.js";
 import { hiddenUnlessAsked } from "../../protocol/states.js";
 import { parseTime } from "../../protocol/values.js";
 import { readCatalogue } from "../../store/catalogueReader.js";
-import { formatAgeCoarse, truncate } from "../../text/format.js";
+import { truncate } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
 import { keyRedactor } from "../../text/redact.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { columnWidths, err, fail, out, stdoutClosed, tableLines } from "../output.js";
 import { outputIsTerminal } from "../terminalCheck.js";
+import { humanTime, type TimeStyle, timeStyleFor } from "../timeStyle.js";
 
 export interface SessionsOptions {
   json?: boolean;
@@ -22,8 +23,10 @@ export interface SessionsOptions {
   template?: string;
   visibility?: string;
   all?: boolean;
-  /** Every column whole, however wide (the default fits the terminal, or 100 columns). */
+  /** Every column whole, however wide (on a terminal; piped output is always whole). */
   wide?: boolean;
+  /** Times as ISO 8601 UTC on a terminal too (timeStyle.ts). */
+  absoluteTime?: boolean;
   /** List destroyed and error sessions too (the service hides them otherwise). */
   includeDestroyed?: boolean;
 }
@@ -132,9 +135,8 @@ export interface TableLayout {
   width: number;
   /** Cells separated by one tab, never cut or left out: output that is not a terminal. */
   tabs: boolean;
-  /** Timestamps as "5m ago" (a person at a terminal) rather than as the service sent them. */
-  relative: boolean;
-  now: number;
+  /** How times read (timeStyle.ts): "5m ago" on a terminal, else ISO 8601 UTC. */
+  time: TimeStyle;
 }
 
 export function tableLayout(
@@ -144,14 +146,12 @@ export function tableLayout(
 ): TableLayout {
   const tty = outputIsTerminal(stdout);
   const width = opts.wide || !tty ? Number.POSITIVE_INFINITY : stdout.columns || 80;
-  return { width, tabs: !tty, relative: tty, now };
+  return { width, tabs: !tty, time: timeStyleFor(opts, stdout, now) };
 }
 
 function cellOf(c: Column, r: Session, layout: TableLayout): string {
   const text = cellText(c.cell(r));
-  if (!c.time || !layout.relative || text === "") return text;
-  const t = parseTime(text);
-  return t === undefined ? text : formatAgeCoarse(layout.now - t);
+  return c.time ? humanTime(text, layout.time) : text;
 }
 
 const GAP = 2;
