@@ -369,6 +369,14 @@ describe("headless commands", () => {
     for (const l of lines) expect(l).toMatch(/^\d\d:\d\d:\d\d ses_\S+ (prompt|file|output|state) /);
   });
 
+  it("demo's default pace is calm (1.5 s between a session's events), and --pace-ms changes it", async () => {
+    const r = await runCli(["demo", "--help"], { env: { XDG_CONFIG_HOME: cfg.dir } });
+    expect(r.code).toBe(0);
+    expect(r.stdout.replace(/\s+/g, " ")).toMatch(
+      /--pace-ms <ms> mean milliseconds between one session's simulated events .*\(default: 1500\)/,
+    );
+  });
+
   it("rate limited after retries exits 5", async () => {
     server.faults.set({
       failStatus: 429,

@@ -26,6 +26,17 @@ afterEach(async () => {
 });
 
 describe("attention", () => {
+  it("a row awaiting approval is marked ⚑ (as its pane says it), not ?, which is help", async () => {
+    fx = await startUiFixture();
+    const [a] = fx.ids as [string];
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, a);
+    fx.server.addApproval(a, { message: "Deploy?" });
+    await fx.services.sessions.getState().refreshSession(a);
+    const frame = await waitForContent(h, new RegExp(`⚑ {2}${a} `));
+    expect(frame).not.toMatch(new RegExp(`\\? {2}${a} `));
+  });
+
   it("a failed pane says why in its lines, not only in its title", async () => {
     fx = await startUiFixture();
     const [a] = fx.ids as [string];
