@@ -42,7 +42,7 @@ afterEach(async () => {
   server = null;
 });
 
-async function service(): Promise<ScriptedServer> {
+async function service(list = true): Promise<ScriptedServer> {
   const s = await startScriptedServer();
   const routes: Record<string, unknown> = {
     "GET /api/cloud/auth/verify": {
@@ -56,7 +56,9 @@ async function service(): Promise<ScriptedServer> {
       effective_scopes: SCOPES,
     },
     "GET /api/v1/me": { tenant_id: "usr_1", principal_id: "usr_1", scopes: SCOPES },
-    "GET /api/sessions": { sessions: RECORDS, total: RECORDS.length, has_more: false },
+    ...(list
+      ? { "GET /api/sessions": { sessions: RECORDS, total: RECORDS.length, has_more: false } }
+      : {}),
   };
   s.fallback((req: IncomingMessage, res: ServerResponse, body: string, n: number) => {
     const key = `${req.method} ${(req.url ?? "").split("?")[0]}`;
@@ -99,5 +101,28 @@ describe("the session list at 160 columns", () => {
     // The state's word too (its glyph differs by state).
     const states = rows.map((row, i) => row.indexOf(RECORDS[i]?.state as string));
     expect(new Set(states).size, rows.join("\n")).toBe(1);
+  });
+});
+
+describe("a list that cannot be read", () => {
+  it("says why where the sessions would be, not 'no sessions'", async () => {
+    // A base URL whose sessions route is not there (a wrong path): 404 on the list.
+    server = await service(false);
+    handle = buildServices(
+      { baseUrl: server.url, apiKey: KEY },
+      { tuning: { maxAttempts: 1, backoffBaseMs: 20 } },
+    );
+    const { services, client } = handle;
+    await services.identity.getState().load(client);
+    await services.sessions.getState().load();
+    h = renderUi(
+      <App services={services} profile="work" baseUrl={server.url} onExit={() => {}} />,
+      {
+        columns: 160,
+        rows: 30,
+      },
+    );
+    const frame = await waitForContent(h, "could not list sessions:");
+    expect(frame).not.toContain("no sessions");
   });
 });

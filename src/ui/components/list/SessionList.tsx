@@ -253,7 +253,14 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
       <Box height={rows} width={inner} flexDirection="column">
         {shown.length === 0 ? (
           <Text color={theme.c.muted} wrap="truncate-end">
-            {meta.loading ? " " : meta.total === 0 ? "no sessions" : "no session matches"}
+            {meta.loading
+              ? " "
+              : meta.total === 0
+                ? // A list that could not be read is not an empty one: say why, where it would be.
+                  meta.error
+                  ? `could not list sessions: ${meta.error.message}`
+                  : "no sessions"
+                : "no session matches"}
           </Text>
         ) : (
           shown.map((s, i) => (
