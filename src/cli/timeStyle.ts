@@ -5,7 +5,7 @@ import { outputIsTerminal } from "./terminalCheck.js";
 /**
  * The one time style of headless output for people: on a terminal a time reads as how long
  * ago it was ("5m ago"); with `--absolute-time`, or when the output is not a terminal (a
- * script reads it), as ISO 8601 UTC. `--json` always keeps the service's timestamps.
+ * script reads it), as the service's ISO 8601 timestamp. `--json` always keeps those.
  */
 export interface TimeStyle {
   relative: boolean;
@@ -20,12 +20,14 @@ export function timeStyleFor(
   return { relative: outputIsTerminal(stdout) && opts.absoluteTime !== true, now };
 }
 
-/** A time as the style says; a value that is not a time is returned as it came. */
+/**
+ * A time as the style says: how long ago, or the timestamp as the service sent it (the
+ * caller writes a time sent as a number in ISO 8601); a value that is not a time as it came.
+ */
 export function humanTime(text: string, style: TimeStyle): string {
-  if (text === "") return text;
+  if (text === "" || !style.relative) return text;
   const t = parseTime(text);
-  if (t === undefined) return text;
-  return style.relative ? formatAgeCoarse(style.now - t) : new Date(t).toISOString();
+  return t === undefined ? text : formatAgeCoarse(style.now - t);
 }
 
 /** The option every command that prints times for people takes. */
