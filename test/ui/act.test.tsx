@@ -309,8 +309,10 @@ describe("the lifecycle keys", () => {
     expect(a.frame()).not.toContain("Resume — confirm");
     await pressKey(a, "?");
     await waitForContent(a, "Keys —");
-    await pressKey(a, "G");
-    const help = await waitForContent(a, "(disabled: the session is active; resume applies");
+    // Paged through (bounded) until the lifecycle keys show.
+    const note = "(disabled: the session is active; resume applies";
+    for (let i = 0; i < 12 && !a.frame().includes(note); i++) await pressKey(a, "pageDown");
+    const help = await waitForContent(a, note);
     expect(help).not.toMatch(/pause the session \(asks first\) \(disabled/);
     await pressKey(a, "escape");
     f.server.setState(id, "paused");
