@@ -28,8 +28,14 @@ export function gapText(from: number, to: number): string {
 /** The sanitized text of an event, without tag or time. */
 export function eventText(ev: SessionEvent, keepSgr = false): string {
   switch (ev.kind) {
-    case "prompt_progress":
-      return sanitize(ev.data.content);
+    case "prompt_progress": {
+      // Text flows into lines (WatchPrinter); any other type is named, as a pane names it,
+      // so an end-of-answer marker with no content reads "[done]", never an empty line.
+      const content = sanitize(ev.data.content);
+      if (ev.data.type === "text") return content;
+      const type = `[${sanitizeLine(ev.data.type)}]`;
+      return content.trim() === "" ? type : `${type} ${content}`;
+    }
     case "file_changed":
       return `${sanitizeLine(ev.data.action)} ${sanitizeLine(ev.data.path)}`;
     case "process_output": {

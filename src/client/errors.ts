@@ -24,6 +24,8 @@ export const EXIT = {
   promptBusy: 10,
   /** `apply`: the session's patch does not apply to the checkout (nothing was changed). */
   applyConflict: 11,
+  /** `pause`/`resume`: the session's state does not allow it (protocol/states.ts stateRefusal). */
+  wrongState: 12,
   /** `attach`: another client took the session's terminal (WebSocket close 4009). */
   terminalTaken: 20,
   /** `attach`: the service closed the terminal after its idle timeout without input. */
@@ -171,6 +173,18 @@ export class HttpError extends AgentSessionsError {
       hint ??
         (status >= 500 ? "The service failed; try again later." : "Check the request's arguments."),
     );
+  }
+}
+
+/** A lifecycle action the session's state does not allow (resume on a running one): exit 12. */
+export class WrongStateError extends AgentSessionsError {
+  readonly code = "wrong_state";
+  readonly exitCode = EXIT.wrongState;
+  readonly hint: string;
+  constructor(message: string, hint: string) {
+    super(message);
+    this.name = "WrongStateError";
+    this.hint = hint;
   }
 }
 

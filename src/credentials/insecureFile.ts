@@ -12,11 +12,12 @@ import {
 /**
  * The plain-text opt-in (`login --insecure-storage`): one file per profile,
  * `<config dir>/credentials/<profile>.key`, mode 0600 in a 0700 folder. Only used when the
- * user asked for it; every use warns.
+ * user asked for it. The warning is said where the choice is made (login, the sign-in screen)
+ * and by `whoami`, not on every run: reading the file warns only when it repairs its mode.
  */
 
 export function plainTextWarning(path: string): string {
-  return `the API key is stored in plain text at ${path} (opted in with --insecure-storage); prefer the OS keychain or AGENT_SESSIONS_API_KEY`;
+  return `the API key is stored in plain text at ${path} (opted in with --insecure-storage or on the sign-in screen); prefer the OS keychain or AGENT_SESSIONS_API_KEY`;
 }
 
 function repairWarning(path: string, from: number): string {
@@ -29,7 +30,7 @@ function wider(mode: number | null): mode is number {
 
 export interface KeyFileResult {
   path: string;
-  /** The plain-text warning, plus one when wider permissions were repaired. */
+  /** Writing: the plain-text warning, plus one when wider permissions were repaired; reading: only the latter. */
   warnings: string[];
 }
 
@@ -62,7 +63,7 @@ export async function readInsecureKey(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<(KeyFileResult & { apiKey: string }) | null> {
   const path = insecureKeyPath(profile, env);
-  const warnings = [plainTextWarning(path)];
+  const warnings: string[] = [];
   let text: string;
   try {
     const mode = await fileMode(path);

@@ -146,7 +146,16 @@ export function historyItem(entry: unknown): HistoryItem {
   if (typeof o.path === "string" && typeof o.action === "string") {
     return json("file_changed", { path: o.path, action: o.action });
   }
-  const text = historyText(o.message ?? o.content ?? o.text, 0);
+  const body = o.message ?? o.content ?? o.text;
+  if (type === "tool_result" && body !== null && typeof body === "object" && !Array.isArray(body)) {
+    // A tool's result kept as the payload it was streamed in ({content}, {stream, data}, …):
+    // passed on whole, so the pane reads its text as it reads the live event's.
+    return json("process_output", {
+      ...(body as Record<string, unknown>),
+      ...(typeof o.stream === "string" ? { stream: o.stream } : {}),
+    });
+  }
+  const text = historyText(body, 0);
   if (type === "tool_result" && text !== null) {
     // What a tool printed: drawn as process output is (its colours kept, the rest sanitized).
     return json("process_output", {

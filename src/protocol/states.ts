@@ -19,6 +19,29 @@ export const DOCUMENTED_STATES = [
   "error",
 ] as const;
 
+/**
+ * The states each lifecycle action applies in (`start` applies in any, so it is absent): the
+ * one table the UI's keys and the headless `pause`/`resume` decide by. The real service
+ * answers a resume of a running session with a success ("Session is already running"), so
+ * the client says so before sending anything.
+ */
+export const LIFECYCLE_STATES: Readonly<Record<string, readonly string[]>> = {
+  pause: ["running", "active"],
+  resume: ["paused"],
+};
+
+/**
+ * Why `action` does not apply to a session in `state`, or null when it does. A state this
+ * client does not know (the set is open) or does not know yet is left to the service.
+ */
+export function stateRefusal(action: string, state: string | null | undefined): string | null {
+  const allowed = LIFECYCLE_STATES[action];
+  if (allowed === undefined || typeof state !== "string") return null;
+  if (!(DOCUMENTED_STATES as readonly string[]).includes(state)) return null;
+  if (allowed.includes(state)) return null;
+  return `the session is ${state}; ${action} applies to ${allowed.join(" or ")} sessions`;
+}
+
 /** States in which a session waits for the user (or has failed): they raise attention. */
 export const ATTENTION_STATES: ReadonlySet<string> = new Set(["paused", "error", "destroyed"]);
 

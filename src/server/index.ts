@@ -273,8 +273,14 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     ...(opts.terminalIdleMs !== undefined ? { idleMs: opts.terminalIdleMs } : {}),
     ...(opts.log ? { log: opts.log } : {}),
   });
-  const actions = new SessionActions(store, (id) => simulator.poke(id), opts.promptStepMs);
+  const actions = new SessionActions(
+    store,
+    (id) => simulator.poke(id),
+    opts.promptStepMs,
+    (id) => simulator.finishEpisode(id),
+  );
   simulator.approvalsFrom(actions);
+  simulator.promptsFrom(actions);
   const ctx = {
     actions,
     keys,

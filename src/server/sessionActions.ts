@@ -79,6 +79,8 @@ export class SessionActions {
     /** A state set from here: the simulator re-plans the session. */
     private readonly onStateSet: (sessionId: string) => void,
     private readonly stepMs: number = STEP_MS,
+    /** A prompt is taken: the simulated agent finishes what it was doing first, whole. */
+    private readonly onPromptTaken: (sessionId: string) => void = () => {},
   ) {}
 
   /** The demo's pending approvals on the first working session. */
@@ -223,6 +225,7 @@ export class SessionActions {
     onEnd?: (status: "completed" | "error") => void,
   ): void {
     const id = s.record.id;
+    this.onPromptTaken(id);
     this.store.append(id, [progress("user", prompt)]);
     const steps = answerSteps(prompt);
     const run: RunningPrompt = {

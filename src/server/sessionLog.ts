@@ -1,4 +1,5 @@
 import type { StoredEvent } from "./eventHistory.js";
+import { type OutputPayload, outputField } from "./simulatedContent.js";
 
 /** One entry of a session's log in the documented history shape. */
 export type LogEntry = Record<string, unknown> & { type: string };
@@ -50,7 +51,10 @@ export function historyBody(stored: readonly StoredEvent[]): { events: LogEntry[
     text = null;
     if (d === null) events.push({ type: e.event, content: e.data });
     else if (e.event === "process_output") {
-      const out = typeof d.text === "string" ? d.text : JSON.stringify(d);
+      // The text in whichever field this service sent it ({stream, text}, {content}, {data}):
+      // the log keeps what was printed, never the payload's JSON.
+      const field = d[outputField(d as OutputPayload)];
+      const out = typeof field === "string" ? field : JSON.stringify(d);
       const stream = typeof d.stream === "string" ? { stream: d.stream } : {};
       events.push({ type: "tool_result", content: out, ...stream, ...when });
     } else if (e.event === "file_changed" || e.event === "state_changed") {

@@ -87,6 +87,30 @@ export class Simulator {
     this.#book = book;
   }
 
+  /** Whether a user's prompt runs in a session (the service's prompts): none while it does. */
+  #promptRunning: (sessionId: string) => boolean = () => false;
+
+  promptsFrom(prompts: { isBusy(sessionId: string): boolean }): void {
+    this.#promptRunning = (id) => prompts.isBusy(id);
+  }
+
+  /**
+   * A user's prompt is about to run in the session: the simulated agent's episode under way
+   * ends now, whole (its remaining events at once, then its end), so the two answers never
+   * interleave; no new episode starts while the user's prompt runs (tick).
+   */
+  finishEpisode(sessionId: string): void {
+    const st = this.states.get(sessionId);
+    const s = this.store.get(sessionId);
+    if (!st || !s || st.queue.length === 0) return;
+    const now = this.clock.now();
+    const events: NewEvent[] = [];
+    for (const planned of st.queue.splice(0)) events.push(...this.realise(sessionId, planned, now));
+    events.push(promptEnded(s.record, this.fate, now));
+    this.store.append(sessionId, events, now);
+    this.store.addCost(sessionId, costOf(events));
+  }
+
   start(): void {
     if (this.paceMs <= 0) return;
     const now = this.clock.now();
@@ -166,6 +190,8 @@ export class Simulator {
       // Only active sessions work; the other lifecycle states send heartbeats only.
       if (s.record.state !== "active" || st.nextAt > now) continue;
       st.nextAt = now + this.gap();
+      // The user's prompt has the agent: its answer is not interleaved with made-up work.
+      if (this.#promptRunning(id)) continue;
       // Waiting on an approval: no work until the reviewer resolves it (attentionSim.ts).
       if (awaitingApproval(s.record)) {
         // Approvals a person must decide (seeded, or added by a test) wait for them; the

@@ -5,9 +5,9 @@ import { CLI, runCli, tempConfigHome } from "../helpers/cli.js";
 import { cleanEnvCommand, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
- * `agent-sessions sessions` as a table a person reads: it fits the terminal (100 columns when
- * not a terminal), names what it left out, shows the whole of it with --wide, and reads
- * times as "5m ago" on a terminal while --json keeps the service's timestamps.
+ * `agent-sessions sessions` as a table a person reads on a terminal: it fits the terminal,
+ * names what it left out, shows the whole of it with --wide, and reads times as "5m ago";
+ * piped, it is for scripts: every column, tab-separated, whole, the service's timestamps.
  */
 
 const home = tempConfigHome();
@@ -30,23 +30,42 @@ const env = () => ({
 const widest = (text: string) => Math.max(...text.split("\n").map((l) => Array.from(l).length));
 
 describe("sessions table", () => {
-  it("fits 100 columns when not a terminal, says what it left out; --wide is whole", async () => {
-    const fitted = await runCli(["sessions"], { env: env() });
-    expect(fitted.code).toBe(0);
-    expect(widest(fitted.stdout)).toBeLessThanOrEqual(100);
-    expect(fitted.stderr).toMatch(
-      /\(sandbox.* left out to fit 100 columns: --wide shows every column\)/,
-    );
-    for (const id of server.sessionIds()) expect(fitted.stdout).toContain(id);
-    // Not a terminal: timestamps as the service sent them.
-    expect(fitted.stdout).toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+  it("piped (sessions | cat): every column, tab-separated, never cut; --wide changes nothing there", async () => {
+    const piped = await runCli(["sessions"], { env: env() });
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).not.toContain("left out");
+    const lines = piped.stdout.trimEnd().split("\n");
+    const header = (lines[0] as string).split("\t");
+    expect(header).toEqual([
+      "SESSION",
+      "STATE",
+      "NAME",
+      "AGENT",
+      "TEMPLATE",
+      "VISIBILITY",
+      "REPO",
+      "LAST ACTIVITY",
+      "UPDATED",
+      "SANDBOX",
+    ]);
+    const records = server.sessions();
+    expect(lines).toHaveLength(records.length + 1);
+    for (const line of lines.slice(1)) {
+      const cells = line.split("\t");
+      expect(cells).toHaveLength(header.length);
+      const r = records.find((x) => x.id === cells[0]);
+      expect(r, `a row for ${cells[0]}`).toBeDefined();
+      // Whole: the name and the sandbox URL as the service sent them, no … anywhere.
+      expect(cells[2]).toBe(r?.name);
+      expect(cells[9]).toBe(r?.sandbox_url);
+      // Not a terminal: timestamps as the service sent them.
+      expect(cells[8]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+    }
+    expect(piped.stdout).not.toContain("…");
+    expect(piped.stdout).not.toMatch(/ {2}/);
 
     const wide = await runCli(["sessions", "--wide"], { env: env() });
-    expect(wide.code).toBe(0);
-    expect(widest(wide.stdout)).toBeGreaterThan(100);
-    expect(wide.stdout.split("\n")[0]).toMatch(/VISIBILITY .*SANDBOX$/);
-    expect(wide.stdout).toContain("https://");
-    expect(wide.stderr).not.toContain("left out");
+    expect(wide.stdout).toBe(piped.stdout);
 
     const json = await runCli(["sessions", "--json"], { env: env() });
     const rows = JSON.parse(json.stdout) as { updated_at?: string; created_at?: string }[];
@@ -71,6 +90,26 @@ describe("sessions table", () => {
         expect(table).toMatch(/^SESSION\s+STATE\s+NAME/m);
         expect(table).toMatch(/ (just now|\d+s ago|\d+m ago)$/m);
         expect(table).not.toMatch(/\d{4}-\d\d-\d\dT/);
+      } finally {
+        await tmux.kill();
+      }
+    },
+  );
+
+  it.runIf(haveTmux)(
+    "on a terminal --absolute-time reads times as the service's ISO 8601 timestamps, as piped output does",
+    async () => {
+      const tmux = new TmuxServer();
+      try {
+        const pane = await tmux.start(
+          "sessions",
+          `${cleanEnvCommand({ ...env(), PATH: process.env.PATH, HOME: home.dir }, [process.execPath, CLI, "sessions", "--absolute-time", "--wide"])}; sleep 30`,
+          { width: 250, height: 20 },
+        );
+        const screen = await pane.waitForText("sessions ·");
+        expect(screen).toMatch(/^SESSION\s+STATE\s+NAME/m);
+        expect(screen).toMatch(/ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+        expect(screen).not.toMatch(/ (just now|\d+s ago|\d+m ago)/);
       } finally {
         await tmux.kill();
       }

@@ -297,9 +297,24 @@ describe("pause, resume, start", () => {
     const p = await runCli(["pause", id], { env: refEnv() });
     expect(p.code).toBe(0);
     expect(p.stdout).toBe(`paused ${id} (Session paused successfully)\n`);
+    // What the state does not allow is refused before anything is sent, with its own code.
+    const again = await runCli(["pause", id], { env: refEnv() });
+    expect(again.code).toBe(12);
+    expect(again.stdout).toBe("");
+    expect(again.stderr).toContain(
+      `error: pause ${id}: the session is paused; pause applies to running or active sessions; nothing was sent`,
+    );
+    expect(again.stderr).toMatch(/^hint: .*sessions shows each session's state/m);
     const r = await runCli(["resume", id, "--json"], { env: refEnv() });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ id, message: "Session resumed successfully" });
+    const resumed = ref.sessions().find((x) => x.id === id)?.state;
+    const twice = await runCli(["resume", id], { env: refEnv() });
+    expect(twice.code).toBe(12);
+    expect(twice.stderr).toContain(
+      `error: resume ${id}: the session is ${resumed}; resume applies to paused sessions; nothing was sent`,
+    );
+    expect(ref.sessions().find((x) => x.id === id)?.state).toBe(resumed);
     const s = await runCli(["start", id], { env: refEnv() });
     expect(s.stdout).toMatch(new RegExp(`^started ${id} preview https://`));
 

@@ -92,8 +92,9 @@ describe("headless commands", () => {
         rate_limit: {
           limit,
           remaining: expect.any(Number),
-          resetSeconds: expect.any(Number),
-          observedAt: expect.any(Number),
+          // snake_case, as every JSON this client writes; the time in ISO 8601.
+          reset_seconds: expect.any(Number),
+          observed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         },
         key_masked: `${key.slice(0, 4)}…${key.slice(-4)}`,
         key_source: "env",
@@ -103,10 +104,10 @@ describe("headless commands", () => {
       if (name === "demoted") expect(who.narrowed_scopes).not.toEqual([]);
       // The CLI's verify and me come after ours, inside the key's 60 s window: the figures it
       // reports are the ones its last answer carried.
-      const rate = who.rate_limit as { remaining: number; resetSeconds: number };
+      const rate = who.rate_limit as { remaining: number; reset_seconds: number };
       expect([remaining - 1, remaining - 2], name).toContain(rate.remaining);
-      expect(rate.resetSeconds, name).toBeGreaterThanOrEqual(0);
-      expect(rate.resetSeconds, name).toBeLessThanOrEqual(61);
+      expect(rate.reset_seconds, name).toBeGreaterThanOrEqual(0);
+      expect(rate.reset_seconds, name).toBeLessThanOrEqual(61);
       // The expected values are real ones, not nulls that would match nulls.
       for (const field of ["key_id", "name", "user_id", "tenant_id", "principal_id"]) {
         expect(typeof who[field], `${name}: ${field}`).toBe("string");
@@ -366,6 +367,14 @@ describe("headless commands", () => {
     const lines = r.stdout.split("\n").filter((l) => l !== "");
     expect(lines).toHaveLength(5);
     for (const l of lines) expect(l).toMatch(/^\d\d:\d\d:\d\d ses_\S+ (prompt|file|output|state) /);
+  });
+
+  it("demo's default pace is calm (1.5 s between a session's events), and --pace-ms changes it", async () => {
+    const r = await runCli(["demo", "--help"], { env: { XDG_CONFIG_HOME: cfg.dir } });
+    expect(r.code).toBe(0);
+    expect(r.stdout.replace(/\s+/g, " ")).toMatch(
+      /--pace-ms <ms> mean milliseconds between one session's simulated events .*\(default: 1500\)/,
+    );
   });
 
   it("rate limited after retries exits 5", async () => {

@@ -71,11 +71,14 @@ describe("login without a keychain", () => {
       profiles: { ci: { base_url: server.url, storage: "insecure-file" } },
     });
 
-    // Every use warns.
+    // Said where the choice was made (above) and by whoami, not on every command.
     const who = await runCli(["whoami", "--json"], { env: env() });
     expect(who.code).toBe(0);
     expect(JSON.parse(who.stdout)).toMatchObject({ key_source: "insecure-file", profile: "ci" });
     expect(who.stderr).toContain(`warning: the API key is stored in plain text at ${path}`);
+    const list = await runCli(["sessions"], { env: env() });
+    expect(list.code).toBe(0);
+    expect(list.stderr).not.toContain("plain text");
 
     // AGENT_SESSIONS_API_KEY wins over the stored key (and the file is not even read).
     const over = await runCli(["whoami", "--json"], {

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
@@ -39,14 +39,14 @@ describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
     home.cleanup();
   });
 
-  function startLogin(): void {
+  function startLogin(flags = "--insecure-storage"): void {
     const cmd = [
       "env -i",
       `PATH='${process.env.PATH ?? "/usr/bin:/bin"}'`,
       `HOME='${home.dir}'`,
       `XDG_CONFIG_HOME='${home.dir}'`,
       "TERM=xterm-256color",
-      `'${process.execPath}' '${CLI}' login --insecure-storage --base-url ${server.url}`,
+      `'${process.execPath}' '${CLI}' login ${flags} --base-url ${server.url}`,
       "; echo EXIT=$?; exec cat",
     ].join(" ");
     tmux("new-session", "-d", "-x", "150", "-y", "30", "sh", "-c", cmd);
@@ -81,6 +81,50 @@ describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
     expect(after).not.toContain(key.slice(4, 14));
     const stored = readFileSync(join(home.dir, "agent-sessions", "credentials", "default.key"));
     expect(stored.toString().trim()).toBe(key);
+  });
+
+  // env -i leaves no D-Bus session: no keychain, as on a headless server.
+  describe("without a keychain, login asks where the key goes, naming the flag scripts use", () => {
+    async function choose(answer: string): Promise<string> {
+      expect(existsSync(CLI), "run npm run build first").toBe(true);
+      startLogin("");
+      const asked = await waitForScreen(/f, r or q: /);
+      expect(asked).toContain("The OS keychain is unavailable");
+      expect(asked).toContain("(in scripts: agent-sessions login --insecure-storage)");
+      expect(asked).toContain("(in scripts: set AGENT_SESSIONS_API_KEY instead of logging in)");
+      tmux("send-keys", "-l", answer);
+      tmux("send-keys", "Enter");
+      if (answer === "q") return waitForScreen(/EXIT=\d+/);
+      await waitForScreen(/not echoed: /);
+      tmux("send-keys", "-l", server.key("owner"));
+      tmux("send-keys", "Enter");
+      return waitForScreen(/EXIT=\d+/);
+    }
+    const keyFile = () => join(home.dir, "agent-sessions", "credentials", "default.key");
+
+    it("f: a 0600 file", async () => {
+      const after = await choose("f");
+      expect(after).toContain("EXIT=0");
+      expect(after).toContain("Logged in to");
+      expect(readFileSync(keyFile(), "utf8").trim()).toBe(server.key("owner"));
+      expect(statSync(keyFile()).mode & 0o777).toBe(0o600);
+    });
+
+    it("r: this run only, verified and stored nowhere", async () => {
+      const after = await choose("r");
+      expect(after).toContain("EXIT=0");
+      expect(after).toContain("The key is valid for");
+      expect(after).toContain("nothing was stored");
+      expect(existsSync(keyFile())).toBe(false);
+    });
+
+    it("q: cancels with the keychain's error and the way out", async () => {
+      const after = await choose("q");
+      expect(after).toContain("EXIT=1");
+      expect(after).toContain("error: the OS keychain is unavailable");
+      expect(after).toContain("hint: Set AGENT_SESSIONS_API_KEY");
+      expect(existsSync(keyFile())).toBe(false);
+    });
   });
 
   it("Ctrl-C cancels, restores the terminal and stores nothing", async () => {

@@ -75,7 +75,7 @@ describe("agent-sessions journal", () => {
     const a1 = journalFile("svc-1", "ses_a.1.ndjson");
     const b = journalFile("svc-2", "ses_b.ndjson", 10);
     const c = journalFile("svc-2", "ses_c.ndjson");
-    const one = await runCli(["journal", "prune", "--session", "ses_a"], { env });
+    const one = await runCli(["journal", "prune", "--session", "ses_a", "--yes"], { env });
     expect(one.code).toBe(0);
     expect(one.stdout).toMatch(/^journal: removed 2 files \(\d+ B\) from /);
     expect([existsSync(a), existsSync(a1), existsSync(b), existsSync(c)]).toEqual([
@@ -84,12 +84,55 @@ describe("agent-sessions journal", () => {
       true,
       true,
     ]);
-    const old = await runCli(["journal", "prune", "--older-than", "7d"], { env });
+    const old = await runCli(["journal", "prune", "--older-than", "7d", "--yes"], { env });
     expect(old.stdout).toMatch(/removed 1 file /);
     expect([existsSync(b), existsSync(c)]).toEqual([false, true]);
-    const all = await runCli(["journal", "prune"], { env });
+    const all = await runCli(["journal", "prune", "--yes"], { env });
     expect(all.stdout).toMatch(/removed 1 file /);
     expect(existsSync(c)).toBe(false);
+  });
+
+  it("without a terminal, refuses to prune unless --yes is given, and removes nothing", async () => {
+    const a = journalFile("svc-1", "ses_a.ndjson");
+    const r = await runCli(["journal", "prune"], { env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(
+      /^error: journal prune would remove 1 file \(\d+ B\) from .* and asks first, but there is no terminal to ask on; nothing was removed\nhint: Add --yes to prune without asking/,
+    );
+    expect(existsSync(a)).toBe(true);
+    await runCli(["journal", "prune", "--yes"], { env });
+    expect(existsSync(a)).toBe(false);
+  });
+
+  it("never removes the journal a running client holds; once it closes, prune may", async () => {
+    const cfgEnv = { ...process.env, ...env };
+    // This test process is the running client (the UI opens its journal the same way).
+    const ui = await journalFor("http://127.0.0.1:9", { env: cfgEnv });
+    const journal = ui.journal;
+    if (!journal) throw new Error("the journal is on");
+    journal.record("ses_live", "process_output", '{"text":"seen\\n"}', "1", Date.now());
+    const dir = ui.status.getState().dir as string;
+    await journal.dispose();
+    // dispose lets go; open it again to hold it while prune runs.
+    const held = await journalFor("http://127.0.0.1:9", { env: cfgEnv });
+    await held.journal?.load("ses_live");
+    const other = journalFile("svc-2", "ses_b.ndjson");
+    const live = join(dir, "ses_live.ndjson");
+    expect(existsSync(live)).toBe(true);
+    const r = await runCli(["journal", "prune", "--yes"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^journal: removed 1 file /);
+    expect(r.stderr).toContain(
+      `kept 1 file of a journal in use by a running client (pid ${process.pid}); quit it first to prune those`,
+    );
+    expect(existsSync(live)).toBe(true);
+    expect(existsSync(other)).toBe(false);
+    await held.journal?.dispose();
+    const after = await runCli(["journal", "prune", "--yes"], { env });
+    expect(after.stdout).toMatch(/^journal: removed 1 file /);
+    expect(after.stderr).toBe("");
+    expect(existsSync(live)).toBe(false);
   });
 
   it("refuses an age it cannot read, with exit 2", async () => {

@@ -220,7 +220,8 @@ describe("https:// with a private CA, a path prefix, and HTTPS_PROXY", () => {
     // A listing and an action (a POST) too: every kind of call goes under the prefix.
     const list = await runCli(["sessions", "--json"], { env: e });
     expect(list.code).toBe(0);
-    const id = server.sessionIds()[2] ?? "";
+    // One that can be paused (a paused one is refused before anything is sent).
+    const id = server.sessions().find((x) => x.state === "active" && x.id !== second)?.id ?? "";
     // The POST goes under the prefix too, and the service behind it pauses the session.
     const pause = await runCli(["pause", id, "--json"], { env: e });
     expect(pause.code, pause.stderr).toBe(0);

@@ -179,3 +179,63 @@ describe("serve --clock manual: stepped over HTTP by a test that runs it as a pr
     }
   });
 });
+
+describe("a user's prompt and the simulated agent (manual clock)", () => {
+  it("the agent's own work ends whole before the prompt's answer, nothing of it comes in between, and a second prompt is refused as already running", async () => {
+    const s = await start({ promptStepMs: 5 });
+    const key = s.key("owner");
+    // A session in the middle of the simulated agent's own prompt.
+    let id: string | undefined;
+    for (let i = 0; i < 2_000 && id === undefined; i++) {
+      s.clock.advance(10);
+      id = s
+        .sessions()
+        .find((r) => r.state === "active" && r.last_prompt?.status === "running")?.id;
+    }
+    if (id === undefined) throw new Error("no session started a simulated prompt in 20 s of clock");
+    const sid = id;
+    const first = api(s.url, `/api/sessions/${sid}/prompt`, {
+      key,
+      method: "POST",
+      body: { prompt: "Please also add a changelog entry." },
+    });
+    await waitFor(() => s.promptRunning(sid), 5_000, "the prompt to run");
+    // Time passes for the simulator while the answer streams: it leaves this session alone.
+    for (let i = 0; i < 50; i++) s.clock.advance(100);
+    const second = await api(s.url, `/api/sessions/${sid}/prompt`, {
+      key,
+      method: "POST",
+      body: { prompt: "And bump the version." },
+    });
+    expect(second.status).toBe(202);
+    expect(second.body).toEqual({ status: "already_running" });
+    expect((await first).status).toBe(200);
+
+    const history = await api(s.url, `/api/cloud/sessions/${sid}/history`, { key });
+    const entries = (history.body as { events: { type: string; content?: unknown }[] }).events;
+    const user = entries.findIndex(
+      (e) => e.type === "user" && e.content === "Please also add a changelog entry.",
+    );
+    expect(user).toBeGreaterThan(0);
+    // The simulated prompt ended (done or failed) before the user's began.
+    const before = entries.slice(0, user).map((e) => e.type);
+    expect(["completion", "done", "error"]).toContain(
+      before.findLast((t) => t !== "tool_result" && t !== "file_changed" && t !== "state_changed"),
+    );
+    // From the user's prompt on: its answer whole, in order, and nothing else.
+    const answer = entries.slice(user + 1, user + 7);
+    expect(answer.map((e) => e.type)).toEqual([
+      "assistant_text",
+      "tool_use",
+      "tool_result",
+      "assistant_text",
+      "tool_use",
+      "tool_result",
+    ]);
+    expect(answer[0]?.content).toBe('I\'ll look into "Please also add a changelog entry.".\n');
+    expect(answer[3]?.content).toBe(
+      "The entry point is small; I made the change and the tests pass.\n",
+    );
+    expect(entries.slice(user).filter((e) => e.type === "user")).toHaveLength(1);
+  });
+});

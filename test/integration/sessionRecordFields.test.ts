@@ -275,8 +275,8 @@ describe("sessions: the documented record and filter on the command line", () =>
     );
     expect(all.code).toBe(0);
     expect(all.stdout.trimEnd().split("\n")).toHaveLength(1 + 15);
-    expect(all.stdout).toMatch(/ error /);
-    expect(all.stdout).toMatch(/ destroyed /);
+    expect(all.stdout).toMatch(/\terror\t/);
+    expect(all.stdout).toMatch(/\tdestroyed\t/);
     expect(all.stderr).toBe("15 sessions\n");
     // Asking for a hidden state asks for hidden sessions.
     const errored = await runCli(["sessions", "--state", "error", "--json"], { env: refEnv() });

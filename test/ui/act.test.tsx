@@ -298,6 +298,36 @@ describe("an approval that appears later", () => {
 });
 
 describe("the lifecycle keys", () => {
+  it("resume on a running session and pause on a paused one are disabled, saying why, in the message line and in ?", async () => {
+    const [f, a] = await setup();
+    const id = await openActive(f, a);
+    await pressKey(a, "U");
+    await waitForContent(
+      a,
+      "resume is disabled: the session is active; resume applies to paused sessions",
+    );
+    expect(a.frame()).not.toContain("Resume — confirm");
+    await pressKey(a, "?");
+    await waitForContent(a, "Keys —");
+    // Paged through (bounded) until the lifecycle keys show.
+    const note = "(disabled: the session is active; resume applies";
+    for (let i = 0; i < 12 && !a.frame().includes(note); i++) await pressKey(a, "pageDown");
+    const help = await waitForContent(a, note);
+    expect(help).not.toMatch(/pause the session \(asks first\) \(disabled/);
+    await pressKey(a, "escape");
+    f.server.setState(id, "paused");
+    await f.services.sessions.getState().refreshSession(id);
+    await pressKey(a, "Z");
+    await waitForContent(
+      a,
+      "pause is disabled: the session is paused; pause applies to running or active sessions",
+    );
+    expect(f.server.sessions().find((s) => s.id === id)?.state).toBe("paused");
+    await pressKey(a, "U");
+    await waitForContent(a, "Resume — confirm");
+    await pressKey(a, "n");
+  });
+
   it("Z asks, then pauses; a git action on the paused session offers to resume it first", async () => {
     const [f, a] = await setup();
     const id = await openActive(f, a);

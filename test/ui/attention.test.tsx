@@ -26,6 +26,32 @@ afterEach(async () => {
 });
 
 describe("attention", () => {
+  it("a row awaiting approval is marked ⚑ (as its pane says it), not ?, which is help", async () => {
+    fx = await startUiFixture();
+    const [a] = fx.ids as [string];
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, a);
+    fx.server.addApproval(a, { message: "Deploy?" });
+    await fx.services.sessions.getState().refreshSession(a);
+    const frame = await waitForContent(h, new RegExp(`⚑ {2}${a} `));
+    expect(frame).not.toMatch(new RegExp(`\\? {2}${a} `));
+  });
+
+  it("a failed pane says why in its lines, not only in its title", async () => {
+    fx = await startUiFixture();
+    const [a] = fx.ids as [string];
+    h = mountApp(fx, { columns: 140, rows: 30 }, { initialSessions: [a] });
+    await waitForContent(h, "● live ·");
+    fx.server.setState(a, "error");
+    const why = fx.server.sessions().find((s) => s.id === a)?.error_message as string;
+    expect(why.length).toBeGreaterThan(0);
+    const frame = await waitForContent(h, `✗ failed: ${why}`);
+    expect(frame).toContain(`⚠ failed 1 ${a}`);
+    // Working again, the reason goes with the failure.
+    fx.server.setState(a, "running");
+    await waitForContent(h, (f) => !f.includes("✗ failed:"));
+  });
+
   it("a session failing marks its pane and row with the reason, rings the bell, and `a` jumps through the queue, newest first", async () => {
     fx = await startUiFixture();
     const [a, b, c] = fx.ids as [string, string, string];

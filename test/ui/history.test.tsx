@@ -127,6 +127,26 @@ describe("a pane with history", () => {
     );
   });
 
+  it("shows a command's output from the history as the text it printed, in each shape the demo sends", async () => {
+    const s = await reference();
+    const id = s.sessionIds()[0] as string;
+    s.emit(id, "process_output", { content: " ✓ test/config.test.ts (8 tests) 11ms\n" });
+    s.emit(id, "process_output", { stream: "stderr", data: " × returns 404 for unknown ids\n" });
+    s.emit(id, "process_output", { stream: "stdout", text: " Test Files  3 passed (3)\n" });
+    handle = buildServices({ baseUrl: s.url, apiKey: s.key("owner") });
+    const ui = mount(s, handle.services, id);
+    const frame = await waitForContent(ui, "live from here");
+    expect(frame).toContain("✓ test/config.test.ts (8 tests) 11ms");
+    expect(frame).toContain("× returns 404 for unknown ids");
+    expect(frame).toContain("Test Files  3 passed (3)");
+    expect(frame).not.toContain('{"content"');
+    expect(frame).not.toContain('"data":');
+    // Live, the same event reads the same.
+    s.emit(id, "process_output", { content: " ✓ test/retry.test.ts (5 tests) 31ms\n" });
+    const after = await waitForContent(ui, "✓ test/retry.test.ts (5 tests) 31ms");
+    expect(after).not.toContain('{"content"');
+  });
+
   it("says in the header that the journal is off when it cannot write, and works on", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;

@@ -76,6 +76,9 @@ describe("replay in the UI", () => {
     // At ×100 the five minutes take three seconds; the pane fills as it plays.
     await waitForContent(ui, "■ end of recording ×100 · 10:05:00 (100%", 10_000);
     expect(ui.frame()).toContain("Build green on Node 24.");
+    // Its panes say it is a replay, never "● live", however far it played.
+    expect(ui.frame()).toContain("▶ replay");
+    expect(ui.frame()).not.toContain("● live");
     await pressKey(ui, " ");
     await waitForContent(ui, "▶ playing");
     await pressKey(ui, " ");

@@ -32,7 +32,9 @@ describe("help overlay lines", () => {
   for (const lacksAll of [false, true]) {
     it(`every key's description is whole and fits its column${lacksAll ? " (every scope missing)" : ""}`, () => {
       for (const [width, height] of SIZES) {
-        const page = helpLayout(width, height, () => lacksAll);
+        const page = helpLayout(width, height, (c) =>
+          lacksAll && c.scope ? `needs ${c.scope}` : null,
+        );
         const g = page.geometry;
         const got = entries(page.lines);
         const commands = KEY_GROUPS.flatMap((group) => commandsOf(group));

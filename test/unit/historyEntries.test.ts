@@ -29,6 +29,11 @@ describe("history answers", () => {
       "process_output",
       { text: "x", stream: "stderr" },
     ]);
+    // A result kept as the payload it streamed in: passed on whole, read as a live one is.
+    expect(item({ type: "tool_result", content: { content: "ok\n" } })).toEqual([
+      "process_output",
+      { content: "ok\n" },
+    ]);
     expect(item({ type: "state_changed", state: "paused", previous_state: "active" })).toEqual([
       "state_changed",
       { state: "paused", previous_state: "active" },

@@ -7,7 +7,7 @@ import { mainTarget } from "../../src/ui/input/handlers/index.js";
 import { routeInput } from "../../src/ui/input/route.js";
 import type { UiDeps } from "../../src/ui/model/deps.js";
 import { bodyOf } from "../../src/ui/model/geometry.js";
-import { lacksScope } from "../../src/ui/model/gitActions.js";
+import { helpNotes } from "../../src/ui/model/gitActions.js";
 import { helpLayout } from "../../src/ui/model/help.js";
 import type { TerminalSize } from "../../src/ui/model/layout.js";
 import { modeOf } from "../../src/ui/model/mode.js";
@@ -157,7 +157,11 @@ describe("modes and their keys", () => {
       const mode = s.mode();
       if (mode.kind !== "help") throw new Error(`not in help: ${mode.kind}`);
       const body = bodyOf(size);
-      const { lines, geometry: g } = helpLayout(body.width, body.rows, lacksScope(s.identity()));
+      const { lines, geometry: g } = helpLayout(
+        body.width,
+        body.rows,
+        helpNotes(s.identity(), mode.overlay.sessionState ?? null),
+      );
       const shown = lines.slice(
         mode.overlay.offset,
         mode.overlay.offset + g.columns * g.rowsPerColumn,

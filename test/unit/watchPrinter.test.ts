@@ -42,6 +42,22 @@ afterEach(() => {
 });
 
 describe("watch lines", () => {
+  it("names an end-of-answer marker ([done]) and other prompt types, never an empty prompt line", () => {
+    const { p, lines } = printer();
+    p.event(A, prompt("All tests pass.\n"), AT);
+    p.event(A, { kind: "prompt_progress", id: null, data: { type: "done", content: "" } }, AT);
+    p.event(
+      A,
+      { kind: "prompt_progress", id: null, data: { type: "user", content: "ship it" } },
+      AT,
+    );
+    expect(lines).toEqual([
+      "09:30:05 prompt All tests pass.",
+      "09:30:05 prompt [done]",
+      "09:30:05 prompt [user] ship it",
+    ]);
+  });
+
   it("joins prompt fragments into one line, ended by a newline in the text", () => {
     const { p, lines } = printer();
     for (const f of ["Reading ", "the CI ", "log: the job ", "times out.\nNext: pin ", "it."]) {

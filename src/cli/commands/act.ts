@@ -1,10 +1,17 @@
 import type { Command } from "commander";
 import type { ApiClient } from "../../client/apiClient.js";
-import { AgentSessionsError, EXIT, HttpError, UsageError } from "../../client/errors.js";
+import {
+  AgentSessionsError,
+  EXIT,
+  HttpError,
+  UsageError,
+  WrongStateError,
+} from "../../client/errors.js";
 import { type Approval, noteProblem, type ResolveAction } from "../../protocol/approvals.js";
 import { isSafePathId } from "../../protocol/ids.js";
 import { DESTROY_LOSES } from "../../protocol/launch.js";
 import { type LifecycleAction, lifecyclePast } from "../../protocol/prompt.js";
+import { stateRefusal } from "../../protocol/states.js";
 import {
   type DecisionOutcome,
   decideApproval,
@@ -21,6 +28,7 @@ import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { err, fail, out, printJson, table } from "../output.js";
 import { inputIsTerminal } from "../terminalCheck.js";
+import { humanTime, timeStyleFor } from "../timeStyle.js";
 
 async function withClient(
   cmd: Command,
@@ -69,7 +77,7 @@ export function runCancel(cmd: Command, sessionId: string, json: boolean): Promi
 export function runApprovals(
   cmd: Command,
   ids: string[],
-  opts: { json: boolean; all: boolean },
+  opts: { json: boolean; all: boolean; absoluteTime?: boolean },
 ): Promise<void> {
   return withClient(cmd, async (client, book) => {
     const found: Approval[] = [];
@@ -142,7 +150,7 @@ export function runApprovals(
         ]
           .filter(Boolean)
           .join(" or ") || "-",
-        cell(a.created_at),
+        humanTime(cell(a.created_at), timeStyleFor(opts)),
         cell(a.message),
       ]);
       out(table(["SESSION", "APPROVAL", "KIND", "STATUS", "NEEDS", "SINCE", "MESSAGE"], rows));
@@ -223,7 +231,7 @@ export function runLifecycle(
     runEach(
       sessionIds,
       action,
-      (id) => client.lifecycle(id, action),
+      (id) => lifecycleChecked(client, id, action),
       json,
       (id, answer) => {
         const parts = [`${lifecyclePast(action)} ${id}`];
@@ -233,6 +241,29 @@ export function runLifecycle(
       },
     ),
   );
+}
+
+/**
+ * The lifecycle call, after the session's state is asked: the service answers a resume of a
+ * running session with a success, so what the state does not allow (protocol/states.ts) is
+ * refused here with nothing sent (exit 12). A record that cannot be read leaves the decision
+ * to the service, which says why.
+ */
+async function lifecycleChecked(client: ApiClient, id: string, action: LifecycleAction) {
+  if (action !== "start") {
+    const state: unknown = await client.getSession(id).then(
+      (s) => s.state,
+      () => null,
+    );
+    const refusal = stateRefusal(action, typeof state === "string" ? state : null);
+    if (refusal) {
+      throw new WrongStateError(
+        `${action} ${sanitizeLine(id)}: ${sanitizeLine(refusal)}; nothing was sent`,
+        "agent-sessions sessions shows each session's state; `start` starts one whatever its state.",
+      );
+    }
+  }
+  return client.lifecycle(id, action);
 }
 
 /**

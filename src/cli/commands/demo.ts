@@ -1,4 +1,5 @@
 import { attentionConfigFrom } from "../../store/attention/reasons.js";
+import { DEMO_PACE_MS } from "../definitions/demo.js";
 import { err, fail, registerSecret } from "../output.js";
 import { hasTerminal } from "../terminalCheck.js";
 import { watchSessions } from "./watch.js";
@@ -40,7 +41,7 @@ async function demoUi(baseUrl: string, apiKey: string, ids: string[]): Promise<n
 export async function runDemo(opts: DemoOptions): Promise<void> {
   const { startServer } = await import("../../server/index.js");
   const server = await startServer({
-    paceMs: opts.paceMs ?? 250,
+    paceMs: opts.paceMs ?? DEMO_PACE_MS,
     heartbeatMs: 2000,
     demoApprovals: true,
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),

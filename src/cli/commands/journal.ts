@@ -1,20 +1,32 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { UsageError } from "../../client/errors.js";
 import { updateConfig } from "../../credentials/profiles.js";
 import { formatBytes } from "../../text/format.js";
-import { journalRoot, sessionFileBase } from "../journal/journalPaths.js";
+import { readHiddenLine } from "../hiddenInput.js";
+import { journalHolders, journalRoot, sessionFileBase } from "../journal/journalPaths.js";
 import { journalSwitchedOff } from "../journal/journalSetup.js";
-import { fail, out, printJson } from "../output.js";
+import { err, fail, out, printJson } from "../output.js";
+import { inputIsTerminal } from "../terminalCheck.js";
 
 /** `agent-sessions journal path|on|off|prune`: where the journal is, and managing it. */
 
 export interface PruneOptions {
   olderThan?: number;
   session?: string;
+  /** Remove without asking (what a script must say). */
+  yes?: boolean;
 }
 
-async function journalFiles(root: string): Promise<{ path: string; name: string }[]> {
-  const out: { path: string; name: string }[] = [];
+interface JournalFile {
+  path: string;
+  name: string;
+  /** The service folder it is in. */
+  dir: string;
+}
+
+async function journalFiles(root: string): Promise<JournalFile[]> {
+  const out: JournalFile[] = [];
   let dirs: string[];
   try {
     dirs = (await readdir(root, { withFileTypes: true }))
@@ -26,29 +38,68 @@ async function journalFiles(root: string): Promise<{ path: string; name: string 
   }
   for (const dir of dirs) {
     for (const name of await readdir(join(root, dir))) {
-      if (name.endsWith(".ndjson")) out.push({ path: join(root, dir, name), name });
+      if (name.endsWith(".ndjson"))
+        out.push({ path: join(root, dir, name), name, dir: join(root, dir) });
     }
   }
   return out;
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/**
+ * Removes what the options select, except the journals a running client holds (see
+ * journalHolders); asks first on a terminal, and wants --yes anywhere else.
+ */
 async function prune(opts: PruneOptions): Promise<void> {
   const root = journalRoot();
   const cutoff = opts.olderThan !== undefined ? Date.now() - opts.olderThan : null;
   const base = opts.session !== undefined ? sessionFileBase(opts.session) : null;
-  let files = 0;
-  let bytes = 0;
+  const chosen: { path: string; size: number }[] = [];
+  const held = new Map<string, number[]>();
+  let heldFiles = 0;
   for (const f of await journalFiles(root)) {
     if (base !== null && f.name !== `${base}.ndjson` && f.name !== `${base}.1.ndjson`) continue;
     const st = await stat(f.path);
     if (cutoff !== null && st.mtimeMs >= cutoff) continue;
-    await rm(f.path, { force: true });
-    files++;
-    bytes += st.size;
+    if (!held.has(f.dir)) {
+      const holders = await journalHolders(f.dir);
+      for (const s of holders.stale) await rm(s, { force: true });
+      held.set(f.dir, holders.live);
+    }
+    if ((held.get(f.dir) ?? []).length > 0) {
+      heldFiles++;
+      continue;
+    }
+    chosen.push({ path: f.path, size: st.size });
   }
-  out(
-    `journal: removed ${files} file${files === 1 ? "" : "s"} (${formatBytes(bytes)}) from ${root}`,
-  );
+  const pids = [...new Set([...held.values()].flat())];
+  const keptNote =
+    heldFiles > 0
+      ? `kept ${plural(heldFiles, "file")} of a journal in use by a running client (pid ${pids.join(", ")}); quit it first to prune those`
+      : null;
+  const bytes = chosen.reduce((n, f) => n + f.size, 0);
+  const what = `${plural(chosen.length, "file")} (${formatBytes(bytes)}) from ${root}`;
+  if (chosen.length > 0 && !opts.yes) {
+    if (!inputIsTerminal(process.stdin)) {
+      throw new UsageError(
+        `journal prune would remove ${what} and asks first, but there is no terminal to ask on; nothing was removed`,
+        "Add --yes to prune without asking (agent-sessions journal prune --yes).",
+      );
+    }
+    if (keptNote) err(keptNote);
+    const answer = await readHiddenLine(
+      `Remove ${what}? Type y and Enter to remove, anything else keeps them: `,
+      process.stdin,
+      process.stderr,
+    );
+    if (answer.trim().toLowerCase() !== "y") {
+      out("journal: nothing removed");
+      return;
+    }
+  } else if (keptNote) err(keptNote);
+  for (const f of chosen) await rm(f.path, { force: true });
+  out(`journal: removed ${what}`);
 }
 
 /** `journal path`: where the journal is, and whether it is kept. */

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { InvalidKeyError } from "../../client/errors.js";
-import { CredentialsUsageError } from "../../credentials/errors.js";
+import { CredentialsUsageError, KeychainUnavailableError } from "../../credentials/errors.js";
 import { assertKeychainReachable } from "../../credentials/keychain.js";
+import { insecureKeyPath } from "../../credentials/paths.js";
 import { checkKeyShape, plainHttpWarning, resolveTarget } from "../../credentials/resolve.js";
 import { fileRouteStore } from "../../credentials/routeCache.js";
 import { saveCredentials } from "../../credentials/store.js";
@@ -50,8 +51,17 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
   const g = globalOptions(cmd);
   const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl, org: g.org });
   const { profile, baseUrl } = target;
-  // No point asking for a key that could not be stored.
-  if (!opts.insecureStorage) assertKeychainReachable();
+  // No point asking for a key that could not be stored: without a keychain, a terminal is
+  // asked where the key goes instead (the sign-in screen's choices); a script is told.
+  let storage: Storage = opts.insecureStorage ? "file" : "keychain";
+  if (storage === "keychain") {
+    try {
+      assertKeychainReachable();
+    } catch (e) {
+      if (!(e instanceof KeychainUnavailableError) || !inputIsTerminal(process.stdin)) throw e;
+      storage = await chooseStorage(e, insecureKeyPath(profile));
+    }
+  }
 
   const { raw, from } = await readKey(profile, baseUrl);
   if (raw.trim() === "") {
@@ -77,11 +87,19 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
     throw new InvalidKeyError("the service reports this key as not valid; nothing was stored", 200);
   }
 
+  if (storage === "nowhere") {
+    out(`The key is valid for ${baseUrl} (profile ${profile}); nothing was stored.`);
+    out(
+      "Set AGENT_SESSIONS_API_KEY (and AGENT_SESSIONS_BASE_URL) in the shell that uses it; they last as long as that shell.",
+    );
+    return;
+  }
+
   const saved = await saveCredentials({
     profile,
     baseUrl,
     apiKey,
-    insecureStorage: opts.insecureStorage === true,
+    insecureStorage: storage === "file",
     // --org given at login is remembered for the profile.
     ...(g.org !== undefined && target.organizationId !== null
       ? { organizationId: target.organizationId }
@@ -129,6 +147,34 @@ async function login(opts: LoginOptions, cmd: Command): Promise<void> {
       "warning: AGENT_SESSIONS_API_KEY is set in this environment and is used instead of the stored key until you unset it",
     );
   }
+}
+
+/** Where the key goes: the OS keychain, the 0600 file, or nowhere (verified, this run only). */
+type Storage = "keychain" | "file" | "nowhere";
+
+/**
+ * No keychain here, and a person at the terminal: the choices the sign-in screen offers, each
+ * with what does it in a script. Anything else cancels, as the keychain error would.
+ */
+async function chooseStorage(problem: KeychainUnavailableError, file: string): Promise<Storage> {
+  process.stderr.write(
+    [
+      `The OS keychain is unavailable: ${problem.reason}.`,
+      "Where should the key go?",
+      `  f  a plain-text file (${file}), mode 0600: anything that can read your files can read the key`,
+      "     (in scripts: agent-sessions login --insecure-storage)",
+      "  r  this run only: verify the key and store nothing",
+      "     (in scripts: set AGENT_SESSIONS_API_KEY instead of logging in)",
+      "  q  cancel",
+      "",
+    ].join("\n"),
+  );
+  const answer = (await readHiddenLine("f, r or q: ", process.stdin, process.stderr))
+    .trim()
+    .toLowerCase();
+  if (answer === "f") return "file";
+  if (answer === "r") return "nowhere";
+  throw problem;
 }
 
 function indent(text: string): string {

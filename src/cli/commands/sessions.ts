@@ -6,13 +6,14 @@ import { sessionRepo } from "../../protocol/sessionRecord.js";
 import { hiddenUnlessAsked } from "../../protocol/states.js";
 import { parseTime } from "../../protocol/values.js";
 import { readCatalogue } from "../../store/catalogueReader.js";
-import { formatAgeCoarse, truncate } from "../../text/format.js";
+import { truncate } from "../../text/format.js";
 import { toJsonText } from "../../text/json.js";
 import { keyRedactor } from "../../text/redact.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { columnWidths, err, fail, out, stdoutClosed, tableLines } from "../output.js";
 import { outputIsTerminal } from "../terminalCheck.js";
+import { humanTime, type TimeStyle, timeStyleFor } from "../timeStyle.js";
 
 export interface SessionsOptions {
   json?: boolean;
@@ -22,8 +23,10 @@ export interface SessionsOptions {
   template?: string;
   visibility?: string;
   all?: boolean;
-  /** Every column whole, however wide (the default fits the terminal, or 100 columns). */
+  /** Every column whole, however wide (on a terminal; piped output is always whole). */
   wide?: boolean;
+  /** Times as ISO 8601 UTC on a terminal too (timeStyle.ts). */
+  absoluteTime?: boolean;
   /** List destroyed and error sessions too (the service hides them otherwise). */
   includeDestroyed?: boolean;
 }
@@ -68,9 +71,6 @@ const COLUMNS: {
   { header: "UPDATED", cell: (r) => timeCell(r.updated_at ?? r.created_at), time: true },
   { header: "SANDBOX", cell: (r) => r.sandbox_url, drop: 1, min: 16 },
 ];
-
-/** Columns of a table that is not on a terminal, unless --wide. */
-const PIPED_WIDTH = 100;
 
 type Column = (typeof COLUMNS)[number];
 
@@ -126,12 +126,17 @@ function jsonSink(): Sink {
   };
 }
 
-/** How the table is laid out: at most `width` columns, times relative to `now` or as sent. */
+/**
+ * How the table is laid out: for a person at a terminal, padded columns at most `width` wide
+ * (times relative to `now`); for a script (a pipe, a file), one tab between cells, every
+ * chosen column whole, times as sent (`tabs`).
+ */
 export interface TableLayout {
   width: number;
-  /** Timestamps as "5m ago" (a person at a terminal) rather than as the service sent them. */
-  relative: boolean;
-  now: number;
+  /** Cells separated by one tab, never cut or left out: output that is not a terminal. */
+  tabs: boolean;
+  /** How times read (timeStyle.ts): "5m ago" on a terminal, else ISO 8601 UTC. */
+  time: TimeStyle;
 }
 
 export function tableLayout(
@@ -140,15 +145,13 @@ export function tableLayout(
   now = Date.now(),
 ): TableLayout {
   const tty = outputIsTerminal(stdout);
-  const width = opts.wide ? Number.POSITIVE_INFINITY : tty ? stdout.columns || 80 : PIPED_WIDTH;
-  return { width, relative: tty, now };
+  const width = opts.wide || !tty ? Number.POSITIVE_INFINITY : stdout.columns || 80;
+  return { width, tabs: !tty, time: timeStyleFor(opts, stdout, now) };
 }
 
 function cellOf(c: Column, r: Session, layout: TableLayout): string {
   const text = cellText(c.cell(r));
-  if (!c.time || !layout.relative || text === "") return text;
-  const t = parseTime(text);
-  return t === undefined ? text : formatAgeCoarse(layout.now - t);
+  return c.time ? humanTime(text, layout.time) : text;
 }
 
 const GAP = 2;
@@ -211,8 +214,12 @@ function tableSink(opts: SessionsOptions, layout: TableLayout): Sink {
   const rowOf = (shown: Column[], r: Session) =>
     shown.map((c, i) => {
       const text = cellOf(c, r, layout);
+      // A tab inside a value would shift a script's columns: shown as a blank.
+      if (layout.tabs) return text.replace(/\t/g, " ");
       return cut[i] ? truncate(text, widths[i] ?? 0) : text;
     });
+  const lines = (rows: string[][]) =>
+    layout.tabs ? rows.map((r) => r.join("\t")) : tableLines(widths, rows);
   return {
     get count() {
       return count;
@@ -231,10 +238,7 @@ function tableSink(opts: SessionsOptions, layout: TableLayout): Sink {
         cut = fitted.cols.map((c, i) => (widths[i] ?? 0) < (natural[chosen.indexOf(c)] ?? 0));
         const shown = cols;
         out(
-          tableLines(widths, [
-            shown.map((c) => c.header),
-            ...sessions.map((r) => rowOf(shown, r)),
-          ]).join("\n"),
+          lines([shown.map((c) => c.header), ...sessions.map((r) => rowOf(shown, r))]).join("\n"),
         );
         if (fitted.dropped.length > 0) {
           const names = fitted.dropped.map((c) => c.header.toLowerCase()).join(", ");
@@ -242,12 +246,7 @@ function tableSink(opts: SessionsOptions, layout: TableLayout): Sink {
         }
       } else {
         const shown = cols;
-        out(
-          tableLines(
-            widths,
-            sessions.map((r) => rowOf(shown, r)),
-          ).join("\n"),
-        );
+        out(lines(sessions.map((r) => rowOf(shown, r))).join("\n"));
       }
       count += sessions.length;
     },

@@ -1,5 +1,8 @@
 import type { Command } from "commander";
+import { plainTextWarning } from "../../credentials/insecureFile.js";
+import { insecureKeyPath } from "../../credentials/paths.js";
 import { keyExpiresAt, PATHS } from "../../protocol/index.js";
+import type { RateLimitInfo } from "../../protocol/rateLimit.js";
 import { narrowedScopes } from "../../protocol/scopes.js";
 import { formatExpiry, formatRateLimit, maskKey } from "../../text/format.js";
 import { sanitizeLine } from "../../text/sanitize.js";
@@ -23,6 +26,10 @@ function orgFrom(from: string): string {
 export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void> {
   try {
     const ctx = await commandContext(cmd);
+    // Other commands do not repeat it; whoami is where the key's storage is looked at.
+    if (ctx.source === "insecure-file") {
+      err(`warning: ${plainTextWarning(insecureKeyPath(ctx.profile))}`);
+    }
     const [key, me] = await Promise.all([ctx.client.verify(), ctx.client.me()]);
     // The verbose view asks for one session so the routes it names are the ones that answer.
     let sessionsProblem: string | null = null;
@@ -70,7 +77,7 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
               },
             }
           : {}),
-        rate_limit: ctx.client.rateLimit.info,
+        rate_limit: rateLimitJson(ctx.client.rateLimit.info),
         key_masked: maskKey(ctx.apiKey),
         key_source: ctx.source,
         profile: ctx.profile,
@@ -130,6 +137,17 @@ export async function runWhoami(opts: WhoamiOptions, cmd: Command): Promise<void
   } catch (e) {
     fail(e);
   }
+}
+
+/** The rate-limit figures in the snake_case every JSON this client writes uses; times in ISO. */
+function rateLimitJson(info: RateLimitInfo | null): Record<string, unknown> | null {
+  if (info === null) return null;
+  return {
+    limit: info.limit,
+    remaining: info.remaining,
+    reset_seconds: info.resetSeconds,
+    observed_at: new Date(info.observedAt).toISOString(),
+  };
 }
 
 function sourceLabel(source: string): string {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { LifecycleAction } from "../../protocol/prompt.js";
+import { ABSOLUTE_TIME_OPTION } from "../timeStyle.js";
 import { pathIdArg, sessionArg, sessionsArg } from "./argParsers.js";
 
 /**
@@ -42,10 +43,21 @@ export function registerActCommands(program: Command): void {
     .argument("[session_id...]", "sessions (default: every listed session)", sessionsArg)
     .option("--all", "also list approvals already resolved")
     .option("--json", "a JSON array of the approvals as the service sent them")
-    .action(async (ids: string[] | undefined, opts: { json?: boolean; all?: boolean }, cmd) => {
-      const { runApprovals } = await import("../commands/act.js");
-      await runApprovals(cmd, ids ?? [], { json: opts.json === true, all: opts.all === true });
-    });
+    .option(...ABSOLUTE_TIME_OPTION)
+    .action(
+      async (
+        ids: string[] | undefined,
+        opts: { json?: boolean; all?: boolean; absoluteTime?: boolean },
+        cmd,
+      ) => {
+        const { runApprovals } = await import("../commands/act.js");
+        await runApprovals(cmd, ids ?? [], {
+          json: opts.json === true,
+          all: opts.all === true,
+          absoluteTime: opts.absoluteTime === true,
+        });
+      },
+    );
 
   for (const action of ["approve", "reject"] as const) {
     program

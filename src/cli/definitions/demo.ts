@@ -2,6 +2,9 @@ import type { Command } from "commander";
 import type { DemoOptions } from "../commands/demo.js";
 import { clockOption, intArg, parsePositiveInt } from "./argParsers.js";
 
+/** The demo's default pace: an event every 1.5 s per session, on average. */
+export const DEMO_PACE_MS = 1500;
+
 export function registerDemoCommand(program: Command): void {
   program
     .command("demo")
@@ -10,7 +13,12 @@ export function registerDemoCommand(program: Command): void {
       "--headless",
       "print events as lines instead of opening the terminal UI (the default without a terminal)",
     )
-    .option("--pace-ms <ms>", "mean milliseconds between simulated events", (v) => Number(v), 250)
+    .option(
+      "--pace-ms <ms>",
+      "mean milliseconds between one session's simulated events (calm enough to try pause and resume; lower is livelier)",
+      (v) => Number(v),
+      DEMO_PACE_MS,
+    )
     .option("--seed <n>", "make keys, ids and simulated content reproducible (tests)", intArg(0))
     .addOption(clockOption())
     .option(

@@ -39,9 +39,12 @@ export function registerJournalCommand(program: Command): void {
     });
   journal
     .command("prune")
-    .description("delete journal files: all, one session's, or those not written for a while")
+    .description(
+      "delete journal files: all, one session's, or those not written for a while (asks first; never a journal a running client holds)",
+    )
     .option("--older-than <age>", "only files not written for this long (30m, 12h, 7d)", parseAge)
     .option("--session <session_id>", "only this session's files")
+    .option("--yes", "remove without asking (needed when not on a terminal)")
     .action(async (opts: PruneOptions) => {
       const { runJournalPrune } = await import("../commands/journal.js");
       await runJournalPrune(opts);

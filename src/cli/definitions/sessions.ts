@@ -3,6 +3,7 @@ import { DEFAULT_MAX_PAGES, PAGE_LIMIT } from "../../client/paging.js";
 import { DOCUMENTED_STATES } from "../../protocol/states.js";
 import { VISIBILITIES } from "../../protocol/visibility.js";
 import type { SessionsOptions } from "../commands/sessions.js";
+import { ABSOLUTE_TIME_OPTION } from "../timeStyle.js";
 
 /** The documented page size: 1–100, checked here so the service never has to refuse it. */
 function parsePageLimit(value: string): number {
@@ -59,8 +60,9 @@ export function registerSessionsCommand(program: Command): void {
     )
     .option(
       "--wide",
-      "every column whole (by default the table fits the terminal's width, or 100 columns when not a terminal)",
+      "every column whole on a terminal (by default the table fits its width; piped output is always whole, tab-separated)",
     )
+    .option(...ABSOLUTE_TIME_OPTION)
     .action(async (opts: SessionsOptions, cmd: Command) => {
       const { runSessions } = await import("../commands/sessions.js");
       await runSessions(opts, cmd);

@@ -1,5 +1,14 @@
 import { readFileSync } from "node:fs";
-import { appendFile, chmod, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import {
+  appendFile,
+  chmod,
+  open,
+  readdir,
+  rename,
+  stat,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
 import { basename, join } from "node:path";
 import {
   ensurePrivateDir,
@@ -22,7 +31,7 @@ import {
 } from "../../store/history/recordFormat.js";
 import { mapShownText } from "../../text/payloadText.js";
 import type { Redactor, StreamRedaction } from "../../text/redact.js";
-import { sessionFiles } from "./journalPaths.js";
+import { holderFile, sessionFiles } from "./journalPaths.js";
 
 /**
  * The journal on disk: every event a pane received, per session, as NDJSON lines (the
@@ -160,6 +169,7 @@ class FileJournalImpl implements FileJournal {
     this.seen = readSeen(join(opts.dir, SEEN_FILE));
     // Known at once whether the folder can be made: the UI says so before the first event.
     this.ready = ensurePrivateDir(opts.dir)
+      .then(() => writeFile(holderFile(opts.dir), `${process.pid}\n`, { mode: 0o600 }))
       .then(() => this.enforceTotal())
       .catch((e: unknown) => this.fail(opts.dir, e));
   }
@@ -270,6 +280,9 @@ class FileJournalImpl implements FileJournal {
   async dispose(): Promise<void> {
     this.flush();
     while (this.writing) await this.writing;
+    await this.ready;
+    // Let go: `journal prune` may remove this folder's files from now on.
+    await unlink(holderFile(this.opts.dir)).catch(() => {});
   }
 
   /** The last maxSessionBytes of a file (its first, partial line dropped), or null. */

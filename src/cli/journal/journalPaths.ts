@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { stateDir } from "../../credentials/paths.js";
 
@@ -45,4 +46,48 @@ export function sessionFileBase(sessionId: string): string {
 export function sessionFiles(dir: string, sessionId: string): { current: string; older: string } {
   const base = sessionFileBase(sessionId);
   return { current: join(dir, `${base}.ndjson`), older: join(dir, `${base}.1.ndjson`) };
+}
+
+/**
+ * A running client that writes a service's journal holds it: a file `.held-by-<pid>` in the
+ * service's folder, made when the journal opens and removed when it closes, so `journal prune`
+ * leaves that folder alone while the process lives.
+ */
+export function holderFile(dir: string, pid = process.pid): string {
+  return join(dir, `.held-by-${pid}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists, under another user.
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The processes holding a service's journal now; holder files of processes that are gone (a
+ * client that crashed) are returned as `stale`, for the caller to remove.
+ */
+export async function journalHolders(dir: string): Promise<{ live: number[]; stale: string[] }> {
+  const live: number[] = [];
+  const stale: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return { live, stale };
+  }
+  for (const name of names) {
+    const m = /^\.held-by-(\d{1,10})$/.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    // The file's content is the same pid: a name alone could be left by anything.
+    const text = await readFile(join(dir, name), "utf8").catch(() => "");
+    if (text.trim() === String(pid) && alive(pid)) live.push(pid);
+    else stale.push(join(dir, name));
+  }
+  return { live, stale };
 }

@@ -127,7 +127,7 @@ export const REASON_LABEL: Readonly<Record<AttentionReason, string>> = {
 
 /** One glyph per reason, for marks where only a cell fits. */
 export const REASON_GLYPH: Readonly<Record<AttentionReason, string>> = {
-  approval: "?",
+  approval: "⚑",
   failed: "✗",
   finished: "✓",
   stream: "~",

@@ -31,9 +31,14 @@ export interface ActLinesInput {
   role: string | null | undefined;
   /** Why deciding approvals is disabled by scope, or null. */
   writeDisabled: string | null;
+  /** Why the session failed (its error_message, the failed prompt's error), when it did. */
+  failure?: string | null;
   width: number;
   maxRows: number;
 }
+
+/** Most rows a failure's reason takes in a pane (the detail view shows it whole). */
+const FAILURE_ROWS = 3;
 
 /** Pending approvals listed in a pane; more are counted (the dialog lists them all). */
 const APPROVALS_SHOWN = 3;
@@ -60,6 +65,11 @@ export function actLines(input: ActLinesInput): ActLine[] {
   const out: ActLine[] = [];
   const head: ActLine[] = [];
   // Oldest first, as the book holds them and the keys' dialog offers them.
+  // A failure says why in the pane, as an approval says what it waits for.
+  if (input.failure) {
+    for (const piece of wrapLine(`✗ failed: ${input.failure}`, w).slice(0, FAILURE_ROWS))
+      head.push({ text: piece, tone: "error", bold: head.length === 0 });
+  }
   const pending = input.approvals.pending;
   for (const a of pending.slice(0, APPROVALS_SHOWN))
     head.push(...approvalLines(a, input, pending.length > 1));

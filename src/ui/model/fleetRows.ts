@@ -10,7 +10,7 @@ import {
 import { displayId } from "../../store/admitSession.js";
 import { type AttentionItem, selectTopItems } from "../../store/attention/queue.js";
 import type { AttentionReason } from "../../store/attention/reasons.js";
-import { formatAge, sparkline } from "../../text/format.js";
+import { formatAge, formatAgeCoarse, sparkline } from "../../text/format.js";
 import type { AppServices } from "./services.js";
 
 /**
@@ -129,6 +129,14 @@ export interface FleetRow {
   overlap: boolean;
 }
 
+/**
+ * The fleet's activity age: to the second within the first minute (a live table), whole
+ * minutes after ("6m ago", not "6m 48s a…" cut by its column).
+ */
+function fleetAge(ms: number): string {
+  return ms < 60_000 ? formatAge(ms) : formatAgeCoarse(ms);
+}
+
 type RowServices = Pick<AppServices, "streams" | "activity" | "attention" | "overlaps" | "secrets">;
 
 /**
@@ -173,7 +181,7 @@ export function fleetRow(
     name: cutEnd(sessionName(s) ?? "", cols.name),
     agent: cutEnd(str(s.agent), cols.agent),
     repo: cutEnd(cols.repo > 0 ? (sessionRepo(s) ?? "—") : "", cols.repo),
-    lastActivity: cutEnd(last === null ? "—" : formatAge(Math.max(0, now - last)), cols.last),
+    lastActivity: cutEnd(last === null ? "—" : fleetAge(Math.max(0, now - last)), cols.last),
     usage: cutEnd(cols.usage > 0 ? usageText(s) || "—" : "", cols.usage),
     spark: cutEnd(counts ? sparkline(counts) : "", cols.spark),
     files: cutEnd(fileCount === null ? "—" : String(fileCount), cols.files),

@@ -1,6 +1,6 @@
 import type { IdentityState } from "../../store/identityStore.js";
 import { displayWidth } from "../../text/wrap.js";
-import { lacksScope } from "./gitActions.js";
+import { helpNotes } from "./gitActions.js";
 import { helpLayout } from "./help.js";
 import {
   bodyRowsOf,
@@ -105,9 +105,13 @@ export interface Paging {
 }
 
 /** The help overlay in the body, for a key with `identity`'s scopes (notes can add lines). */
-export function helpPaging(size: TerminalSize, identity: Pick<IdentityState, "keyInfo">): Paging {
+export function helpPaging(
+  size: TerminalSize,
+  identity: Pick<IdentityState, "keyInfo">,
+  sessionState: string | null = null,
+): Paging {
   const body = bodyOf(size);
-  const g = helpLayout(body.width, body.rows, lacksScope(identity)).geometry;
+  const g = helpLayout(body.width, body.rows, helpNotes(identity, sessionState)).geometry;
   return { page: g.rowsPerColumn, maxOffset: g.maxOffset };
 }
 

@@ -17,6 +17,7 @@ import {
 import { type Session, sessionName } from "../../protocol/resources.js";
 import { hasScope, narrowedScopes } from "../../protocol/scopes.js";
 import { defaultCloneUrl, ownerRepoOf, sessionRepo } from "../../protocol/sessionRecord.js";
+import { stateRefusal } from "../../protocol/states.js";
 import { describeApproval } from "../../store/act/approvalDecision.js";
 import type { ActionOutcome } from "../../store/actionsStore.js";
 import type { IdentityState } from "../../store/identityStore.js";
@@ -101,14 +102,20 @@ export function isGitPending(a: PendingAction): a is GitPending {
   return a.kind === "clone" || a.kind === "push" || a.kind === "branch" || a.kind === "pr";
 }
 
-/** Why a command is not available to this key, or null when it is (or nobody knows yet). */
+/**
+ * Why a command is not available to this key, or to a session in `sessionState` (pause on a
+ * paused one: protocol/states.ts stateRefusal), or null when it is (or nobody knows yet).
+ */
 export function disabledReason(
-  cmd: { scope?: string; label: string },
+  cmd: { id?: string; scope?: string; label: string },
   identity: Pick<IdentityState, "keyInfo">,
+  sessionState?: string | null,
 ): string | null {
   const info = identity.keyInfo;
-  if (!cmd.scope || !info) return null;
-  if (hasScope(info.effective_scopes, cmd.scope)) return null;
+  const byState = cmd.id ? stateRefusal(cmd.id, sessionState) : null;
+  if (!cmd.scope || !info || hasScope(info.effective_scopes, cmd.scope)) {
+    return byState ? `${cmd.label} is disabled: ${byState}` : null;
+  }
   const narrowed = narrowedScopes(info.scopes, info.effective_scopes).includes(cmd.scope);
   const why = narrowed
     ? `the key stores ${cmd.scope} but the role ${info.role ?? "of its owner"} narrows it away`
@@ -126,9 +133,18 @@ export function missingScope(
   return hasScope(info.effective_scopes, scope) ? null : scope;
 }
 
-/** Whether the key lacks a scope: what the help overlay greys out (and notes) by. */
-export function lacksScope(identity: Pick<IdentityState, "keyInfo">): (scope: string) => boolean {
-  return (scope) => missingScope(scope, identity) !== null;
+/**
+ * Why the help overlay greys a command out (its note), or null: the scope the key lacks, or
+ * the selected session's state (the same reasons its key would give).
+ */
+export function helpNotes(
+  identity: Pick<IdentityState, "keyInfo">,
+  sessionState: string | null,
+): (cmd: { id: string; scope?: string }) => string | null {
+  return (cmd) => {
+    const scope = missingScope(cmd.scope, identity);
+    return scope !== null ? `needs ${scope}` : stateRefusal(cmd.id, sessionState);
+  };
 }
 
 /** What a form says above its fields: what it does to the session. */

@@ -8,17 +8,20 @@ export interface HelpLine {
   kind: "heading" | "key" | "more" | "blank";
   keys: string;
   text: string;
-  /** The scope a key's command needs and the key lacks. */
+  /** Why the key's command is disabled ("needs sessions:write", the session's state), or null. */
   missing: string | null;
 }
 
-export function helpLines(lacks: (scope: string) => boolean): HelpLine[] {
+/** What greys a command out in the overlay (gitActions.ts helpNotes), or null when nothing. */
+export type HelpNotes = (cmd: { id: string; scope?: string }) => string | null;
+
+export function helpLines(notes: HelpNotes): HelpLine[] {
   const out: HelpLine[] = [];
   KEY_GROUPS.forEach((group, i) => {
     if (i > 0) out.push({ kind: "blank", keys: "", text: "", missing: null });
     out.push({ kind: "heading", keys: "", text: GROUP_TITLES[group], missing: null });
     for (const c of commandsOf(group)) {
-      const missing = c.scope && lacks(c.scope) ? c.scope : null;
+      const missing = notes(c);
       out.push({ kind: "key", keys: keysLabel(c), text: c.description, missing });
     }
   });
@@ -30,9 +33,9 @@ export function keysWidth(lines: readonly HelpLine[]): number {
   return Math.max(...lines.map((l) => (l.kind === "key" ? l.keys.length : 0))) + 2;
 }
 
-/** The note a key line without its scope carries after its description. */
-export function missingNote(scope: string): string {
-  return ` (disabled: needs ${scope})`;
+/** The note a disabled key line carries after its description. */
+export function missingNote(reason: string): string {
+  return ` (disabled: ${reason})`;
 }
 
 /**
@@ -120,15 +123,11 @@ export interface HelpLayout {
 
 /**
  * The overlay laid out in a width × height box: the one computation the overlay draws and
- * its scrolling keys page by, so both count the same lines. `lacks` marks the commands the
- * key may not use; their note can take a line of its own, so it changes the line count.
+ * its scrolling keys page by, so both count the same lines. `notes` marks the commands that
+ * cannot be used now; their note can take a line of its own, so it changes the line count.
  */
-export function helpLayout(
-  width: number,
-  height: number,
-  lacks: (scope: string) => boolean,
-): HelpLayout {
-  const raw = helpLines(lacks);
+export function helpLayout(width: number, height: number, notes: HelpNotes): HelpLayout {
+  const raw = helpLines(notes);
   const keyCol = keysWidth(raw);
   let g = helpGeometry(width, height, raw.length);
   let lines: HelpLine[] = raw;

@@ -87,7 +87,8 @@ function ruleLine(e: TimelineEntry, width: number): string {
 export function entryText(e: TimelineEntry): string {
   switch (e.kind) {
     case "prompt":
-      return e.promptType ? `[${e.promptType}] ${e.text}` : e.text;
+      if (!e.promptType) return e.text;
+      return e.text.trim() === "" ? `[${e.promptType}]` : `[${e.promptType}] ${e.text}`;
     case "file": {
       const action = e.action ?? "";
       const glyph = FILE_GLYPHS[action] ?? "•";

@@ -94,6 +94,8 @@ export type DialogState =
 export interface HelpOverlayState {
   kind: "help";
   offset: number;
+  /** The selected session's state when help opened: what its keys are greyed out by. */
+  sessionState?: string | null;
 }
 
 export interface DetailOverlayState {

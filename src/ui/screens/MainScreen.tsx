@@ -67,7 +67,14 @@ function Body({
     return <ConfirmDialog dialog={dialog} width={width} height={height} />;
   }
   if (overlay?.kind === "help")
-    return <HelpOverlay width={width} height={height} offset={overlay.offset} />;
+    return (
+      <HelpOverlay
+        width={width}
+        height={height}
+        offset={overlay.offset}
+        sessionState={overlay.sessionState ?? null}
+      />
+    );
   if (overlay?.kind === "messages")
     return <MessagesOverlay width={width} height={height} offset={overlay.offset} />;
   if (overlay?.kind === "integrations")

@@ -1,5 +1,5 @@
 import { Box, Text } from "ink";
-import { memo } from "react";
+import { memo, useMemo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { type Session, sessionName } from "../../../protocol/resources.js";
@@ -62,6 +62,7 @@ const Row = memo(function Row({
   listFocused,
   overlap,
   meta,
+  idWidth,
 }: {
   session: Session;
   selected: boolean;
@@ -75,6 +76,8 @@ const Row = memo(function Row({
   overlap: readonly Overlap[] | undefined;
   /** What follows the name (listRowMeta): last activity, repository, prompts, cost, … */
   meta: string;
+  /** The id column's width: the widest listed id, so UUIDs and ses_… ids keep one column. */
+  idWidth: number;
 }) {
   const theme = useTheme();
   const badge = stateBadge(str(session.state));
@@ -110,7 +113,7 @@ const Row = memo(function Row({
           </>
         ) : (
           <>
-            <Text> {displayId(session)} </Text>
+            <Text> {padCells(displayId(session), idWidth)} </Text>
             <Text color={theme.c[badge.color]}>
               {badge.glyph} {badge.text.padEnd(wide ? 10 : 6)}
             </Text>
@@ -129,6 +132,21 @@ const Row = memo(function Row({
     </Box>
   );
 });
+
+/** Widest id column a row gives up room for (a longer id pushes its own row only). */
+const MAX_ID_WIDTH = 40;
+
+/** The id column's width: the widest id listed (every row, so scrolling does not move it). */
+function listIdWidth(sessions: readonly Session[]): number {
+  let w = 0;
+  for (const s of sessions) w = Math.max(w, displayWidth(displayId(s)));
+  return Math.min(w, MAX_ID_WIDTH);
+}
+
+/** Text padded with blanks to `width` cells (wide characters count two). */
+function padCells(text: string, width: number): string {
+  return text + " ".repeat(Math.max(0, width - displayWidth(text)));
+}
 
 export const SessionList = memo(function SessionList({ width, height, focused }: SessionListProps) {
   const { sessions, attention: attentionStore, overlaps, live } = useServices();
@@ -161,6 +179,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
     return `updated ${formatAgeCoarse(now - st.loadedAt)}`;
   }, sessions.subscribe);
   const inner = Math.max(4, width - 2);
+  const idWidth = useMemo(() => listIdWidth(visible), [visible]);
   const rows = listRows(height);
   const style = listRowStyle(inner);
   const at = Math.min(cursor, Math.max(0, visible.length - 1));
@@ -234,7 +253,14 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
       <Box height={rows} width={inner} flexDirection="column">
         {shown.length === 0 ? (
           <Text color={theme.c.muted} wrap="truncate-end">
-            {meta.loading ? " " : meta.total === 0 ? "no sessions" : "no session matches"}
+            {meta.loading
+              ? " "
+              : meta.total === 0
+                ? // A list that could not be read is not an empty one: say why, where it would be.
+                  meta.error
+                  ? `could not list sessions: ${meta.error.message}`
+                  : "no sessions"
+                : "no session matches"}
           </Text>
         ) : (
           shown.map((s, i) => (
@@ -249,6 +275,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
               width={inner}
               listFocused={focused}
               meta={listRowMeta(s, style, inner, clock)}
+              idWidth={idWidth}
             />
           ))
         )}

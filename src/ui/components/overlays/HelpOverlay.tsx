@@ -3,7 +3,7 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
-import { lacksScope } from "../../model/gitActions.js";
+import { helpNotes } from "../../model/gitActions.js";
 import { helpLayout, missingNote } from "../../model/help.js";
 import { keyOf } from "../../model/keymap.js";
 import { FramedBox } from "../frame/FramedBox.js";
@@ -15,9 +15,16 @@ export interface HelpOverlayProps {
   width: number;
   height: number;
   offset: number;
+  /** The selected session's state: its keys that do not apply are greyed out, saying why. */
+  sessionState?: string | null;
 }
 
-export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: HelpOverlayProps) {
+export const HelpOverlay = memo(function HelpOverlay({
+  width,
+  height,
+  offset,
+  sessionState = null,
+}: HelpOverlayProps) {
   const { identity } = useServices();
   const theme = useTheme();
   const keyInfo = useStore(identity, (s) => s.keyInfo);
@@ -25,7 +32,7 @@ export const HelpOverlay = memo(function HelpOverlay({ width, height, offset }: 
     lines,
     geometry: g,
     keysWidth: keyCol,
-  } = helpLayout(width, height, lacksScope({ keyInfo }));
+  } = helpLayout(width, height, helpNotes({ keyInfo }, sessionState));
   const from = Math.min(offset, g.maxOffset);
   const visible = lines.slice(from, from + g.columns * g.rowsPerColumn);
   const columns = Array.from({ length: g.columns }, (_, i) =>

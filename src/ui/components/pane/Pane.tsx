@@ -4,7 +4,7 @@ import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { createStore } from "zustand/vanilla";
 import { type ActState, actOf } from "../../../store/act/actStore.js";
-import { notifyingItemOf } from "../../../store/attention/queue.js";
+import { notifyingItemOf, selectTopItems } from "../../../store/attention/queue.js";
 import { overlapSummary } from "../../../store/fleet/overlaps.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
@@ -74,6 +74,11 @@ export const Pane = memo(function Pane({
     }),
   );
   const attention = useStore(attentionStore, (s) => notifyingItemOf(s, sessionId) !== null);
+  // Why it failed, as the attention queue has it (the record's error_message, the prompt's).
+  const failure = useStore(attentionStore, (s) => {
+    const item = selectTopItems(s).get(sessionId);
+    return item?.reason === "failed" ? item.detail : null;
+  });
   const overlap = useStore(overlaps, (s) => overlapSummary(s.bySession.get(sessionId)));
   const view = useStore(ui, (s) => paneViewOf(s, sessionId));
   const searchDraft = useStore(ui, (s) =>
@@ -94,10 +99,11 @@ export const Pane = memo(function Pane({
         editing: promptEditing,
         role: keyInfo ? keyInfo.role : undefined,
         writeDisabled: disabledReason(commandById("approve"), { keyInfo }),
+        failure,
         width: full.width,
         maxRows: Math.max(0, Math.floor(full.rows / 2)),
       }),
-    [actState, book, promptEditing, keyInfo, full.width, full.rows],
+    [actState, book, promptEditing, keyInfo, failure, full.width, full.rows],
   );
   const body = { ...full, rows: Math.max(1, full.rows - panel.length) };
   // The buffer is mutated in place; its version, as of the store's last batch, is the signal

@@ -145,7 +145,10 @@ export const PaneTitle = memo(function PaneTitle({
   const noted: Segment[] = note ? [{ text: ` [${note}]`, color: "warn" }] : [];
   const sep: Segment = { text: " · ", color: "muted" };
   const state: Segment = { text: `${badge.glyph} ${badge.text}`, color: badge.color };
-  const conn: Segment = { text: s.conn ?? "○ closed", color: s.conn ? s.connColor : "muted" };
+  // A recording is played, not streamed: its pane never says "● live".
+  const conn: Segment = replay
+    ? { text: "▶ replay", color: "accent" }
+    : { text: s.conn ?? "○ closed", color: s.conn ? s.connColor : "muted" };
   const live: Segment[] = s.stopped
     ? []
     : [

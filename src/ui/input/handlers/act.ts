@@ -36,8 +36,13 @@ function target(deps: UiDeps, cmd: Command): string | null {
     message(deps, `${cmd.label} is not available here`, "warn");
     return null;
   }
+  const state = sessionRecord(deps, sessionId)?.state;
   const reason =
-    disabledReason(cmd, deps.services.identity.getState()) ?? refusedId(deps, sessionId);
+    disabledReason(
+      cmd,
+      deps.services.identity.getState(),
+      typeof state === "string" ? state : null,
+    ) ?? refusedId(deps, sessionId);
   if (reason) {
     message(deps, reason, "error");
     return null;

@@ -31,7 +31,8 @@ function pagingOf(
   o: HelpOverlayState | DetailOverlayState | MessagesOverlayState,
 ): Paging {
   const size = deps.ui.getState().size;
-  if (o.kind === "help") return helpPaging(size, deps.services.identity.getState());
+  if (o.kind === "help")
+    return helpPaging(size, deps.services.identity.getState(), o.sessionState ?? null);
   if (o.kind === "messages") return messagesPaging(size, deps.ui.getState().log);
   const record = sessionRecord(deps, o.sessionId);
   const { attention, overlaps, routes } = deps.services;

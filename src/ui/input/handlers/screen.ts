@@ -101,7 +101,13 @@ function gitAction(cmd: Command): Handler {
 
 /** Handlers for the list and pane modes alike (and, where enabled, the views). */
 export const SCREEN: ModeHandlers<"list" | "pane" | "fleet" | "merged"> = {
-  help: (deps) => patch(deps, { overlay: { kind: "help", offset: 0 } }),
+  help: (deps) => {
+    const id = selectedSessionId(deps);
+    const state = id ? sessionRecord(deps, id)?.state : undefined;
+    patch(deps, {
+      overlay: { kind: "help", offset: 0, sessionState: typeof state === "string" ? state : null },
+    });
+  },
   messages: (deps) => patch(deps, { overlay: { kind: "messages", offset: 0 } }),
   quit: (deps) => {
     if (deps.services.actions.getState().running) patch(deps, { dialog: { kind: "quit" } });
