@@ -10,18 +10,30 @@
  * Creating POSTs carry an `Idempotency-Key` (conventions.mdx): the same key within 24 hours
  * is answered with the first answer instead of making a second session.
  */
+
+import {
+  LAUNCH_AGENTS,
+  LAUNCH_MODELS,
+  LAUNCH_MODES,
+  LAUNCH_TEMPLATES,
+  ON_COMPLETE,
+  PROMPT_TIMEOUT_MINUTES,
+  TTL_MINUTES,
+} from "./launchValues.js";
 import { MAX_PROMPT_CHARS } from "./prompt.js";
 import * as z from "./schema.js";
 
-export const LAUNCH_AGENTS = ["claude-code", "codex", "github-copilot", "opencode"] as const;
-export const LAUNCH_TEMPLATES = ["web-app", "backend-service", "static-site"] as const;
-export const LAUNCH_MODELS = ["sonnet", "opus", "haiku", "opusplan"] as const;
-export const LAUNCH_MODES = ["autopilot", "interactive"] as const;
-export const ON_COMPLETE = ["pause", "destroy", "keep_alive"] as const;
-export type OnComplete = (typeof ON_COMPLETE)[number];
+export {
+  LAUNCH_AGENTS,
+  LAUNCH_MODELS,
+  LAUNCH_MODES,
+  LAUNCH_TEMPLATES,
+  ON_COMPLETE,
+  type OnComplete,
+  PROMPT_TIMEOUT_MINUTES,
+  TTL_MINUTES,
+} from "./launchValues.js";
 
-export const TTL_MINUTES = { min: 1, max: 1440, default: 60 } as const;
-export const PROMPT_TIMEOUT_MINUTES = { min: 1, max: 120, default: 15 } as const;
 /** How long the service keeps an Idempotency-Key's first answer. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** The longest session name this client sends (the docs give none; a list row shows less). */

@@ -1,5 +1,5 @@
 import { attentionConfigFrom } from "../../store/attention/reasons.js";
-import { DEMO_PACE_MS } from "../definitions/demo.js";
+import { DEMO_PACE_MS } from "../definitions/demoPace.js";
 import { err, fail, registerSecret } from "../output.js";
 import { hasTerminal } from "../terminalCheck.js";
 import { watchSessions } from "./watch.js";

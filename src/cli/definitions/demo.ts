@@ -1,9 +1,7 @@
 import type { Command } from "commander";
 import type { DemoOptions } from "../commands/demo.js";
 import { clockOption, intArg, parsePositiveInt } from "./argParsers.js";
-
-/** The demo's default pace: an event every 1.5 s per session, on average. */
-export const DEMO_PACE_MS = 1500;
+import { DEMO_PACE_MS } from "./demoPace.js";
 
 export function registerDemoCommand(program: Command): void {
   program

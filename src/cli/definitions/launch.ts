@@ -6,7 +6,7 @@ import {
   ON_COMPLETE,
   PROMPT_TIMEOUT_MINUTES,
   TTL_MINUTES,
-} from "../../protocol/launch.js";
+} from "../../protocol/launchValues.js";
 import type { NewOptions } from "../commands/launch.js";
 import { sessionArg, sessionsArg } from "./argParsers.js";
 
