@@ -51,28 +51,23 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
     const [
       { buildServices },
       { journalFor },
-      { followUpFile, followUpPath },
       { loadFirstScreen, firstScreenAnswered },
       { signIn },
       { localHome },
     ] = await Promise.all([
       import("../tui/buildServices.js"),
       import("../journal/journalSetup.js"),
-      import("../journal/followUpFile.js"),
       import("../../ui/model/services.js"),
       import("../tui/signIn.js"),
       import("../tui/localHome.js"),
     ]);
     const withJournal = async (baseUrl: string) => {
-      const j = await journalFor(baseUrl, { noJournal });
+      const j = await journalFor(baseUrl, { noJournal, profile: target.profile });
       // The follow-up queues live beside the journal, one file per profile (none without it).
-      const dir = j.status.getState().dir;
       return {
         journal: j.journal,
         journalStatus: j.status,
-        ...(j.journal && dir
-          ? { followUpStorage: followUpFile(followUpPath(dir, target.profile)) }
-          : {}),
+        ...(j.followUps ? { followUpStorage: j.followUps } : {}),
       };
     };
     const tuning = tuningFromEnv();
