@@ -87,6 +87,11 @@ export interface ServerOptions {
   /** Milliseconds between the simulated agent's answer items (default 220: about 2 s). */
   promptStepMs?: number;
   /**
+   * What times the simulated agent's answer steps: real timers (default) or the simulator's
+   * clock ("clock": with a manual clock, a prompt ends only when a test advances it).
+   */
+  promptSteps?: "timers" | "clock";
+  /**
    * Where session routes live. "interface" (default): /api/sessions… as the interface names
    * them (the event stream under both forms). "cloud": only /api/cloud/sessions…, as the real
    * service serves them; /api/sessions… answers a bearer key 401 like its web dashboard.
@@ -154,6 +159,8 @@ export interface ReferenceServer {
   approvals(sessionId: string): Approval[];
   /** Whether a prompt runs in the session now. */
   promptRunning(sessionId: string): boolean;
+  /** The running prompt ends in an error with this message; false when none runs. */
+  failPrompt(sessionId: string, message: string): boolean;
   /**
    * What the service has answered so far: requests, and 429s among them (the rate limiter's
    * and injected ones). For tests and benchmarks; not part of the HTTP interface.
@@ -278,6 +285,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     (id) => simulator.poke(id),
     opts.promptStepMs,
     (id) => simulator.finishEpisode(id),
+    opts.promptSteps === "clock" ? clock : systemClock,
   );
   simulator.approvalsFrom(actions);
   simulator.promptsFrom(actions);
@@ -388,6 +396,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     },
     approvals: (sessionId) => actions.approvals(sessionId),
     promptRunning: (sessionId) => actions.isBusy(sessionId),
+    failPrompt: (sessionId, message) => actions.fail(sessionId, message),
     requestCounts: () => ({ ...ctx.counts }),
     terminalConnections: () => terminals.connections(),
     close() {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { Approval, LifecycleAction, ResolveAction } from "../protocol/index.js";
 import { approvalResolved } from "./attentionSim.js";
+import { type Clock, systemClock } from "./clock.js";
 import { HttpError } from "./http/httpError.js";
 import type { KeyRecord } from "./keys.js";
 import type { SessionTable, SimSession } from "./sessionTable.js";
@@ -40,7 +41,7 @@ function answerSteps(prompt: string): Step[] {
 }
 
 interface RunningPrompt {
-  timer: NodeJS.Timeout | null;
+  timer: unknown;
   /** The answer's connection; null once the caller went away (the agent keeps working). */
   res: ServerResponse | null;
   finish: (last: Step | { type: "error"; content: string }) => void;
@@ -81,6 +82,8 @@ export class SessionActions {
     private readonly stepMs: number = STEP_MS,
     /** A prompt is taken: the simulated agent finishes what it was doing first, whole. */
     private readonly onPromptTaken: (sessionId: string) => void = () => {},
+    /** What times the answer's steps: real timers, or the simulator's (manual) clock. */
+    private readonly timer: Clock = systemClock,
   ) {}
 
   /** The demo's pending approvals on the first working session. */
@@ -210,7 +213,10 @@ export class SessionActions {
     });
     // The caller learns at once that the prompt was taken, before the agent's first words.
     res.flushHeaders();
-    this.run(s, prompt, res);
+    this.run(s, prompt, res, (status) => this.store.finishPrompt(id, status, this.timer.now()));
+    // The record says a prompt runs (once the agent's own episode is over, in run), and how
+    // it ended, as the real service's `last_prompt`.
+    this.store.startPrompt(id, this.timer.now());
   }
 
   /**
@@ -232,7 +238,7 @@ export class SessionActions {
       timer: null,
       res,
       finish: (last) => {
-        if (run.timer) clearTimeout(run.timer);
+        if (run.timer !== null) this.timer.cancel(run.timer);
         run.timer = null;
         this.#running.delete(id);
         if (last.type === "error") this.store.append(id, [progress("error", last.content)]);
@@ -257,9 +263,17 @@ export class SessionActions {
       }
       this.store.append(id, [progress(step.type, step.content)]);
       run.res?.write(`data: ${JSON.stringify(step)}\n\n`);
-      run.timer = setTimeout(next, this.stepMs);
+      run.timer = this.timer.schedule(next, this.stepMs);
     };
-    run.timer = setTimeout(next, this.stepMs);
+    run.timer = this.timer.schedule(next, this.stepMs);
+  }
+
+  /** The running prompt ends in an error (tests: a prompt that fails); false when none runs. */
+  fail(sessionId: string, message: string): boolean {
+    const run = this.#running.get(sessionId);
+    if (!run) return false;
+    run.finish({ type: "error", content: message });
+    return true;
   }
 
   /** `{session_id, cancelled}`: whether a running prompt was stopped. */
@@ -325,7 +339,7 @@ export class SessionActions {
   close(): void {
     this.#closed = true;
     for (const run of [...this.#running.values()]) {
-      if (run.timer) clearTimeout(run.timer);
+      if (run.timer !== null) this.timer.cancel(run.timer);
       run.res?.end();
     }
     this.#running.clear();

@@ -256,8 +256,13 @@ export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixtu
     registerSecret(apiKey);
     const chosen = await journalFor(server.url, {
       env: { HOME: opts.journalHome, XDG_STATE_HOME: opts.journalHome },
+      profile: "work",
     });
-    journal = { journal: chosen.journal, journalStatus: chosen.status };
+    journal = {
+      journal: chosen.journal,
+      journalStatus: chosen.status,
+      ...(chosen.followUps ? { followUpStorage: chosen.followUps } : {}),
+    };
   }
   const handle = buildServices(
     { baseUrl: server.url, apiKey },

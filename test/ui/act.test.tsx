@@ -78,7 +78,7 @@ describe("the prompt box", () => {
     await pressKey(a, "escape");
   });
 
-  it("a prompt while one runs says it was not sent and offers cancel; C cancels it", async () => {
+  it("a prompt while one runs (sent elsewhere) is queued, not lost; C cancels the running one", async () => {
     const [f, a] = await setup({}, 400);
     const id = await openActive(f, a);
     const other = new ApiClient({ baseUrl: f.server.url, apiKey: f.server.key("owner") });
@@ -87,7 +87,8 @@ describe("the prompt box", () => {
     await pressKey(a, "R");
     await typeText(a, "hello");
     await pressKey(a, "enter");
-    await waitForContent(a, "a prompt is already running; yours was not sent (C cancels");
+    await waitForContent(a, "a prompt is running; yours is queued (1 waiting");
+    await waitForContent(a, "queued 1: next › hello");
     await pressKey(a, "C");
     await waitForContent(a, "Cancelled the running prompt");
     expect((await running).kind).toBe("error");

@@ -62,8 +62,13 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
       import("../tui/localHome.js"),
     ]);
     const withJournal = async (baseUrl: string) => {
-      const j = await journalFor(baseUrl, { noJournal });
-      return { journal: j.journal, journalStatus: j.status };
+      const j = await journalFor(baseUrl, { noJournal, profile: target.profile });
+      // The follow-up queues live beside the journal, one file per profile (none without it).
+      return {
+        journal: j.journal,
+        journalStatus: j.status,
+        ...(j.followUps ? { followUpStorage: j.followUps } : {}),
+      };
     };
     const tuning = tuningFromEnv();
     const ui = uiTuningFromEnv();

@@ -4,6 +4,7 @@ import type { OrganizationSource, RouteStore } from "../../client/routes.js";
 import { browserOpener } from "../../local/home.js";
 import { hasScope, REQUIRED_SCOPES } from "../../protocol/scopes.js";
 import { createActStore } from "../../store/act/actStore.js";
+import { createFollowUps, type FollowUpStorage } from "../../store/act/followUps.js";
 import { createActionsStore } from "../../store/actionsStore.js";
 import type { AttentionConfig } from "../../store/attention/reasons.js";
 import { ActivityTracker } from "../../store/fleet/activity.js";
@@ -12,6 +13,7 @@ import { createOverlapStore } from "../../store/fleet/overlaps.js";
 import type { JournalStatusStore } from "../../store/history/journal.js";
 import { createIdentityStore } from "../../store/identityStore.js";
 import { createIntegrationsStore } from "../../store/integrations/integrationsStore.js";
+import { firstPromptEnd } from "../../store/launch/firstPrompt.js";
 import { createRateLimitStore } from "../../store/rateLimitStore.js";
 import { createReviewStore } from "../../store/review/reviewStore.js";
 import { createSessionWatch } from "../../store/sessionWatch.js";
@@ -62,6 +64,10 @@ export interface BuildOptions {
   home?: LocalHome | null;
   /** Opens URLs in the browser (default: xdg-open / open). */
   openUrl?: OpenUrl;
+  /** Where the follow-up queues are kept across runs (beside the journal); default nowhere. */
+  followUpStorage?: FollowUpStorage;
+  /** How often a prompt running elsewhere is read for its end (a queue waits on it). Default 3000. */
+  promptEndPollMs?: number;
 }
 
 /**
@@ -159,8 +165,25 @@ export function buildServices(
       : {}),
     role: () => identity.getState().keyInfo?.role,
   });
+  // A reply given while a prompt runs waits here, and goes when that prompt completes.
+  const followUps = createFollowUps({
+    send: (id, prompt) => act.sendPrompt(id, prompt),
+    cancel: (id) => act.cancelPrompt(id),
+    promptEnd: async (id, signal) => {
+      const end = await firstPromptEnd(client, id, {
+        intervalMs: opts.promptEndPollMs ?? 3000,
+        signal,
+      });
+      if (end.kind === "completed") return "completed";
+      if (end.kind === "session_ended") return { why: `the session is ${end.state}` };
+      return { why: `the prompt before ${end.kind === "error" ? "failed" : "timed out"}` };
+    },
+    ...(opts.followUpStorage ? { storage: opts.followUpStorage } : {}),
+  });
+  followUps.start();
   const services: AppServices = {
     act,
+    followUps,
     work: client,
     approvals,
     api: client,
@@ -202,12 +225,14 @@ export function buildServices(
         stop.abort();
         services.terminals?.closeAll();
         act.close();
+        followUps.close();
         offActions();
         services.fleetStreams.releaseAll();
         services.overlaps.dispose();
         services.actions.getState().cancel();
         await watch.dispose();
         await journal?.dispose();
+        await opts.followUpStorage?.flushed?.();
         rateLimit.dispose();
         // The client's connections go last, once every stream on them has stopped.
         await client.close();

@@ -320,7 +320,7 @@ function endText(o: PromptOutcome): { text: string; ok: boolean } {
       return { text: "no longer read (closed)", ok: false };
     case "already_running":
       return {
-        text: "not sent: a prompt is already running in this session (C cancels it)",
+        text: "not sent yet: a prompt is already running in this session; this one waits in its follow-up queue (C cancels the running one)",
         ok: false,
       };
     case "accepted":

@@ -33,6 +33,8 @@ export interface ActLinesInput {
   writeDisabled: string | null;
   /** Why the session failed (its error_message, the failed prompt's error), when it did. */
   failure?: string | null;
+  /** The session's follow-up queue (next first) and why it waits for the user, if it does. */
+  queue?: { items: readonly string[]; held: string | null };
   width: number;
   maxRows: number;
 }
@@ -116,6 +118,7 @@ export function actLines(input: ActLinesInput): ActLine[] {
   }
   const tail: ActLine[] = [];
   if (act.notice) tail.push({ text: act.notice.text, tone: act.notice.ok ? "ok" : "error" });
+  tail.push(...queueLines(input.queue));
   if (editing) {
     const draftLines = editing.draft.split("\n");
     const shown = draftLines.slice(-3);
@@ -129,7 +132,10 @@ export function actLines(input: ActLinesInput): ActLine[] {
       });
     });
     tail.push({
-      text: `${keyOf("promptSend")} send · ${keyOf("promptNewline")} new line · ↑↓ recall · Esc close`,
+      text:
+        editing.queued === undefined
+          ? `${keyOf("promptSend")} send (queued while one runs) · ${keyOf("promptSendNow")} send now · ${keyOf("promptNewline")} new line · ↑↓ recall · Esc close`
+          : `editing queued reply ${editing.queued + 1} · ${keyOf("promptSend")} keep it queued · ${keyOf("promptSendNow")} send it now · Esc close`,
       tone: "muted",
     });
   }
@@ -139,5 +145,25 @@ export function actLines(input: ActLinesInput): ActLine[] {
   if (fixed.length >= room) return [...head, ...tail].slice(-room);
   const answerRoom = room - fixed.length;
   out.push(...head, ...answer.slice(-answerRoom), ...tail);
+  return out;
+}
+
+/** The follow-up queue in a pane: how many wait, the next one's first line, what holds it. */
+function queueLines(q: ActLinesInput["queue"]): ActLine[] {
+  if (!q || q.items.length === 0) return [];
+  const next = q.items[0] ?? "";
+  const first = sanitizeLine(next.split("\n")[0] ?? "");
+  const out: ActLine[] = [
+    {
+      text: `⧗ queued ${q.items.length}: next › ${first}${next.includes("\n") ? " …" : ""} (${keyOf("followUpQueue")} edits)`,
+      tone: "accent",
+    },
+  ];
+  if (q.held !== null) {
+    out.push({
+      text: `  waiting for you: ${q.held}; the next goes after a prompt you send completes (${keyOf("followUpQueue")}, then ${keyOf("promptSendNow")} in the prompt box, sends one now)`,
+      tone: "warn",
+    });
+  } else out.push({ text: "  the next goes when the running prompt completes", tone: "muted" });
   return out;
 }

@@ -444,6 +444,14 @@ export function describePending(
         ],
         warning: null,
       };
+    case "sendNow":
+      return {
+        lines: [
+          "A prompt is running in the session: it is cancelled (POST …/prompt/cancel), then this one is sent:",
+          `  ${a.prompt.split("\n")[0] ?? ""}${a.prompt.includes("\n") ? " …" : ""}`,
+        ],
+        warning: "What the running prompt has not finished is left as it is.",
+      };
     case "promptPaused":
       return {
         lines: [

@@ -21,6 +21,7 @@ export type ModeKind =
   | "attention"
   | "integrations"
   | "integrationEdit"
+  | "followUps"
   | "fleet"
   | "merged"
   | "pane"
@@ -53,6 +54,7 @@ export const MODE_KINDS: readonly ModeKind[] = [
   "attention",
   "integrations",
   "integrationEdit",
+  "followUps",
   "fleet",
   "merged",
   "pane",
@@ -144,6 +146,10 @@ export type CommandId =
   | "launch"
   | "rename"
   | "destroy"
+  | "followUpQueue"
+  | "followUpEdit"
+  | "followUpDrop"
+  | "promptSendNow"
   | "toggleTools"
   | "promptSend"
   | "promptNewline"
@@ -221,6 +227,7 @@ const OVERLAYS: readonly ModeKind[] = [
   "attention",
   "integrations",
   ...REVIEW_VIEWS,
+  "followUps",
 ];
 /** Where a text field has the cursor. */
 const TEXT_FIELDS: readonly ModeKind[] = [
@@ -505,6 +512,42 @@ export const KEYMAP: readonly Command[] = [
       "destroy the session and its sandbox, irreversibly (asks first, saying what is lost)",
     modes: ACTING,
     scope: "sessions:delete",
+  },
+  // the follow-up queue (replies given while a prompt runs)
+  {
+    id: "followUpQueue",
+    keys: [k("Q")],
+    label: "queue",
+    description:
+      "the session's follow-up queue: replies given while a prompt runs wait there and go one at a time as each prompt completes (Q again or Esc closes)",
+    modes: [...ACTING, "followUps"],
+    scope: "sessions:prompt",
+  },
+  {
+    id: "followUpEdit",
+    keys: [k("e"), named("return")],
+    label: "edit",
+    description:
+      "in the follow-up queue: edit the selected reply in the prompt box (Enter keeps it queued, Ctrl-S sends it now)",
+    modes: ["followUps"],
+    footer: { rank: 1 },
+  },
+  {
+    id: "followUpDrop",
+    keys: [k("d"), named("delete")],
+    label: "drop",
+    description: "in the follow-up queue: drop the selected reply",
+    modes: ["followUps"],
+    footer: { rank: 2 },
+  },
+  {
+    id: "promptSendNow",
+    keys: [ctrl("s")],
+    label: "send now",
+    description:
+      "send now: while a prompt runs, cancel it and send this one instead of queueing it (asks first)",
+    modes: ["prompt"],
+    footer: { rank: 1.5 },
   },
   {
     id: "toggleTools",

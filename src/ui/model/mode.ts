@@ -6,6 +6,7 @@ import {
   type ConfirmDialogState,
   type DetailOverlayState,
   type FilesOverlayState,
+  type FollowUpsOverlayState,
   type FormDialogState,
   focusedPaneId,
   type HelpOverlayState,
@@ -52,6 +53,8 @@ export type MainMode =
   | { kind: "links"; overlay: LinksOverlayState }
   /** Typing a search in the changes view or the files browser. */
   | { kind: "reviewSearch"; overlay: ChangesOverlayState | FilesOverlayState }
+  /** A session's follow-up queue. */
+  | { kind: "followUps"; overlay: FollowUpsOverlayState }
   /** Changing the issue tracker's settings (its fields, then the confirmation). */
   | { kind: "integrationEdit"; dialog: IntegrationEditState }
   /** The fleet table over the whole body. */
@@ -94,6 +97,7 @@ export function modeOf(s: UiState): MainMode {
       return o.kind === "changes" ? { kind: "changes", overlay: o } : { kind: "files", overlay: o };
     }
     if (o.kind === "links") return { kind: "links", overlay: o };
+    if (o.kind === "followUps") return { kind: "followUps", overlay: o };
     return { kind: "messages", overlay: o };
   }
   if (s.view === "fleet") return { kind: "fleet" };

@@ -3,6 +3,7 @@ import type { BudgetState } from "../../client/requestBudget.js";
 import type { GitAction, GitResult } from "../../protocol/git.js";
 import type { Session } from "../../protocol/resources.js";
 import type { ActStore } from "../../store/act/actStore.js";
+import type { FollowUps } from "../../store/act/followUps.js";
 import type { ActionsStore } from "../../store/actionsStore.js";
 import type { ApprovalsBook } from "../../store/approvals/approvalsBook.js";
 import type { AttentionStore } from "../../store/attention/attentionStore.js";
@@ -95,6 +96,8 @@ export interface AppServices {
   budget: BudgetView;
   /** Prompts, approvals and the lifecycle; absent where nothing can be acted on (a replay). */
   act?: ActStore;
+  /** Follow-ups queued while a prompt runs (absent where nothing can be acted on, a replay). */
+  followUps?: FollowUps;
   /** Launch, rename, destroy; absent where nothing can be started (a replay). */
   work?: WorkApi;
   /** The one approvals book (absent where nothing can be acted on, a replay). */

@@ -57,7 +57,9 @@ export type PendingAction =
   /** Rewinding the last prompt: the files it changed (as far as the client knows). */
   | { kind: "rewind"; files: readonly string[]; source: "stream" | "status" | "none" }
   /** A review key on a paused session: resume it first, then do what was asked. */
-  | { kind: "resumeFirst"; then: ReviewKey };
+  | { kind: "resumeFirst"; then: ReviewKey }
+  /** "Send now" while a prompt runs: cancel it, then send this one. */
+  | { kind: "sendNow"; prompt: string; queued: number | null };
 
 /** What a review key opens or asks (model/review.ts). */
 export type ReviewKey = "changes" | "files" | "takeHome" | "rewind";
@@ -122,6 +124,13 @@ export interface IntegrationsOverlayState {
   offset: number;
 }
 
+/** A session's follow-up queue: `cursor` is the selected reply (next first). */
+export interface FollowUpsOverlayState {
+  kind: "followUps";
+  sessionId: string;
+  cursor: number;
+}
+
 /** A search inside the changes view or the files browser. */
 export interface ReviewSearch {
   /** The text searched (empty while the first one is typed). */
@@ -169,6 +178,7 @@ export type OverlayState =
   | ChangesOverlayState
   | FilesOverlayState
   | LinksOverlayState
+  | FollowUpsOverlayState
   | HelpOverlayState
   | DetailOverlayState
   | MessagesOverlayState
@@ -201,6 +211,8 @@ export interface PromptEditing {
   recall: number | null;
   /** The draft as it was before recalling. */
   saved: string;
+  /** The queued reply being edited (its place in the follow-up queue); absent: a new reply. */
+  queued?: number;
 }
 
 export type Editing = { kind: "filter" } | SearchEditing | JumpEditing | PromptEditing;

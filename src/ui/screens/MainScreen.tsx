@@ -13,6 +13,7 @@ import { IntegrationsOverlay } from "../components/integrations/IntegrationsOver
 import { SessionList } from "../components/list/SessionList.js";
 import { MergedView } from "../components/merged/MergedView.js";
 import { AttentionOverlay } from "../components/overlays/AttentionOverlay.js";
+import { FollowUpsOverlay } from "../components/overlays/FollowUpsOverlay.js";
 import { HelpOverlay } from "../components/overlays/HelpOverlay.js";
 import { MessagesOverlay } from "../components/overlays/MessagesOverlay.js";
 import { SessionDetail } from "../components/overlays/SessionDetail.js";
@@ -85,6 +86,16 @@ function Body({
     return <FilesView overlay={overlay} width={width} height={height} />;
   if (overlay?.kind === "links")
     return <LinksMenu overlay={overlay} width={width} height={height} />;
+  if (overlay?.kind === "followUps") {
+    return (
+      <FollowUpsOverlay
+        width={width}
+        height={height}
+        sessionId={overlay.sessionId}
+        cursor={overlay.cursor}
+      />
+    );
+  }
   if (overlay?.kind === "attention")
     return <AttentionOverlay width={width} height={height} cursor={overlay.cursor} />;
   if (overlay?.kind === "detail") {

@@ -4,6 +4,7 @@ import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { createStore } from "zustand/vanilla";
 import { type ActState, actOf } from "../../../store/act/actStore.js";
+import type { FollowUpState } from "../../../store/act/followUps.js";
 import { notifyingItemOf, selectTopItems } from "../../../store/attention/queue.js";
 import { overlapSummary } from "../../../store/fleet/overlaps.js";
 import { useServices } from "../../context/servicesContext.js";
@@ -48,6 +49,8 @@ export interface PaneProps {
 const EMPTY: TimelineWindow = { lines: [], top: null, atEnd: true };
 /** A store that never changes, for a UI without acting (a replay). */
 const NO_ACT = createStore<ActState>()(() => ({ bySession: new Map(), busy: new Set() }));
+const NO_FOLLOW_UPS = createStore<FollowUpState>()(() => ({ queues: new Map(), held: new Map() }));
+const NO_ITEMS: readonly string[] = [];
 
 export const Pane = memo(function Pane({
   sessionId,
@@ -57,7 +60,15 @@ export const Pane = memo(function Pane({
   focused,
   note = null,
 }: PaneProps) {
-  const { streams, attention: attentionStore, overlaps, act, identity, secrets } = useServices();
+  const {
+    streams,
+    attention: attentionStore,
+    overlaps,
+    act,
+    followUps,
+    identity,
+    secrets,
+  } = useServices();
   const { ui } = useUi();
   const theme = useTheme();
   // Only what the pane body shows: a heartbeat or a status change replaces the session
@@ -90,6 +101,13 @@ export const Pane = memo(function Pane({
     s.editing?.kind === "prompt" && s.editing.sessionId === sessionId ? s.editing : null,
   );
   const keyInfo = useStore(identity, (s) => s.keyInfo);
+  const queue = useStore(
+    followUps ?? NO_FOLLOW_UPS,
+    useShallow((s) => ({
+      items: s.queues.get(sessionId) ?? NO_ITEMS,
+      held: s.held.get(sessionId) ?? null,
+    })),
+  );
   const full = paneBody({ width, height });
   const panel = useMemo(
     () =>
@@ -100,10 +118,11 @@ export const Pane = memo(function Pane({
         role: keyInfo ? keyInfo.role : undefined,
         writeDisabled: disabledReason(commandById("approve"), { keyInfo }),
         failure,
+        queue,
         width: full.width,
         maxRows: Math.max(0, Math.floor(full.rows / 2)),
       }),
-    [actState, book, promptEditing, keyInfo, failure, full.width, full.rows],
+    [actState, book, promptEditing, keyInfo, failure, queue, full.width, full.rows],
   );
   const body = { ...full, rows: Math.max(1, full.rows - panel.length) };
   // The buffer is mutated in place; its version, as of the store's last batch, is the signal

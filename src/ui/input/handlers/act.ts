@@ -14,6 +14,7 @@ import {
   selectedSessionId,
   sessionRecord,
 } from "../actions.js";
+import { keepQueued, sendNow, sendOrQueue } from "./followUps.js";
 import { explainGitFailure } from "./gitReach.js";
 import { runDestroy } from "./launch.js";
 import { startReviewPending } from "./review.js";
@@ -26,7 +27,7 @@ import type { Handler, ModeHandlers, ModeOf } from "./types.js";
  */
 
 /** The session an action is about, if the key may take it; else said, and null. */
-function target(deps: UiDeps, cmd: Command): string | null {
+export function target(deps: UiDeps, cmd: Command): string | null {
   const sessionId = selectedSessionId(deps);
   if (!sessionId) {
     message(deps, "Select a session first (list row or pane)");
@@ -51,7 +52,7 @@ function target(deps: UiDeps, cmd: Command): string | null {
 }
 
 /** Focus the session's pane, opening it when needed (a prompt's answer streams there). */
-function focusPane(deps: UiDeps, sessionId: string): boolean {
+export function focusPane(deps: UiDeps, sessionId: string): boolean {
   openPane(deps, sessionId);
   const at = deps.ui.getState().panes.indexOf(sessionId);
   if (at < 0) return false;
@@ -164,21 +165,6 @@ export const ACT_SCREEN: ModeHandlers<"list" | "pane" | "fleet"> = {
   start: lifecycle("start"),
 };
 
-/** Sends a prompt (the store streams its answer into the pane) and says when it ends badly. */
-function send(deps: UiDeps, sessionId: string, prompt: string): void {
-  const act = deps.services.act;
-  if (!act) return;
-  void act.sendPrompt(sessionId, prompt).then((o) => {
-    if (o?.kind === "already_running") {
-      message(
-        deps,
-        `${sessionId}: a prompt is already running; yours was not sent (${keyOf("cancelPrompt")} cancels the running one)`,
-        "warn",
-      );
-    }
-  });
-}
-
 /** Runs what a confirmation stands for. A git action on a paused session resumes it first. */
 export function startPending(deps: UiDeps, sessionId: string, action: PendingAction): void {
   if (action.kind === "takeHome" || action.kind === "rewind" || action.kind === "resumeFirst") {
@@ -217,9 +203,12 @@ export function startPending(deps: UiDeps, sessionId: string, action: PendingAct
     case "rename":
       // Run from their forms (runFormAction): never a confirmation of their own.
       return;
+    case "sendNow":
+      sendNow(deps, sessionId, action.prompt, action.queued);
+      return;
     case "promptPaused":
       void (async () => {
-        if (await resumeFirst()) send(deps, sessionId, action.prompt);
+        if (await resumeFirst()) sendOrQueue(deps, sessionId, action.prompt);
       })();
       return;
     case "approve":
@@ -301,6 +290,10 @@ export const PROMPT: ModeHandlers<"prompt"> = {
       message(deps, `Not sent: ${bad}`, "warn");
       return;
     }
+    if (e.queued !== undefined) {
+      keepQueued(deps, { ...e, queued: e.queued });
+      return;
+    }
     const prompt = e.draft;
     patch(deps, { editing: null });
     if (sessionRecord(deps, e.sessionId)?.state === "paused") {
@@ -313,6 +306,6 @@ export const PROMPT: ModeHandlers<"prompt"> = {
       });
       return;
     }
-    send(deps, e.sessionId, prompt);
+    sendOrQueue(deps, e.sessionId, prompt);
   },
 };

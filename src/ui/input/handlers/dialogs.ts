@@ -3,6 +3,7 @@ import { FORM_FIELDS, pickApproval, repoName, submitForm } from "../../model/git
 import type { FormDialogState } from "../../model/uiStore.js";
 import { message, patch, sessionRecord } from "../actions.js";
 import { roleRefusal, startPending } from "./act.js";
+import { sendNowDeclined } from "./followUps.js";
 import { pickSuggestion, repoDefaultOf, takeSuggestion } from "./gitReach.js";
 import { runFormAction } from "./launch.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
@@ -63,6 +64,10 @@ const confirm: Handler<ModeOf<"confirm">> = (deps, { dialog: d }) =>
 
 const decline: Handler<ModeOf<"confirm">> = (deps, { dialog: d }) => {
   patch(deps, { dialog: null });
+  if (d.action.kind === "sendNow") {
+    sendNowDeclined(deps, d.sessionId, d.action.prompt, d.action.queued);
+    return;
+  }
   const what =
     d.action.kind === "pr"
       ? "Pull request"

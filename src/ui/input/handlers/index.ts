@@ -9,6 +9,7 @@ import type { TextField } from "../textField.js";
 import { ACT_SCREEN, PROMPT, toggleTools } from "./act.js";
 import { CONFIRM, FORM, QUIT } from "./dialogs.js";
 import { FILTER, SEARCH } from "./editing.js";
+import { FOLLOW_UPS, FOLLOW_UPS_SCREEN, PROMPT_FOLLOW_UPS } from "./followUps.js";
 import { INTEGRATION_EDIT, INTEGRATIONS, integrationEditField } from "./integrations.js";
 import { LAUNCH_SCREEN } from "./launch.js";
 import { LIST } from "./list.js";
@@ -48,15 +49,17 @@ export const HANDLERS: Table = {
   filter: FILTER,
   search: SEARCH,
   jump: JUMP,
-  prompt: PROMPT,
+  prompt: { ...PROMPT, ...PROMPT_FOLLOW_UPS },
   help: HELP,
   detail: DETAIL,
   messages: MESSAGES,
   attention: ATTENTION,
+  followUps: FOLLOW_UPS,
   fleet: {
     ...SCREEN,
     ...ACT_SCREEN,
     ...LAUNCH_SCREEN,
+    ...FOLLOW_UPS_SCREEN,
     ...TERMINAL_SCREEN,
     ...REVIEW_SCREEN,
     ...FLEET,
@@ -68,6 +71,7 @@ export const HANDLERS: Table = {
     ...SCREEN,
     ...ACT_SCREEN,
     ...LAUNCH_SCREEN,
+    ...FOLLOW_UPS_SCREEN,
     ...TERMINAL_SCREEN,
     ...REVIEW_SCREEN,
     ...REPLAY,
@@ -78,6 +82,7 @@ export const HANDLERS: Table = {
     ...SCREEN,
     reply: ACT_SCREEN.reply,
     ...LAUNCH_SCREEN,
+    ...FOLLOW_UPS_SCREEN,
     ...TERMINAL_SCREEN,
     ...REVIEW_SCREEN,
     ...REPLAY,
