@@ -3,21 +3,15 @@ import { promptProblem } from "../../../protocol/prompt.js";
 import { actOf } from "../../../store/act/actStore.js";
 import { hasRead, pendingOf as pendingIn } from "../../../store/approvals/approvalsBook.js";
 import type { UiDeps } from "../../model/deps.js";
-import { disabledReason, isGitPending, openForm, runGitAction } from "../../model/gitActions.js";
-import { type Command, commandById, keyOf } from "../../model/keymap.js";
+import { isGitPending, openForm, runGitAction } from "../../model/gitActions.js";
+import { commandById, keyOf } from "../../model/keymap.js";
 import type { PendingAction, PromptEditing } from "../../model/uiStore.js";
-import {
-  message,
-  openPane,
-  patch,
-  refusedId,
-  selectedSessionId,
-  sessionRecord,
-} from "../actions.js";
+import { message, patch, sessionRecord } from "../actions.js";
 import { keepQueued, sendNow, sendOrQueue } from "./followUps.js";
 import { explainGitFailure } from "./gitReach.js";
 import { runDestroy } from "./launch.js";
 import { startReviewPending } from "./review.js";
+import { focusPane, target } from "./sessionTarget.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /**
@@ -25,40 +19,6 @@ import type { Handler, ModeHandlers, ModeOf } from "./types.js";
  * pending approval, pause/resume/start; and running what a confirmation stands for. The
  * store (src/store/act) does the calls; these only decide what to offer and ask.
  */
-
-/** The session an action is about, if the key may take it; else said, and null. */
-export function target(deps: UiDeps, cmd: Command): string | null {
-  const sessionId = selectedSessionId(deps);
-  if (!sessionId) {
-    message(deps, "Select a session first (list row or pane)");
-    return null;
-  }
-  if (!deps.services.act) {
-    message(deps, `${cmd.label} is not available here`, "warn");
-    return null;
-  }
-  const state = sessionRecord(deps, sessionId)?.state;
-  const reason =
-    disabledReason(
-      cmd,
-      deps.services.identity.getState(),
-      typeof state === "string" ? state : null,
-    ) ?? refusedId(deps, sessionId);
-  if (reason) {
-    message(deps, reason, "error");
-    return null;
-  }
-  return sessionId;
-}
-
-/** Focus the session's pane, opening it when needed (a prompt's answer streams there). */
-export function focusPane(deps: UiDeps, sessionId: string): boolean {
-  openPane(deps, sessionId);
-  const at = deps.ui.getState().panes.indexOf(sessionId);
-  if (at < 0) return false;
-  patch(deps, { view: "main", focus: at + 1 });
-  return true;
-}
 
 const reply: Handler = (deps) => {
   const sessionId = target(deps, commandById("reply"));

@@ -4,7 +4,7 @@ import type { UiDeps } from "../../model/deps.js";
 import { commandById, keyOf } from "../../model/keymap.js";
 import type { PromptEditing } from "../../model/uiStore.js";
 import { message, patch, sessionRecord } from "../actions.js";
-import { focusPane, target } from "./act.js";
+import { focusPane, target } from "./sessionTarget.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /**

@@ -6,7 +6,8 @@ import type { UiDeps } from "../../model/deps.js";
 import { disabledReason, missingScope, openForm } from "../../model/gitActions.js";
 import { commandById } from "../../model/keymap.js";
 import type { FormDialogState, PendingAction } from "../../model/uiStore.js";
-import { message, openPane, patch, refusedId, selectedSessionId } from "../actions.js";
+import { message, openPane, patch, refusedId } from "../actions.js";
+import { target } from "./sessionTarget.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
 /**
@@ -50,16 +51,13 @@ const launch: Handler = (deps) => {
 /** M and K: about the selected session. */
 function sessionAction(id: "rename" | "destroy"): Handler {
   return (deps) => {
-    const sessionId = selectedSessionId(deps);
-    if (!sessionId) {
-      message(deps, "Select a session first (list row or pane)");
-      return;
-    }
-    const why = refused(deps, id) ?? refusedId(deps, sessionId);
+    const why = refused(deps, id);
     if (why) {
       message(deps, why, "error");
       return;
     }
+    const sessionId = target(deps, commandById(id), deps.services.work);
+    if (!sessionId) return;
     patch(deps, {
       dialog:
         id === "rename"

@@ -22,8 +22,9 @@ import type {
   PendingAction,
   ReviewKey,
 } from "../../model/uiStore.js";
-import { message, patch, refusedId, selectedSessionId, sessionRecord } from "../actions.js";
+import { message, patch, sessionRecord } from "../actions.js";
 import type { TextField } from "../textField.js";
+import { target } from "./sessionTarget.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /**
@@ -34,24 +35,13 @@ import type { Handler, ModeHandlers, ModeOf } from "./types.js";
  */
 
 /** The session a review key is about, if the key may act; else said, and null. */
-function target(deps: UiDeps, cmd: Command): { sessionId: string; review: ReviewServices } | null {
+function reviewTarget(
+  deps: UiDeps,
+  cmd: Command,
+): { sessionId: string; review: ReviewServices } | null {
   const review = deps.services.review;
-  if (!review) {
-    message(deps, `${cmd.label} is not available here (no service to ask)`, "warn");
-    return null;
-  }
-  const sessionId = selectedSessionId(deps);
-  if (!sessionId) {
-    message(deps, "Select a session first (list row or pane)");
-    return null;
-  }
-  const reason =
-    disabledReason(cmd, deps.services.identity.getState()) ?? refusedId(deps, sessionId);
-  if (reason) {
-    message(deps, reason, "error");
-    return null;
-  }
-  return { sessionId, review };
+  const sessionId = target(deps, cmd, review);
+  return sessionId && review ? { sessionId, review } : null;
 }
 
 /** A paused session is offered a resume first (its workspace answers nothing while paused). */
@@ -168,7 +158,7 @@ function reviewKey(
   key: ReviewKey,
 ): Handler {
   return (deps) => {
-    const t = target(deps, commandById(id));
+    const t = reviewTarget(deps, commandById(id));
     if (!t) return;
     if (pausedFirst(deps, t.sessionId, key)) return;
     proceed(deps, key, t.sessionId, t.review);
@@ -181,7 +171,7 @@ export const REVIEW_SCREEN: ModeHandlers<"list" | "pane" | "fleet"> = {
   takeHome: reviewKey("takeHome", "takeHome"),
   rewind: reviewKey("rewind", "rewind"),
   links: (deps) => {
-    const t = target(deps, commandById("links"));
+    const t = reviewTarget(deps, commandById("links"));
     if (t) openLinks(deps, t.sessionId, t.review);
   },
 };
@@ -368,7 +358,7 @@ export const CHANGES: ModeHandlers<"changes"> = {
   },
   changes: closeOverlay,
   takeHome: (deps, { overlay: o }) => {
-    const t = target(deps, commandById("takeHome"));
+    const t = reviewTarget(deps, commandById("takeHome"));
     if (!t) return;
     if (pausedFirst(deps, o.sessionId, "takeHome")) return;
     void askTakeHome(deps, o.sessionId, t.review);

@@ -1,18 +1,11 @@
 import type { TerminalEnd } from "../../../client/terminalConnection.js";
 import { keysForRemote } from "../../../text/terminal/keys.js";
 import type { UiDeps } from "../../model/deps.js";
-import { disabledReason } from "../../model/gitActions.js";
 import { commandById, keyOf } from "../../model/keymap.js";
 import type { MessageLevel } from "../../model/uiStore.js";
-import {
-  message,
-  openPane,
-  patch,
-  refusedId,
-  selectedSessionId,
-  sessionRecord,
-} from "../actions.js";
+import { message, openPane, patch, sessionRecord } from "../actions.js";
 import type { KeyPress } from "../keys.js";
+import { target } from "./sessionTarget.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
 /**
@@ -42,22 +35,9 @@ function endMessage(sessionId: string, end: TerminalEnd): { text: string; level:
 function openShell(whole: boolean): Handler {
   return (deps) => {
     const cmd = commandById(whole ? "attachTerminal" : "openTerminal");
-    const sessionId = selectedSessionId(deps);
-    if (!sessionId) {
-      message(deps, "Select a session first (list row or pane)");
-      return;
-    }
     const terms = deps.services.terminals;
-    if (!terms) {
-      message(deps, `${cmd.label} is not available here`, "warn");
-      return;
-    }
-    const reason =
-      disabledReason(cmd, deps.services.identity.getState()) ?? refusedId(deps, sessionId);
-    if (reason) {
-      message(deps, reason, "error");
-      return;
-    }
+    const sessionId = target(deps, cmd, terms);
+    if (!sessionId || !terms) return;
     const state = sessionRecord(deps, sessionId)?.state;
     if (state === "paused") {
       patch(deps, { dialog: { kind: "confirm", sessionId, action: { kind: "resume" } } });
