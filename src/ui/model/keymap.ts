@@ -571,7 +571,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("@")],
     label: "attach",
     description:
-      "the focused session's shell in its pane zoomed over the whole body (Ctrl-] leaves; agent-sessions attach takes the whole terminal)",
+      "attach: the focused session's shell takes the whole terminal, like ssh and agent-sessions attach (Ctrl-] detaches; the UI comes back as it was)",
     modes: ACTING,
     scope: "sessions:terminal",
   },

@@ -24,10 +24,14 @@ import type { Handler, ModeHandlers } from "./types.js";
 /** States without a sandbox to open a shell in. */
 const GONE = new Set(["destroyed", "destroying", "error"]);
 
-function endMessage(sessionId: string, end: TerminalEnd): { text: string; level: MessageLevel } {
+function endMessage(
+  sessionId: string,
+  end: TerminalEnd,
+  attached: boolean,
+): { text: string; level: MessageLevel } {
   switch (end.kind) {
     case "detached":
-      return { text: `${sessionId}: shell closed`, level: "info" };
+      return { text: `${sessionId}: ${attached ? "detached" : "shell closed"}`, level: "info" };
     case "closed":
       return { text: `${sessionId}: ${end.message}`, level: "info" };
     case "idle":
@@ -39,65 +43,85 @@ function endMessage(sessionId: string, end: TerminalEnd): { text: string; level:
   }
 }
 
-function openShell(whole: boolean): Handler {
-  return (deps) => {
-    const cmd = commandById(whole ? "attachTerminal" : "openTerminal");
-    const sessionId = selectedSessionId(deps);
-    if (!sessionId) {
-      message(deps, "Select a session first (list row or pane)");
-      return;
-    }
-    const terms = deps.services.terminals;
-    if (!terms) {
-      message(deps, `${cmd.label} is not available here`, "warn");
-      return;
-    }
-    const reason =
-      disabledReason(cmd, deps.services.identity.getState()) ?? refusedId(deps, sessionId);
-    if (reason) {
-      message(deps, reason, "error");
-      return;
-    }
-    const state = sessionRecord(deps, sessionId)?.state;
-    if (state === "paused") {
-      patch(deps, { dialog: { kind: "confirm", sessionId, action: { kind: "resume" } } });
-      message(
-        deps,
-        `${sessionId} is paused: resume it first, then ${keyOf(cmd.id)} opens its shell`,
-      );
-      return;
-    }
-    if (typeof state === "string" && GONE.has(state)) {
-      message(deps, `${sessionId} is ${state}: it has no shell to open`, "error");
-      return;
-    }
-    openPane(deps, sessionId);
-    const s = deps.ui.getState();
-    const at = s.panes.indexOf(sessionId);
-    if (at < 0) return;
-    patch(deps, {
-      view: "main",
-      focus: at + 1,
-      zoomed: whole || s.zoomed,
-      terminals: s.terminals.includes(sessionId) ? s.terminals : [...s.terminals, sessionId],
-    });
-    // The pane sizes it when it draws; 80x24 until then.
-    terms.open(sessionId, 80, 24, (id, end) => {
-      const cur = deps.ui.getState();
-      patch(deps, { terminals: cur.terminals.filter((t) => t !== id) });
-      const said = endMessage(id, end);
-      message(deps, said.text, said.level);
-    });
-    message(
-      deps,
-      `${sessionId}: its shell has the keys; ${keyOf("leaveTerminal")} gives them back`,
-    );
-  };
+/**
+ * The session whose shell the key may open, or null when it may not (said why): none
+ * selected, the scope missing, a paused session (offered a resume), a destroyed one.
+ */
+function shellTarget(deps: UiDeps, id: "openTerminal" | "attachTerminal"): string | null {
+  const cmd = commandById(id);
+  const sessionId = selectedSessionId(deps);
+  if (!sessionId) {
+    message(deps, "Select a session first (list row or pane)");
+    return null;
+  }
+  const available = id === "openTerminal" ? deps.services.terminals : deps.attach;
+  if (!available) {
+    message(deps, `${cmd.label} is not available here`, "warn");
+    return null;
+  }
+  const reason =
+    disabledReason(cmd, deps.services.identity.getState()) ?? refusedId(deps, sessionId);
+  if (reason) {
+    message(deps, reason, "error");
+    return null;
+  }
+  const state = sessionRecord(deps, sessionId)?.state;
+  if (state === "paused") {
+    patch(deps, { dialog: { kind: "confirm", sessionId, action: { kind: "resume" } } });
+    message(deps, `${sessionId} is paused: resume it first, then ${keyOf(cmd.id)} opens its shell`);
+    return null;
+  }
+  if (typeof state === "string" && GONE.has(state)) {
+    message(deps, `${sessionId} is ${state}: it has no shell to open`, "error");
+    return null;
+  }
+  return sessionId;
 }
 
+const openShell: Handler = (deps) => {
+  const terms = deps.services.terminals;
+  const sessionId = shellTarget(deps, "openTerminal");
+  if (!sessionId || !terms) return;
+  openPane(deps, sessionId);
+  const s = deps.ui.getState();
+  const at = s.panes.indexOf(sessionId);
+  if (at < 0) return;
+  patch(deps, {
+    view: "main",
+    focus: at + 1,
+    terminals: s.terminals.includes(sessionId) ? s.terminals : [...s.terminals, sessionId],
+  });
+  // The pane sizes it when it draws; 80x24 until then.
+  terms.open(sessionId, 80, 24, (id, end) => {
+    const cur = deps.ui.getState();
+    patch(deps, { terminals: cur.terminals.filter((t) => t !== id) });
+    const said = endMessage(id, end, false);
+    message(deps, said.text, said.level);
+  });
+  message(deps, `${sessionId}: its shell has the keys; ${keyOf("leaveTerminal")} gives them back`);
+};
+
+/**
+ * `@`: the shell takes the whole terminal, as `agent-sessions attach` does (one terminal per
+ * session: a shell open in its pane is closed first); the UI comes back as it was after.
+ */
+const attachShell: Handler = (deps) => {
+  const attach = deps.attach;
+  const sessionId = shellTarget(deps, "attachTerminal");
+  if (!sessionId || !attach) return;
+  if (deps.ui.getState().terminals.includes(sessionId)) deps.services.terminals?.close(sessionId);
+  attach(sessionId).then(
+    (end) => {
+      const said = endMessage(sessionId, end, true);
+      message(deps, said.text, said.level);
+    },
+    (e: unknown) => message(deps, `${sessionId}: shell: ${(e as Error).message}`, "error"),
+  );
+};
+
 export const TERMINAL_SCREEN: ModeHandlers<"list" | "pane" | "fleet"> = {
-  openTerminal: openShell(false),
-  attachTerminal: openShell(true),
+  openTerminal: openShell,
+  attachTerminal: attachShell,
 };
 
 function scroll(direction: 1 | -1): Handler<{ kind: "terminal"; sessionId: string }> {
