@@ -179,8 +179,13 @@ export async function attachTerminal(
   // Read as Ink reads ('readable', not 'data'): a stream once switched to flowing mode and
   // paused again never tells a later 'readable' reader of input, and the UI reads next.
   const onReadable = () => {
-    let chunk: Buffer | string | null;
-    while ((chunk = stdin.read() as Buffer | string | null) !== null) onInput(chunk);
+    for (
+      let chunk = stdin.read() as Buffer | string | null;
+      chunk !== null;
+      chunk = stdin.read() as Buffer | string | null
+    ) {
+      onInput(chunk);
+    }
   };
   stdin.on("readable", onReadable);
   if (tty) {

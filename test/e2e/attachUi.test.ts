@@ -49,9 +49,7 @@ describe.skipIf(!TMUX)(`@ in the UI, in tmux (${TMUX ?? "no tmux"})`, () => {
     try {
       await pane.waitFor("the UI live", (s) => /● live/.test(s) && s.includes(id));
       await pane.keys("@");
-      const attached = await pane.waitFor("the shell's prompt, full screen", (s) =>
-        /^\$/m.test(s),
-      );
+      const attached = await pane.waitFor("the shell's prompt, full screen", (s) => /^\$/m.test(s));
       // The UI draws nothing while the shell has the terminal.
       expect(attached).not.toMatch(/agent-sessions ·/);
       expect(await pane.format("#{alternate_on}")).toBe("1");
