@@ -3,6 +3,7 @@ import { keysForRemote } from "../../../text/terminal/keys.js";
 import type { UiDeps } from "../../model/deps.js";
 import { disabledReason } from "../../model/gitActions.js";
 import { commandById, keyOf } from "../../model/keymap.js";
+import type { MainMode } from "../../model/mode.js";
 import type { MessageLevel } from "../../model/uiStore.js";
 import {
   message,
@@ -13,6 +14,7 @@ import {
   sessionRecord,
 } from "../actions.js";
 import type { KeyPress } from "../keys.js";
+import type { TextField } from "../textField.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
 /**
@@ -94,7 +96,10 @@ const openShell: Handler = (deps) => {
   // The pane sizes it when it draws; 80x24 until then.
   terms.open(sessionId, 80, 24, (id, end) => {
     const cur = deps.ui.getState();
-    patch(deps, { terminals: cur.terminals.filter((t) => t !== id) });
+    patch(deps, {
+      terminals: cur.terminals.filter((t) => t !== id),
+      ...(cur.shellScroll?.sessionId === id ? { shellScroll: null } : {}),
+    });
     const said = endMessage(id, end, false);
     message(deps, said.text, said.level);
   });
@@ -124,24 +129,112 @@ export const TERMINAL_SCREEN: ModeHandlers<"list" | "pane" | "fleet"> = {
   attachTerminal: attachShell,
 };
 
-function scroll(direction: 1 | -1): Handler<{ kind: "terminal"; sessionId: string }> {
+type ShellMode = Extract<MainMode, { kind: "terminal" | "terminalScroll" }>;
+
+/** A page of the shell's pane (its rows, less the status line). */
+function pageOf(deps: UiDeps): number {
+  return Math.max(1, deps.ui.getState().size.rows - 8);
+}
+
+function scroll(direction: 1 | -1): Handler<ShellMode> {
   return (deps, mode) => {
-    const rows = Math.max(1, deps.ui.getState().size.rows - 6);
-    deps.services.terminals?.scroll(mode.sessionId, direction * rows);
+    deps.services.terminals?.scroll(mode.sessionId, direction * pageOf(deps));
   };
 }
 
-export const TERMINAL: ModeHandlers<"terminal"> = {
-  leaveTerminal: (deps) => {
-    patch(deps, { focus: 0, zoomed: false });
-    message(
-      deps,
-      `The keys are the grid's again; the shell stays open in its pane (${keyOf("focusNext")} focuses it)`,
-    );
-  },
-  terminalScrollUp: scroll(1),
-  terminalScrollDown: scroll(-1),
+const leaveTerminal: Handler<ShellMode> = (deps, mode) => {
+  deps.services.terminals?.scroll(mode.sessionId, -Number.MAX_SAFE_INTEGER);
+  patch(deps, { focus: 0, zoomed: false, shellScroll: null });
+  message(
+    deps,
+    `The keys are the grid's again; the shell stays open in its pane (${keyOf("focusNext")} focuses it)`,
+  );
 };
+
+export const TERMINAL: ModeHandlers<"terminal"> = {
+  leaveTerminal,
+  terminalScrollUp: (deps, mode) => {
+    patch(deps, { shellScroll: { sessionId: mode.sessionId, draft: null, query: "" } });
+    deps.services.terminals?.scroll(mode.sessionId, pageOf(deps));
+  },
+};
+
+/**
+ * The next match of the last search from where the pane is scrolled: further back (older)
+ * or towards the live screen. Read again each time, as output keeps coming.
+ */
+function findFrom(deps: UiDeps, sessionId: string, query: string, older: boolean): void {
+  const terms = deps.services.terminals;
+  const screen = terms?.screenOf(sessionId);
+  if (!terms || !screen || query === "") {
+    message(deps, `Search first (${keyOf("terminalFind")})`);
+    return;
+  }
+  const hits = screen.search(query);
+  const at = terms.getState().terms[sessionId]?.scrolledBack ?? 0;
+  if (hits.length === 0) {
+    message(deps, `No line of the shell holds "${query}"`, "warn");
+    return;
+  }
+  // Newest last: the nearest older match is the first one scrolled back further than now.
+  const i = older ? hits.findLastIndex((h) => h > at) : hits.findIndex((h) => h < at);
+  if (i < 0) {
+    message(deps, `"${query}": no match ${older ? "further back" : "after this one"}`);
+    return;
+  }
+  const to = hits[i] as number;
+  terms.scroll(sessionId, to - at);
+  message(deps, `"${query}": match ${hits.length - i} of ${hits.length} from the newest`);
+}
+
+export const TERMINAL_SCROLL: ModeHandlers<"terminalScroll"> = {
+  leaveTerminal,
+  terminalPageUp: scroll(1),
+  terminalScrollDown: scroll(-1),
+  terminalFind: (deps, mode) => {
+    const cur = deps.ui.getState().shellScroll;
+    patch(deps, { shellScroll: { sessionId: mode.sessionId, draft: "", query: cur?.query ?? "" } });
+  },
+  terminalFindOlder: (deps, mode) =>
+    findFrom(deps, mode.sessionId, deps.ui.getState().shellScroll?.query ?? "", true),
+  terminalFindNewer: (deps, mode) =>
+    findFrom(deps, mode.sessionId, deps.ui.getState().shellScroll?.query ?? "", false),
+  terminalLive: (deps, mode) => {
+    deps.services.terminals?.scroll(mode.sessionId, -Number.MAX_SAFE_INTEGER);
+    patch(deps, { shellScroll: null });
+    message(deps, `${mode.sessionId}: the live shell has the keys again`);
+  },
+};
+
+export const TERMINAL_SEARCH: ModeHandlers<"terminalSearch"> = {
+  submit: (deps, mode) => {
+    const query = mode.draft;
+    patch(deps, { shellScroll: { sessionId: mode.sessionId, draft: null, query } });
+    if (query === "") return;
+    // From the live screen: the newest match first.
+    const terms = deps.services.terminals;
+    const at = terms?.getState().terms[mode.sessionId]?.scrolledBack ?? 0;
+    terms?.scroll(mode.sessionId, -at);
+    findFrom(deps, mode.sessionId, query, true);
+  },
+  cancel: (deps, mode) => {
+    const cur = deps.ui.getState().shellScroll;
+    patch(deps, {
+      shellScroll: { sessionId: mode.sessionId, draft: null, query: cur?.query ?? "" },
+    });
+  },
+};
+
+/** The search field of a shell pane in scroll mode. */
+export function shellSearchField(deps: UiDeps): TextField {
+  return {
+    get: () => deps.ui.getState().shellScroll?.draft ?? "",
+    set: (v) => {
+      const cur = deps.ui.getState().shellScroll;
+      if (cur && cur.draft !== null) patch(deps, { shellScroll: { ...cur, draft: v } });
+    },
+  };
+}
 
 const CSI_NAMED: Partial<Record<NonNullable<KeyPress["name"]>, string>> = {
   up: "\x1b[A",
