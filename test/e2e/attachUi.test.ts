@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { CLI, tempConfigHome } from "../helpers/cli.js";
@@ -30,8 +30,8 @@ describe.skipIf(!TMUX)(`@ in the UI, in tmux (${TMUX ?? "no tmux"})`, () => {
     home.cleanup();
   });
 
-  it("@ attaches full screen, echo hi shows hi, a resize reaches the shell, Ctrl-] returns to the list", async () => {
-    const id = server.sessions().find((s) => s.state === "active")?.id as string;
+  /** `agent-sessions open ID` in a tmux session of its own, its exit status printed after. */
+  function launch(name: string, id: string, size: { width: number; height: number }) {
     const env = {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: home.dir,
@@ -42,10 +42,12 @@ describe.skipIf(!TMUX)(`@ in the UI, in tmux (${TMUX ?? "no tmux"})`, () => {
       AGENT_SESSIONS_BELL: "0",
     };
     const app = cleanEnvCommand(env, [process.execPath, CLI, "open", id]);
-    const pane = await tmux.start("attachui", `${app}; echo "EXIT=$?"; exec sleep 600`, {
-      width: 120,
-      height: 32,
-    });
+    return tmux.start(name, `${app}; echo "EXIT=$?"; exec sleep 600`, size);
+  }
+
+  it("@ attaches full screen, echo hi shows hi, a resize reaches the shell, Ctrl-] returns to the list", async () => {
+    const id = server.sessions().find((s) => s.state === "active")?.id as string;
+    const pane = await launch("attachui", id, { width: 120, height: 32 });
     try {
       await pane.waitFor("the UI live", (s) => /● live/.test(s) && s.includes(id));
       await pane.keys("@");
@@ -79,6 +81,27 @@ describe.skipIf(!TMUX)(`@ in the UI, in tmux (${TMUX ?? "no tmux"})`, () => {
       await pane.keys("q");
       await pane.waitForText("EXIT=0");
       expect(await pane.format("#{alternate_on} #{cursor_flag}")).toBe("0 1");
+    } finally {
+      await pane.kill();
+    }
+  }, 60_000);
+
+  it("SIGTERM while attached from the UI ends the app and gives the terminal back", async () => {
+    const id = server.sessions().find((s) => s.state === "active")?.id as string;
+    const pane = await launch("attachui2", id, { width: 100, height: 30 });
+    try {
+      await pane.waitFor("the UI live", (s) => /● live/.test(s) && s.includes(id));
+      await pane.keys("@");
+      await pane.waitFor("the shell's prompt, full screen", (s) => /^\$/m.test(s));
+      // The app: the one child of the pane's shell (env execs node).
+      const shell = await pane.format("#{pane_pid}");
+      const pid = Number(readFileSync(`/proc/${shell}/task/${shell}/children`, "utf8").trim());
+      process.kill(pid, "SIGTERM");
+      await pane.waitForText("EXIT=0");
+      expect(await pane.format("#{alternate_on} #{cursor_flag}")).toBe("0 1");
+      // The line discipline is cooked again: typed text is echoed.
+      await pane.type("ECHO-BACK");
+      await pane.waitForText("ECHO-BACK");
     } finally {
       await pane.kill();
     }

@@ -111,7 +111,8 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
         } finally {
           // What used the terminal left the alternate screen and raw mode: take them again
           // (Ink sets raw mode itself when it reads keys again).
-          if (caps.altScreen) stdout.write(RETAKE_ALT);
+          // Not when the UI is ending (a signal while attached): the screen is given back next.
+          if (caps.altScreen && !finishing) stdout.write(RETAKE_ALT);
           lent = false;
           output.writer?.release();
         }
