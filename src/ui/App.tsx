@@ -104,12 +104,20 @@ export function App(props: AppProps) {
       (error: unknown) => lending.settle({ error }),
     );
   }, [lending, onHandOver]);
+  // One hand-over at a time: a second @ in the same read finds the terminal already lent.
+  const lent = useRef(false);
   const handOver = useCallback(
     <T,>(use: () => Promise<T>) =>
       new Promise<T>((resolve, reject) => {
+        if (lent.current) {
+          reject(new Error("the terminal is already handed over"));
+          return;
+        }
+        lent.current = true;
         setLending({
           use,
           settle: (r) => {
+            lent.current = false;
             setLending(null);
             if ("error" in r) reject(r.error);
             else resolve(r.value as T);
