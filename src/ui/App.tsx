@@ -1,4 +1,5 @@
-import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { Box } from "ink";
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { KeyRouterContext } from "./context/keyRouter.js";
 import { ServicesContext } from "./context/servicesContext.js";
 import { createTheme, ThemeContext } from "./context/theme.js";
@@ -11,6 +12,7 @@ import {
   type AppServices,
   DEFAULT_OPTIONS,
   type EditText,
+  type HandOver,
   type SaveEntries,
 } from "./model/services.js";
 import { LoginScreen } from "./screens/LoginScreen.js";
@@ -54,8 +56,19 @@ export interface AppProps {
   onSave?: SaveEntries;
   /** Where the prompt box's editor key edits (the user's $VISUAL/$EDITOR). */
   onEditText?: EditText;
+  /**
+   * Gives the terminal to something else (`@`: the shell full screen) while the App reads no
+   * keys and draws nothing; without it `@` says it is not available.
+   */
+  onHandOver?: HandOver;
   /** Clock for countdowns and ages (fixed in snapshot tests). */
   now?: () => number;
+}
+
+/** A use of the terminal waiting for the App to let go of it. */
+interface Lending {
+  use: () => Promise<unknown>;
+  settle: (r: { value: unknown } | { error: unknown }) => void;
 }
 
 const EMPTY: readonly string[] = [];
@@ -78,7 +91,41 @@ export function App(props: AppProps) {
   );
   const theme = useMemo(() => createTheme(options.noColor), [options.noColor]);
   const size = useTerminalSize();
-  const keys = useKeyRouter();
+  // While the terminal is handed over, no key is read and nothing is drawn; the tree stays
+  // mounted (display none), so the UI comes back exactly as it was.
+  const [lending, setLending] = useState<Lending | null>(null);
+  const keys = useKeyRouter(lending === null);
+  const { onHandOver } = props;
+  useEffect(() => {
+    // Runs after Ink's input cleanup of the same commit: stdin and raw mode are free now.
+    if (!lending || !onHandOver) return;
+    onHandOver(lending.use).then(
+      (value) => lending.settle({ value }),
+      (error: unknown) => lending.settle({ error }),
+    );
+  }, [lending, onHandOver]);
+  // One hand-over at a time: a second @ in the same read finds the terminal already lent.
+  const lent = useRef(false);
+  const handOver = useCallback(
+    <T,>(use: () => Promise<T>) =>
+      new Promise<T>((resolve, reject) => {
+        if (lent.current) {
+          reject(new Error("the terminal is already handed over"));
+          return;
+        }
+        lent.current = true;
+        setLending({
+          use,
+          settle: (r) => {
+            lent.current = false;
+            setLending(null);
+            if ("error" in r) reject(r.error);
+            else resolve(r.value as T);
+          },
+        });
+      }),
+    [],
+  );
   const [loggedIn, setLoggedIn] = useState<AppServices | null>(null);
   // A key the service refuses opens the login screen, with the refusal, not an empty list.
   const refused = useRefusedKey(loggedIn ? null : props.services);
@@ -90,6 +137,14 @@ export function App(props: AppProps) {
     generation.current = { services, n: generation.current.n + 1 };
   }
   const { onLogin, onExit } = props;
+  const attachShell = services?.attachShell;
+  const attach = useMemo(
+    () =>
+      attachShell && onHandOver
+        ? (sessionId: string) => handOver(() => attachShell(sessionId))
+        : null,
+    [attachShell, onHandOver, handOver],
+  );
 
   const login = useCallback(
     async (key: string, storage: KeyStorage) => {
@@ -114,6 +169,7 @@ export function App(props: AppProps) {
           onExit={onExit}
           save={props.onSave ?? null}
           editText={props.onEditText ?? null}
+          attach={attach}
         />
       </ServicesContext.Provider>
     );
@@ -134,7 +190,11 @@ export function App(props: AppProps) {
   return (
     <KeyRouterContext.Provider value={keys}>
       <NowContext.Provider value={now}>
-        <ThemeContext.Provider value={theme}>{screen}</ThemeContext.Provider>
+        <ThemeContext.Provider value={theme}>
+          <Box flexDirection="column" display={lending ? "none" : "flex"}>
+            {screen}
+          </Box>
+        </ThemeContext.Provider>
       </NowContext.Provider>
     </KeyRouterContext.Provider>
   );

@@ -28,6 +28,19 @@ afterEach(async () => {
 });
 
 const CTRL_CLOSE_BRACKET = "\u001d";
+const SHIFT_PAGE_UP = "\u001b[5;2~";
+
+/** An active session's shell open in its pane, its prompt shown. */
+async function openShell(size = { columns: 120, rows: 30 }): Promise<AppHarness> {
+  fx = await startUiFixture();
+  const id = fx.server.sessions().find((s) => s.state === "active")?.id as string;
+  const app = mountApp(fx, size, { initialSessions: [id] });
+  h = app;
+  await waitForContent(app, "● live ·");
+  await pressKey(app, "$");
+  await waitForContent(app, /║\$/);
+  return app;
+}
 
 describe("the shell pane", () => {
   it("$ opens the shell, echo hi shows hi, hostile sequences never reach the screen, Ctrl-] gives the keys back", async () => {
@@ -71,6 +84,64 @@ describe("the shell pane", () => {
     await waitForContent(h, paused);
     await pressKey(h, "$");
     await waitForContent(h, /[Rr]esume/);
+    expect(h.frame()).not.toContain("keys go to the shell");
+  }, 30_000);
+
+  it("scroll mode: Shift-PgUp gives the pane the keys, / finds a line of the scrollback, n and N step, q goes back to the live shell", async () => {
+    const app = await openShell();
+    // The words are split where they are typed, so only the output holds them whole.
+    await typeText(
+      app,
+      "echo nee''dle-one; i=0; while [ $i -lt 80 ]; do i=$((i+1)); echo filler-$i; done; echo nee''dle-two; i=0; while [ $i -lt 80 ]; do i=$((i+1)); echo tail-$i; done\r",
+    );
+    await waitForContent(app, /║tail-80\s/);
+    await pressKey(app, SHIFT_PAGE_UP);
+    await waitForContent(app, "scroll mode ·");
+    // The pane's keys now: q does not reach the shell, / opens the search.
+    await pressKey(app, "/");
+    await waitForContent(app, "search: ");
+    await typeText(app, "needle\r");
+    await waitForContent(app, /"needle": match 1 of 2/);
+    expect(app.frame()).toMatch(/║needle-two\s/);
+    expect(app.frame()).not.toMatch(/needle-one/);
+    await pressKey(app, "n");
+    await waitForContent(app, /"needle": match 2 of 2/);
+    expect(app.frame()).toMatch(/║needle-one\s/);
+    await pressKey(app, "n");
+    await waitForContent(app, /no match further back/);
+    await pressKey(app, "N");
+    await waitForContent(app, /║needle-two\s/);
+    await pressKey(app, "pageDown");
+    await pressKey(app, "q");
+    await waitForContent(app, "the live shell has the keys again");
+    expect(app.frame()).toMatch(/║tail-80\s/);
+    await typeText(app, "echo b''ack\r");
+    await waitForContent(app, /║back\s/);
+  }, 30_000);
+
+  it("resizing the pane resizes the shell's terminal (stty size)", async () => {
+    const app = await openShell();
+    await typeText(app, "stty size\r");
+    const first = (await waitForContent(app, /║(\d+) (\d+)\s/)).match(/║(\d+) (\d+)\s/);
+    const [rows0, cols0] = [Number(first?.[1]), Number(first?.[2])];
+    expect(cols0).toBeGreaterThan(20);
+    app.resize(100, 26);
+    await typeText(app, "clear; stty size\r");
+    await waitForContent(app, (frame) => {
+      const m = frame.match(/║(\d+) (\d+)\s/);
+      return m !== null && Number(m[2]) < cols0 && Number(m[1]) < rows0;
+    });
+  }, 30_000);
+
+  it("a destroyed session says it has no shell to open", async () => {
+    fx = await startUiFixture();
+    const id = fx.server.sessions().find((s) => s.state === "active")?.id as string;
+    await fx.client.destroySession(id);
+    await fx.services.sessions.getState().load();
+    h = mountApp(fx, { columns: 120, rows: 30 }, { initialSessions: [id] });
+    await waitForContent(h, id);
+    await pressKey(h, "$");
+    await waitForContent(h, new RegExp(`${id} is destroy(ed|ing): it has no shell to open`));
     expect(h.frame()).not.toContain("keys go to the shell");
   }, 30_000);
 });

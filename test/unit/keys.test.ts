@@ -108,6 +108,7 @@ describe("the keymap table", () => {
       "prompt",
       "integrationEdit",
       "reviewSearch",
+      "terminalSearch",
     ]);
     for (const c of KEYMAP) {
       for (const mode of c.modes) {

@@ -208,6 +208,12 @@ export function buildServices(
     integrations: createIntegrationsStore(client, { redact }),
     routes: client.transport.routes,
     terminals: createTerminalPanes(client),
+    // Loaded on first use: the emulator is no part of the UI's start-up.
+    attachShell: async (sessionId) => {
+      const { attachTerminal } = await import("../terminalAttach.js");
+      const r = await attachTerminal(client, sessionId, { raw: false, say: () => {} });
+      return r.end;
+    },
     review: {
       store: createReviewStore(client, { redact }),
       api: client,

@@ -48,6 +48,8 @@ export class DiffWriter extends InkStdout {
   private inSync = false;
   private timer: NodeJS.Timeout | null = null;
   private disposed = false;
+  /** The terminal is lent out (hold): frames go into the model only. */
+  private held = false;
   private readonly ascii: boolean;
   private readonly tap: ((data: string) => void) | null;
 
@@ -65,7 +67,7 @@ export class DiffWriter extends InkStdout {
     this.stats.bytesIn += Buffer.byteLength(data);
     const fx: WriteEffects = { passthrough: [], syncStart: false, syncEnd: false };
     this.model.write(data, fx);
-    if (fx.passthrough.length > 0) this.send(fx.passthrough.join(""));
+    if (fx.passthrough.length > 0 && !this.held) this.send(fx.passthrough.join(""));
     if (fx.syncStart) this.inSync = true;
     if (fx.syncEnd) {
       this.inSync = false;
@@ -79,7 +81,7 @@ export class DiffWriter extends InkStdout {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    if (this.disposed) return;
+    if (this.disposed || this.held) return;
     const update = this.diff();
     if (update === "") return;
     this.stats.frames++;
@@ -90,6 +92,17 @@ export class DiffWriter extends InkStdout {
   repaint(): void {
     this.dirty = true;
     this.schedule();
+  }
+
+  /** The terminal is lent to something else (attach): nothing is written until `release`. */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** The terminal is back: the whole frame is painted again. */
+  release(): void {
+    this.held = false;
+    this.repaint();
   }
 
   /** Flushes and stops: later writes are dropped (the caller restores the terminal next). */

@@ -38,6 +38,9 @@ export interface RunTuiOptions {
   now?: () => number;
 }
 
+/** The alternate screen again, cleared, cursor hidden, after the terminal was lent out. */
+const RETAKE_ALT = "\u001b[?1049h\u001b[H\u001b[2J\u001b[?25l";
+
 /**
  * Runs the UI on the real terminal until q or Ctrl-C. One owner of exit: every way out goes
  * through `finish`, which unmounts, closes the streams and restores the terminal once.
@@ -65,6 +68,8 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
   process.on("SIGHUP", onSignal);
   process.on("SIGINT", onSignal);
 
+  // While the terminal is lent out (the shell full screen), nothing of the UI's reaches it.
+  let lent = false;
   const noColor = noColorAsked();
   const notify = opts.notify ?? DEFAULT_NOTIFY;
   const instance = render(
@@ -78,7 +83,7 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
         tmux: notify.tmux,
         // Straight to the terminal: the frame guard and the diff writer keep OSC out of frames.
         notifyOut: (data: string) => {
-          stdout.write(data);
+          if (!lent) stdout.write(data);
         },
         startInFleet: opts.fleet ?? false,
         scrollback: opts.scrollback ?? 5000,
@@ -98,6 +103,20 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
         altScreen: caps.altScreen,
         repaint: () => output.writer?.repaint(),
       })}
+      onHandOver={async (use) => {
+        lent = true;
+        output.writer?.hold();
+        try {
+          return await use();
+        } finally {
+          // What used the terminal left the alternate screen and raw mode: take them again
+          // (Ink sets raw mode itself when it reads keys again).
+          // Not when the UI is ending (a signal while attached): the screen is given back next.
+          if (caps.altScreen && !finishing) stdout.write(RETAKE_ALT);
+          lent = false;
+          output.writer?.release();
+        }
+      }}
     />,
     {
       stdout: output.stream as unknown as NodeJS.WriteStream,

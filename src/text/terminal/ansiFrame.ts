@@ -71,6 +71,11 @@ export class FramePainter {
 
   #lastCursor = "";
 
+  /** Forget one row (something else was written there): the next paint draws it. */
+  forgetRow(y: number): void {
+    this.#last[y] = "";
+  }
+
   /** Forget what was drawn: the next paint draws every row. */
   invalidate(): void {
     this.#last = [];

@@ -4,10 +4,13 @@ import { KeyRouterContext } from "../context/keyRouter.js";
 import type { AnyMode, KeyTarget } from "../input/route.js";
 import { createKeyRouter, type KeyRouter } from "../input/router.js";
 
-/** The App's one key listener: every read goes to the router, nowhere else. */
-export function useKeyRouter(): KeyRouter {
+/**
+ * The App's one key listener: every read goes to the router, nowhere else. Inactive, Ink
+ * stops reading stdin and leaves raw mode (the terminal is handed over).
+ */
+export function useKeyRouter(active = true): KeyRouter {
   const [router] = useState(createKeyRouter);
-  useInput(router.read);
+  useInput(router.read, { isActive: active });
   return router;
 }
 

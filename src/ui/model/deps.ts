@@ -1,3 +1,4 @@
+import type { TerminalEnd } from "../../client/terminalConnection.js";
 import type { AppOptions, AppServices, EditText, SaveEntries } from "./services.js";
 import type { UiStore } from "./uiStore.js";
 
@@ -14,4 +15,9 @@ export interface UiDeps {
   readonly save: SaveEntries | null;
   /** Where the prompt box's editor key edits; null where no editor can be run. */
   readonly editText?: EditText | null;
+  /**
+   * The session's shell on the whole terminal, the UI handed over meanwhile (`@`); null where
+   * the terminal cannot be handed over (tests, a replay).
+   */
+  readonly attach?: ((sessionId: string) => Promise<TerminalEnd>) | null;
 }

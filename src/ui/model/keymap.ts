@@ -33,6 +33,10 @@ export type ModeKind =
    * mode" (Ctrl-C) are the shell's here.
    */
   | "terminal"
+  /** A shell pane scrolled back (Shift-PgUp): its keys are the pane's until Esc or q. */
+  | "terminalScroll"
+  /** Typing a search of a shell pane's scrollback. */
+  | "terminalSearch"
   // review and take home (changes view, files browser, links menu, their search field)
   | "changes"
   | "files"
@@ -64,6 +68,8 @@ export const MODE_KINDS: readonly ModeKind[] = [
   "files",
   "links",
   "reviewSearch",
+  "terminalScroll",
+  "terminalSearch",
 ];
 
 /** Keys that have a name rather than a character. */
@@ -177,6 +183,11 @@ export type CommandId =
   | "leaveTerminal"
   | "terminalScrollUp"
   | "terminalScrollDown"
+  | "terminalPageUp"
+  | "terminalFind"
+  | "terminalFindOlder"
+  | "terminalFindNewer"
+  | "terminalLive"
   // review and take home
   | "changes"
   | "filesBrowser"
@@ -214,6 +225,8 @@ export interface Command {
   replay?: true;
 }
 
+/** A shell pane with the keys: live, scrolled back, its search typed. */
+const SHELL_MODES: readonly ModeKind[] = ["terminal", "terminalScroll", "terminalSearch"];
 /** The changes view, the files browser and the links menu (they scroll, Esc closes them). */
 const REVIEW_VIEWS: readonly ModeKind[] = ["changes", "files", "links"];
 /** The session list and the pane: the screens under any overlay or dialog. */
@@ -239,6 +252,7 @@ const TEXT_FIELDS: readonly ModeKind[] = [
   "prompt",
   "integrationEdit",
   "reviewSearch",
+  "terminalSearch",
 ];
 /** Where the focused or selected session can be replied to: a row opens its pane. */
 const ACTING: readonly ModeKind[] = ["list", "pane", "fleet"];
@@ -571,7 +585,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("@")],
     label: "attach",
     description:
-      "the focused session's shell in its pane zoomed over the whole body (Ctrl-] leaves; agent-sessions attach takes the whole terminal)",
+      "attach: the focused session's shell takes the whole terminal, like ssh and agent-sessions attach (Ctrl-] detaches; the UI comes back as it was)",
     modes: ACTING,
     scope: "sessions:terminal",
   },
@@ -580,23 +594,65 @@ export const KEYMAP: readonly Command[] = [
     keys: [ctrl("]")],
     label: "leave shell",
     description: "in a shell: give the keys back to the grid (the shell stays open in its pane)",
-    modes: ["terminal"],
+    modes: ["terminal", "terminalScroll"],
     footer: { rank: 1 },
   },
   {
     id: "terminalScrollUp",
     keys: [named("pageUp", { shift: true })],
-    label: "scroll back",
-    description: "in a shell: scroll back through its output",
+    label: "scroll mode",
+    description:
+      "in a shell: scroll mode, a page back through its output; the keys are then the pane's (/ n N PgUp PgDn) until Esc or q",
     modes: ["terminal"],
     footer: { rank: 2 },
   },
   {
+    id: "terminalPageUp",
+    keys: [named("pageUp"), named("pageUp", { shift: true })],
+    label: "page back",
+    description: "scroll mode: a page further back",
+    modes: ["terminalScroll"],
+    footer: { rank: 3 },
+  },
+  {
     id: "terminalScrollDown",
-    keys: [named("pageDown", { shift: true })],
-    label: "scroll forward",
-    description: "in a shell: scroll forward, back to the live screen",
-    modes: ["terminal"],
+    keys: [named("pageDown"), named("pageDown", { shift: true })],
+    label: "page forward",
+    description: "scroll mode: a page forward, towards the live screen",
+    modes: ["terminalScroll"],
+    footer: { rank: 4 },
+  },
+  {
+    id: "terminalFind",
+    keys: [k("/")],
+    label: "search",
+    description: "scroll mode: search the shell's scrollback and screen (Enter runs it)",
+    modes: ["terminalScroll"],
+    footer: { rank: 5 },
+  },
+  {
+    id: "terminalFindOlder",
+    keys: [k("n")],
+    label: "next",
+    description: "scroll mode: the next match further back",
+    modes: ["terminalScroll"],
+    footer: { rank: 6 },
+  },
+  {
+    id: "terminalFindNewer",
+    keys: [k("N")],
+    label: "previous",
+    description: "scroll mode: the match after it, towards the live screen",
+    modes: ["terminalScroll"],
+    footer: { rank: 7 },
+  },
+  {
+    id: "terminalLive",
+    keys: [named("escape"), k("q")],
+    label: "live shell",
+    description: "scroll mode: back to the live screen, the keys the shell's again",
+    modes: ["terminalScroll"],
+    footer: { rank: 8 },
   },
   // the prompt box
   {
@@ -1130,12 +1186,13 @@ export function keysLabel(cmd: Command): string {
  * is "everywhere", on one of them is that screen's, on neither is a dialog's; a replay's
  * commands are listed apart.
  */
-export type KeyGroup = "global" | "list" | "pane" | "review" | "dialog" | "replay";
+export type KeyGroup = "global" | "list" | "pane" | "terminal" | "review" | "dialog" | "replay";
 
 export const KEY_GROUPS: readonly KeyGroup[] = [
   "global",
   "list",
   "pane",
+  "terminal",
   "review",
   "dialog",
   "replay",
@@ -1145,6 +1202,7 @@ export const GROUP_TITLES: Record<KeyGroup, string> = {
   global: "Everywhere",
   list: "Session list",
   pane: "Session pane",
+  terminal: "Session shell (its pane has the keys)",
   review: "Changes, files and links",
   dialog: "Dialogs",
   replay: "Replay (agent-sessions replay)",
@@ -1157,6 +1215,7 @@ export function groupOf(c: Pick<Command, "modes" | "replay">): KeyGroup {
   if (list && pane) return "global";
   if (list) return "list";
   if (pane) return "pane";
+  if (c.modes.every((m) => SHELL_MODES.includes(m))) return "terminal";
   return c.modes.some((m) => REVIEW_VIEWS.includes(m)) ? "review" : "dialog";
 }
 

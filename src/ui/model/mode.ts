@@ -64,6 +64,10 @@ export type MainMode =
   | { kind: "pane"; sessionId: string }
   /** The focused pane shows its session's shell: the keys are the shell's. */
   | { kind: "terminal"; sessionId: string }
+  /** The focused shell pane scrolled back: its keys are the pane's (search, pages). */
+  | { kind: "terminalScroll"; sessionId: string }
+  /** Typing a search of the shell pane's scrollback. */
+  | { kind: "terminalSearch"; sessionId: string; draft: string }
   | { kind: "list" };
 
 /**
@@ -103,7 +107,13 @@ export function modeOf(s: UiState): MainMode {
   if (s.view === "fleet") return { kind: "fleet" };
   if (s.view === "merged") return { kind: "merged" };
   const paneId = focusedPaneId(s);
-  if (paneId && s.terminals.includes(paneId)) return { kind: "terminal", sessionId: paneId };
+  if (paneId && s.terminals.includes(paneId)) {
+    const sc = s.shellScroll;
+    if (sc?.sessionId !== paneId) return { kind: "terminal", sessionId: paneId };
+    return sc.draft === null
+      ? { kind: "terminalScroll", sessionId: paneId }
+      : { kind: "terminalSearch", sessionId: paneId, draft: sc.draft };
+  }
   return paneId ? { kind: "pane", sessionId: paneId } : { kind: "list" };
 }
 

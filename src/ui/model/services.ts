@@ -1,5 +1,6 @@
 import type { ApiClient } from "../../client/apiClient.js";
 import type { BudgetState } from "../../client/requestBudget.js";
+import type { TerminalEnd } from "../../client/terminalConnection.js";
 import type { GitAction, GitResult } from "../../protocol/git.js";
 import type { Session } from "../../protocol/resources.js";
 import type { ActStore } from "../../store/act/actStore.js";
@@ -114,6 +115,12 @@ export interface AppServices {
   routes?: RoutesView;
   /** Session shells shown in panes (`$`); absent where there is no live service (a replay). */
   terminals?: TerminalPanes;
+  /**
+   * The session's shell on the whole terminal (`@`, cli/terminalAttach.ts, as
+   * `agent-sessions attach`), run while the UI has handed the terminal over (HandOver); how
+   * it ended. Absent where there is no live service.
+   */
+  attachShell?: (sessionId: string) => Promise<TerminalEnd>;
   /**
    * Review and take home (changes view, files browser, links menu, rewind, apply): absent
    * where no service is talked to (a replay).
@@ -240,6 +247,13 @@ export function firstScreenAnswered(
  * cli/tui/editText.ts): the edited text, or why it could not be edited.
  */
 export type EditText = (text: string) => { text: string } | { error: string };
+
+/**
+ * Gives the terminal to `use` until it settles (the CLI gives runTui's): the UI has stopped
+ * reading keys and draws nothing meanwhile; after, the screen is the UI's again and painted
+ * whole.
+ */
+export type HandOver = <T>(use: () => Promise<T>) => Promise<T>;
 
 /** Writes a pane's entries somewhere and says where (the CLI gives cli/tui/savePane.ts). */
 export type SaveEntries = (

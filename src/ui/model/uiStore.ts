@@ -274,6 +274,16 @@ export interface UiState {
   readonly heldOrder: readonly string[] | null;
   /** Sessions whose pane shows their shell (store/terminal/terminalPanes.ts) instead of the timeline. */
   readonly terminals: readonly string[];
+  /** A shell pane in scroll mode: its keys are the pane's (search, pages), not the shell's. */
+  readonly shellScroll: ShellScrollState | null;
+}
+
+export interface ShellScrollState {
+  readonly sessionId: string;
+  /** The search being typed (`/`); null when none is. */
+  readonly draft: string | null;
+  /** The last search run ("" before any). */
+  readonly query: string;
 }
 
 export type UiStore = StoreApi<UiState>;
@@ -299,6 +309,7 @@ export function createUiStore(size: TerminalSize): UiStore {
     fleetSelected: null,
     heldOrder: null,
     terminals: [],
+    shellScroll: null,
   }));
 }
 

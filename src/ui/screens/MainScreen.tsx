@@ -2,6 +2,7 @@ import { Box } from "ink";
 import { useContext, useEffect, useLayoutEffect, useMemo, useState } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
+import type { TerminalEnd } from "../../client/terminalConnection.js";
 import { Footer } from "../components/chrome/Footer.js";
 import { Header } from "../components/chrome/Header.js";
 import { StatusLine } from "../components/chrome/StatusLine.js";
@@ -47,6 +48,7 @@ export interface MainScreenProps {
   onExit: () => void;
   save: SaveEntries | null;
   editText?: EditText | null;
+  attach?: ((sessionId: string) => Promise<TerminalEnd>) | null;
 }
 
 function Body({
@@ -122,6 +124,7 @@ export function MainScreen(props: MainScreenProps) {
     now,
     save: props.save,
     editText: props.editText ?? null,
+    attach: props.attach ?? null,
   }));
   const { ui } = deps;
   const ctx = useMemo<UiContextValue>(() => ({ ui: deps.ui, options: deps.options }), [deps]);

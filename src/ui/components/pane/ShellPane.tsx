@@ -12,6 +12,7 @@ import {
 } from "../../../text/terminal/cells.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
+import { useUi } from "../../context/uiContext.js";
 import { keyOf } from "../../model/keymap.js";
 import { paneBody } from "../../model/layout.js";
 import type { BorderKind } from "../chrome/BorderTitle.js";
@@ -105,6 +106,7 @@ export const ShellPane = memo(function ShellPane({
   focused,
 }: ShellPaneProps) {
   const { terminals } = useServices();
+  const { ui } = useUi();
   const theme = useTheme();
   const term = useStore(terminals ?? NONE, (s) => s.terms[sessionId]);
   const body = paneBody({ width, height });
@@ -120,13 +122,18 @@ export const ShellPane = memo(function ShellPane({
   const borderColor = focused ? theme.c.focus : theme.c.muted;
   const border: BorderKind = focused ? "double" : "single";
   const dropped = screen?.dropped.bytes ?? 0;
+  const scrollMode = useStore(ui, (s) =>
+    s.shellScroll?.sessionId === sessionId ? s.shellScroll : null,
+  );
   const status = term?.status
     ? term.status
-    : scrolledBack > 0
-      ? `scrolled back ${scrolledBack} lines (${keyOf("terminalScrollDown")} forward)`
-      : focused
-        ? `shell · keys go to the shell · ${keyOf("leaveTerminal")} gives them back · ${keyOf("terminalScrollUp")} scrolls back`
-        : `shell · ${keyOf("focusNext")} or ${number} focuses it`;
+    : scrollMode?.draft != null
+      ? `search: ${scrollMode.draft}▏ (Enter finds, Esc cancels)`
+      : scrollMode
+        ? `scroll mode · ${scrolledBack} lines back · ${keyOf("terminalFind")} search · ${keyOf("terminalFindOlder")}/${keyOf("terminalFindNewer")} next/previous · ${keyOf("terminalLive")} back to the shell`
+        : focused
+          ? `shell · keys go to the shell · ${keyOf("leaveTerminal")} gives them back · ${keyOf("terminalScrollUp")} scroll mode (search)`
+          : `shell · ${keyOf("focusNext")} or ${number} focuses it`;
   const said =
     dropped > 0 ? `${status} · ${dropped} bytes of output dropped (too fast to draw)` : status;
   return (

@@ -25,7 +25,14 @@ import {
   reviewSearchField,
 } from "./review.js";
 import { SCREEN } from "./screen.js";
-import { TERMINAL, TERMINAL_SCREEN, typeIntoShell } from "./terminal.js";
+import {
+  shellSearchField,
+  TERMINAL,
+  TERMINAL_SCREEN,
+  TERMINAL_SCROLL,
+  TERMINAL_SEARCH,
+  typeIntoShell,
+} from "./terminal.js";
 import type { Handler, ModeHandlers } from "./types.js";
 import { FLEET, MERGED } from "./views.js";
 
@@ -89,6 +96,8 @@ export const HANDLERS: Table = {
     ...LIST,
   },
   terminal: TERMINAL,
+  terminalScroll: TERMINAL_SCROLL,
+  terminalSearch: TERMINAL_SEARCH,
   changes: CHANGES,
   files: FILES,
   links: LINKS,
@@ -141,6 +150,8 @@ export function fieldOf(deps: UiDeps, mode: MainMode): TextField | null {
       };
     case "integrationEdit":
       return integrationEditField(deps, mode.dialog);
+    case "terminalSearch":
+      return shellSearchField(deps);
     case "reviewSearch":
       return reviewSearchField(deps);
     case "search":
