@@ -330,7 +330,8 @@ describe("item 5: a cut list says so, with the real count, and exits 7", () => {
 
   for (const [n, more] of [
     [25, "(+24 more)"],
-    [20_000, "(+19,999 more)"],
+    // Only the first 500 are read (the book's bound): the count says how many were not.
+    [20_000, "(+19,999 more, 19,500 of them not read)"],
   ] as const) {
     it(`attention with ${n} pending approvals says ${more}, plain and --json`, async () => {
       await withServer(
