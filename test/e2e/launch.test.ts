@@ -4,6 +4,7 @@ import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { PROVISION_MS } from "../../src/server/launches.js";
 import { CLI, tempConfigHome } from "../helpers/cli.js";
 import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
+import { waitFor } from "../integration/serverTestUtils.js";
 
 /**
  * Launching from the UI in a real terminal: the built binary in tmux against the reference
@@ -77,7 +78,12 @@ describe.skipIf(!TMUX)(`launching from the UI in tmux (${TMUX ?? "no tmux"})`, (
     server.clock.advance(PROVISION_MS);
     screen = await pane.waitForText("the tests pass.", { timeoutMs: 15_000 });
     expect(screen).toMatch(/running/);
-    expect(server.sessions().find((s) => s.id === id)?.state).toBe("paused");
+    // The answer's last words come a step before its end; then on_complete pauses it.
+    await waitFor(
+      () => server.sessions().find((s) => s.id === id)?.state === "paused",
+      5_000,
+      "the launched session paused by its on_complete",
+    );
     await pane.keys("q");
     await pane.waitForText("EXIT=0");
   });
