@@ -8,7 +8,6 @@ import {
   WrongStateError,
 } from "../../client/errors.js";
 import { type Approval, noteProblem, type ResolveAction } from "../../protocol/approvals.js";
-import { isSafePathId } from "../../protocol/ids.js";
 import { DESTROY_LOSES } from "../../protocol/launch.js";
 import { type LifecycleAction, lifecyclePast } from "../../protocol/prompt.js";
 import { stateRefusal } from "../../protocol/states.js";
@@ -18,12 +17,14 @@ import {
   describeDecision,
 } from "../../store/act/approvalDecision.js";
 import { actOnEach } from "../../store/act/eachSession.js";
+import { unsafeIdOf } from "../../store/admitSession.js";
 import {
   type ApprovalsBook,
   createApprovalsBook,
   recordAwaitsApproval,
 } from "../../store/approvals/approvalsBook.js";
-import { keyRedactor } from "../../text/redact.js";
+import { readCatalogue } from "../../store/catalogueReader.js";
+import { keyRedactor, type RedactFn } from "../../text/redact.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
 import { err, fail, out, printJson, table } from "../output.js";
@@ -32,17 +33,15 @@ import { humanTime, timeStyleFor } from "../timeStyle.js";
 
 async function withClient(
   cmd: Command,
-  run: (client: ApiClient, book: ApprovalsBook) => Promise<void>,
+  run: (client: ApiClient, book: ApprovalsBook, redact: RedactFn) => Promise<void>,
 ): Promise<void> {
   let client: ApiClient | null = null;
   try {
     const ctx = await commandContext(cmd);
     client = ctx.client;
     // The approvals read here are admitted as the UI admits them (sanitized, key redacted).
-    await run(
-      ctx.client,
-      createApprovalsBook({ api: ctx.client, redact: keyRedactor(ctx.apiKey).redact }),
-    );
+    const { redact } = keyRedactor(ctx.apiKey);
+    await run(ctx.client, createApprovalsBook({ api: ctx.client, redact }), redact);
   } catch (e) {
     fail(e);
   } finally {
@@ -79,7 +78,7 @@ export function runApprovals(
   ids: string[],
   opts: { json: boolean; all: boolean; absoluteTime?: boolean },
 ): Promise<void> {
-  return withClient(cmd, async (client, book) => {
+  return withClient(cmd, async (client, book, redact) => {
     const found: Approval[] = [];
     const cuts: string[] = [];
     const named = ids.length > 0;
@@ -87,7 +86,8 @@ export function runApprovals(
     if (!named) {
       targets = [];
       const listed = new Set<string>();
-      const pages = client.sessionPages({ limit: 100 });
+      // The one reader of the list (the catalogue's): each record admitted once.
+      const pages = readCatalogue(client, { limit: 100 }, { redact });
       for (;;) {
         const next = await pages.next();
         if (next.done) {
@@ -98,10 +98,10 @@ export function runApprovals(
           }
           break;
         }
-        for (const s of next.value.sessions) {
+        for (const s of next.value.records) {
           // Only a session that awaits one has pending approvals to read.
           if (!opts.all && !recordAwaitsApproval(s)) continue;
-          if (!isSafePathId(s.session_id)) {
+          if (unsafeIdOf(s) !== null) {
             err(`warning: skipped a session whose id cannot be used in a request`);
           } else if (!listed.has(s.session_id)) {
             // A page sent again lists a session twice: its approvals are read once.
