@@ -66,6 +66,22 @@ describe("fleet view", () => {
     await waitForContent(h, "Sessions 4/4");
   });
 
+  it("a session that fails while shown keeps its row, and the subtitle says so instead of 'hidden'", async () => {
+    fx = await startUiFixture();
+    const [a] = fx.ids as [string];
+    h = mountApp(fx, SIZE, { options: { startInFleet: true } });
+    let frame = await waitForContent(h, "Fleet 4/4");
+    expect(frame).toContain("destroyed and error sessions hidden (D shows)");
+    fx.server.setState(a, "error");
+    // The record read again on its own (as a stream's state change does), not the list.
+    await fx.services.sessions.getState().refreshSession(a);
+    frame = await waitForContent(h, new RegExp(`✗ error\\s+${a}`));
+    expect(frame).toContain(
+      "destroyed and error sessions hidden, but 1 that changed since the list was read is shown (D shows all)",
+    );
+    expect(frame).not.toContain("destroyed and error sessions hidden (D shows)");
+  });
+
   it("filters and sorts like the list, and takes `a` to its own rows", async () => {
     fx = await startUiFixture({ server: { sessionCount: 6 } });
     const paused = fx.server.sessions().filter((s) => s.state === "paused");

@@ -4,7 +4,7 @@ import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { selectMarkedIds } from "../../../store/attention/queue.js";
 import { REASON_GLYPH } from "../../../store/attention/reasons.js";
-import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
+import { hiddenFact, selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAge } from "../../../text/format.js";
 import { displayWidth } from "../../../text/wrap.js";
 import { useServices } from "../../context/servicesContext.js";
@@ -268,12 +268,12 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   const head = live.head;
 
   const sort = `${SORT_LABELS[meta.sortKey] ?? meta.sortKey} ${meta.sortDir === "asc" ? "↑" : "↓"}`;
-  const includeDestroyed = useStore(sessions, (s) => s.includeDestroyed);
+  const hidden = useStore(sessions, useShallow(hiddenFact));
   const base = `state: ${meta.stateFilter ?? "all"} · sort: ${sort}`;
   // Room for the note about destroyed and error sessions: what the filter hint leaves.
   const note =
     services.live !== null && !editing
-      ? destroyedNote(includeDestroyed, inner - displayWidth(base) - 16)
+      ? destroyedNote(hidden, inner - displayWidth(base) - 16)
       : null;
   const settings = note ? `${base} · ${note}` : base;
   const status = meta.loading
