@@ -82,6 +82,21 @@ describe("fleet view", () => {
     expect(frame).not.toContain("destroyed and error sessions hidden (D shows)");
   });
 
+  it("at 160×15 the rows out of view are said: ↓ N more, then ↑ N more at the end", async () => {
+    fx = await startUiFixture({ server: { sessionCount: 12 } });
+    h = mountApp(fx, { columns: 160, rows: 15 }, { options: { startInFleet: true } });
+    let frame = await waitForContent(h, /↓ \d+ more · 12 shown of 12/);
+    const shownRows = (f: string) => f.split("\n").filter((l) => /ses_\w{8}/.test(l)).length;
+    const inView = shownRows(frame);
+    expect(inView).toBeLessThan(12);
+    expect(frame).toContain(`↓ ${12 - inView} more · 12 shown of 12`);
+    expect(frame).not.toContain("↑");
+    for (let i = 0; i < 11; i++) await pressKey(h, "j");
+    frame = await waitForContent(h, /↑ \d+ more · 12 shown of 12/);
+    expect(frame).toContain(`↑ ${12 - shownRows(frame)} more · 12 shown of 12`);
+    expect(frame).not.toMatch(/↓ \d+ more/);
+  });
+
   it("filters and sorts like the list, and takes `a` to its own rows", async () => {
     fx = await startUiFixture({ server: { sessionCount: 6 } });
     const paused = fx.server.sessions().filter((s) => s.state === "paused");

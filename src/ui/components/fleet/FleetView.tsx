@@ -22,7 +22,7 @@ import {
 } from "../../model/fleetRows.js";
 import { FLEET_CHROME_ROWS } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
-import { listWindowStart } from "../../model/layout.js";
+import { listWindowStart, scrollMoreText } from "../../model/layout.js";
 import { orderSessions } from "../../model/listOrder.js";
 import { destroyedNote, loadingMoreText } from "../../model/listRow.js";
 import type { AppServices } from "../../model/services.js";
@@ -276,13 +276,15 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
       ? destroyedNote(hidden, inner - displayWidth(base) - 16)
       : null;
   const settings = note ? `${base} · ${note}` : base;
+  // Rows out of view are said, first on the line so a narrow fleet keeps it.
+  const scrolled = scrollMoreText(start, rows, visible.length);
   const status = meta.loading
     ? "loading sessions…"
     : meta.error
       ? `✗ ${meta.error.message}`
       : meta.loadingMore
         ? loadingMoreText(meta.toCome)
-        : `${visible.length} shown of ${meta.serverTotal ?? meta.total}${meta.hasMore ? " · not every page read" : ""} · ${keyOf("open")} opens a pane · ${keyOf("fleet")} or ${keyOf("cancel")} goes back`;
+        : `${scrolled ? `${scrolled} · ` : ""}${visible.length} shown of ${meta.serverTotal ?? meta.total}${meta.hasMore ? " · not every page read" : ""} · ${keyOf("open")} opens a pane · ${keyOf("fleet")} or ${keyOf("cancel")} goes back`;
 
   // Every line of the table is cut to its width itself (truncating Texts in boxes of a set
   // width): clipping only the height spares Ink measuring and slicing every line again on
