@@ -73,6 +73,7 @@ export class WatchPrinter {
       return;
     }
     this.flush(sessionId);
+    this.#earlierFirst(sessionId, at);
     const text = this.#opts.redaction(sessionId).push(foldLines(eventText(ev, this.#opts.color)));
     const reset = this.#opts.color && text.includes("\u001b[") ? "\u001b[0m" : "";
     this.#opts.write(`${this.#prefix(sessionId, ev.kind, at)}${text}${reset}`, "event");
@@ -84,6 +85,7 @@ export class WatchPrinter {
    */
   note(sessionId: string, tag: NoteTag, text: string, at: number): void {
     this.flush(sessionId);
+    this.#earlierFirst(sessionId, at);
     this.#opts.write(`${this.#linePrefix(sessionId, tag, NOTE_COLORS[tag], at)}${text}`, "note");
   }
 
@@ -140,7 +142,19 @@ export class WatchPrinter {
     p.timer.unref();
   }
 
+  /**
+   * Lines in time order: before a line of `sessionId` at `at` is written, the prompt lines
+   * other sessions began gathering before it are written (else a gathered line, stamped
+   * with its first piece's time, would follow later lines of another session).
+   */
+  #earlierFirst(sessionId: string, at: number): void {
+    for (const [id, p] of [...this.#pending]) {
+      if (id !== sessionId && p.at < at) this.flush(id);
+    }
+  }
+
   #writePrompt(sessionId: string, at: number, text: string): void {
+    this.#earlierFirst(sessionId, at);
     const shown = this.#opts.redaction(sessionId).push(text);
     this.#opts.write(`${this.#prefix(sessionId, "prompt_progress", at)}${shown}`, "event");
   }

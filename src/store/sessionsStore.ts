@@ -514,12 +514,12 @@ export type VisibleInputs<T extends Session = AdmittedSession> = Pick<
  * shows it). Ties (and the "id" key) order by session id, so order is stable.
  */
 export function deriveVisibleSessions<T extends Session>(inp: VisibleInputs<T>): T[] {
-  const hidden = inp.includeDestroyed === false ? inp.hiddenIds : undefined;
+  const hidden = viewHides(inp);
   const out = inp.items.filter(
     (s) =>
-      (inp.stateFilter === null
-        ? hidden === undefined || !hidden.has(s.session_id)
-        : field(s, "state") === inp.stateFilter) && matchesFilter(s, inp.filterText),
+      (hidden === undefined || !hidden.has(s.session_id)) &&
+      (inp.stateFilter === null || field(s, "state") === inp.stateFilter) &&
+      matchesFilter(s, inp.filterText),
   );
   const sign = inp.sortDir === "asc" ? 1 : -1;
   out.sort(
@@ -528,11 +528,41 @@ export function deriveVisibleSessions<T extends Session>(inp: VisibleInputs<T>):
   return out;
 }
 
+/**
+ * What the view hides as destroyed or error: the sessions that were in one of those states
+ * when the list was read, unless the view shows them or a state filter picks the rows. The
+ * one decision the rows (deriveVisibleSessions) and the note that says so (hiddenFact) read.
+ */
+function viewHides(
+  inp: Pick<VisibleInputs<Session>, "includeDestroyed" | "hiddenIds" | "stateFilter">,
+): ReadonlySet<string> | undefined {
+  return inp.includeDestroyed === false && inp.stateFilter === null ? inp.hiddenIds : undefined;
+}
+
+/**
+ * What the view's note about destroyed and error sessions says, from the view's own decision:
+ * null when a state filter picks the rows (the toggle changes nothing then), else whether it
+ * shows them, and while it hides them how many it hides and how many rows turned destroyed or
+ * error since the list was read (they keep their rows until the next reading).
+ */
+export function hiddenFact(
+  s: Pick<SessionsState, "items" | "includeDestroyed" | "hiddenIds" | "stateFilter">,
+): { shown: true } | { shown: false; hidden: number; turned: number } | null {
+  if (s.stateFilter !== null) return null;
+  if (s.includeDestroyed) return { shown: true };
+  const hidden = viewHides(s) ?? new Set<string>();
+  let turned = 0;
+  for (const x of s.items) {
+    if (!hidden.has(x.session_id) && hiddenUnlessAsked(field(x, "state"))) turned++;
+  }
+  return { shown: false, hidden: hidden.size, turned };
+}
+
 /** What a list view shows about the list as a whole (counts, loading, filter, sort): the session list and the fleet view alike. */
 export function selectListMeta(s: SessionsState) {
   return {
     /** The sessions the view may show: destroyed and error ones only when it shows them. */
-    total: s.items.length - (s.includeDestroyed ? 0 : s.hiddenIds.size),
+    total: s.items.length - (viewHides(s)?.size ?? 0),
     /** The service's own count, when the catalogue could not read every page. */
     serverTotal: s.hasMore ? s.total : null,
     loading: s.loading,

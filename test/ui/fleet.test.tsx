@@ -66,6 +66,37 @@ describe("fleet view", () => {
     await waitForContent(h, "Sessions 4/4");
   });
 
+  it("a session that fails while shown keeps its row, and the subtitle says so instead of 'hidden'", async () => {
+    fx = await startUiFixture();
+    const [a] = fx.ids as [string];
+    h = mountApp(fx, SIZE, { options: { startInFleet: true } });
+    let frame = await waitForContent(h, "Fleet 4/4");
+    expect(frame).toContain("destroyed and error sessions hidden (D shows)");
+    fx.server.setState(a, "error");
+    // The record read again on its own (as a stream's state change does), not the list.
+    await fx.services.sessions.getState().refreshSession(a);
+    frame = await waitForContent(h, new RegExp(`✗ error\\s+${a}`));
+    expect(frame).toContain(
+      "destroyed and error sessions hidden, but 1 that changed since the list was read is shown (D shows all)",
+    );
+    expect(frame).not.toContain("destroyed and error sessions hidden (D shows)");
+  });
+
+  it("at 160×15 the rows out of view are said: ↓ N more, then ↑ N more at the end", async () => {
+    fx = await startUiFixture({ server: { sessionCount: 12 } });
+    h = mountApp(fx, { columns: 160, rows: 15 }, { options: { startInFleet: true } });
+    let frame = await waitForContent(h, /↓ \d+ more · 12 shown of 12/);
+    const shownRows = (f: string) => f.split("\n").filter((l) => /ses_\w{8}/.test(l)).length;
+    const inView = shownRows(frame);
+    expect(inView).toBeLessThan(12);
+    expect(frame).toContain(`↓ ${12 - inView} more · 12 shown of 12`);
+    expect(frame).not.toContain("↑");
+    for (let i = 0; i < 11; i++) await pressKey(h, "j");
+    frame = await waitForContent(h, /↑ \d+ more · 12 shown of 12/);
+    expect(frame).toContain(`↑ ${12 - shownRows(frame)} more · 12 shown of 12`);
+    expect(frame).not.toMatch(/↓ \d+ more/);
+  });
+
   it("filters and sorts like the list, and takes `a` to its own rows", async () => {
     fx = await startUiFixture({ server: { sessionCount: 6 } });
     const paused = fx.server.sessions().filter((s) => s.state === "paused");

@@ -92,6 +92,33 @@ describe("the integrations view", () => {
     await waitForContent(ui, "issue tracker updated: 42 launches per hour");
     await waitForContent(ui, "Demo Bot (Demo, oauth): enabled, 42 launches per hour");
   });
+
+  it("a narrow edit dialog wraps its text and its error whole, at words, with no leading space", async () => {
+    fx = await startUiFixture({ key: "admin" });
+    h = mountApp(fx, { columns: 60, rows: 40 });
+    await waitForContent(h, "Sessions");
+    await pressKey(h, "I");
+    await waitForContent(h, "15 launches per hour");
+    await pressKey(h, "e");
+    await waitForContent(h, "Change the issue tracker's settings");
+    await pressKey(h, "backspace");
+    await pressKey(h, "backspace");
+    await typeText(h, "500");
+    await pressKey(h, "enter");
+    const frame = await waitForContent(h, "✗ Launches per hour must be a whole number from");
+    // The text inside the box's border and its one cell of padding, line by line.
+    const inside = frame
+      .split("\n")
+      .map((l) => /[│║┃] (.*?)\s*[│║┃]\s*$/.exec(l)?.[1])
+      .filter((l): l is string => l !== undefined);
+    const at = inside.findIndex((l) => l.startsWith("✗ Launches per hour"));
+    expect(inside[at]).toBe("✗ Launches per hour must be a whole number from 1 to");
+    expect(inside[at + 1]).toBe("100 (launches per hour)");
+    // The intro's sentence too: every line starts with a word, never the space it broke at.
+    const intro = inside.findIndex((l) => l.startsWith("Only the fields below change;"));
+    expect(intro).toBeGreaterThanOrEqual(0);
+    expect(inside[intro + 1]).toMatch(/^\S/);
+  });
 });
 
 describe("where git needs the integrations", () => {

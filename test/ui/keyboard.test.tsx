@@ -221,6 +221,26 @@ describe("sessions and panes", () => {
     await waitForContent(h, "Sessions 4/4");
   });
 
+  it("the help overlay's columns keep a gap: the left half's text never touches the right half's keys", async () => {
+    fx = await startUiFixture();
+    h = mountApp(fx, { columns: 160, rows: 40 });
+    await waitForContent(h, "Sessions");
+    await pressKey(h, "?");
+    const frame = await waitForContent(h, "Everywhere");
+    const lines = frame.split("\n");
+    const top = lines.findIndex((l) => l.includes("Keys — "));
+    const end = lines.findIndex((l, i) => i > top && l.startsWith("╰"));
+    const body = lines.slice(top + 1, end);
+    // Two halves: the right one starts where the key on the heading's line does.
+    const first = body[0] ?? "";
+    const column = /Everywhere +\S/.exec(first);
+    expect(column).not.toBeNull();
+    const at = (column?.index ?? 0) + (column?.[0].length ?? 0) - 1;
+    expect(at).toBeGreaterThan(60);
+    // The three cells before the right half are blank on every line: no text runs into its keys.
+    for (const l of body) expect(l.slice(at - 3, at), l).toBe("   ");
+  });
+
   it("re-lays out on resize, never taller than the terminal, and says when it is too small", async () => {
     fx = await startUiFixture();
     const [a, b, c] = fx.ids as [string, string, string];

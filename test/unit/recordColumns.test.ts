@@ -80,11 +80,20 @@ describe("the session list's row, as the width allows", () => {
   });
 
   it("says what the service hides in the longest words that fit, or nothing", () => {
-    expect(destroyedNote(false, 80)).toBe("destroyed and error sessions hidden (D shows)");
-    expect(destroyedNote(true, 80)).toBe("destroyed and error sessions shown (D hides)");
-    expect(destroyedNote(false, 30)).toBe("destroyed/error hidden (D)");
-    expect(destroyedNote(false, 18)).toBe("D: show destroyed");
-    expect(destroyedNote(false, 5)).toBeNull();
+    const hiding = { shown: false, hidden: 2, turned: 0 } as const;
+    expect(destroyedNote(hiding, 80)).toBe("destroyed and error sessions hidden (D shows)");
+    expect(destroyedNote({ shown: true }, 80)).toBe("destroyed and error sessions shown (D hides)");
+    expect(destroyedNote(hiding, 30)).toBe("destroyed/error hidden (D)");
+    expect(destroyedNote(hiding, 18)).toBe("D: show destroyed");
+    expect(destroyedNote(hiding, 5)).toBeNull();
+    // A row that turned error since the list was read is shown: the note never denies it.
+    const turned = { shown: false, hidden: 0, turned: 1 } as const;
+    expect(destroyedNote(turned, 120)).toBe(
+      "destroyed and error sessions hidden, but 1 that changed since the list was read is shown (D shows all)",
+    );
+    expect(destroyedNote(turned, 60)).toBe("destroyed/error hidden, 1 shown till refresh (D)");
+    // A state filter picks the rows: the toggle changes nothing, nothing is said.
+    expect(destroyedNote(null, 80)).toBeNull();
   });
 });
 

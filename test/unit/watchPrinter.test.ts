@@ -117,6 +117,23 @@ describe("watch lines", () => {
     ]);
   });
 
+  it("lines stay in time order across sessions: a prompt line begun earlier is printed before a later line of another session", () => {
+    const two = printer({ sessionIds: [A, B] });
+    two.p.event(A, prompt("Found the cause: "), AT);
+    two.p.event(B, output("$ npm test"), AT + 2000);
+    two.p.event(A, prompt("the cache key"), AT + 3000);
+    two.p.note(B, "state", "paused → active", AT + 4000);
+    two.p.flushAll();
+    expect(two.lines).toEqual([
+      `09:30:05 ${A} prompt Found the cause:`,
+      `09:30:07 ${B} output [stdout] $ npm test`,
+      `09:30:08 ${A} prompt the cache key`,
+      `09:30:09 ${B} state  paused → active`,
+    ]);
+    const times = two.lines.map((l) => l.slice(0, 8));
+    expect(times).toEqual([...times].sort());
+  });
+
   it("a gap marker or a state read again ends that session's prompt line first, with the same prefix", () => {
     const two = printer({ sessionIds: [A, B] });
     two.p.event(A, prompt("before the drop"), AT);

@@ -90,6 +90,9 @@ export function flowIntoColumns(lines: readonly HelpLine[], rows: number): HelpL
   return out;
 }
 
+/** Blank cells between one column's text and the next column's keys. */
+export const HELP_COLUMN_GAP = 3;
+
 export interface HelpGeometry {
   columns: number;
   columnWidth: number;
@@ -134,8 +137,8 @@ export function helpLayout(width: number, height: number, notes: HelpNotes): Hel
   // Wrapping adds lines, which may add a column, which narrows the columns: settle (columns
   // only grow, and there are at most three).
   for (let round = 0; round < 3; round++) {
-    // A line is drawn one cell narrower than its column (the gap between columns).
-    const wrapped = wrapHelpLines(raw, g.columnWidth - 1 - keyCol);
+    // A line is drawn narrower than its column by the gap between columns.
+    const wrapped = wrapHelpLines(raw, g.columnWidth - HELP_COLUMN_GAP - keyCol);
     lines = flowIntoColumns(wrapped, g.rowsPerColumn);
     const next = helpGeometry(width, height, lines.length);
     const settled = next.columns === g.columns;

@@ -213,6 +213,18 @@ export function listRows(bodyRows: number): number {
 }
 
 /**
+ * What a window of `rows` rows from `start` leaves out of `count`: "↑ 3 more · ↓ 12 more",
+ * either side only when it hides rows, "" when every row is in view.
+ */
+export function scrollMoreText(start: number, rows: number, count: number): string {
+  const above = Math.max(0, Math.min(start, count));
+  const below = Math.max(0, count - start - rows);
+  return [above > 0 ? `↑ ${above} more` : "", below > 0 ? `↓ ${below} more` : ""]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+/**
  * First visible row of a scrolled list so the cursor stays in view, kept a couple of rows
  * away from the edges where possible. Stateless: the same cursor always gives the same window.
  */

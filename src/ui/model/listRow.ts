@@ -7,10 +7,14 @@ import {
   sessionRepo,
   totalCostUsd,
 } from "../../protocol/sessionRecord.js";
+import type { hiddenFact } from "../../store/sessionsStore.js";
 import { formatAgeCoarse } from "../../text/format.js";
 import { displayWidth } from "../../text/wrap.js";
 import type { ListRowStyle } from "./geometry.js";
 import { keyOf } from "./keymap.js";
+
+/** What the view hides as destroyed or error, as the rows read it (sessionsStore's hiddenFact). */
+export type HiddenFact = ReturnType<typeof hiddenFact>;
 
 /**
  * What a session list row shows after the name, as the width allows: from 64 columns its last
@@ -43,19 +47,26 @@ export function listRowMeta(s: Session, style: ListRowStyle, width: number, now:
  * leaves out unless asked: the longest wording that fits `room` cells, or null when none does
  * (a list narrowed beside panes; the key's help still says it).
  */
-export function destroyedNote(included: boolean, room: number): string | null {
+export function destroyedNote(fact: HiddenFact, room: number): string | null {
+  if (fact === null) return null;
   const key = keyOf("includeDestroyed");
-  const words = included
+  const words = fact.shown
     ? [
         `destroyed and error sessions shown (${key} hides)`,
         `destroyed/error shown (${key})`,
         `${key}: hide destroyed`,
       ]
-    : [
-        `destroyed and error sessions hidden (${key} shows)`,
-        `destroyed/error hidden (${key})`,
-        `${key}: show destroyed`,
-      ];
+    : fact.turned > 0
+      ? [
+          `destroyed and error sessions hidden, but ${fact.turned} that changed since the list was read ${fact.turned === 1 ? "is" : "are"} shown (${key} shows all)`,
+          `destroyed/error hidden, ${fact.turned} shown till refresh (${key})`,
+          `${key}: show destroyed`,
+        ]
+      : [
+          `destroyed and error sessions hidden (${key} shows)`,
+          `destroyed/error hidden (${key})`,
+          `${key}: show destroyed`,
+        ];
   return words.find((w) => displayWidth(w) <= room) ?? null;
 }
 

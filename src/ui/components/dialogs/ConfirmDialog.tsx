@@ -11,7 +11,8 @@ import { describePending, isGitPending, pushTarget, repoName } from "../../model
 import { pendingRepo } from "../../model/integrations.js";
 import { keyOf } from "../../model/keymap.js";
 import type { ConfirmDialogState, QuitDialogState } from "../../model/uiStore.js";
-import { FramedBox } from "../frame/FramedBox.js";
+import { dialogInnerWidth, FramedBox } from "../frame/FramedBox.js";
+import { Prose } from "../frame/Prose.js";
 import { useRepoDefault } from "../integrations/useRepoDefault.js";
 import { isReviewPending, ReviewConfirm } from "../review/ReviewConfirm.js";
 
@@ -72,6 +73,7 @@ export function ConfirmDialog({
     dialog.kind === "confirm" ? pendingRepo(dialog.action, record) : null,
   );
 
+  const inner = dialogInnerWidth(width);
   if (dialog.kind === "quit") {
     return (
       <FramedBox
@@ -81,14 +83,18 @@ export function ConfirmDialog({
         height={height}
         tone="warn"
       >
-        <Text wrap="wrap">
-          {running
-            ? `${running.kind} on ${running.sessionId} has been running for ${formatElapsed(now - running.startedAt)}.`
-            : "The git action has just finished."}
-        </Text>
-        <Text wrap="wrap">
-          Quitting does not stop it on the service, but you will not see how it ends.
-        </Text>
+        <Prose
+          width={inner}
+          text={
+            running
+              ? `${running.kind} on ${running.sessionId} has been running for ${formatElapsed(now - running.startedAt)}.`
+              : "The git action has just finished."
+          }
+        />
+        <Prose
+          width={inner}
+          text="Quitting does not stop it on the service, but you will not see how it ends."
+        />
         <Text> </Text>
         <Keys yes="quit" no="stay" />
       </FramedBox>
@@ -152,14 +158,10 @@ export function ConfirmDialog({
       )}
       <Text> </Text>
       {about.lines.map((l) => (
-        <Text key={l} wrap="wrap">
-          {l}
-        </Text>
+        <Prose key={l} width={inner} text={l} />
       ))}
       {about.warning ? (
-        <Text wrap="wrap" bold color={theme.c.warn}>
-          {`⚠ ${about.warning}`}
-        </Text>
+        <Prose width={inner} bold color={theme.c.warn} text={`⚠ ${about.warning}`} />
       ) : null}
       {(a.kind === "push" || a.kind === "pr") && overlap && overlap.length > 0 ? (
         <>

@@ -11,6 +11,7 @@ import { FORM_FIELDS, fieldPlaceholder, formIntro, repoName } from "../../model/
 import type { FormDialogState } from "../../model/uiStore.js";
 import { FormFields } from "../frame/FormFields.js";
 import { dialogInnerWidth, FramedBox } from "../frame/FramedBox.js";
+import { Prose } from "../frame/Prose.js";
 import { scrollWindow } from "../frame/ScrollList.js";
 import { CloneSuggestions } from "../integrations/CloneSuggestions.js";
 import { useRepoDefault } from "../integrations/useRepoDefault.js";
@@ -78,9 +79,7 @@ export function FormDialog({
   return (
     <FramedBox title={title} width={width} height={height} centred>
       {lines.map((l) => (
-        <Text key={l} wrap="wrap" color={theme.c.muted}>
-          {l}
-        </Text>
+        <Prose key={l} width={dialogInnerWidth(width)} color={theme.c.muted} text={l} />
       ))}
       <Text> </Text>
       <FormFields

@@ -4,7 +4,7 @@ import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { selectMarkedIds } from "../../../store/attention/queue.js";
 import { REASON_GLYPH } from "../../../store/attention/reasons.js";
-import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
+import { hiddenFact, selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAge } from "../../../text/format.js";
 import { displayWidth } from "../../../text/wrap.js";
 import { useServices } from "../../context/servicesContext.js";
@@ -22,7 +22,7 @@ import {
 } from "../../model/fleetRows.js";
 import { FLEET_CHROME_ROWS } from "../../model/geometry.js";
 import { keyOf } from "../../model/keymap.js";
-import { listWindowStart } from "../../model/layout.js";
+import { listWindowStart, scrollMoreText } from "../../model/layout.js";
 import { orderSessions } from "../../model/listOrder.js";
 import { destroyedNote, loadingMoreText } from "../../model/listRow.js";
 import type { AppServices } from "../../model/services.js";
@@ -268,21 +268,23 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   const head = live.head;
 
   const sort = `${SORT_LABELS[meta.sortKey] ?? meta.sortKey} ${meta.sortDir === "asc" ? "↑" : "↓"}`;
-  const includeDestroyed = useStore(sessions, (s) => s.includeDestroyed);
+  const hidden = useStore(sessions, useShallow(hiddenFact));
   const base = `state: ${meta.stateFilter ?? "all"} · sort: ${sort}`;
   // Room for the note about destroyed and error sessions: what the filter hint leaves.
   const note =
     services.live !== null && !editing
-      ? destroyedNote(includeDestroyed, inner - displayWidth(base) - 16)
+      ? destroyedNote(hidden, inner - displayWidth(base) - 16)
       : null;
   const settings = note ? `${base} · ${note}` : base;
+  // Rows out of view are said, first on the line so a narrow fleet keeps it.
+  const scrolled = scrollMoreText(start, rows, visible.length);
   const status = meta.loading
     ? "loading sessions…"
     : meta.error
       ? `✗ ${meta.error.message}`
       : meta.loadingMore
         ? loadingMoreText(meta.toCome)
-        : `${visible.length} shown of ${meta.serverTotal ?? meta.total}${meta.hasMore ? " · not every page read" : ""} · ${keyOf("open")} opens a pane · ${keyOf("fleet")} or ${keyOf("cancel")} goes back`;
+        : `${scrolled ? `${scrolled} · ` : ""}${visible.length} shown of ${meta.serverTotal ?? meta.total}${meta.hasMore ? " · not every page read" : ""} · ${keyOf("open")} opens a pane · ${keyOf("fleet")} or ${keyOf("cancel")} goes back`;
 
   // Every line of the table is cut to its width itself (truncating Texts in boxes of a set
   // width): clipping only the height spares Ink measuring and slicing every line again on

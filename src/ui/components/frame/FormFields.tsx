@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import type { ReactNode } from "react";
 import { useTheme } from "../../context/theme.js";
 import { TextInput } from "../chrome/TextInput.js";
+import { Prose } from "./Prose.js";
 
 export interface FormFieldView {
   /** The label as shown (with "(optional)" when the form says so). */
@@ -54,11 +55,7 @@ export function FormFields({
         );
       })}
       {children}
-      {error ? (
-        <Text color={theme.c.error} wrap="truncate-end">
-          ✗ {error}
-        </Text>
-      ) : null}
+      {error ? <Prose text={`✗ ${error}`} width={width} color={theme.c.error} /> : null}
     </>
   );
 }

@@ -9,6 +9,7 @@ import { keyOf } from "../../model/keymap.js";
 import type { IntegrationEditState } from "../../model/uiStore.js";
 import { FormFields } from "../frame/FormFields.js";
 import { dialogInnerWidth, FramedBox } from "../frame/FramedBox.js";
+import { Prose } from "../frame/Prose.js";
 
 /** The issue tracker's launch limit and default repository: the fields, then the confirmation. */
 
@@ -43,14 +44,17 @@ export function IntegrationEditDialog({
         tone="warn"
         centred
       >
-        <Text wrap="wrap">{now}</Text>
-        <Text wrap="wrap">
-          {`After: ${update.rate_limit_per_hour !== undefined ? `${update.rate_limit_per_hour} launches per hour` : "the launch limit unchanged"}, ${update.default_github_repo ? `default repository ${update.default_github_repo}` : "no default repository"}.`}
-        </Text>
-        <Text bold color={theme.c.warn} wrap="wrap">
-          ⚠ This changes how many agent sessions the issue tracker may start, for the whole
-          organization.
-        </Text>
+        <Prose width={dialogInnerWidth(width)} text={now} />
+        <Prose
+          width={dialogInnerWidth(width)}
+          text={`After: ${update.rate_limit_per_hour !== undefined ? `${update.rate_limit_per_hour} launches per hour` : "the launch limit unchanged"}, ${update.default_github_repo ? `default repository ${update.default_github_repo}` : "no default repository"}.`}
+        />
+        <Prose
+          width={dialogInnerWidth(width)}
+          bold
+          color={theme.c.warn}
+          text="⚠ This changes how many agent sessions the issue tracker may start, for the whole organization."
+        />
         <Text> </Text>
         <Text>
           <Text bold color={theme.c.ok}>{`[${keyOf("confirmYes")}]`}</Text>
@@ -63,12 +67,12 @@ export function IntegrationEditDialog({
   }
   return (
     <FramedBox title="Change the issue tracker's settings" width={width} height={height} centred>
-      <Text wrap="wrap" color={theme.c.muted}>
-        {now}
-      </Text>
-      <Text wrap="wrap" color={theme.c.muted}>
-        Only the fields below change; you confirm before anything is sent.
-      </Text>
+      <Prose width={dialogInnerWidth(width)} color={theme.c.muted} text={now} />
+      <Prose
+        width={dialogInnerWidth(width)}
+        color={theme.c.muted}
+        text="Only the fields below change; you confirm before anything is sent."
+      />
       <Text> </Text>
       <FormFields
         fields={FIELDS}

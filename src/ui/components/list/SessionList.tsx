@@ -12,7 +12,7 @@ import {
 } from "../../../store/attention/queue.js";
 import { REASON_GLYPH } from "../../../store/attention/reasons.js";
 import { type Overlap, overlapMark, overlapSummary } from "../../../store/fleet/overlaps.js";
-import { selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
+import { hiddenFact, selectListMeta, selectVisibleSessions } from "../../../store/sessionsStore.js";
 import { formatAgeCoarse } from "../../../text/format.js";
 import { displayWidth } from "../../../text/wrap.js";
 import { useServices } from "../../context/servicesContext.js";
@@ -192,13 +192,11 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
       ? Math.floor(now / ACTIVITY_STEP_MS) * ACTIVITY_STEP_MS
       : 0,
   );
-  const includeDestroyed = useStore(sessions, (s) => s.includeDestroyed);
+  const hidden = useStore(sessions, useShallow(hiddenFact));
   const settings = `state: ${meta.stateFilter ?? "all"} · sort: ${SORT_LABELS[meta.sortKey] ?? meta.sortKey} ${meta.sortDir === "asc" ? "↑" : "↓"}`;
   // The service leaves destroyed and error sessions out unless asked: said where a service
   // lists (a recording's list is whole).
-  const note = refreshes
-    ? destroyedNote(includeDestroyed, inner - displayWidth(settings) - 3)
-    : null;
+  const note = refreshes ? destroyedNote(hidden, inner - displayWidth(settings) - 3) : null;
   const settingsLine = note ? `${settings} · ${note}` : settings;
 
   const status = meta.loading

@@ -4,7 +4,7 @@ import { useStore } from "zustand";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { helpNotes } from "../../model/gitActions.js";
-import { helpLayout, missingNote } from "../../model/help.js";
+import { HELP_COLUMN_GAP, helpLayout, missingNote } from "../../model/help.js";
 import { keyOf } from "../../model/keymap.js";
 import { FramedBox } from "../frame/FramedBox.js";
 import { ScrollList, scrollNote } from "../frame/ScrollList.js";
@@ -54,7 +54,7 @@ export const HelpOverlay = memo(function HelpOverlay({
               items={col}
               rows={g.rowsPerColumn}
               top={0}
-              width={g.columnWidth - 1}
+              width={g.columnWidth - HELP_COLUMN_GAP}
               render={(l, li) =>
                 l.kind === "heading" ? (
                   <Text bold color={theme.c.accent} wrap="truncate-end">
