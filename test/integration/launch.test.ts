@@ -1,7 +1,8 @@
 import { request as httpRequest } from "node:http";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, newIdempotencyKey } from "../../src/client/apiClient.js";
+import { ApiClient } from "../../src/client/apiClient.js";
+import { newIdempotencyKey } from "../../src/client/idempotency.js";
 import { MissingScopeError, RateLimitedError, UsageError } from "../../src/client/errors.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { PROVISION_MS } from "../../src/server/launches.js";
