@@ -95,7 +95,7 @@ function useRefusedKey(services: AppServices | null): string | null {
 
 /**
  * The services `connect` builds: "pending" until it settles (and when there is no `connect`,
- * null). It runs in an effect, after the first frame has been written.
+ * null). It runs after the first frame has been written.
  */
 function useConnect(
   connect: (() => Promise<AppServices | null>) | null,
@@ -108,16 +108,20 @@ function useConnect(
     const run = first.current;
     if (!run) return;
     let live = true;
-    run().then(
-      (s) => {
-        if (live) setState(s);
-      },
-      (e: unknown) => {
-        if (live) fail.current?.(e);
-      },
-    );
+    // Once the frame just committed has been written (Ink may write it after its effects).
+    const later = setImmediate(() => {
+      run().then(
+        (s) => {
+          if (live) setState(s);
+        },
+        (e: unknown) => {
+          if (live) fail.current?.(e);
+        },
+      );
+    });
     return () => {
       live = false;
+      clearImmediate(later);
     };
   }, []);
   return state;
