@@ -12,6 +12,7 @@ import {
   type EntrySource,
   initialPaneView,
   matchStats,
+  prepareSearch,
   setQuery,
   toggleKind,
 } from "../../src/ui/model/paneView.js";
@@ -119,5 +120,31 @@ describe("search over a large scrollback, block by block", () => {
     for (let i = 1; i <= 1500; i++) output(i % 500 === 0 ? "needle\n" : "hay\n");
     expect(matchStats(buf, setQuery(initialPaneView(), buf, "hay").view)?.total).toBe(1497);
     expect(matchStats(buf, setQuery(initialPaneView(), buf, "needle").view)?.total).toBe(3);
+  });
+
+  it("opening the search box builds the text a slice per turn; the search then reads almost nothing", async () => {
+    let decoded = 0;
+    const buf = new TimelineBuffer(20_000, (_kind, data, id, seq, at) => {
+      decoded++;
+      return { seq, id, kind: "output", at, text: data };
+    });
+    for (let seq = 1; seq <= 10_000; seq++) buf.pushRaw(0, `line ${seq}`, null, seq, seq);
+    prepareSearch(buf);
+    prepareSearch(buf); // opened twice: one preparation
+    expect(decoded).toBe(0);
+    const turn = () => new Promise((r) => setImmediate(r));
+    await turn();
+    // One slice: a few blocks, not the scrollback.
+    expect(decoded).toBeGreaterThan(0);
+    expect(decoded).toBeLessThan(3000);
+    for (let i = 0; i < 100 && decoded < 9_999; i++) await turn();
+    expect(decoded).toBeGreaterThanOrEqual(9_999);
+    const before = decoded;
+    const r = setQuery(initialPaneView(), buf, "line 42");
+    const total = matchStats(buf, r.view)?.total;
+    // The search itself: a binary search or two and the newest entry, not 10,000 decodes.
+    expect(decoded - before).toBeLessThan(100);
+    expect(r.view.matchSeq).toBe(4299);
+    expect(total).toBe(scanned(buf, "line 42").length);
   });
 });

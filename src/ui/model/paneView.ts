@@ -1,7 +1,7 @@
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import type { Redactor } from "../../text/redact.js";
 import { stripSgr } from "../../text/wrap.js";
-import { blockMatches, type PeekSource, SEP } from "./searchBlocks.js";
+import { blockMatches, type PeekSource, prepareBlocks, SEP } from "./searchBlocks.js";
 import { type DisplayLine, entryLines, entryMatches, type LineOptions } from "./timelineLines.js";
 
 /**
@@ -424,9 +424,9 @@ export function matchSeqs(buf: EntrySource, view: PaneView, q: string): readonly
   } else {
     seqs = [];
     // A scrollback that can be read without keeping what is read: searched block by block.
-    if ("peek" in buf && !q.includes(SEP)) {
+    if (isPeekSource(buf) && !q.includes(SEP)) {
       blockMatches(
-        buf as PeekSource,
+        buf,
         q,
         (kind) => kindShown(view, kind),
         (e) => isShown(view, e) && entryMatches(e, q),
@@ -436,6 +436,15 @@ export function matchSeqs(buf: EntrySource, view: PaneView, q: string): readonly
   }
   if (version !== undefined) matchIndexes.set(buf, { key, version, first, newest, seqs });
   return seqs;
+}
+
+function isPeekSource(buf: EntrySource): buf is EntrySource & PeekSource {
+  return "peek" in buf;
+}
+
+/** The search box opened on this scrollback: its search text starts being built (searchBlocks). */
+export function prepareSearch(buf: EntrySource): void {
+  if (isPeekSource(buf)) prepareBlocks(buf);
 }
 
 /** Index in `seqs` (ascending) of the first seq ≥ `seq`; seqs.length when none. */

@@ -54,11 +54,33 @@ function firstAfter(buf: PeekSource, seq: number): number {
   return lo;
 }
 
-/** The blocks covering every entry but the newest, brought up to date. */
-function blocksOf(buf: PeekSource): Block[] {
+/** Blocks built per turn of the event loop while a search is being typed (about 10 ms). */
+const PREPARE_BLOCKS = 4;
+const preparing = new WeakSet<PeekSource>();
+
+/**
+ * Builds the blocks a few at a time, one slice per turn of the event loop, until they cover
+ * the scrollback: opening the search box starts it, so that the search typed meanwhile finds
+ * them built instead of reading every entry in one frame.
+ */
+export function prepareBlocks(buf: PeekSource): void {
+  if (preparing.has(buf)) return;
+  preparing.add(buf);
+  const step = () => {
+    if (blocksOf(buf, PREPARE_BLOCKS).done) preparing.delete(buf);
+    else setImmediate(step);
+  };
+  setImmediate(step);
+}
+
+/** The blocks covering every entry but the newest, brought up to date (at most `most` more). */
+function blocksOf(
+  buf: PeekSource,
+  most = Number.POSITIVE_INFINITY,
+): { blocks: Block[]; done: boolean } {
   const first = buf.get(0)?.seq;
   const newest = buf.get(buf.size - 1)?.seq;
-  if (first === undefined || newest === undefined) return [];
+  if (first === undefined || newest === undefined) return { blocks: [], done: true };
   let idx = indexes.get(buf);
   // Emptied and filled again (seqs behind what the index has): start over.
   if (!idx || idx.upTo >= newest) idx = { blocks: [], upTo: Number.NEGATIVE_INFINITY };
@@ -67,7 +89,9 @@ function blocksOf(buf: PeekSource): Block[] {
   while (gone < idx.blocks.length && (idx.blocks[gone] as Block).last < first) gone++;
   if (gone > 0) idx.blocks = idx.blocks.slice(gone);
   const end = buf.size - 1;
-  for (let i = idx.blocks.length === 0 ? 0 : firstAfter(buf, idx.upTo); i < end; ) {
+  let built = 0;
+  let i = idx.blocks.length === 0 ? 0 : firstAfter(buf, idx.upTo);
+  for (; i < end && built < most; built++) {
     const stop = Math.min(end, i + BLOCK);
     const pieces: string[] = [];
     const starts: number[] = [];
@@ -90,7 +114,7 @@ function blocksOf(buf: PeekSource): Block[] {
     idx.upTo = last;
   }
   indexes.set(buf, idx);
-  return idx.blocks;
+  return { blocks: idx.blocks, done: i >= end };
 }
 
 /** The entry of `block` whose text holds position `pos`. */
@@ -119,7 +143,7 @@ export function blockMatches(
 ): void {
   const first = buf.get(0)?.seq;
   if (first === undefined || lowerQuery === "") return;
-  for (const block of blocksOf(buf)) {
+  for (const block of blocksOf(buf).blocks) {
     let pos = block.text.indexOf(lowerQuery);
     while (pos >= 0) {
       const j = entryAt(block, pos);
