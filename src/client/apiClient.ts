@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   type Approval,
   type ApprovalList,
@@ -1143,11 +1142,6 @@ function checkedApprovalId(id: string): string {
 
 function idPath(id: string, build: (id: string) => string): string {
   return build(checkedId(id));
-}
-
-/** A new Idempotency-Key: one per user intent (a launch tried again keeps its own). */
-export function newIdempotencyKey(): string {
-  return randomUUID();
 }
 
 /** A creating POST made safe to send again: its Idempotency-Key (protocol/launch.ts). */

@@ -17,6 +17,7 @@ import {
 } from "./model/services.js";
 import { LoginScreen } from "./screens/LoginScreen.js";
 import { MainScreen } from "./screens/MainScreen.js";
+import { StartingScreen } from "./screens/StartingScreen.js";
 
 /**
  * The terminal UI's root. Everything it shows comes from the injected stores; it creates
@@ -28,6 +29,14 @@ import { MainScreen } from "./screens/MainScreen.js";
 export interface AppProps {
   /** Stores and the stream controller for a verified key; null shows the login screen. */
   services: AppServices | null;
+  /**
+   * With `services` null: builds the services for the key there is, called once the first
+   * frame (StartingScreen) is on screen, so that the client loads after it; resolving null
+   * shows the login screen. Rejecting ends the UI through `onError`.
+   */
+  connect?: (() => Promise<AppServices | null>) | null;
+  /** The start-up's `connect` failed (the caller ends the UI and reports it). */
+  onError?: (e: unknown) => void;
   profile: string;
   baseUrl: string;
   options?: Partial<AppOptions>;
@@ -84,6 +93,40 @@ function useRefusedKey(services: AppServices | null): string | null {
   });
 }
 
+/**
+ * The services `connect` builds: "pending" until it settles (and when there is no `connect`,
+ * null). It runs after the first frame has been written.
+ */
+function useConnect(
+  connect: (() => Promise<AppServices | null>) | null,
+  onError: ((e: unknown) => void) | undefined,
+): AppServices | null | "pending" {
+  const [state, setState] = useState<AppServices | null | "pending">(connect ? "pending" : null);
+  const first = useRef(connect);
+  const fail = useRef(onError);
+  useEffect(() => {
+    const run = first.current;
+    if (!run) return;
+    let live = true;
+    // Once the frame just committed has been written (Ink may write it after its effects).
+    const later = setImmediate(() => {
+      run().then(
+        (s) => {
+          if (live) setState(s);
+        },
+        (e: unknown) => {
+          if (live) fail.current?.(e);
+        },
+      );
+    });
+    return () => {
+      live = false;
+      clearImmediate(later);
+    };
+  }, []);
+  return state;
+}
+
 export function App(props: AppProps) {
   const options = useMemo<AppOptions>(
     () => ({ ...DEFAULT_OPTIONS, ...props.options }),
@@ -127,9 +170,11 @@ export function App(props: AppProps) {
     [],
   );
   const [loggedIn, setLoggedIn] = useState<AppServices | null>(null);
+  const connected = useConnect(props.connect ?? null, props.onError);
+  const started = props.services ?? (connected === "pending" ? null : connected);
   // A key the service refuses opens the login screen, with the refusal, not an empty list.
-  const refused = useRefusedKey(loggedIn ? null : props.services);
-  const services = loggedIn ?? (refused === null ? props.services : null);
+  const refused = useRefusedKey(loggedIn ? null : started);
+  const services = loggedIn ?? (refused === null ? started : null);
   const now = props.now ?? Date.now;
   // New services (another key) mean a fresh screen: its UI state belongs to the old ones.
   const generation = useRef<{ services: AppServices | null; n: number }>({ services, n: 0 });
@@ -155,7 +200,9 @@ export function App(props: AppProps) {
   );
 
   let screen: React.ReactElement;
-  if (services) {
+  if (!services && !loggedIn && connected === "pending") {
+    screen = <StartingScreen profile={props.profile} baseUrl={props.baseUrl} size={size} />;
+  } else if (services) {
     screen = (
       <ServicesContext.Provider value={services}>
         <MainScreen

@@ -249,7 +249,9 @@ describe("what the bundled binary loads", () => {
       log,
     );
     try {
-      expect(await ui.waitFor(["loading sessions…"])).toContain("loading sessions…");
+      // The signed-in screen (its header verifying the key), drawn once the client has loaded.
+      const screen = await ui.waitFor(["loading sessions…", "verifying key…"]);
+      expect(screen).toContain("verifying key…");
     } finally {
       await ui.stop();
     }
@@ -260,6 +262,42 @@ describe("what the bundled binary loads", () => {
     expect(loaded.sources.filter((s) => s.startsWith("src/server/"))).toEqual([]);
     expect(loaded.sources.filter((s) => s.startsWith("node_modules/commander/"))).toEqual([]);
     expect(loaded.sources).not.toContain("src/cli/program.ts");
+  });
+
+  it("the UI's first frame needs no HTTP client: it loads after the frame is drawn", () => {
+    // What a chunk imports before it runs (import … from "./x.js"), not what it loads later
+    // (import("./x.js")).
+    const staticClosure = (file: string): string[] => {
+      const seen = new Set([file]);
+      for (const f of seen) {
+        const code = readFileSync(f, "utf8");
+        for (const m of code.matchAll(/(?:from|import)\s*"(\.\.?\/[\w./-]+\.js)"/g)) {
+          seen.add(join(dirname(f), m[1] as string));
+        }
+      }
+      return [...seen];
+    };
+    /** The chunk one of `files` loads lazily (import("./name-hash.js")). */
+    const lazyImport = (files: string[], name: string): string => {
+      const pattern = new RegExp(`import\\("(\\.\\.?/[\\w./-]*${name}-[\\w-]+\\.js)"\\)`);
+      for (const file of files) {
+        const m = pattern.exec(readFileSync(file, "utf8"));
+        if (m) return join(dirname(file), m[1] as string);
+      }
+      throw new Error(`nothing loads ${name} lazily`);
+    };
+    const start = staticClosure(lazyImport([CLI], "uiMain"));
+    const firstFrame = [...start, ...staticClosure(lazyImport(start, "runTui")), CLI];
+    const sources = new Set<string>();
+    for (const file of firstFrame) {
+      const map = JSON.parse(readFileSync(`${file}.map`, "utf8")) as { sources: string[] };
+      for (const s of map.sources) sources.add(relative(ROOT, join(dirname(file), s)));
+    }
+    // The observation works: Ink and the screens are there.
+    expect([...sources].some((s) => UI.test(s))).toBe(true);
+    expect([...sources].filter((s) => HTTP.test(s))).toEqual([]);
+    // The client comes in through a lazy import of the services' builder.
+    expect(() => lazyImport(start, "buildServices")).not.toThrow();
   });
 
   it.each([[["profiles"]], [["journal", "path"]], [["logout"]]])(

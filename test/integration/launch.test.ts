@@ -1,8 +1,9 @@
 import { request as httpRequest } from "node:http";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, newIdempotencyKey } from "../../src/client/apiClient.js";
+import { ApiClient } from "../../src/client/apiClient.js";
 import { MissingScopeError, RateLimitedError, UsageError } from "../../src/client/errors.js";
+import { newIdempotencyKey } from "../../src/client/idempotency.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { PROVISION_MS } from "../../src/server/launches.js";
 import { type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";

@@ -15,7 +15,8 @@ import { oscText } from "../../text/notification.js";
 import { keyRedactor } from "../../text/redact.js";
 import { attentionSetting } from "../attentionSetting.js";
 import { createClient } from "../clientFactory.js";
-import { type CommandContext, commandContext, orgOptions, uiTuningFromEnv } from "../context.js";
+import { type CommandContext, commandContext, orgOptions } from "../context.js";
+import { uiTuningFromEnv } from "../envTuning.js";
 import { clock } from "../eventFormat.js";
 import { err, fail, out, stdoutClosed, table } from "../output.js";
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { type ApiClient, newIdempotencyKey } from "../../client/apiClient.js";
+import type { ApiClient } from "../../client/apiClient.js";
 import {
   EXIT,
   HttpError,
@@ -7,6 +7,7 @@ import {
   NetworkError,
   UsageError,
 } from "../../client/errors.js";
+import { newIdempotencyKey } from "../../client/idempotency.js";
 import { cancellableDelay } from "../../client/signals.js";
 import { unsafeIdReason } from "../../protocol/ids.js";
 import {

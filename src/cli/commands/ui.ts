@@ -6,15 +6,18 @@ import { insecureKeyPath } from "../../credentials/paths.js";
 import { type KeySource, resolveCredentials, resolveTarget } from "../../credentials/resolve.js";
 import { fileRouteStore } from "../../credentials/routeCache.js";
 import { isSessionId } from "../../protocol/ids.js";
+import type { KeyStorage } from "../../ui/model/login.js";
 import { notifyPolicyFromEnv } from "../../ui/model/notifier.js";
 import { fitPanes, panesLeftMessage } from "../../ui/model/paneLimit.js";
+import type { AppServices } from "../../ui/model/services.js";
 import { attentionSetting } from "../attentionSetting.js";
-import { tuningFromEnv, uiTuningFromEnv } from "../context.js";
+import { tuningFromEnv, uiTuningFromEnv } from "../envTuning.js";
 import type { GlobalOptions } from "../globalOptions.js";
 import { err, fail, registerSecret } from "../output.js";
 import { hasTerminal } from "../terminalCheck.js";
+import type { ServicesConnection } from "../tui/buildServices.js";
 
-/** How long the first frame waits for the identity and the first page. */
+/** How long the signed-in screen waits for the identity and the first page. */
 const FIRST_FRAME_HOLD_MS = 120;
 
 export function requireTerminal(): boolean {
@@ -42,47 +45,41 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
   const attention = await attentionSetting();
   if (attention.warning) err(`warning: ${attention.warning}`);
   // Ink, React and the layout engine start loading now (the layout engine's WebAssembly
-  // compiles in the background) while the key is found and the first requests go out.
+  // compiles in the background) while the key is found.
   const tui = import("../tui/runTui.js");
   tui.catch(() => {});
   try {
     const target = await resolveTarget({ profile: g.profile, baseUrl: g.baseUrl, org: g.org });
-    // Lazy: the stores load only when a terminal session starts.
-    const [
-      { buildServices },
-      { journalFor },
-      { loadFirstScreen, firstScreenAnswered },
-      { signIn },
-      { localHome },
-    ] = await Promise.all([
-      import("../tui/buildServices.js"),
-      import("../journal/journalSetup.js"),
-      import("../../ui/model/services.js"),
-      import("../tui/signIn.js"),
-      import("../tui/localHome.js"),
-    ]);
-    const withJournal = async (baseUrl: string) => {
-      const j = await journalFor(baseUrl, { noJournal, profile: target.profile });
-      // The follow-up queues live beside the journal, one file per profile (none without it).
-      return {
-        journal: j.journal,
-        journalStatus: j.status,
-        ...(j.followUps ? { followUpStorage: j.followUps } : {}),
-      };
-    };
     const tuning = tuningFromEnv();
     const ui = uiTuningFromEnv();
-    const build = {
-      tuning,
-      attention: attention.config,
-      routeStore: fileRouteStore(),
-      // Changes are taken home into the git checkout the UI was started in.
-      home: localHome(),
-      ...(ui.fleetStreams !== undefined ? { fleetStreams: ui.fleetStreams } : {}),
-      ...(ui.refreshMs !== undefined ? { refreshMs: ui.refreshMs } : {}),
+    // The client (undici under it) and the stores load after the first frame (connect): the
+    // start-up frame needs neither, and they cost about what Ink does (docs/performance.md).
+    const buildFor = async (conn: ServicesConnection) => {
+      const [{ buildServices }, { journalFor }, { localHome }] = await Promise.all([
+        import("../tui/buildServices.js"),
+        import("../journal/journalSetup.js"),
+        import("../tui/localHome.js"),
+      ]);
+      const j = await journalFor(conn.baseUrl, { noJournal, profile: target.profile });
+      const h = buildServices(conn, {
+        tuning,
+        attention: attention.config,
+        routeStore: fileRouteStore(),
+        // Changes are taken home into the git checkout the UI was started in.
+        home: localHome(),
+        ...(ui.fleetStreams !== undefined ? { fleetStreams: ui.fleetStreams } : {}),
+        ...(ui.refreshMs !== undefined ? { refreshMs: ui.refreshMs } : {}),
+        journal: j.journal,
+        journalStatus: j.status,
+        // The follow-up queues live beside the journal, one file per profile (none without it).
+        ...(j.followUps ? { followUpStorage: j.followUps } : {}),
+      });
+      handles.push(h);
+      return h.services;
     };
     const handles: { dispose(): Promise<void> }[] = [];
-    let services = null;
+    let connect: (() => Promise<AppServices | null>) | null = null;
+    let connecting: Promise<unknown> = Promise.resolve();
     let keySource: KeySource | null = null;
     let keychainProblem: { message: string; hint: string | null } | null = null;
     try {
@@ -93,14 +90,21 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
       });
       registerSecret(creds.apiKey);
       keySource = creds.source;
-      const h = buildServices(
-        { ...creds, keyOrganization: true },
-        { ...build, ...(await withJournal(creds.baseUrl)) },
-      );
-      handles.push(h);
-      services = h.services;
-      // Asked while Ink and React load, answered while they do.
-      loadFirstScreen(services);
+      connect = () => {
+        const built = (async () => {
+          const [services, { loadFirstScreen, firstScreenAnswered }] = await Promise.all([
+            buildFor({ ...creds, keyOrganization: true }),
+            import("../../ui/model/services.js"),
+          ]);
+          loadFirstScreen(services);
+          // The signed-in screen waits a little for the first answers, so that it comes with
+          // the identity and the list instead of drawing its skeleton first.
+          await firstScreenAnswered(services, FIRST_FRAME_HOLD_MS);
+          return services;
+        })();
+        connecting = built.catch(() => {});
+        return built;
+      };
     } catch (e) {
       if (!(e instanceof NoCredentialsError)) throw e;
     }
@@ -113,24 +117,21 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
       keychainProblem = { message: k.reason, hint: k.hint };
     }
     const laterWarnings: string[] = [];
-    const onLogin = signIn({
-      target,
-      secret: registerSecret,
-      warn: (line) => laterWarnings.push(line),
-      open: async (conn) => {
-        const h = buildServices(conn, { ...build, ...(await withJournal(conn.baseUrl)) });
-        handles.push(h);
-        return h.services;
-      },
-    });
+    const onLogin = async (key: string, storage: KeyStorage) => {
+      const { signIn } = await import("../tui/signIn.js");
+      return signIn({
+        target,
+        secret: registerSecret,
+        warn: (line) => laterWarnings.push(line),
+        open: buildFor,
+      })(key, storage);
+    };
     const { runTui } = await tui;
-    // The first frame waits a little for those answers, so that it has the identity and the
-    // list and is drawn once instead of twice; a slower service gets the skeleton first.
-    if (services) await firstScreenAnswered(services, FIRST_FRAME_HOLD_MS);
     process.exitCode = await runTui({
       profile: target.profile,
       baseUrl: target.baseUrl,
-      services,
+      services: null,
+      ...(connect ? { connect } : {}),
       initialSessions,
       onLogin,
       keychainProblem,
@@ -139,6 +140,8 @@ export async function startUi(g: UiOptions, initialSessions: string[]): Promise<
       notify,
       fleet: g.fleet ?? false,
       cleanup: async () => {
+        // Services still being built when the UI ends are closed too.
+        await connecting;
         await Promise.all(handles.map((h) => h.dispose()));
       },
     });

@@ -70,22 +70,22 @@ export interface BuildOptions {
   promptEndPollMs?: number;
 }
 
+/** The service and the key the services are built for. */
+export interface ServicesConnection {
+  baseUrl: string;
+  apiKey: string;
+  organizationId?: string | null;
+  organizationFrom?: OrganizationSource | null;
+  /** Without organizationId, send an organization key's own organization (the CLI's way). */
+  keyOrganization?: boolean;
+}
+
 /**
  * Everything the UI is given for one verified key: the client, the stores and the stream
  * controller. Network and session logic live here and below, never in components. The CLI,
  * the `snapshot` command, the benchmarks and the UI tests all build them here.
  */
-export function buildServices(
-  conn: {
-    baseUrl: string;
-    apiKey: string;
-    organizationId?: string | null;
-    organizationFrom?: OrganizationSource | null;
-    /** Without organizationId, send an organization key's own organization (the CLI's way). */
-    keyOrganization?: boolean;
-  },
-  opts: BuildOptions = {},
-): ServicesHandle {
+export function buildServices(conn: ServicesConnection, opts: BuildOptions = {}): ServicesHandle {
   const scrollback = opts.scrollback ?? 5000;
   const journal = opts.journal ?? null;
   const tuning = opts.tuning ?? {};

@@ -17,8 +17,10 @@ import {
 export interface RunTuiOptions {
   profile: string;
   baseUrl: string;
-  /** Null shows the login screen. */
+  /** Null shows the login screen (or, with `connect`, the start-up frame until it settles). */
   services: AppServices | null;
+  /** Builds the services once the first frame is on screen (App's `connect`). */
+  connect?: () => Promise<AppServices | null>;
   initialSessions?: readonly string[];
   onLogin?: (key: string, storage: KeyStorage) => Promise<AppServices>;
   /** No keychain to keep a key in: shown on the login screen with the ways out. */
@@ -63,6 +65,8 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
     finishing = true;
     resolveDone(code);
   };
+  // The start-up's services could not be built: the UI ends and runTui rejects with why.
+  let failure: { error: unknown } | null = null;
   const onSignal = () => finish(0);
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onSignal);
@@ -75,6 +79,15 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
   const instance = render(
     <App
       services={opts.services}
+      {...(opts.connect
+        ? {
+            connect: opts.connect,
+            onError: (error: unknown) => {
+              failure ??= { error };
+              finish(1);
+            },
+          }
+        : {})}
       profile={opts.profile}
       baseUrl={opts.baseUrl}
       options={{
@@ -143,5 +156,6 @@ export async function runTui(opts: RunTuiOptions): Promise<number> {
   } finally {
     screen.restore();
   }
+  if (failure) throw (failure as { error: unknown }).error;
   return code;
 }

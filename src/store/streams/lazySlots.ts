@@ -91,15 +91,20 @@ export class LazySlots {
 
   /** The slot's entry built from its columns, which then let go of its strings. */
   materialize(slot: number, make: Materialize): TimelineEntry {
-    const made = make(
+    const made = this.decode(slot, make);
+    this.release(slot);
+    return made;
+  }
+
+  /** The slot's entry built from its columns, which keep their strings (nothing retained). */
+  decode(slot: number, make: Materialize): TimelineEntry {
+    return make(
       LAZY_KINDS[this.#kinds[slot] as number] as LazyKind,
       this.#data[slot] as string,
       this.#ids[slot] as string | null,
       this.#seqs[slot] as number,
       this.#ats[slot] as number,
     );
-    this.release(slot);
-    return made;
   }
 
   /** The slot holds a decoded entry now: its strings go. */

@@ -94,6 +94,17 @@ export class TimelineBuffer {
     return this.entryAt((this.head + idx) % this.capacity);
   }
 
+  /**
+   * Entry i as `get` gives it, but an undecoded slot is decoded for this call only and stays
+   * undecoded (a search's index reads every entry once without keeping them all).
+   */
+  peek(i: number): TimelineEntry | undefined {
+    const idx = i < 0 ? this.count + i : i;
+    if (!Number.isInteger(idx) || idx < 0 || idx >= this.count) return undefined;
+    const slot = (this.head + idx) % this.capacity;
+    return this.entries[slot] ?? this.raw.decode(slot, this.materialize);
+  }
+
   /** The newest entry. */
   last(): TimelineEntry | undefined {
     return this.count === 0 ? undefined : this.get(this.count - 1);

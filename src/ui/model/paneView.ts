@@ -1,6 +1,7 @@
 import type { TimelineEntry } from "../../store/streams/entry.js";
 import type { Redactor } from "../../text/redact.js";
 import { stripSgr } from "../../text/wrap.js";
+import { blockMatches, type PeekSource, prepareBlocks, SEP } from "./searchBlocks.js";
 import { type DisplayLine, entryLines, entryMatches, type LineOptions } from "./timelineLines.js";
 
 /**
@@ -11,7 +12,8 @@ import { type DisplayLine, entryLines, entryMatches, type LineOptions } from "./
  * terminal row at a time even through long wrapped entries. Following means "bottom-aligned
  * on the newest entry"; anything else is paused at `anchor`, the top line. Every function
  * here touches only the entries on (or next to) the screen, never the whole scrollback —
- * except a new search, which reads every entry once (matchSeqs keeps its matches after).
+ * except a new search, which reads every entry's text once (matchSeqs keeps its matches
+ * after; a scrollback's texts are kept block by block, searchBlocks.ts).
  */
 
 export type KindToggle = "prompt" | "output" | "file" | "state";
@@ -75,7 +77,11 @@ export function initialPaneView(): PaneView {
 }
 
 export function isShown(view: Pick<PaneView, "hidden">, e: TimelineEntry): boolean {
-  return view.hidden.length === 0 || !view.hidden.includes(e.kind as KindToggle);
+  return kindShown(view, e.kind);
+}
+
+function kindShown(view: Pick<PaneView, "hidden">, kind: TimelineEntry["kind"]): boolean {
+  return view.hidden.length === 0 || !view.hidden.includes(kind as KindToggle);
 }
 
 export function lineOptions(view: PaneView, vp: Viewport): LineOptions {
@@ -417,10 +423,28 @@ export function matchSeqs(buf: EntrySource, view: PaneView, q: string): readonly
     scanMatches(buf, view, q, indexOfSeq(buf, had.newest), seqs);
   } else {
     seqs = [];
-    scanMatches(buf, view, q, 0, seqs);
+    // A scrollback that can be read without keeping what is read: searched block by block.
+    if (isPeekSource(buf) && !q.includes(SEP)) {
+      blockMatches(
+        buf,
+        q,
+        (kind) => kindShown(view, kind),
+        (e) => isShown(view, e) && entryMatches(e, q),
+        seqs,
+      );
+    } else scanMatches(buf, view, q, 0, seqs);
   }
   if (version !== undefined) matchIndexes.set(buf, { key, version, first, newest, seqs });
   return seqs;
+}
+
+function isPeekSource(buf: EntrySource): buf is EntrySource & PeekSource {
+  return "peek" in buf;
+}
+
+/** The search box opened on this scrollback: its search text starts being built (searchBlocks). */
+export function prepareSearch(buf: EntrySource): void {
+  if (isPeekSource(buf)) prepareBlocks(buf);
 }
 
 /** Index in `seqs` (ascending) of the first seq ≥ `seq`; seqs.length when none. */

@@ -167,12 +167,17 @@ export function entryLines(e: TimelineEntry, o: LineOptions): DisplayLine[] {
 
 const searchText = new WeakMap<TimelineEntry, string>();
 
+/** The lowercased text a search compares for an entry (what it shows, without SGR). */
+export function searchTextOf(e: TimelineEntry): string {
+  return stripSgr(entryText(e)).toLowerCase();
+}
+
 /** Case-insensitive match of a query against what the entry shows. */
 export function entryMatches(e: TimelineEntry, lowerQuery: string): boolean {
   if (lowerQuery === "") return false;
   let hay = searchText.get(e);
   if (hay === undefined) {
-    hay = stripSgr(entryText(e)).toLowerCase();
+    hay = searchTextOf(e);
     searchText.set(e, hay);
   }
   return hay.includes(lowerQuery);

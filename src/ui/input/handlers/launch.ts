@@ -1,4 +1,4 @@
-import { newIdempotencyKey } from "../../../client/apiClient.js";
+import { newIdempotencyKey } from "../../../client/idempotency.js";
 import { LAUNCH_SCOPES } from "../../../protocol/launch.js";
 import { actOnEach } from "../../../store/act/eachSession.js";
 import { toErrorInfo } from "../../../store/errorInfo.js";

@@ -4,6 +4,7 @@ import { paneViewport } from "../../model/geometry.js";
 import {
   type KindToggle,
   type PaneView,
+  prepareSearch,
   resumeFollow,
   scrollBy,
   scrollToTop,
@@ -98,8 +99,11 @@ export const PANE: ModeHandlers<"pane"> = {
   closePane: (deps, { sessionId }) => closePane(deps, sessionId),
   wrap: (deps, { sessionId }) => updateView(deps, sessionId, toggleWrap),
   timestamps: (deps, { sessionId }) => updateView(deps, sessionId, toggleTimestamps),
-  search: (deps, { sessionId }) =>
-    patch(deps, { editing: { kind: "search", sessionId, draft: "" } }),
+  search: (deps, { sessionId }) => {
+    patch(deps, { editing: { kind: "search", sessionId, draft: "" } });
+    const buf = timelineOf(deps, sessionId);
+    if (buf) prepareSearch(buf);
+  },
   save: (deps, { sessionId }) => void saveTimeline(deps, sessionId),
   toggleKindPrompt: kind("prompt"),
   toggleKindOutput: kind("output"),
