@@ -51,7 +51,12 @@ export function wrapHelpLines(lines: readonly HelpLine[], textWidth: number): He
       continue;
     }
     const pieces = wrapWords(l.text, textWidth);
-    const note = l.missing ? displayWidth(missingNote(l.missing)) : 0;
+    // A note wider than the column on a line of its own is cut (the key, pressed, says it whole).
+    const missing =
+      l.missing && displayWidth(missingNote(l.missing)) > textWidth
+        ? `${l.missing.slice(0, Math.max(0, textWidth - displayWidth(missingNote("")) - 1))}…`
+        : l.missing;
+    const note = missing ? displayWidth(missingNote(missing)) : 0;
     const noteAlone = note > 0 && displayWidth(pieces.at(-1) ?? "") + note > textWidth;
     if (noteAlone) pieces.push("");
     pieces.forEach((text, i) => {
@@ -59,7 +64,7 @@ export function wrapHelpLines(lines: readonly HelpLine[], textWidth: number): He
         kind: i === 0 ? "key" : "more",
         keys: i === 0 ? l.keys : "",
         text,
-        missing: l.missing,
+        missing,
       });
     });
   }
