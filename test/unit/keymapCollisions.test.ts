@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { commandFor, type KeyPress } from "../../src/ui/input/keys.js";
-import { KEYMAP, type KeySpec, keyLabel, MODE_KINDS } from "../../src/ui/model/keymap.js";
+import {
+  enabledNow,
+  KEYMAP,
+  type KeySpec,
+  keyLabel,
+  MODE_KINDS,
+} from "../../src/ui/model/keymap.js";
 
 /**
  * The keymap table decides what a key means: no two commands enabled in the same mode may
@@ -25,10 +31,14 @@ function id(spec: KeySpec): string {
 describe("keymap", () => {
   it("no two commands share a key in any mode", () => {
     const clashes: string[] = [];
-    for (const mode of MODE_KINDS) {
+    // A replay's rows and a live UI's are never on together: check each setting apart.
+    for (const [mode, replaying] of MODE_KINDS.flatMap((m) => [
+      [m, false] as const,
+      [m, true] as const,
+    ])) {
       const seen = new Map<string, string>();
       for (const cmd of KEYMAP) {
-        if (!cmd.modes.includes(mode)) continue;
+        if (!cmd.modes.includes(mode) || !enabledNow(cmd, replaying)) continue;
         for (const k of cmd.keys) {
           const other = seen.get(id(k));
           if (other && other !== cmd.id) {
@@ -46,12 +56,20 @@ describe("keymap", () => {
     for (const cmd of KEYMAP) {
       for (const mode of cmd.modes) {
         for (const k of cmd.keys) {
-          const got = commandFor(mode, pressOf(k));
+          const got = commandFor(mode, pressOf(k), cmd.replay === true);
           if (got?.id !== cmd.id) lost.push(`${mode}: ${keyLabel(k)} → ${got?.id ?? "nothing"}`);
         }
       }
     }
     expect(lost).toEqual([]);
+  });
+
+  it("Space marks a row in a live UI and plays/pauses in a replay, never both", () => {
+    const space = pressOf({ char: " " });
+    expect(commandFor("list", space)?.id).toBe("mark");
+    expect(commandFor("fleet", space)?.id).toBe("mark");
+    expect(commandFor("list", space, true)?.id).toBe("replayToggle");
+    expect(commandFor("pane", space)).toBeNull();
   });
 
   it("the fleet's keys: v, T and A work from the list, a pane and the views", () => {

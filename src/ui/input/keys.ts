@@ -1,6 +1,7 @@
 import type { Key } from "ink";
 import {
   type Command,
+  enabledNow,
   KEYMAP,
   type KeySpec,
   type ModeKind,
@@ -123,10 +124,14 @@ export function keyMatches(spec: KeySpec, p: KeyPress): boolean {
   return p.text === spec.char;
 }
 
-/** The command a key press means in a mode: the one row enabled there with a matching key. */
-export function commandFor(mode: ModeKind, p: KeyPress): Command | null {
+/**
+ * The command a key press means in a mode: the one row enabled there with a matching key.
+ * While a recording plays (`replaying`) a replay's rows are on and a live UI's are off;
+ * otherwise the other way round (Space plays/pauses a replay, marks a row in a live UI).
+ */
+export function commandFor(mode: ModeKind, p: KeyPress, replaying = false): Command | null {
   for (const cmd of KEYMAP) {
-    if (!cmd.modes.includes(mode)) continue;
+    if (!cmd.modes.includes(mode) || !enabledNow(cmd, replaying)) continue;
     if (cmd.keys.some((s) => keyMatches(s, p))) return cmd;
   }
   return null;

@@ -27,6 +27,8 @@ export interface KeyTarget<M extends AnyMode = AnyMode> {
    * false when the mode does not.
    */
   raw?(mode: M, press: KeyPress): boolean;
+  /** Whether a recording plays (a replay's keys are on, a live UI's off); false if absent. */
+  replaying?(): boolean;
 }
 
 /** Whether the current mode sends its keys on raw (a session's shell). */
@@ -42,7 +44,7 @@ export function routeKey<M extends AnyMode>(t: KeyTarget<M>, p: KeyPress): void 
     typeInto(field, p.text);
     return;
   }
-  const cmd = commandFor(mode.kind, p);
+  const cmd = commandFor(mode.kind, p, t.replaying?.() ?? false);
   if (!cmd) {
     t.raw?.(mode, p);
     return;

@@ -383,6 +383,12 @@ export interface PendingDescription {
   warning: string | null;
 }
 
+const BULK_WORDS = {
+  pause: "Pauses",
+  resume: "Resumes",
+  destroy: "Destroys (with its sandbox)",
+} as const;
+
 /** What a confirmed action will do, in words, for the confirmation dialog. */
 export function describePending(
   a: PendingAction,
@@ -429,6 +435,14 @@ export function describePending(
       return {
         lines: ["Destroys the session and its sandbox (DELETE …/sessions/{id})."],
         warning: DESTROY_WARNING,
+      };
+    case "bulk":
+      return {
+        lines: [
+          `${BULK_WORDS[a.action]} each of these ${a.sessionIds.length} marked sessions, one after another (a failure on one does not stop the rest):`,
+          ...a.sessionIds.map((id) => `  ${sanitizeLine(id)}`),
+        ],
+        warning: a.action === "destroy" ? DESTROY_WARNING : null,
       };
     case "launch":
       return {

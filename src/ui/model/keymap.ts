@@ -172,6 +172,8 @@ export type CommandId =
   | "clearField"
   | "keyThisRun"
   | "keyToFile"
+  | "mark"
+  | "markAll"
   | "replayToggle"
   | "replayFaster"
   | "replaySlower"
@@ -223,6 +225,11 @@ export interface Command {
    * own, hinted in the footer only then; elsewhere its keys do nothing.
    */
   replay?: true;
+  /**
+   * Only in a live UI (not while a recording plays): its keys may be a replay's too, as
+   * Space is; the key path gives a key to one or the other, never both.
+   */
+  live?: true;
 }
 
 /** A shell pane with the keys: live, scrolled back, its search typed. */
@@ -479,16 +486,16 @@ export const KEYMAP: readonly Command[] = [
     id: "pause",
     keys: [k("Z")],
     label: "pause",
-    description: "pause the session (asks first)",
-    modes: SESSION_ACTS,
+    description: "pause the session, or every marked one (asks first)",
+    modes: ACTING,
     scope: "sessions:write",
   },
   {
     id: "resume",
     keys: [k("U")],
     label: "resume",
-    description: "resume the paused session (asks first)",
-    modes: SESSION_ACTS,
+    description: "resume the paused session, or every marked one (asks first)",
+    modes: ACTING,
     scope: "sessions:write",
   },
   {
@@ -523,7 +530,7 @@ export const KEYMAP: readonly Command[] = [
     keys: [k("K")],
     label: "destroy",
     description:
-      "destroy the session and its sandbox, irreversibly (asks first, saying what is lost)",
+      "destroy the session and its sandbox, or every marked one, irreversibly (asks first, saying what is lost)",
     modes: ACTING,
     scope: "sessions:delete",
   },
@@ -1087,6 +1094,23 @@ export const KEYMAP: readonly Command[] = [
       "taking changes home: switch between applying the diff and checking out the pushed branch",
     modes: ["confirm"],
   },
+  // marks (many at once): Z, U and K act on every marked session
+  {
+    id: "mark",
+    keys: [k(" ")],
+    label: "mark",
+    description: "mark or unmark the selected session: Z, U and K then act on every marked one",
+    modes: ["list", "fleet"],
+    footer: { rank: 95, in: ["fleet"] },
+    live: true,
+  },
+  {
+    id: "markAll",
+    keys: [k("*")],
+    label: "mark all",
+    description: "mark every shown session, or unmark all when all are marked",
+    modes: ["list", "fleet"],
+  },
   // replay (agent-sessions replay): on the list and in a pane, while a recording plays
   {
     id: "replayToggle",
@@ -1224,10 +1248,15 @@ export function commandsOf(group: KeyGroup): Command[] {
   return KEYMAP.filter((c) => groupOf(c) === group);
 }
 
+/** Whether a command's keys are on now: a replay's only while one plays, a live UI's only then not. */
+export function enabledNow(c: Pick<Command, "replay" | "live">, replaying: boolean): boolean {
+  return replaying ? !c.live : !c.replay;
+}
+
 /** The footer hints of a mode, in their footer order; a replay's only while one plays. */
 export function footerCommands(mode: ModeKind, replaying = false): Command[] {
   return KEYMAP.filter(
-    (c) => c.footer && (c.footer.in ?? c.modes).includes(mode) && (replaying || !c.replay),
+    (c) => c.footer && (c.footer.in ?? c.modes).includes(mode) && enabledNow(c, replaying),
   ).sort((a, b) => (a.footer?.rank ?? 0) - (b.footer?.rank ?? 0));
 }
 

@@ -47,6 +47,8 @@ export type PendingAction =
   | { kind: "pause" | "resume" | "start" }
   /** Irreversible: the session and its sandbox go. */
   | { kind: "destroy" }
+  /** Z, U or K with rows marked: the one question for every marked session, in list order. */
+  | { kind: "bulk"; action: BulkAction; sessionIds: readonly string[] }
   /** What the launch and rename forms send (run at once: the form was the question). */
   | { kind: "launch"; request: LaunchRequest }
   | { kind: "rename"; name: string }
@@ -60,6 +62,9 @@ export type PendingAction =
   | { kind: "resumeFirst"; then: ReviewKey }
   /** "Send now" while a prompt runs: cancel it, then send this one. */
   | { kind: "sendNow"; prompt: string; queued: number | null };
+
+/** What Z, U and K do to every marked session. */
+export type BulkAction = "pause" | "resume" | "destroy";
 
 /** What a review key opens or asks (model/review.ts). */
 export type ReviewKey = "changes" | "files" | "takeHome" | "rewind";
@@ -276,6 +281,11 @@ export interface UiState {
   readonly terminals: readonly string[];
   /** A shell pane in scroll mode: its keys are the pane's (search, pages), not the shell's. */
   readonly shellScroll: ShellScrollState | null;
+  /**
+   * Sessions marked (Space, *) in the list or the fleet, by id: a mark follows its session
+   * wherever its row goes, and goes with it (model/marks.ts reads only the shown ones).
+   */
+  readonly marks: readonly string[];
 }
 
 export interface ShellScrollState {
@@ -310,6 +320,7 @@ export function createUiStore(size: TerminalSize): UiStore {
     heldOrder: null,
     terminals: [],
     shellScroll: null,
+    marks: [],
   }));
 }
 

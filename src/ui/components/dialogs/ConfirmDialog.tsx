@@ -33,6 +33,7 @@ const TITLES = {
   destroy: "Destroy (irreversible)",
   launch: "Launch",
   rename: "Rename",
+  bulk: "Many at once",
 } as const;
 
 const YES = {
@@ -50,6 +51,7 @@ const YES = {
   destroy: "destroy it",
   launch: "launch",
   rename: "rename",
+  bulk: "do it to each",
 } as const;
 
 export function ConfirmDialog({
@@ -120,17 +122,19 @@ export function ConfirmDialog({
   return (
     <FramedBox
       centred
-      title={`${TITLES[a.kind]} — confirm`}
+      title={`${a.kind === "bulk" ? `${TITLES[a.action]}: ${a.sessionIds.length} marked sessions` : TITLES[a.kind]} — confirm`}
       width={width}
       height={height}
       tone="warn"
     >
-      <Text wrap="truncate-end">
-        <Text color={theme.c.muted}>{"session     "}</Text>
-        <Text bold>{dialog.sessionId}</Text>
-        {title ? <Text>{`  ${title}`}</Text> : null}
-      </Text>
-      {git ? (
+      {a.kind === "bulk" ? null : (
+        <Text wrap="truncate-end">
+          <Text color={theme.c.muted}>{"session     "}</Text>
+          <Text bold>{dialog.sessionId}</Text>
+          {title ? <Text>{`  ${title}`}</Text> : null}
+        </Text>
+      )}
+      {a.kind === "bulk" ? null : git ? (
         <>
           <Text wrap="truncate-end">
             <Text color={theme.c.muted}>{"repository  "}</Text>

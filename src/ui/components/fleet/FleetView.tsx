@@ -25,6 +25,7 @@ import { keyOf } from "../../model/keymap.js";
 import { listWindowStart, scrollMoreText } from "../../model/layout.js";
 import { orderSessions } from "../../model/listOrder.js";
 import { destroyedNote, loadingMoreText } from "../../model/listRow.js";
+import { rowLead } from "../../model/marks.js";
 import type { AppServices } from "../../model/services.js";
 import { TextInput } from "../chrome/TextInput.js";
 
@@ -65,9 +66,12 @@ const Row = memo(function Row({
   focused,
   cols,
   width,
+  ticked,
 }: {
   row: FleetRow;
   selected: boolean;
+  /** Marked (Space, *): Z, U and K act on it with the other marked ones. */
+  ticked: boolean;
   focused: boolean;
   cols: FleetColumns;
   width: number;
@@ -91,7 +95,7 @@ const Row = memo(function Row({
   const keep = cols.overflows;
   const marks = (
     <Text wrap="truncate-end" inverse={inverse} bold={selected}>
-      <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
+      <Text color={theme.c.accent}>{rowLead(selected, ticked)}</Text>
       {row.attention === null ? (
         <Text> </Text>
       ) : (
@@ -210,9 +214,13 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   const marked = useStore(attention, selectMarkedIds);
   const visible = orderSessions(sorted, held, marked);
   const meta = useStore(sessions, useShallow(selectListMeta));
-  const { cursor, editing } = useStore(
+  const { cursor, editing, ticks } = useStore(
     ui,
-    useShallow((s) => ({ cursor: s.fleetCursor, editing: s.editing?.kind === "filter" })),
+    useShallow((s) => ({
+      cursor: s.fleetCursor,
+      editing: s.editing?.kind === "filter",
+      ticks: s.marks,
+    })),
   );
   const inner = Math.max(10, width - 2);
   const rows = Math.max(1, height - FLEET_CHROME_ROWS);
@@ -335,7 +343,15 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
           </Text>
         ) : (
           facts.map((r, i) => (
-            <Row key={r.id} row={r} selected={start + i === at} focused cols={cols} width={inner} />
+            <Row
+              key={r.id}
+              row={r}
+              selected={start + i === at}
+              ticked={ticks.includes(r.id)}
+              focused
+              cols={cols}
+              width={inner}
+            />
           ))
         )}
       </Box>

@@ -23,6 +23,7 @@ import { type ListRowStyle, listRowStyle } from "../../model/geometry.js";
 import { listRows, listWindowStart } from "../../model/layout.js";
 import { orderSessions } from "../../model/listOrder.js";
 import { destroyedNote, listRowMeta, loadingMoreText } from "../../model/listRow.js";
+import { rowLead } from "../../model/marks.js";
 import { TextInput } from "../chrome/TextInput.js";
 
 /**
@@ -63,9 +64,12 @@ const Row = memo(function Row({
   overlap,
   meta,
   idWidth,
+  ticked,
 }: {
   session: Session;
   selected: boolean;
+  /** Marked (Space, *): Z, U and K act on it with the other marked ones. */
+  ticked: boolean;
   /** The session's most pressing attention item, if any (its reason is the row's mark). */
   attention: AttentionItem | undefined;
   pane: number;
@@ -88,7 +92,7 @@ const Row = memo(function Row({
   return (
     <Box width={width} height={1}>
       <Text wrap="truncate-end" inverse={selected && listFocused} bold={selected}>
-        <Text color={theme.c.accent}>{selected ? "▸" : " "}</Text>
+        <Text color={theme.c.accent}>{rowLead(selected, ticked)}</Text>
         {attention === undefined ? (
           <Text> </Text>
         ) : (
@@ -158,12 +162,13 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
   // What needs you first; the order held while keys are pressed (model/listOrder.ts).
   const visible = orderSessions(sorted, held, marked);
   const meta = useStore(sessions, useShallow(selectListMeta));
-  const { cursor, editing, panes } = useStore(
+  const { cursor, editing, panes, ticks } = useStore(
     ui,
     useShallow((s) => ({
       cursor: s.listCursor,
       editing: s.editing?.kind === "filter",
       panes: s.panes,
+      ticks: s.marks,
     })),
   );
   const attention = useStore(attentionStore, selectTopItems);
@@ -266,6 +271,7 @@ export const SessionList = memo(function SessionList({ width, height, focused }:
               key={s.session_id}
               session={s}
               selected={start + i === at}
+              ticked={ticks.includes(s.session_id)}
               attention={attention.get(s.session_id)}
               overlap={overlapOf.get(s.session_id)}
               pane={panes.indexOf(s.session_id) + 1}

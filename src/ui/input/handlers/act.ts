@@ -10,6 +10,7 @@ import { message, patch, sessionRecord } from "../actions.js";
 import { keepQueued, sendNow, sendOrQueue } from "./followUps.js";
 import { explainGitFailure } from "./gitReach.js";
 import { runDestroy } from "./launch.js";
+import { askBulk, runBulk } from "./marks.js";
 import { startReviewPending } from "./review.js";
 import { focusPane, target } from "./sessionTarget.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
@@ -106,6 +107,7 @@ function decide(action: "approve" | "reject"): Handler {
 
 function lifecycle(action: "pause" | "resume" | "start"): Handler {
   return (deps) => {
+    if (action !== "start" && askBulk(deps, action)) return;
     const sessionId = target(deps, commandById(action));
     if (!sessionId) return;
     patch(deps, {
@@ -155,6 +157,10 @@ export function startPending(deps: UiDeps, sessionId: string, action: PendingAct
   }
   if (action.kind === "destroy") {
     runDestroy(deps, [sessionId]);
+    return;
+  }
+  if (action.kind === "bulk") {
+    runBulk(deps, action.action, action.sessionIds);
     return;
   }
   if (!act) return;

@@ -13,6 +13,7 @@ import { FOLLOW_UPS, FOLLOW_UPS_SCREEN, PROMPT_FOLLOW_UPS } from "./followUps.js
 import { INTEGRATION_EDIT, INTEGRATIONS, integrationEditField } from "./integrations.js";
 import { LAUNCH_SCREEN } from "./launch.js";
 import { LIST } from "./list.js";
+import { MARKS } from "./marks.js";
 import { ATTENTION, DETAIL, HELP, MESSAGES } from "./overlays.js";
 import { PANE } from "./pane.js";
 import { JUMP, REPLAY } from "./replay.js";
@@ -70,6 +71,7 @@ export const HANDLERS: Table = {
     ...TERMINAL_SCREEN,
     ...REVIEW_SCREEN,
     ...FLEET,
+    ...MARKS,
   },
   integrations: INTEGRATIONS,
   integrationEdit: INTEGRATION_EDIT,
@@ -94,6 +96,9 @@ export const HANDLERS: Table = {
     ...REVIEW_SCREEN,
     ...REPLAY,
     ...LIST,
+    ...MARKS,
+    pause: ACT_SCREEN.pause,
+    resume: ACT_SCREEN.resume,
   },
   terminal: TERMINAL,
   terminalScroll: TERMINAL_SCROLL,
@@ -189,6 +194,7 @@ export function mainTarget(deps: UiDeps): KeyTarget<MainMode> {
     mode: () => modeOf(deps.ui.getState()),
     field: (mode) => fieldOf(deps, mode),
     run: (cmd, mode, p) => runCommand(deps, cmd, mode, p),
+    replaying: () => deps.services.replay !== undefined,
     raw: (mode, p) => {
       if (mode.kind !== "terminal") return false;
       typeIntoShell(deps, mode.sessionId, p);

@@ -7,6 +7,7 @@ import { disabledReason, missingScope, openForm } from "../../model/gitActions.j
 import { commandById } from "../../model/keymap.js";
 import type { FormDialogState, PendingAction } from "../../model/uiStore.js";
 import { message, openPane, patch, refusedId } from "../actions.js";
+import { askBulk } from "./marks.js";
 import { target } from "./sessionTarget.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
@@ -51,6 +52,7 @@ const launch: Handler = (deps) => {
 /** M and K: about the selected session. */
 function sessionAction(id: "rename" | "destroy"): Handler {
   return (deps) => {
+    if (id === "destroy" && askBulk(deps, "destroy")) return;
     const why = refused(deps, id);
     if (why) {
       message(deps, why, "error");
