@@ -84,19 +84,6 @@ describe("a read split into key presses", () => {
 });
 
 describe("the keymap table", () => {
-  it("gives each key at most one command in each mode", () => {
-    for (const mode of MODE_KINDS) {
-      const seen = new Map<string, CommandId>();
-      for (const c of KEYMAP.filter((x) => x.modes.includes(mode))) {
-        for (const k of c.keys) {
-          const key = JSON.stringify(k);
-          expect(seen.get(key), `${mode}: ${key} is ${seen.get(key)} and ${c.id}`).toBeUndefined();
-          seen.set(key, c.id);
-        }
-      }
-    }
-  });
-
   it("has a handler for every command wherever the table enables it", () => {
     const edits = new Set<CommandId>(["deleteChar", "deleteWord", "clearField"]);
     const textModes = new Set<ModeKind>([

@@ -7,9 +7,9 @@ import { isGitPending, openForm, runGitAction } from "../../model/gitActions.js"
 import { commandById, keyOf } from "../../model/keymap.js";
 import type { PendingAction, PromptEditing } from "../../model/uiStore.js";
 import { message, patch, sessionRecord } from "../actions.js";
+import { runDestroy } from "./destroy.js";
 import { keepQueued, sendNow, sendOrQueue } from "./followUps.js";
 import { explainGitFailure } from "./gitReach.js";
-import { runDestroy } from "./launch.js";
 import { askBulk, runBulk } from "./marks.js";
 import { startReviewPending } from "./review.js";
 import { focusPane, target } from "./sessionTarget.js";

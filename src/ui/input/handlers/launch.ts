@@ -1,12 +1,11 @@
 import { newIdempotencyKey } from "../../../client/idempotency.js";
 import { LAUNCH_SCOPES } from "../../../protocol/launch.js";
-import { actOnEach } from "../../../store/act/eachSession.js";
-import { toErrorInfo } from "../../../store/errorInfo.js";
 import type { UiDeps } from "../../model/deps.js";
 import { disabledReason, missingScope, openForm } from "../../model/gitActions.js";
 import { commandById } from "../../model/keymap.js";
 import type { FormDialogState, PendingAction } from "../../model/uiStore.js";
 import { message, openPane, patch, refusedId } from "../actions.js";
+import { errorText } from "./destroy.js";
 import { askBulk } from "./marks.js";
 import { target } from "./sessionTarget.js";
 import type { Handler, ModeHandlers } from "./types.js";
@@ -17,12 +16,6 @@ import type { Handler, ModeHandlers } from "./types.js";
  * after a failure sends the same launch again, so a lost answer never makes a second session.
  * On success the session is in the list at once (creating) and its pane opens and follows it.
  */
-
-/** An error in one line, with what to do next (a 429 says when to try again). */
-function errorText(e: unknown): string {
-  const i = toErrorInfo(e);
-  return i.hint ? `${i.message} (${i.hint})` : i.message;
-}
 
 function refused(deps: UiDeps, id: "launch" | "rename" | "destroy"): string | null {
   const identity = deps.services.identity.getState();
@@ -135,23 +128,4 @@ function launched(deps: UiDeps, id: string, state: string, prompt: string): void
   const at = deps.ui.getState().panes.indexOf(id);
   if (at >= 0) patch(deps, { view: "main", focus: at + 1 });
   message(deps, `Launched ${id}: being created; its pane follows it`, "ok");
-}
-
-/** K confirmed: the session and its sandbox go. */
-export function runDestroy(deps: UiDeps, sessionIds: readonly string[]): void {
-  const work = deps.services.work;
-  if (!work) return;
-  void actOnEach(sessionIds, (id) => work.destroySession(id)).then((results) => {
-    const failed = results.filter((r) => !r.ok);
-    for (const r of results) {
-      if (r.ok) deps.services.sessions.getState().patchSession(r.sessionId, { state: "destroyed" });
-    }
-    if (failed.length === 0) {
-      message(deps, `Destroyed ${sessionIds.join(", ")}`, "ok");
-    } else {
-      const why = failed.map((r) => `${r.sessionId}: ${r.ok ? "" : errorText(r.error)}`).join("; ");
-      message(deps, `${failed.length} of ${sessionIds.length} not destroyed — ${why}`, "error");
-    }
-    deps.services.live?.poke("destroy");
-  });
 }

@@ -6,7 +6,7 @@ import { commandById, keyOf } from "../../model/keymap.js";
 import { allMarks, markedShown, toggledMarks } from "../../model/marks.js";
 import type { BulkAction } from "../../model/uiStore.js";
 import { message, patch, refusedId, selectedSessionId } from "../actions.js";
-import { runDestroy } from "./launch.js";
+import { runDestroy } from "./destroy.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
 /**
