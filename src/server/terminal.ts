@@ -37,6 +37,8 @@ import type { SessionTable } from "./sessionTable.js";
 const OPEN_STATES = new Set(["active", "running"]);
 /** Output queued on a slow connection before the shell is paused until it drains. */
 const HIGH_WATER_BYTES = 1024 * 1024;
+/** The longest input and resizes wait for a new shell's first output. */
+const READY_WAIT_MS = 3000;
 const TERMINAL_PATH = /^\/api(?:\/cloud)?\/sessions\/([^/]+)\/terminal$/;
 
 export interface TerminalOptions {
@@ -242,13 +244,29 @@ export class Terminals {
       idle: undefined,
       queue: Promise.resolve(),
     };
+    // Input and resizes wait for the shell's first output (its prompt): before it, the
+    // start-up `stty` could undo a resize, and /proc may not show the shell's pty yet. A shell
+    // that prints nothing is waited on for at most READY_WAIT_MS.
+    let ready: () => void = () => undefined;
+    shell.queue = new Promise<void>((done) => {
+      const t = setTimeout(done, READY_WAIT_MS);
+      t.unref();
+      ready = () => {
+        clearTimeout(t);
+        done();
+      };
+    });
     this.#shells.set(sessionId, shell);
-    const out = (chunk: Buffer) => this.#output(shell, chunk);
+    const out = (chunk: Buffer) => {
+      ready();
+      this.#output(shell, chunk);
+    };
     proc.stdout?.on("data", out);
     proc.stderr?.on("data", out);
     proc.stdin?.on("error", () => undefined);
     proc.on("error", () => this.#stopShell(shell));
     proc.on("exit", () => {
+      ready();
       if (this.#shells.get(sessionId) === shell) this.#shells.delete(sessionId);
       if (shell.idle !== undefined) this.#opts.clock.cancel(shell.idle);
       shell.conn?.close(TERMINAL_CLOSE.normal, "The shell exited");
