@@ -59,6 +59,9 @@ function setup(initial: Partial<Session>[], extra: Partial<AttentionStoreOptions
 }
 
 const T0 = "2026-10-01T10:00:00Z";
+
+/** The queue looks at the stream changes of one turn once, after it (a microtask later). */
+const settled = () => new Promise<void>((done) => queueMicrotask(done));
 const rec = (id: string, fields: Record<string, unknown> = {}) => ({
   session_id: id,
   state: "running",
@@ -219,6 +222,7 @@ describe("attention reasons from a stream", () => {
       data: { state: "error", previous_state: "running" },
     });
     st.flushNow();
+    await settled();
     const s = t.attention.getState();
     expect(s.raisedVersion).toBe(1);
     expect(s.items.map((i) => [i.sessionId, i.message, i.sinceFrom, i.source]).sort()).toEqual([
@@ -234,6 +238,7 @@ describe("attention reasons from a stream", () => {
       data: { type: "text", content: "again" },
     });
     st.flushNow();
+    await settled();
     expect(t.reasons().map(([id]) => id)).not.toContain("ses_a");
   });
 
@@ -251,6 +256,7 @@ describe("attention reasons from a stream", () => {
       });
     }
     st.flushNow();
+    await settled();
     expect(t.reasons().sort()).toEqual([
       ["ses_a", "failed"],
       ["ses_c", "failed"],
@@ -263,6 +269,7 @@ describe("attention reasons from a stream", () => {
       st.pushEvent("ses_c", { kind: "process_output", id: null, data: { output: `line ${i}` } });
       st.pushEvent("ses_b", { kind: "process_output", id: null, data: { output: `line ${i}` } });
       st.flushNow();
+      await settled();
     }
     off();
     expect(told).toBe(0);
@@ -289,6 +296,7 @@ describe("attention reasons from a stream", () => {
       error: new NetworkError("The event stream connection failed: ECONNREFUSED."),
     });
     st.flushNow();
+    await settled();
     const s = t.attention.getState();
     expect(s.raisedVersion).toBe(1);
     expect(s.items.map((i) => [i.sessionId, i.message]).sort()).toEqual([
@@ -297,6 +305,7 @@ describe("attention reasons from a stream", () => {
     ]);
     st.pushStatus("ses_s", { state: "live", since: 3 });
     st.flushNow();
+    await settled();
     expect(t.reasons()).toEqual([["ses_x", "stream"]]);
   });
 
@@ -310,6 +319,7 @@ describe("attention reasons from a stream", () => {
       data: { state: "paused", previous_state: "running" },
     });
     t.streams.getState().flushNow();
+    await settled();
     expect(t.reasons()).toEqual([["ses_a", "paused"]]);
     await t.refresh([rec("ses_a", { state: "paused", paused_at: T0 })]);
     expect(t.attention.getState().items).toHaveLength(1);

@@ -236,8 +236,8 @@ export function recordAwaitsApproval(rec: Readonly<Record<string, unknown>>): bo
 
 /** Where the records and stream states the book follows come from. */
 export interface AwaitingSources {
-  /** Every record known now (the catalogue). */
-  records(): Iterable<AdmittedSession>;
+  /** Every record known now (the catalogue), by id; a changed record is a new object. */
+  records(): Readonly<Record<string, AdmittedSession>>;
   /** Calls back whenever the records may have changed; returns its unsubscribe. */
   subscribeRecords(fn: () => void): () => void;
   /** The session state each open stream last told (state_changed), when there are streams. */
@@ -249,36 +249,57 @@ export interface AwaitingSources {
  * Reads a session's approvals when its record starts to say it awaits one, or says so again
  * after a change (`updated_at`), or a stream tells that state; clears them when the record
  * says it no longer waits. Sessions that await nothing are never read. Returns the unsubscribe.
+ *
+ * Changes are looked at once per turn of the event loop, and only the records that changed
+ * since the last look are read again: with 2,000 listed sessions, a look at every record on
+ * every stream opened or closed made the fleet stall as it scrolled (B10-2000).
  */
 export function followAwaiting(book: ApprovalsBook, src: AwaitingSources): () => void {
   /** What each waiting session's approvals were last read for (its record's updated_at). */
   const readFor = new Map<string, string>();
-  const pass = () => {
-    const seen = new Set<string>();
-    const want = (id: string, mark: string) => {
-      seen.add(id);
-      if (readFor.get(id) === mark) return;
-      readFor.set(id, mark);
-      // At most MAX_PARALLEL at once; the rest wait their turn (and the budget paces them).
-      void book.read(id);
-    };
-    for (const rec of src.records()) {
-      const r = rec as Readonly<Record<string, unknown>>;
-      const id = rec.session_id;
-      if (recordAwaitsApproval(r)) want(id, `record ${String(r.updated_at ?? "")}`);
-      else if (agentStatus(r) !== null) {
-        readFor.delete(id);
-        book.settle(id);
+  let looked: Readonly<Record<string, AdmittedSession>> = {};
+  let stopped = false;
+  let queued = false;
+  const want = (id: string, mark: string) => {
+    if (readFor.get(id) === mark) return;
+    readFor.set(id, mark);
+    // At most MAX_PARALLEL at once; the rest wait their turn (and the budget paces them).
+    void book.read(id);
+  };
+  const look = () => {
+    queued = false;
+    if (stopped) return;
+    const byId = src.records();
+    if (byId !== looked) {
+      for (const id of Object.keys(byId)) {
+        const rec = byId[id];
+        if (rec === undefined || rec === looked[id]) continue;
+        const r = rec as Readonly<Record<string, unknown>>;
+        if (recordAwaitsApproval(r)) want(id, `record ${String(r.updated_at ?? "")}`);
+        else if (agentStatus(r) !== null) {
+          readFor.delete(id);
+          book.settle(id);
+        }
       }
+      looked = byId;
     }
     for (const [id, state] of src.streamStates?.() ?? []) {
-      if (state === "awaiting_approval" && !seen.has(id)) want(id, "stream");
+      if (state !== "awaiting_approval") continue;
+      const rec = Object.hasOwn(byId, id) ? byId[id] : undefined;
+      if (rec && recordAwaitsApproval(rec as Readonly<Record<string, unknown>>)) continue;
+      want(id, "stream");
     }
   };
-  const offs = [src.subscribeRecords(pass)];
-  if (src.subscribeStreams) offs.push(src.subscribeStreams(pass));
-  pass();
+  const later = () => {
+    if (queued) return;
+    queued = true;
+    queueMicrotask(look);
+  };
+  const offs = [src.subscribeRecords(later)];
+  if (src.subscribeStreams) offs.push(src.subscribeStreams(later));
+  look();
   return () => {
+    stopped = true;
     for (const off of offs) off();
   };
 }
@@ -293,8 +314,8 @@ export function awaitingSourcesOf(o: {
 }): AwaitingSources {
   const { sessions, streams } = o;
   return {
-    *records() {
-      yield* Object.values(sessions.getState().byId);
+    records() {
+      return sessions.getState().byId;
     },
     subscribeRecords(fn) {
       return sessions.subscribe((s, prev) => {

@@ -194,6 +194,11 @@ export function createAttentionStore(opts: AttentionStoreOptions = {}): Attentio
       if (inp.rec !== undefined) prevRec.set(id, inp.rec as Rec);
       next.push(...sessionItems(id, inp, causes, bySession.get(id) ?? [], ctx));
     }
+    // Only some sessions were looked at and none of them changed: the queue stands.
+    if (only !== undefined && touched.size === 0) {
+      maybeEndQuiet();
+      return;
+    }
     for (const i of all) if (!touched.has(i.sessionId)) next.push(i);
     if (complete) {
       for (const id of [...last.keys()]) {
@@ -242,7 +247,26 @@ function watchInputs(
     offs.push(opts.sessions.subscribe((s, prev) => catalogueMoved(s, prev) && evaluate()));
   }
   if (opts.streams) {
-    offs.push(opts.streams.subscribe((s, prev) => evaluate(streamsChanged(s, prev))));
+    // A burst of stream changes in one turn (the fleet opening and closing dozens of streams
+    // as it scrolls, a batch of frames) is looked at once, after it: each look sorts the whole
+    // queue, and a look per change made scrolling a 2,000-session fleet stall (B10-2000).
+    let pending: Set<string> | null = null;
+    offs.push(
+      opts.streams.subscribe((s, prev) => {
+        const changed = streamsChanged(s, prev);
+        if (changed.length === 0) return;
+        if (pending) {
+          for (const id of changed) pending.add(id);
+          return;
+        }
+        pending = new Set(changed);
+        queueMicrotask(() => {
+          const ids = pending;
+          pending = null;
+          if (ids) evaluate(ids);
+        });
+      }),
+    );
   }
   if (opts.approvals) {
     offs.push(
