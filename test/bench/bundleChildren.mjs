@@ -24,6 +24,7 @@ const CHILDREN = [
   // The reference rows' processes: Ink and React alone, drawing the app's recorded frames.
   "inkStartChild.ts",
   "inkReplayChild.tsx",
+  "inkStepsChild.tsx",
 ];
 
 await esbuild.build({

@@ -6,6 +6,7 @@
  * (/, the text, Enter) for lines among the oldest the pane holds, so each search reads the
  * whole scrollback. Reports RSS and heap after a full collection with the pane full.
  */
+import { closeSync, openSync, writeSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { childArgs, tell, waitUntil } from "./childIpc.js";
@@ -24,12 +25,21 @@ interface Args {
   missMs: number;
   searches: number;
   pages: number;
+  /** Where to record each timed key's frames for B16-ink (inkStepsChild), when given. */
+  record?: string;
 }
 
 delete process.env.CI;
 const args = childArgs<Args>();
 const watch = new FrameWatch();
-const assembler = new FrameAssembler((text, at) => watch.seen(stripAnsi(text), at));
+/** The last whole frame Ink wrote, and the one that showed the last timed key's effect. */
+let lastFrame = "";
+let shownFrame = "";
+const assembler = new FrameAssembler((text, at) => {
+  lastFrame = text;
+  watch.seen(stripAnsi(text), at);
+});
+const recordFd = args.record ? openSync(args.record, "w") : null;
 const ui = await mountUi({
   url: args.url,
   key: args.key,
@@ -90,7 +100,13 @@ async function timed(
   test?: (plain: string) => boolean,
 ): Promise<number | null> {
   const before = watch.last;
-  const shown = watch.where(test ?? ((f) => f !== before), args.missMs);
+  const beforeFrame = lastFrame;
+  const pass = test ?? ((f: string) => f !== before);
+  const shown = watch.where((f) => {
+    if (!pass(f)) return false;
+    shownFrame = lastFrame;
+    return true;
+  }, args.missMs);
   const at = performance.now();
   const cpuAt = process.cpuUsage();
   ui.keyboard.write(keys);
@@ -101,6 +117,10 @@ async function timed(
     return null;
   }
   cpuMs.push((cpu.user + cpu.system) / 1000);
+  if (recordFd !== null) {
+    const kind = keys === "\r" ? "search" : "scroll";
+    writeSync(recordFd, `${JSON.stringify({ kind, before: beforeFrame, after: shownFrame })}\n`);
+  }
   return t - at;
 }
 const settle = () => new Promise((r) => setTimeout(r, 50));
@@ -143,6 +163,7 @@ for (let s = 0; s < args.searches; s++) {
 }
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
+if (recordFd !== null) closeSync(recordFd);
 (globalThis as { gc?: () => void }).gc?.();
 const mem = process.memoryUsage();
 tell({

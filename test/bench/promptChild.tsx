@@ -8,6 +8,7 @@
  * ends.
  */
 import diagnostics from "node:diagnostics_channel";
+import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import type { PromptItem } from "../../src/protocol/prompt.js";
 import { toolLine } from "../../src/store/act/promptView.js";
@@ -27,6 +28,8 @@ interface Args {
   windowMs: number;
   /** A key or a piece of the answer not shown after this long is a miss. */
   missMs: number;
+  /** Where to record the timed frames (before and after each key and piece) for B15-ink. */
+  record?: string;
 }
 
 delete process.env.CI;
@@ -80,16 +83,26 @@ diagnostics.subscribe("undici:request:bodyChunkReceived", (msg) => {
 let header = "";
 let armed = false;
 const watch = new FrameWatch();
+/** The frames timed (kept in memory, written at the end), for B15-ink. */
+const steps: { kind: string; before: string; after: string }[] = [];
+let lastFrame = "";
+let shownFrame = "";
 const assembler = new FrameAssembler((text, at) => {
   const plain = stripAnsi(text);
   if (!armed && header !== "" && plain.includes(header)) armed = true;
   if (armed && pending.length > 0) {
+    let shows = false;
     pending = pending.filter((p) => {
       if (p.at > at || !plain.includes(p.marker)) return true;
       if (measuring) answerLatencies.push(at - p.at);
+      shows = true;
       return false;
     });
+    if (shows && measuring && args.record) {
+      steps.push({ kind: "answer", before: lastFrame, after: text });
+    }
   }
+  lastFrame = text;
   watch.seen(plain, at);
 });
 
@@ -139,12 +152,20 @@ while (performance.now() - t0 < args.windowMs) {
   for (const ch of text) {
     draft += ch;
     const want = `reply › ${draft}▏`;
-    const shown = watch.where((f) => f.includes(want), args.missMs);
+    const before = lastFrame;
+    const shown = watch.where((f) => {
+      if (!f.includes(want)) return false;
+      shownFrame = lastFrame;
+      return true;
+    }, args.missMs);
     const pressedAt = performance.now();
     ui.keyboard.write(ch);
     const at = await shown;
     if (at === null) keyMisses++;
-    else keyLatencies.push(at - pressedAt);
+    else {
+      keyLatencies.push(at - pressedAt);
+      if (args.record) steps.push({ kind: "key", before, after: shownFrame });
+    }
   }
   header = `› you: ${text}`;
   armed = false;
@@ -158,6 +179,9 @@ while (performance.now() - t0 < args.windowMs) {
 }
 measuring = false;
 const ms = performance.now() - t0;
+if (args.record) {
+  writeFileSync(args.record, steps.map((st) => `${JSON.stringify(st)}\n`).join(""));
+}
 const cpu = process.cpuUsage(cpu0);
 tell({
   type: "result",

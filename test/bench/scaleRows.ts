@@ -13,8 +13,9 @@ import {
   measureFleet,
   measureInkReplay,
 } from "./measures/fleet.js";
-import { measureLargePane } from "./measures/largePane.js";
-import { measurePromptUi } from "./measures/promptUi.js";
+import { measureInkSteps } from "./measures/inkSteps.js";
+import { LARGE_PANE_SIZE, measureLargePane } from "./measures/largePane.js";
+import { measurePromptUi, PROMPT_UI_SIZE } from "./measures/promptUi.js";
 import { BENCH_DIR } from "./proc.js";
 import { num, type Row } from "./report.js";
 import { type RemoteServer, startServerProcess } from "./serverProcess.js";
@@ -39,6 +40,9 @@ async function withServer<T>(
   }
 }
 
+/** What a reference row (Ink alone on the app's frames) is held to: nothing, it is the floor. */
+const INK_TARGET = "reference (what the published libraries cost for the same frames)";
+
 /** B10-2000's sizes: issue 35's fleet. */
 const SCALE = { sessions: 2000, streams: 100, perSecond: 20 };
 
@@ -54,7 +58,6 @@ export async function fleetScaleRows(quick: boolean, withApp: boolean): Promise<
   const target =
     "CPU ≤ 35 % of one core, ≥ 10 fps while events change the view, key→frame p99 ≤ 100 ms, RSS ≤ 300 MB";
   const inkMeasure = `reference for B10-2000: Ink alone (bundled the same way) replaying the frames Ink drew in B10-2000's run, at their times, each as one <Text> per line, ${columns}×${rows}, through the same terminal writer; CPU over the same window after the same warm-up`;
-  const inkTarget = "reference (what the published libraries cost for the same frames)";
   const dir = mkdtempSync(join(BENCH_DIR, "ink-floor-"));
   try {
     log(`B10-2000: fleet of ${SCALE.sessions} with ${SCALE.streams} live for ${windowMs / 1000} s`);
@@ -97,12 +100,12 @@ export async function fleetScaleRows(quick: boolean, withApp: boolean): Promise<
     };
     const ink: Row =
       replay instanceof Error
-        ? failed("B10-2000-ink", inkMeasure, inkTarget, replay)
+        ? failed("B10-2000-ink", inkMeasure, INK_TARGET, replay)
         : {
             id: "B10-2000-ink",
             measure: inkMeasure,
             value: `CPU ${num(replay.cpuPct, 1)} % of one core; B10-2000 = × ${num(r.cpuPct / replay.cpuPct, 2)} of this; ${num(replay.fps, 1)} fps drawn (B10-2000: ${num(r.fps, 1)}); ${num(replay.replayed)} of ${num(replay.recorded)} recorded frames in the window; RSS ${mb(replay.rssMb)}`,
-            target: inkTarget,
+            target: INK_TARGET,
             pass: null,
             figures: { ...replay, appCpuPct: r.cpuPct, appOverInk: r.cpuPct / replay.cpuPct },
           };
@@ -110,7 +113,7 @@ export async function fleetScaleRows(quick: boolean, withApp: boolean): Promise<
   } catch (e) {
     return [
       failed("B10-2000", measure, target, e),
-      failed("B10-2000-ink", inkMeasure, inkTarget, e),
+      failed("B10-2000-ink", inkMeasure, INK_TARGET, e),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -124,10 +127,14 @@ const B4_PER_SECOND = 26_000;
  * B15: under B4's load, the prompt box typed into a key at a time, and each piece of the
  * prompt's answer timed from its bytes' arrival to the frame showing it.
  */
-export async function promptRow(quick: boolean): Promise<Row> {
+export async function promptRows(quick: boolean): Promise<Row[]> {
   const windowMs = quick ? 6_000 : 15_000;
+  const { columns, rows } = PROMPT_UI_SIZE;
+  const inkMeasure = stepsMeasure("B15", "a key or a piece of the answer", columns, rows);
+  const dir = mkdtempSync(join(BENCH_DIR, "ink-steps-"));
+  const steps = join(dir, "steps.jsonl");
   const missMs = 1000;
-  const measure = `prompt under load: 4 panes flooded as in B4 (${num(B4_PER_SECOND)} ev/s each), 200×50; in the focused pane, R, a prompt typed a key at a time, Enter, the answer streamed; ${windowMs / 1000} s of prompts: each key → the frame whose box shows it, each piece of the answer from its bytes reaching the client (undici's bodyChunkReceived) → the frame that shows it`;
+  const measure = `prompt under load: 4 panes flooded as in B4 (${num(B4_PER_SECOND)} ev/s each), ${columns}×${rows}; in the focused pane, R, a prompt typed a key at a time, Enter, the answer streamed; ${windowMs / 1000} s of prompts: each key → the frame whose box shows it, each piece of the answer from its bytes reaching the client (undici's bodyChunkReceived) → the frame that shows it`;
   const target = `answer p99 ≤ 50 ms, key p99 ≤ 100 ms, nothing left unshown after ${missMs / 1000} s`;
   try {
     const r = await withServer(
@@ -146,6 +153,7 @@ export async function promptRow(quick: boolean): Promise<Row> {
           2000,
           windowMs,
           missMs,
+          steps,
         );
       },
     );
@@ -154,7 +162,7 @@ export async function promptRow(quick: boolean): Promise<Row> {
       ...(r.keyMisses > 0 ? [`${r.keyMisses} keys not shown in time`] : []),
       ...(r.answersDone === 0 ? ["no answer drawn to its end"] : []),
     ];
-    return {
+    const b15: Row = {
       id: "B15",
       measure,
       value: `answer p99 ${num(r.answerP99Ms)} ms (p50 ${num(r.answerP50Ms)}; ${r.answerSamples} pieces of ${r.answersDone} answers); key p99 ${num(r.keyP99Ms)} ms (p50 ${num(r.keyP50Ms)}; ${r.keyPresses} keys); ${num(r.eventsPerSecond)} ev/s of ${num(r.offeredPerSecond)} offered; CPU ${num(r.cpuPct, 1)} %`,
@@ -163,25 +171,43 @@ export async function promptRow(quick: boolean): Promise<Row> {
       figures: { ...r },
       ...(problems.length > 0 ? { note: problems.join("; ") } : {}),
     };
+    return [
+      b15,
+      await inkStepsRow("B15-ink", "B15", inkMeasure, steps, PROMPT_UI_SIZE, {
+        key: r.keyP99Ms,
+        answer: r.answerP99Ms,
+      }),
+    ];
   } catch (e) {
-    return failed("B15", measure, target, e);
+    return [failed("B15", measure, target, e), failed("B15-ink", inkMeasure, INK_TARGET, e)];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** One frame at the most frames a second the app draws (src/cli/tui/terminal.ts MAX_FPS). */
 const ONE_FRAME_MS = 1000 / MAX_FPS;
 
-/** B16: a pane holding 100,000 lines; scrolling and searching it, and what it holds in memory. */
-export async function largePaneRow(quick: boolean): Promise<Row> {
+/**
+ * B16: a pane holding 100,000 lines; scrolling and searching it, and what it holds in memory.
+ * B16-ink: Ink alone drawing the same frame pairs (the frame before each key and the one
+ * showing its effect, recorded by B16's child), the library's own figure for the same frames.
+ */
+export async function largePaneRows(quick: boolean): Promise<Row[]> {
   const lines = quick ? 50_000 : 100_000;
-  const measure = `large pane: one pane (200×50) holding ${num(lines)} lines (--scrollback ${lines}), the stream quiet: page up/down, top and end, each key → the frame that shows it; searches (/ text Enter) for lines among the oldest held, Enter → the frame showing the match; RSS after a full collection`;
+  const { columns, rows } = LARGE_PANE_SIZE;
+  const measure = `large pane: one pane (${columns}×${rows}) holding ${num(lines)} lines (--scrollback ${lines}), the stream quiet: page up/down, top and end, each key → the frame that shows it; searches (/ text Enter) for lines among the oldest held, Enter → the frame showing the match; RSS after a full collection`;
   const target = `scroll and search p99 ≤ ${num(ONE_FRAME_MS, 1)} ms (one frame at ${MAX_FPS} fps), RSS ≤ 300 MB (B6's bound)`;
+  const inkMeasure = stepsMeasure("B16", "a key", columns, rows);
+  const dir = mkdtempSync(join(BENCH_DIR, "ink-steps-"));
+  const steps = join(dir, "steps.jsonl");
+  let b16: Row;
   try {
     const r = await withServer(
       { seed: 16, paceMs: 0, heartbeatMs: 15_000, sessionCount: 1, historyLimit: 1000 },
-      (srv) => measureLargePane(srv, srv.sessionIds[0] as string, lines, 25_000),
+      (srv) => measureLargePane(srv, srv.sessionIds[0] as string, lines, 25_000, steps),
     );
-    return {
+    b16 = {
       id: "B16",
       measure,
       value: `scroll p99 ${num(r.scrollP99Ms, 1)} ms (p50 ${num(r.scrollP50Ms, 1)}; CPU p99 ${num(r.scrollCpuP99Ms, 1)} ms; ${r.scrollPresses} keys); search p99 ${num(r.searchP99Ms, 1)} ms (p50 ${num(r.searchP50Ms, 1)}; CPU p99 ${num(r.searchCpuP99Ms, 1)} ms; ${r.searches} searches); ${num(r.held)} lines held; RSS ${mb(r.rssMb)} (heap ${mb(r.heapUsedMb)})`,
@@ -196,6 +222,60 @@ export async function largePaneRow(quick: boolean): Promise<Row> {
       ...(r.misses > 0 ? { note: `${r.misses} keys not shown within 2 s` } : {}),
     };
   } catch (e) {
-    return failed("B16", measure, target, e);
+    rmSync(dir, { recursive: true, force: true });
+    return [failed("B16", measure, target, e), failed("B16-ink", inkMeasure, INK_TARGET, e)];
+  }
+  try {
+    const f = b16.figures as { scrollP99Ms: number; searchP99Ms: number };
+    return [
+      b16,
+      await inkStepsRow("B16-ink", "B16", inkMeasure, steps, LARGE_PANE_SIZE, {
+        scroll: f.scrollP99Ms,
+        search: f.searchP99Ms,
+      }),
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function stepsMeasure(of: string, what: string, columns: number, rows: number): string {
+  return `reference for ${of}: Ink alone (bundled the same way, the app's render options, ${columns}×${rows}) drawing each frame pair ${of} timed (the frame before ${what}, then the frame that showed it) as one <Text> per line: the second frame handed to Ink → Ink's write of it, wall clock and CPU, after one untimed pass`;
+}
+
+/**
+ * A keyed row's reference (B15-ink, B16-ink): the frame pairs its child recorded in `steps`,
+ * drawn by Ink alone; per kind of step, its p99 and the app's p99 over it (`appP99`).
+ */
+async function inkStepsRow(
+  id: string,
+  of: string,
+  measure: string,
+  steps: string,
+  size: { columns: number; rows: number },
+  appP99: Record<string, number>,
+): Promise<Row> {
+  log(`${id}: Ink alone drawing ${of}'s frame pairs`);
+  try {
+    const ink = await measureInkSteps(steps, size.columns, size.rows, 120_000);
+    const parts = Object.entries(appP99).map(([kind, app]) => {
+      const k = ink[kind];
+      if (!k) return `no ${kind} pairs`;
+      return `${kind} p99 ${num(k.p99Ms, 1)} ms (p50 ${num(k.p50Ms, 1)}; CPU p99 ${num(k.cpuP99Ms, 1)} ms; ${k.steps} pairs${k.missed > 0 ? `, ${k.missed} not drawn` : ""}); ${of}'s ${kind} p99 = × ${num(app / Math.max(k.p99Ms, 0.001), 2)} of this`;
+    });
+    return {
+      id,
+      measure,
+      value: parts.join("; "),
+      target: INK_TARGET,
+      pass: null,
+      figures: Object.fromEntries(
+        Object.entries(ink).flatMap(([kind, k]) =>
+          Object.entries(k).map(([name, v]) => [`${kind}_${name}`, v]),
+        ),
+      ),
+    };
+  } catch (e) {
+    return failed(id, measure, INK_TARGET, e);
   }
 }

@@ -25,6 +25,9 @@ export interface LargePaneResult {
   heapUsedMb: number;
 }
 
+/** B16's terminal. */
+export const LARGE_PANE_SIZE = { columns: 200, rows: 50 };
+
 /**
  * B16: the large-pane child (largePaneChild.tsx) with a pane whose scrollback holds `lines`;
  * the service sends it a little more than that many lines (at `perSecond`), then the child
@@ -35,6 +38,8 @@ export async function measureLargePane(
   id: string,
   lines: number,
   perSecond: number,
+  /** Record each timed key's frames there, for B16-ink. */
+  record?: string,
 ): Promise<LargePaneResult> {
   const child = forkChild(
     "./largePaneChild.js",
@@ -43,11 +48,11 @@ export async function measureLargePane(
       key: srv.ownerKey,
       id,
       lines,
-      columns: 200,
-      rows: 50,
+      ...LARGE_PANE_SIZE,
       missMs: 2000,
       searches: 10,
       pages: 20,
+      ...(record ? { record } : {}),
     },
     ["--expose-gc"],
     appEnv(),

@@ -22,6 +22,9 @@ export interface PromptUiResult {
   rssMb: number;
 }
 
+/** B15's terminal. */
+export const PROMPT_UI_SIZE = { columns: 200, rows: 50 };
+
 /**
  * B15: the prompt child (promptChild.tsx) on 4 panes while the service floods them at
  * `perSecondPerSession` each (B4's load); it types and sends prompts in the focused pane for
@@ -34,10 +37,21 @@ export async function measurePromptUi(
   warmupMs: number,
   windowMs: number,
   missMs: number,
+  /** Record the timed frames there, for B15-ink. */
+  record?: string,
 ): Promise<PromptUiResult> {
   const child = forkChild(
     "./promptChild.js",
-    { url: srv.url, key: srv.ownerKey, ids, columns: 200, rows: 50, warmupMs, windowMs, missMs },
+    {
+      url: srv.url,
+      key: srv.ownerKey,
+      ids,
+      ...PROMPT_UI_SIZE,
+      warmupMs,
+      windowMs,
+      missMs,
+      ...(record ? { record } : {}),
+    },
     [],
     appEnv(),
   );
