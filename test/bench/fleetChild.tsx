@@ -22,10 +22,11 @@ delete process.env.CI;
 const args = childArgs<Args>();
 
 let lastFrame = "";
-let keyWaiter: { before: string | null; pressedAt: number } | null = null;
+/** The key being timed: the frame that shows it passes `shows`. */
+let keyWaiter: { shows: (frame: string) => boolean; pressedAt: number } | null = null;
 /** A key press that Ink's last frame shows: timed at the terminal write that follows. */
 let keyShown: number | null = null;
-const keyLatencies: number[] = [];
+let keyLatencies: number[] = [];
 // Ink's frames, as the writer receives them: which row is selected.
 /** B10-ink's recording, while it runs; recordMs: the time it took (in the window's CPU). */
 let recording: { fd: number; from: number } | null = null;
@@ -37,12 +38,9 @@ const assembler = new FrameAssembler((text) => {
     writeSync(recording.fd, `${JSON.stringify([at - recording.from, text])}\n`);
     recordMs += performance.now() - at;
   }
-  if (keyWaiter) {
-    const now = selectedRow(text);
-    if (now !== null && now !== keyWaiter.before) {
-      keyShown = keyWaiter.pressedAt;
-      keyWaiter = null;
-    }
+  if (keyWaiter?.shows(text)) {
+    keyShown = keyWaiter.pressedAt;
+    keyWaiter = null;
   }
 });
 const ui = await mountUi({
@@ -115,7 +113,14 @@ let presses = 0;
 const keys = setInterval(() => {
   // One key at a time; down a row, staying on the first page (the rows keep their streams).
   if (keyWaiter) return;
-  keyWaiter = { before: selectedRow(lastFrame), pressedAt: performance.now() };
+  const before = selectedRow(lastFrame);
+  keyWaiter = {
+    shows: (frame) => {
+      const now = selectedRow(frame);
+      return now !== null && now !== before;
+    },
+    pressedAt: performance.now(),
+  };
   ui.keyboard.write(presses++ % 40 < 20 ? "j" : "k");
 }, args.keyEveryMs);
 await new Promise((r) => setTimeout(r, args.windowMs));
@@ -130,17 +135,70 @@ if (recording) {
   writeSync(fd, `${JSON.stringify({ windowFrom: t0 - from, windowMs: ms })}\n`);
   closeSync(fd);
 }
+const cursorLatencies = keyLatencies;
+const liveAtEnd = live().length;
+
+/** Presses `key` and waits (bounded) for the terminal write of a frame that passes `shows`. */
+async function timedKey(key: string, shows: (plain: string) => boolean): Promise<number | null> {
+  keyLatencies = [];
+  keyWaiter = { shows: (frame) => shows(stripAnsi(frame)), pressedAt: performance.now() };
+  ui.keyboard.write(key);
+  await waitUntil(() => keyLatencies.length > 0, 5000, `the frame showing ${JSON.stringify(key)}`);
+  return keyLatencies[0] ?? null;
+}
+const pause = () => new Promise((r) => setTimeout(r, 100));
+/** Issue 35: sorting (o, each order in turn) and filtering (a key at a time) the whole list. */
+const sortLatencies: number[] = [];
+const filterLatencies: number[] = [];
+if (args.sortFilter) {
+  const sortLabel = (plain: string) => /sort: ([^·]+)/.exec(plain)?.[1]?.trim() ?? null;
+  for (let i = 0; i < 10; i++) {
+    const before = sortLabel(stripAnsi(lastFrame));
+    const ms = await timedKey("o", (plain) => {
+      const now = sortLabel(plain);
+      return now !== null && now !== before;
+    });
+    if (ms !== null) sortLatencies.push(ms);
+    await pause();
+  }
+  for (let round = 0; round < 3; round++) {
+    await timedKey("/", (plain) => plain.includes("/") && !plain.includes("/ filter"));
+    await pause();
+    let draft = "";
+    for (const ch of "ses_1") {
+      draft += ch;
+      const want = draft;
+      const ms = await timedKey(
+        ch,
+        (plain) => /shown of|no session matches/.test(plain) && plain.includes(want),
+      );
+      if (ms !== null) filterLatencies.push(ms);
+      await pause();
+    }
+    // Enter keeps the filter, Esc drops it: the whole list again.
+    await timedKey("\r", () => true);
+    await pause();
+    await timedKey("\x1b", (plain) => !plain.includes("filter: "));
+    await pause();
+  }
+}
+
 tell({
   type: "result",
   listed: sessions.getState().items.length,
-  liveStreams: live().length,
+  // At the window's end: sorting and filtering then bring other rows, and other streams.
+  liveStreams: liveAtEnd,
   fps: (frames * 1000) / ms,
   frames,
-  keyPresses: keyLatencies.length,
-  keyP50Ms: percentile(keyLatencies, 50),
-  keyP99Ms: percentile(keyLatencies, 99),
+  keyPresses: cursorLatencies.length,
+  keyP50Ms: percentile(cursorLatencies, 50),
+  keyP99Ms: percentile(cursorLatencies, 99),
+  sortPresses: sortLatencies.length,
+  sortP99Ms: percentile(sortLatencies, 99),
+  filterPresses: filterLatencies.length,
+  filterP99Ms: percentile(filterLatencies, 99),
   // The slowest presses, for a p99 that is one or two of them.
-  keySlowestMs: [...keyLatencies]
+  keySlowestMs: [...cursorLatencies]
     .sort((a, b) => b - a)
     .slice(0, 5)
     .map((x) => Math.round(x))

@@ -13,6 +13,11 @@ export interface FleetResult {
   keyP99Ms: number;
   /** The five slowest presses, ms, slowest first. */
   keySlowestMs: string;
+  /** With `sortFilter`: sorting (o) and filtering (a key at a time), key → frame p99. */
+  sortPresses?: number;
+  sortP99Ms?: number;
+  filterPresses?: number;
+  filterP99Ms?: number;
   cpuPct: number;
   /** The part of cpuPct that recording the frames for B10-ink took (0 without `record`). */
   recordPct: number;
@@ -40,6 +45,8 @@ export interface FleetChildOptions {
    * [ms since the warm-up began, frame] per frame, then { windowFrom, windowMs }).
    */
   record?: string;
+  /** After the window, times sorting (o) and filtering (/ and a key at a time) the list. */
+  sortFilter?: boolean;
   /**
    * How long the list's pages and the streams may take (B10-budget's limited service: 120 s).
    * Default 20 s for the list (20 ms a session past 1,000), 60 s for the streams.
@@ -74,8 +81,12 @@ export async function measureFleet(
     journal?: boolean;
     /** Records Ink's frames of the warm-up and the window to this file (for B10-ink). */
     record?: string;
+    /** After the window, sorting and filtering timed (while the streams still flood). */
+    sortFilter?: boolean;
   },
 ): Promise<FleetResult> {
+  // Sorting and filtering take about 15 s after the window, the events still coming.
+  const after = o.sortFilter ? 15_000 : 0;
   const child = forkFleetChild(srv, {
     sessions: o.sessions,
     streams: o.streams,
@@ -84,13 +95,18 @@ export async function measureFleet(
     keyEveryMs: 400,
     journal: o.journal ?? false,
     ...(o.record ? { record: o.record } : {}),
+    ...(o.sortFilter ? { sortFilter: true } : {}),
   });
   try {
     const ready = await child.next<{ ids: string[] }>("ready", 90_000);
-    const flood = srv.flood(ready.ids, o.perSecondPerSession, o.warmupMs + o.windowMs + 3000);
+    const flood = srv.flood(
+      ready.ids,
+      o.perSecondPerSession,
+      o.warmupMs + o.windowMs + after + 3000,
+    );
     const { type: _type, ...r } = await child.next<
       Omit<FleetResult, "perSecondPerSession"> & { type: string }
-    >("result", o.warmupMs + o.windowMs + 30_000);
+    >("result", o.warmupMs + o.windowMs + after + 30_000);
     await flood;
     await child.exited;
     return { ...r, perSecondPerSession: o.perSecondPerSession };
