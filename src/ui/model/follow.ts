@@ -96,13 +96,40 @@ export function keepSelection(deps: UiDeps): () => void {
 }
 
 /**
+ * How long the fleet's rows must stay put before their streams follow them. Scrolling, a new
+ * sort or a filter typed a key at a time changes the rows in view many times a second; each
+ * change closed and opened up to a hundred streams inside the key's frame (B10-2000: a sort
+ * took half a second to show), and spent the request budget on rows the user only passed.
+ */
+export const FLEET_STREAMS_SETTLE_MS = 150;
+
+/**
  * While the fleet (or the merged timeline over it) is on show, the rows in view keep a
- * stream open, up to the cap; back on the list, they are let go after a grace period.
+ * stream open, up to the cap, once they have stayed in view for FLEET_STREAMS_SETTLE_MS (at
+ * once when the fleet opens); back on the list, they are let go after a grace period.
  */
 export function followFleetStreams(deps: UiDeps): () => void {
   const { fleetStreams, sessions } = deps.services;
   let last = "";
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const settle = () => {
+    // The first rows (the fleet opened before the list came) get their streams at once.
+    if (last === "") {
+      sync();
+      return;
+    }
+    if (timer !== null) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      sync();
+    }, FLEET_STREAMS_SETTLE_MS);
+    timer.unref?.();
+  };
   const sync = () => {
+    if (timer !== null) {
+      clearTimeout(timer);
+      timer = null;
+    }
     const ui = deps.ui.getState();
     if (ui.view === "main") {
       last = "";
@@ -125,13 +152,15 @@ export function followFleetStreams(deps: UiDeps): () => void {
     fleetStreams.show(ids, new Set(listed));
   };
   const offUi = deps.ui.subscribe((s, prev) => {
-    if (s.view !== prev.view || s.fleetCursor !== prev.fleetCursor || s.size !== prev.size) sync();
+    if (s.view !== prev.view) sync();
+    else if (s.fleetCursor !== prev.fleetCursor || s.size !== prev.size) settle();
   });
   const offSessions = sessions.subscribe((s, prev) => {
-    if (s.items !== prev.items || !sameView(s, prev)) sync();
+    if (s.items !== prev.items || !sameView(s, prev)) settle();
   });
   sync();
   return () => {
+    if (timer !== null) clearTimeout(timer);
     offUi();
     offSessions();
   };
