@@ -476,23 +476,32 @@ export function matchesFilter(s: Session, filterText: string): boolean {
   return true;
 }
 
-function compare(a: Session, b: Session, key: SessionSortKey): number {
+/**
+ * What a session is sorted by, read once per session and sort (not once per comparison: a
+ * time read from its record costs a date parse, and 2,000 rows take some 22,000 comparisons).
+ */
+interface SortKey {
+  num: number;
+  text: string;
+}
+
+function sortKeyOf(s: Session, key: SessionSortKey): SortKey {
   switch (key) {
     case "updated":
-      return timeOf(a, updatedAt, createdAt) - timeOf(b, updatedAt, createdAt);
+      return { num: timeOf(s, updatedAt, createdAt), text: "" };
     case "created":
-      return timeOf(a, createdAt, updatedAt) - timeOf(b, createdAt, updatedAt);
-    case "state": {
-      const ra = STATE_RANK[field(a, "state")] ?? 9;
-      const rb = STATE_RANK[field(b, "state")] ?? 9;
-      return ra - rb || field(a, "state").localeCompare(field(b, "state"));
-    }
+      return { num: timeOf(s, createdAt, updatedAt), text: "" };
+    case "state":
+      return { num: STATE_RANK[field(s, "state")] ?? 9, text: field(s, "state") };
     case "title":
-      return (sessionName(a) ?? "").localeCompare(sessionName(b) ?? "");
+      return { num: 0, text: sessionName(s) ?? "" };
     case "id":
-      return 0;
+      return { num: 0, text: "" };
   }
 }
+
+/** The default locale's order, as `localeCompare` without arguments gives it, made once. */
+const COLLATOR = new Intl.Collator();
 
 function timeOf(s: Session, primary: typeof updatedAt, fallback: typeof updatedAt): number {
   return primary(s) ?? fallback(s) ?? 0;
@@ -522,10 +531,15 @@ export function deriveVisibleSessions<T extends Session>(inp: VisibleInputs<T>):
       matchesFilter(s, inp.filterText),
   );
   const sign = inp.sortDir === "asc" ? 1 : -1;
-  out.sort(
-    (a, b) => sign * (compare(a, b, inp.sortKey) || a.session_id.localeCompare(b.session_id)),
+  const keyed = out.map((s) => ({ s, k: sortKeyOf(s, inp.sortKey) }));
+  keyed.sort(
+    (a, b) =>
+      sign *
+      (a.k.num - b.k.num ||
+        COLLATOR.compare(a.k.text, b.k.text) ||
+        COLLATOR.compare(a.s.session_id, b.s.session_id)),
   );
-  return out;
+  return keyed.map((x) => x.s);
 }
 
 /**
