@@ -31,6 +31,9 @@ let keyLatencies: number[] = [];
 /** B10-ink's recording, while it runs; recordMs: the time it took (in the window's CPU). */
 let recording: { fd: number; from: number } | null = null;
 let recordMs = 0;
+/** Ink's renders (React commits laid out and drawn), whether or not the frame changed. */
+let inkRenders = 0;
+let inkRenderMs = 0;
 const assembler = new FrameAssembler((text) => {
   lastFrame = text;
   if (recording) {
@@ -55,6 +58,10 @@ const ui = await mountUi({
   fleetStreams: Math.max(50, args.streams),
   output: "cells",
   tap: (data) => assembler.write(data, 0),
+  onRender: (ms) => {
+    inkRenders++;
+    inkRenderMs += ms;
+  },
 });
 const writer = ui.writer;
 if (!writer) throw new Error("the fleet is measured through the terminal writer");
@@ -106,6 +113,8 @@ if (args.record) recording = { fd: openSync(args.record, "w"), from: performance
 await new Promise((r) => setTimeout(r, args.warmupMs));
 
 const recordMs0 = recordMs;
+const renders0 = inkRenders;
+const renderMs0 = inkRenderMs;
 const frames0 = writer.stats.frames;
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
@@ -128,6 +137,8 @@ clearInterval(keys);
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const frames = writer.stats.frames - frames0;
+const renders = inkRenders - renders0;
+const renderMs = inkRenderMs - renderMs0;
 const recordedMs = recordMs - recordMs0;
 if (recording) {
   const { fd, from } = recording;
@@ -190,6 +201,9 @@ tell({
   liveStreams: liveAtEnd,
   fps: (frames * 1000) / ms,
   frames,
+  // Ink's renders in the window, and their time: those beyond `frames` changed nothing drawn.
+  inkRenders: renders,
+  inkRenderMsPerFrame: renders > 0 ? renderMs / renders : 0,
   keyPresses: cursorLatencies.length,
   keyP50Ms: percentile(cursorLatencies, 50),
   keyP99Ms: percentile(cursorLatencies, 99),

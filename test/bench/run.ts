@@ -612,7 +612,7 @@ async function fleetRow(
       row: {
         id: "B10",
         measure,
-        value: `CPU ${num(r.cpuPct, 1)} % of one core; ${num(r.fps, 1)} fps; key→frame p99 ${num(r.keyP99Ms)} ms (p50 ${num(r.keyP50Ms)}; ${r.keyPresses} presses); RSS ${mb(r.rssMb)}; ${r.listed} listed, ${r.liveStreams} live${record ? ` (recording the frames for B10-ink: ${num(r.recordPct, 2)} % of the CPU)` : ""}`,
+        value: `CPU ${num(r.cpuPct, 1)} % of one core; ${num(r.fps, 1)} fps (${r.inkRenders} Ink renders, ${num(r.inkRenderMsPerFrame, 1)} ms each); key→frame p99 ${num(r.keyP99Ms)} ms (p50 ${num(r.keyP50Ms)}; ${r.keyPresses} presses); RSS ${mb(r.rssMb)}; ${r.listed} listed, ${r.liveStreams} live${record ? ` (recording the frames for B10-ink: ${num(r.recordPct, 2)} % of the CPU)` : ""}`,
         target,
         pass:
           r.cpuPct <= 30 &&

@@ -87,7 +87,7 @@ export async function fleetScaleRows(quick: boolean, withApp: boolean): Promise<
     const app: Row = {
       id: "B10-2000",
       measure,
-      value: `CPU ${num(r.cpuPct, 1)} % of one core; ${num(r.fps, 1)} fps; key→frame p99 ${num(r.keyP99Ms)} ms (p50 ${num(r.keyP50Ms)}; ${r.keyPresses} presses); sort p99 ${num(r.sortP99Ms ?? 0)} ms (${r.sortPresses ?? 0} presses), filter p99 ${num(r.filterP99Ms ?? 0)} ms (${r.filterPresses ?? 0} keys); RSS ${mb(r.rssMb)}; ${num(r.listed)} listed, ${r.liveStreams} live`,
+      value: `CPU ${num(r.cpuPct, 1)} % of one core; ${num(r.fps, 1)} fps (${r.inkRenders} Ink renders, ${num(r.inkRenderMsPerFrame, 1)} ms each); key→frame p99 ${num(r.keyP99Ms)} ms (p50 ${num(r.keyP50Ms)}; ${r.keyPresses} presses); sort p99 ${num(r.sortP99Ms ?? 0)} ms (${r.sortPresses ?? 0} presses), filter p99 ${num(r.filterP99Ms ?? 0)} ms (${r.filterPresses ?? 0} keys); RSS ${mb(r.rssMb)}; ${num(r.listed)} listed, ${r.liveStreams} live`,
       target,
       pass:
         r.cpuPct <= 35 &&

@@ -8,6 +8,9 @@ export interface FleetResult {
   perSecondPerSession: number;
   fps: number;
   frames: number;
+  /** Ink's renders in the window (a frame that changed nothing is one too), and ms each. */
+  inkRenders: number;
+  inkRenderMsPerFrame: number;
   keyPresses: number;
   keyP50Ms: number;
   keyP99Ms: number;
