@@ -7,30 +7,40 @@ import {
   messagesPaging,
   type Paging,
 } from "../../model/geometry.js";
+import { integrationsViewLines } from "../../model/integrations.js";
 import type { CommandId } from "../../model/keymap.js";
 import { detailView } from "../../model/sessionDetail.js";
 import type {
   DetailOverlayState,
   HelpOverlayState,
+  IntegrationsOverlayState,
   MessagesOverlayState,
 } from "../../model/uiStore.js";
 import { goToSession, patch, sessionRecord } from "../actions.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /**
- * The help and detail overlays: scrolled by the movement keys, closed by their own keys. The
+ * The help, detail, messages and integrations overlays: scrolled by the movement keys
+ * (SCROLLING, which integrations.ts spreads into its own keys), closed by their own keys. The
  * attention queue: the movement keys select an item, Enter goes to its session.
  */
 
-type OverlayMode = ModeOf<"help"> | ModeOf<"detail"> | ModeOf<"messages">;
+type OverlayMode = ModeOf<"help"> | ModeOf<"detail"> | ModeOf<"messages"> | ModeOf<"integrations">;
 
 const close: Handler = (deps) => patch(deps, { overlay: null });
 
 function pagingOf(
   deps: UiDeps,
-  o: HelpOverlayState | DetailOverlayState | MessagesOverlayState,
+  o: HelpOverlayState | DetailOverlayState | MessagesOverlayState | IntegrationsOverlayState,
 ): Paging {
   const size = deps.ui.getState().size;
+  if (o.kind === "integrations") {
+    const st = deps.services.integrations?.getState();
+    return detailPaging(
+      size,
+      integrationsViewLines(st?.report ?? null, st?.loading ?? false).length,
+    );
+  }
   if (o.kind === "help")
     return helpPaging(size, deps.services.identity.getState(), o.sessionState ?? null);
   if (o.kind === "messages") return messagesPaging(size, deps.ui.getState().log);
@@ -53,7 +63,7 @@ function scroll(by: (page: number) => number): Handler<OverlayMode> {
   };
 }
 
-const SCROLLING: Partial<Record<CommandId, Handler<OverlayMode>>> = {
+export const SCROLLING: Partial<Record<CommandId, Handler<OverlayMode>>> = {
   up: scroll(() => -1),
   down: scroll(() => 1),
   pageUp: scroll((page) => -page),
