@@ -12,6 +12,7 @@ import {
   moveRowCursor,
   toggleIncludeDestroyed,
 } from "./list.js";
+import { movementKeys, type Step } from "./movement.js";
 import { PANE } from "./pane.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
@@ -21,17 +22,12 @@ import type { Handler, ModeHandlers } from "./types.js";
  * every streamed session: the pane's own handlers run on it.
  */
 
-function moveFleet(to: (cursor: number, page: number) => number): Handler {
+function moveFleet(to: Step): Handler {
   return (deps) => moveRowCursor(deps, "fleetCursor", fleetRows(deps.ui.getState().size), to);
 }
 
 export const FLEET: ModeHandlers<"fleet"> = {
-  up: moveFleet((c) => c - 1),
-  down: moveFleet((c) => c + 1),
-  pageUp: moveFleet((c, page) => c - page),
-  pageDown: moveFleet((c, page) => c + page),
-  top: moveFleet(() => 0),
-  bottom: moveFleet(() => Number.MAX_SAFE_INTEGER),
+  ...movementKeys(moveFleet),
   open: (deps) => {
     const id = selectedSessionId(deps);
     if (!id) return;
