@@ -10,7 +10,7 @@ import {
   visibleSessions,
 } from "../actions.js";
 import { movementKeys, type Step } from "./movement.js";
-import type { ModeHandlers } from "./types.js";
+import type { Handler, ModeHandlers } from "./types.js";
 
 /** The session list: cursor, filter, state filter, sort, open, detail. */
 
@@ -88,6 +88,12 @@ export function clearFilters(
   return true;
 }
 
+/** The selected session's detail overlay (the list's and the fleet's `i`). */
+export const openDetail: Handler = (deps) => {
+  const id = selectedSessionId(deps);
+  if (id) patch(deps, { overlay: { kind: "detail", sessionId: id, offset: 0 } });
+};
+
 /** The list's own commands (the ones it shares with a pane are screen.ts). */
 export const LIST: ModeHandlers<"list"> = {
   ...movementKeys((step) => (deps) => moveCursor(deps, step)),
@@ -102,8 +108,5 @@ export const LIST: ModeHandlers<"list"> = {
   back: (deps) => {
     clearFilters(deps);
   },
-  detail: (deps) => {
-    const id = selectedSessionId(deps);
-    if (id) patch(deps, { overlay: { kind: "detail", sessionId: id, offset: 0 } });
-  },
+  detail: openDetail,
 };

@@ -10,6 +10,7 @@ import {
   cycleSort,
   cycleStateFilter,
   moveRowCursor,
+  openDetail,
   toggleIncludeDestroyed,
 } from "./list.js";
 import { movementKeys, type Step } from "./movement.js";
@@ -40,10 +41,7 @@ export const FLEET: ModeHandlers<"fleet"> = {
   stateFilter: (deps) => cycleStateFilter(deps, "fleetCursor"),
   includeDestroyed: (deps) => toggleIncludeDestroyed(deps, "fleetCursor"),
   sort: (deps) => cycleSort(deps, "fleetCursor"),
-  detail: (deps) => {
-    const id = selectedSessionId(deps);
-    if (id) patch(deps, { overlay: { kind: "detail", sessionId: id, offset: 0 } });
-  },
+  detail: openDetail,
   // The fleet shares the list's filters: Esc drops them first, as on the list, so that
   // leaving the fleet never leaves the list silently filtered; the next Esc leaves.
   cancel: (deps) => {
