@@ -1,3 +1,4 @@
+import { recordValue as obj } from "./values.js";
 /**
  * Error bodies. The interface shows {detail: string} (verify) and {detail: {error: string}}
  * (me); the real service's documentation adds {detail: {error, message, field}}, and
@@ -17,12 +18,6 @@ export interface ErrorDetail {
 
 function str(v: unknown): string | null {
   return typeof v === "string" && v.trim() !== "" ? v : null;
-}
-
-function obj(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === "object" && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : null;
 }
 
 /** A list of validation items ({loc: [...], msg}) as "loc: msg; loc: msg". */

@@ -1,6 +1,7 @@
 import { errorMessage } from "./errors.js";
 import { pathSegment } from "./ids.js";
 import * as z from "./schema.js";
+import { recordValue as rec } from "./values.js";
 
 /**
  * Git actions in a session: the one type the CLI, the UI and the client share, the one
@@ -171,12 +172,6 @@ export interface GitResult {
   repoUrl: string | null;
   /** The parsed JSON answer as sent, or the raw text when it was not JSON, or null. */
   body: unknown;
-}
-
-function rec(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === "object" && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : null;
 }
 
 function firstString(sources: (Record<string, unknown> | null)[], keys: string[]): string | null {

@@ -1,4 +1,5 @@
 import { GIT_PATHS, type GitRequest } from "./git.js";
+import { recordValue as rec } from "./values.js";
 
 /**
  * Reading what a session changed: the git operations `status`, `diff` and `log` of the
@@ -31,10 +32,6 @@ export function gitReviewRequest(
 }
 
 type Rec = Record<string, unknown>;
-
-function rec(v: unknown): Rec | null {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Rec) : null;
-}
 
 function str(v: unknown): string | null {
   return typeof v === "string" ? v : null;

@@ -1,4 +1,5 @@
 import { pathSegment } from "./ids.js";
+import { recordValue as rec } from "./values.js";
 
 /**
  * The session's files, workspace and undo, as the real service documents them
@@ -28,10 +29,6 @@ export const REVIEW_PATHS = {
 } as const;
 
 type Rec = Record<string, unknown>;
-
-function rec(v: unknown): Rec | null {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Rec) : null;
-}
 
 function num(v: unknown): number | null {
   if (typeof v === "number" && Number.isFinite(v)) return v;

@@ -5,6 +5,13 @@
  * fleet, the attention queue, the panes and the headless commands never disagree on one.
  */
 
+/** A JSON object (not null, not an array), to read its fields; null otherwise. */
+export function recordValue(v: unknown): Record<string, unknown> | null {
+  return v !== null && typeof v === "object" && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : null;
+}
+
 /** A non-empty string, trimmed; null otherwise. */
 export function textValue(v: unknown): string | null {
   if (typeof v !== "string") return null;

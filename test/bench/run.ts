@@ -32,12 +32,7 @@ import { limitAllowsMs, measureBudget } from "./measures/budget.js";
 import { drainThroughStore } from "./measures/clientIngest.js";
 import { measureDiffView } from "./measures/diffView.js";
 import { measureFanout } from "./measures/fanout.js";
-import {
-  fleetSize,
-  type InkReplayResult,
-  measureFleet,
-  measureInkReplay,
-} from "./measures/fleet.js";
+import { fleetSize, type InkReplayResult, measureFleet } from "./measures/fleet.js";
 import { measureHistoryOpen } from "./measures/historyOpen.js";
 import { measureIdle } from "./measures/idle.js";
 import { measureLaunchPane } from "./measures/launchPane.js";
@@ -52,8 +47,8 @@ import { measureUiBudget } from "./measures/uiBudget.js";
 import { findNode24 } from "./node24.js";
 import { BENCH_DIR, median } from "./proc.js";
 import { markdownTable, notMeasured, num, type Row, textTable } from "./report.js";
+import { failed, log, mb, replayFleetFrames, withServer } from "./rowKit.js";
 import { fleetScaleRows, largePaneRows, promptRows } from "./scaleRows.js";
-import { type RemoteServer, startServerProcess } from "./serverProcess.js";
 
 interface Options {
   quick: boolean;
@@ -132,31 +127,8 @@ function plan(quick: boolean) {
   };
 }
 
-const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
-
-function mb(n: number): string {
-  return `${num(n, 1)} MB`;
-}
-
 function millions(n: number): string {
   return n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`;
-}
-
-function failed(id: string, measure: string, target: string, e: unknown): Row {
-  const msg = e instanceof Error ? e.message : String(e);
-  return { id, measure, value: "error", target, pass: false, figures: {}, note: `error: ${msg}` };
-}
-
-async function withServer<T>(
-  opts: Parameters<typeof startServerProcess>[0],
-  fn: (srv: RemoteServer) => Promise<T>,
-): Promise<T> {
-  const srv = await startServerProcess(opts);
-  try {
-    return await fn(srv);
-  } finally {
-    await srv.close();
-  }
 }
 
 /**
@@ -599,12 +571,7 @@ async function fleetRow(
         });
         if (!record) return { r, replay: null };
         log(`B10-ink: Ink alone replaying B10's frames for ${p.fleetMs / 1000} s`);
-        const replay = await measureInkReplay(
-          record,
-          srv.ownerKey,
-          p.fleetStreams,
-          2000 + p.fleetMs + 30_000,
-        ).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+        const replay = await replayFleetFrames(record, srv, p.fleetStreams, 2000, p.fleetMs);
         return { r, replay };
       },
     );

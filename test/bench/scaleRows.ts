@@ -7,38 +7,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_FPS } from "../../src/cli/tui/terminal.js";
-import {
-  fleetSize,
-  type InkReplayResult,
-  measureFleet,
-  measureInkReplay,
-} from "./measures/fleet.js";
+import { fleetSize, measureFleet } from "./measures/fleet.js";
 import { measureInkSteps } from "./measures/inkSteps.js";
 import { LARGE_PANE_SIZE, measureLargePane } from "./measures/largePane.js";
 import { measurePromptUi, PROMPT_UI_SIZE } from "./measures/promptUi.js";
 import { BENCH_DIR } from "./proc.js";
 import { num, type Row } from "./report.js";
-import { type RemoteServer, startServerProcess } from "./serverProcess.js";
-
-const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
-const mb = (n: number) => `${num(n, 1)} MB`;
-
-function failed(id: string, measure: string, target: string, e: unknown): Row {
-  const msg = e instanceof Error ? e.message : String(e);
-  return { id, measure, value: "error", target, pass: false, figures: {}, note: `error: ${msg}` };
-}
-
-async function withServer<T>(
-  opts: Parameters<typeof startServerProcess>[0],
-  fn: (srv: RemoteServer) => Promise<T>,
-): Promise<T> {
-  const srv = await startServerProcess(opts);
-  try {
-    return await fn(srv);
-  } finally {
-    await srv.close();
-  }
-}
+import { failed, log, mb, replayFleetFrames, withServer } from "./rowKit.js";
 
 /** What a reference row (Ink alone on the app's frames) is held to: nothing, it is the floor. */
 const INK_TARGET = "reference (what the published libraries cost for the same frames)";
@@ -75,12 +50,7 @@ export async function fleetScaleRows(quick: boolean, withApp: boolean): Promise<
           sortFilter: true,
         });
         log(`B10-2000-ink: Ink alone replaying B10-2000's frames for ${windowMs / 1000} s`);
-        const replay: InkReplayResult | Error = await measureInkReplay(
-          record,
-          srv.ownerKey,
-          SCALE.streams,
-          warmupMs + windowMs + 30_000,
-        ).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+        const replay = await replayFleetFrames(record, srv, SCALE.streams, warmupMs, windowMs);
         return { r, replay };
       },
     );

@@ -45,6 +45,21 @@ async function cloneFromDialog(ui: AppHarness, id: string): Promise<void> {
 }
 
 describe("git actions", () => {
+  it("with no session selected, a git key says to select one, as every session key does, and opens nothing", async () => {
+    fx = await startUiFixture({ server: { sessionCount: 0 } });
+    h = mountApp(fx, { columns: 160, rows: 30 });
+    await waitForContent(h, "no sessions");
+    for (const key of ["c", "p", "Z"]) {
+      // Another message first, so each key's own is waited for.
+      await pressKey(h, "ctrlR");
+      await waitForContent(h, "Refreshing identity and sessions");
+      await pressKey(h, key);
+      const frame = await waitForContent(h, "Select a session first (list row or pane)");
+      expect(frame).not.toContain("Clone a repository into");
+      expect(frame).not.toContain("Push — confirm");
+    }
+  });
+
   it("clone asks first: declining sends nothing and keeps the workspace", async () => {
     fx = await startUiFixture();
     const id = fx.ids[0] as string;

@@ -47,6 +47,24 @@ describe("the integrations view", () => {
     await waitForContent(ui, (f) => !f.includes("service account issue"));
   });
 
+  it("on a short terminal the movement keys scroll the view, End to its last line and Home back", async () => {
+    fx = await startUiFixture({ key: "owner" });
+    h = mountApp(fx, { columns: 140, rows: 16 });
+    await waitForContent(h, fx.ids[0] as string);
+    await pressKey(h, "I");
+    const top = await waitForContent(h, "demo (Organization): 2 repositories");
+    expect(top).not.toContain("service account issue");
+    await pressKey(h, "G");
+    const end = await waitForContent(h, "service account issue");
+    expect(end).not.toContain("demo (Organization): 2 repositories");
+    await pressKey(h, "g");
+    await waitForContent(
+      h,
+      (f) =>
+        f.includes("demo (Organization): 2 repositories") && !f.includes("service account issue"),
+    );
+  });
+
   it("a member sees a disconnected token and may not edit: the role is named", async () => {
     const ui = await openView("member");
     const frame = await waitForContent(ui, "your code hosting token is disconnected");

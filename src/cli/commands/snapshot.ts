@@ -3,7 +3,7 @@ import { resolveCredentials } from "../../credentials/resolve.js";
 import { fileRouteStore } from "../../credentials/routeCache.js";
 import { isSessionId } from "../../protocol/ids.js";
 import { stripAnsi } from "../../text/sanitize.js";
-import type { AppServices } from "../../ui/index.js";
+import type { AppProps, AppServices } from "../../ui/index.js";
 import { fitPanes, panesLeftMessage } from "../../ui/model/paneLimit.js";
 import { announceWaits } from "../context.js";
 import { tuningFromEnv } from "../envTuning.js";
@@ -104,39 +104,43 @@ async function asPrinted(frame: string, opts: SnapshotOptions): Promise<string> 
   return terminalCaps().ascii ? toAscii(text) : text;
 }
 
-async function renderSnapshot(
-  conn: { baseUrl: string; apiKey: string; profile: string; organizationId?: string | null },
-  open: string[],
-  opts: SnapshotOptions,
-): Promise<string> {
-  // Ink's colours follow whether stdout is a terminal; `--ansi > file` asks for them anyway.
-  // Set before Ink (and its chalk) first load: the colour level is read once, at import.
+/**
+ * Ink's colours follow whether stdout is a terminal; `--ansi > file` asks for them anyway. Set
+ * before Ink (and its chalk) first load: the colour level is read once, at import.
+ */
+function colourAsAsked(opts: SnapshotOptions): void {
   if (opts.ansi && process.env.FORCE_COLOR === undefined) process.env.FORCE_COLOR = "1";
-  const [{ render }, React, { App }, { buildServices }, { VirtualTerminal, SilentInput }] =
+}
+
+/**
+ * The App drawn headlessly at the snapshot's size, its frames through the same guard as on a
+ * real terminal (no piece of the key survives a cut line, a recording's untrusted text
+ * included), no keys read; after `waitMs`, the frame once the UI has settled.
+ */
+async function drawnFrame(
+  services: AppServices,
+  app: Pick<AppProps, "profile" | "baseUrl" | "options" | "initialSessions" | "now">,
+  opts: SnapshotOptions,
+  waitMs = 0,
+): Promise<string> {
+  const [{ render }, React, { App }, { VirtualTerminal, SilentInput }, { guardStream }] =
     await Promise.all([
       import("ink"),
       // React is CommonJS: its exports are the default export, in Node and in the bundle.
       import("react").then((m) => m.default),
       import("../../ui/index.js"),
-      import("../tui/buildServices.js"),
       import("../tui/virtualTerminal.js"),
+      import("../tui/frameGuard.js"),
     ]);
-  const { guardStream } = await import("../tui/frameGuard.js");
-  const handle = buildServices(conn, { tuning: tuningFromEnv(), routeStore: fileRouteStore() });
-  // A headless command: its waits (the budget, a retry) are said on stderr.
-  const quiet = announceWaits(handle.client.rateLimit);
   const term = new VirtualTerminal(opts.width, opts.height);
-  // Frames pass the same guard as on a real terminal: no piece of the key survives a cut line.
   const guarded = guardStream(term, secrets);
   const input = new SilentInput();
   const noColor = !opts.ansi || noColorAsked();
   const instance = render(
     React.createElement(App, {
-      services: handle.services,
-      profile: conn.profile,
-      baseUrl: conn.baseUrl,
-      options: { bell: false, noColor, startInFleet: opts.fleet === true },
-      initialSessions: open,
+      ...app,
+      services,
+      options: { bell: false, ...app.options, noColor },
       onExit: () => {},
     }),
     {
@@ -148,13 +152,41 @@ async function renderSnapshot(
       patchConsole: false,
     },
   );
-  await new Promise((r) => setTimeout(r, opts.after));
-  // On a busy machine the first reads may still be under way: the frame waits for them.
-  const frame = await settledFrame(handle.services, term);
-  instance.unmount();
-  quiet();
-  await handle.dispose();
-  return frame;
+  try {
+    if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+    // On a busy machine the first reads may still be under way: the frame waits for them.
+    return await settledFrame(services, term);
+  } finally {
+    instance.unmount();
+  }
+}
+
+async function renderSnapshot(
+  conn: { baseUrl: string; apiKey: string; profile: string; organizationId?: string | null },
+  open: string[],
+  opts: SnapshotOptions,
+): Promise<string> {
+  colourAsAsked(opts);
+  const { buildServices } = await import("../tui/buildServices.js");
+  const handle = buildServices(conn, { tuning: tuningFromEnv(), routeStore: fileRouteStore() });
+  // A headless command: its waits (the budget, a retry) are said on stderr.
+  const quiet = announceWaits(handle.client.rateLimit);
+  try {
+    return await drawnFrame(
+      handle.services,
+      {
+        profile: conn.profile,
+        baseUrl: conn.baseUrl,
+        options: { startInFleet: opts.fleet === true },
+        initialSessions: open,
+      },
+      opts,
+      opts.after,
+    );
+  } finally {
+    quiet();
+    await handle.dispose();
+  }
 }
 
 /**
@@ -162,50 +194,27 @@ async function renderSnapshot(
  * there, the UI's clock is that moment, and the frame is taken once the UI has settled.
  */
 async function renderReplaySnapshot(files: string[], opts: SnapshotOptions): Promise<string> {
-  if (opts.ansi && process.env.FORCE_COLOR === undefined) process.env.FORCE_COLOR = "1";
+  colourAsAsked(opts);
   const recording = await readRecording(files, opts.session);
   const at = replayTimeOf(opts.at ?? "end", recording);
   for (const w of recording.warnings) err(`warning: ${w}`);
-  const [{ render }, React, { App }, { buildReplayServices }, { VirtualTerminal, SilentInput }] =
-    await Promise.all([
-      import("ink"),
-      // React is CommonJS: its exports are the default export, in Node and in the bundle.
-      import("react").then((m) => m.default),
-      import("../../ui/index.js"),
-      import("../tui/buildReplayServices.js"),
-      import("../tui/virtualTerminal.js"),
-    ]);
-  const { guardStream } = await import("../tui/frameGuard.js");
+  const { buildReplayServices } = await import("../tui/buildReplayServices.js");
   const handle = buildReplayServices(recording, { at, playing: false });
-  const term = new VirtualTerminal(opts.width, opts.height);
-  // A recording is untrusted text too: its frames pass the same guard.
-  const guarded = guardStream(term, secrets);
-  const input = new SilentInput();
-  const noColor = !opts.ansi || noColorAsked();
   const open = opts.open && opts.open.length > 0 ? opts.open : fitPanes(recording.sessions).open;
-  const instance = render(
-    React.createElement(App, {
-      services: handle.services,
-      profile: "replay",
-      baseUrl: files.join(" "),
-      options: { bell: false, noColor },
-      initialSessions: open,
-      onExit: () => {},
-      now: handle.replay.now,
-    }),
-    {
-      stdout: guarded as unknown as NodeJS.WriteStream,
-      stdin: input as unknown as NodeJS.ReadStream,
-      stderr: guarded as unknown as NodeJS.WriteStream,
-      debug: true,
-      exitOnCtrlC: false,
-      patchConsole: false,
-    },
-  );
-  const frame = await settledFrame(handle.services, term);
-  instance.unmount();
-  await handle.dispose();
-  return frame;
+  try {
+    return await drawnFrame(
+      handle.services,
+      {
+        profile: "replay",
+        baseUrl: files.join(" "),
+        initialSessions: open,
+        now: handle.replay.now,
+      },
+      opts,
+    );
+  } finally {
+    await handle.dispose();
+  }
 }
 
 /**

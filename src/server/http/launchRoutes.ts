@@ -15,6 +15,7 @@ import {
   type HandlerContext,
   invalidBody,
   type Route,
+  SEGMENT,
   sessionParam,
 } from "./routeKit.js";
 
@@ -23,7 +24,6 @@ import {
  * Launches live beside the context they serve, made on first use.
  */
 
-const ID = "([^/]+)";
 /** A launch body holds a prompt of up to 100,000 characters (4 bytes each at most). */
 const LAUNCH_BODY_BYTES = MAX_PROMPT_CHARS * 4 + 64 * 1024;
 
@@ -101,6 +101,6 @@ function destroy(ctx: HandlerContext, call: Call): void {
 export const LAUNCH_ROUTES: Route[] = [
   { method: "POST", pattern: /^\/api\/v0\/sessions\/launch$/, handle: launch },
   { method: "POST", pattern: /^\/api\/sessions$/, handle: create },
-  { method: "PATCH", pattern: new RegExp(`^/api/sessions/${ID}/name$`), handle: rename },
-  { method: "DELETE", pattern: new RegExp(`^/api/sessions/${ID}$`), handle: destroy },
+  { method: "PATCH", pattern: new RegExp(`^/api/sessions/${SEGMENT}/name$`), handle: rename },
+  { method: "DELETE", pattern: new RegExp(`^/api/sessions/${SEGMENT}$`), handle: destroy },
 ];

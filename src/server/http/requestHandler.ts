@@ -13,7 +13,7 @@ import { advanceClock, CLOCK_CONTROL_PATH } from "./clockControl.js";
 import { HttpError } from "./httpError.js";
 import { LAUNCH_ROUTES } from "./launchRoutes.js";
 import { readJsonBody, sendJson } from "./respond.js";
-import { isReviewOperation, reviewOperation, reviewRoutes } from "./reviewRoutes.js";
+import { isReviewOperation, REVIEW_ROUTES, reviewOperation } from "./reviewRoutes.js";
 import {
   authorize,
   type Call,
@@ -23,7 +23,7 @@ import {
   SEGMENT,
   sessionParam,
 } from "./routeKit.js";
-import { terminalRoutes } from "./terminalRoutes.js";
+import { TERMINAL_ROUTES } from "./terminalRoutes.js";
 
 const ROUTES: Route[] = [
   { method: "GET", pattern: /^\/api\/cloud\/auth\/verify$/, handle: verify },
@@ -82,9 +82,9 @@ const ROUTES: Route[] = [
   { method: "GET", pattern: /^\/api\/v1\/linear\/integrations$/, handle: linearList },
   { method: "POST", pattern: /^\/api\/v1\/linear\/integration$/, handle: linearUpdate },
   { method: "GET", pattern: /^\/api\/v1\/slack\/integration$/, handle: slack },
-  ...reviewRoutes<HandlerContext, Call>({ authorize, sessionParam }),
+  ...REVIEW_ROUTES,
   ...LAUNCH_ROUTES,
-  ...terminalRoutes({ authorize, sessionParam }),
+  ...TERMINAL_ROUTES,
 ];
 
 function verify(ctx: HandlerContext, call: Call): void {

@@ -1,6 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { REQUIRED_SCOPES } from "../../protocol/index.js";
-import type { GitWorkspaces } from "../git/gitWorkspaces.js";
+import type { ServerResponse } from "node:http";
 import {
   fileTree,
   listFiles,
@@ -10,10 +8,18 @@ import {
   workspaceLog,
   workspaceStatus,
 } from "../git/workspaceReview.js";
-import type { SessionActions } from "../sessionActions.js";
 import type { SimSession } from "../sessionTable.js";
 import { HttpError } from "./httpError.js";
 import { sendJson } from "./respond.js";
+import {
+  authorize,
+  type Call,
+  type HandlerContext,
+  type Operation,
+  type Route,
+  SEGMENT,
+  sessionParam,
+} from "./routeKit.js";
 
 /**
  * The routes of reviewing a session and taking its work home: files, file, search, workspace
@@ -21,33 +27,8 @@ import { sendJson } from "./respond.js";
  * workspace-state.mdx, prompt-rewind.mdx, v2-connect.mdx), and the git review operations
  * status, diff and log that the git endpoints hand here (reviewOperation).
  *
- * requestHandler.ts spreads reviewRoutes({authorize, sessionParam}) into its routes: the
- * checks are its own, handed in, so this module never imports it back.
+ * requestHandler.ts spreads REVIEW_ROUTES into its routes; the checks come from routeKit.ts.
  */
-
-interface ReviewContext {
-  git: GitWorkspaces;
-  actions: SessionActions;
-}
-
-interface ReviewCall {
-  req: IncomingMessage;
-  res: ServerResponse;
-  query: URLSearchParams;
-}
-
-interface Checks<C, K> {
-  authorize(ctx: C, call: K, op: keyof typeof REQUIRED_SCOPES): unknown;
-  sessionParam(ctx: C, call: K): SimSession;
-}
-
-interface ReviewRoute<C, K> {
-  method: string;
-  pattern: RegExp;
-  handle: (ctx: C, call: K) => Promise<void> | void;
-}
-
-const SEGMENT = "([^/]+)";
 
 /** The git operations answered here rather than by the workspaces' actions. */
 export const REVIEW_OPERATIONS = ["status", "diff", "log"] as const;
@@ -66,7 +47,7 @@ function notPaused(s: SimSession): void {
 
 /** git status, diff or log in the session's workspace (authorized by the git route). */
 export async function reviewOperation(
-  ctx: ReviewContext,
+  ctx: HandlerContext,
   res: ServerResponse,
   s: SimSession,
   op: ReviewOperation,
@@ -86,7 +67,7 @@ function portParam(query: URLSearchParams): number {
 }
 
 /** What the sandbox runs, simulated from its record: the same answer for the same session. */
-function workspaceState(ctx: ReviewContext, s: SimSession) {
+function workspaceState(ctx: HandlerContext, s: SimSession) {
   const r = s.record;
   let hash = 0;
   for (const ch of r.id) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
@@ -113,98 +94,97 @@ function previewUrl(sessionId: string, port: number): string {
   return `https://${port}-${sessionId.replace("_", "-")}.preview.invalid`;
 }
 
-export function reviewRoutes<C extends ReviewContext, K extends ReviewCall>(
-  checks: Checks<C, K>,
-): ReviewRoute<C, K>[] {
-  const { authorize, sessionParam } = checks;
-  /** The session of a call whose key holds the scope; a paused sandbox is refused. */
-  const running = (ctx: C, call: K, op: keyof typeof REQUIRED_SCOPES): SimSession => {
-    authorize(ctx, call, op);
-    const s = sessionParam(ctx, call);
-    notPaused(s);
-    return s;
-  };
-  const flag = (call: K, name: string) => /^(?:true|1|yes|on)$/i.test(call.query.get(name) ?? "");
-  return [
-    {
-      method: "GET",
-      pattern: new RegExp(`^/api/sessions/${SEGMENT}/files$`),
-      handle: (ctx, call) => {
-        const s = running(ctx, call, "listFiles");
-        const dir = ctx.git.workspaceDirOf(s.record.id);
-        sendJson(
-          call.res,
-          200,
-          listFiles(dir, call.query.get("path") ?? "/", flag(call, "recursive")),
-        );
-      },
-    },
-    {
-      method: "GET",
-      pattern: new RegExp(`^/api/sessions/${SEGMENT}/file$`),
-      handle: (ctx, call) => {
-        const s = running(ctx, call, "readFile");
-        sendJson(
-          call.res,
-          200,
-          readFile(ctx.git.workspaceDirOf(s.record.id), call.query.get("path") ?? ""),
-        );
-      },
-    },
-    {
-      method: "GET",
-      pattern: new RegExp(`^/api/sessions/${SEGMENT}/files/search$`),
-      handle: (ctx, call) => {
-        const s = running(ctx, call, "searchFiles");
-        const dir = ctx.git.workspaceDirOf(s.record.id);
-        sendJson(
-          call.res,
-          200,
-          searchFiles(dir, call.query.get("query") ?? "", call.query.get("path") ?? "/"),
-        );
-      },
-    },
-    {
-      method: "GET",
-      pattern: new RegExp(`^/api/sessions/${SEGMENT}/workspace-state$`),
-      handle: (ctx, call) => {
-        authorize(ctx, call, "workspaceState");
-        sendJson(call.res, 200, workspaceState(ctx, sessionParam(ctx, call)));
-      },
-    },
-    {
-      method: "POST",
-      pattern: new RegExp(`^/api/sessions/${SEGMENT}/prompt/rewind$`),
-      handle: async (ctx, call) => {
-        const s = running(ctx, call, "rewindPrompt");
-        const reverted = await ctx.git.rewind(s.record.id);
-        sendJson(call.res, 200, {
-          session_id: s.record.id,
-          rewound: reverted.length > 0,
-          reverted_files: reverted.map((p) => `/${p}`),
-        });
-      },
-    },
-    {
-      method: "POST",
-      pattern: new RegExp(`^/api/v2/sessions/${SEGMENT}/connect$`),
-      handle: (ctx, call) => {
-        authorize(ctx, call, "connectPort");
-        const s = sessionParam(ctx, call);
-        const port = portParam(call.query);
-        // Documented: a paused sandbox is resumed (its errors, 410 for an ended one, as is).
-        if (s.record.state === "paused") ctx.actions.lifecycle(s, "resume");
-        if (s.record.state === "destroyed" || s.record.state === "destroying") {
-          throw HttpError.detail(410, "Sandbox has expired or is in an invalid state");
-        }
-        const listening = workspaceState(ctx, s).detected_ports.some((p) => p.port === port);
-        if (!listening) {
-          throw HttpError.detail(502, `Could not resolve preview: nothing listens on port ${port}`);
-        }
-        const url = previewUrl(s.record.id, port);
-        s.record.preview_url = url;
-        sendJson(call.res, 200, { preview_url: url, port });
-      },
-    },
-  ];
+/** The session of a call whose key holds the scope; a paused sandbox is refused. */
+function running(ctx: HandlerContext, call: Call, op: Operation): SimSession {
+  authorize(ctx, call, op);
+  const s = sessionParam(ctx, call);
+  notPaused(s);
+  return s;
 }
+
+function flag(call: Call, name: string): boolean {
+  return /^(?:true|1|yes|on)$/i.test(call.query.get(name) ?? "");
+}
+
+export const REVIEW_ROUTES: Route[] = [
+  {
+    method: "GET",
+    pattern: new RegExp(`^/api/sessions/${SEGMENT}/files$`),
+    handle: (ctx, call) => {
+      const s = running(ctx, call, "listFiles");
+      const dir = ctx.git.workspaceDirOf(s.record.id);
+      sendJson(
+        call.res,
+        200,
+        listFiles(dir, call.query.get("path") ?? "/", flag(call, "recursive")),
+      );
+    },
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/api/sessions/${SEGMENT}/file$`),
+    handle: (ctx, call) => {
+      const s = running(ctx, call, "readFile");
+      sendJson(
+        call.res,
+        200,
+        readFile(ctx.git.workspaceDirOf(s.record.id), call.query.get("path") ?? ""),
+      );
+    },
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/api/sessions/${SEGMENT}/files/search$`),
+    handle: (ctx, call) => {
+      const s = running(ctx, call, "searchFiles");
+      const dir = ctx.git.workspaceDirOf(s.record.id);
+      sendJson(
+        call.res,
+        200,
+        searchFiles(dir, call.query.get("query") ?? "", call.query.get("path") ?? "/"),
+      );
+    },
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/api/sessions/${SEGMENT}/workspace-state$`),
+    handle: (ctx, call) => {
+      authorize(ctx, call, "workspaceState");
+      sendJson(call.res, 200, workspaceState(ctx, sessionParam(ctx, call)));
+    },
+  },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/api/sessions/${SEGMENT}/prompt/rewind$`),
+    handle: async (ctx, call) => {
+      const s = running(ctx, call, "rewindPrompt");
+      const reverted = await ctx.git.rewind(s.record.id);
+      sendJson(call.res, 200, {
+        session_id: s.record.id,
+        rewound: reverted.length > 0,
+        reverted_files: reverted.map((p) => `/${p}`),
+      });
+    },
+  },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/api/v2/sessions/${SEGMENT}/connect$`),
+    handle: (ctx, call) => {
+      authorize(ctx, call, "connectPort");
+      const s = sessionParam(ctx, call);
+      const port = portParam(call.query);
+      // Documented: a paused sandbox is resumed (its errors, 410 for an ended one, as is).
+      if (s.record.state === "paused") ctx.actions.lifecycle(s, "resume");
+      if (s.record.state === "destroyed" || s.record.state === "destroying") {
+        throw HttpError.detail(410, "Sandbox has expired or is in an invalid state");
+      }
+      const listening = workspaceState(ctx, s).detected_ports.some((p) => p.port === port);
+      if (!listening) {
+        throw HttpError.detail(502, `Could not resolve preview: nothing listens on port ${port}`);
+      }
+      const url = previewUrl(s.record.id, port);
+      s.record.preview_url = url;
+      sendJson(call.res, 200, { preview_url: url, port });
+    },
+  },
+];

@@ -3,6 +3,7 @@ import { useLayoutEffect, useMemo, useState } from "react";
 import { useStore } from "zustand";
 import { Centered } from "../components/chrome/Centered.js";
 import { TextInput } from "../components/chrome/TextInput.js";
+import { Prose } from "../components/frame/Prose.js";
 import { useTheme } from "../context/theme.js";
 import { useKeyTarget } from "../hooks/useKeyInput.js";
 import { loginTarget } from "../input/handlers/login.js";
@@ -59,6 +60,8 @@ export function LoginScreen({
   if (isTooSmall(size)) return <TooSmall size={size} />;
 
   const width = Math.min(size.columns, 76);
+  // Inside the border and the padding.
+  const inner = width - 4;
   const count = Array.from(value).length;
   return (
     <Centered size={size}>
@@ -76,23 +79,28 @@ export function LoginScreen({
         <Text> </Text>
         {refusal ? (
           <>
-            <Text color={theme.c.error} wrap="wrap">{`✗ ${refusal.message}`}</Text>
-            {refusal.hint ? <Text wrap="wrap">{refusal.hint}</Text> : null}
+            <Prose width={inner} color={theme.c.error} text={`✗ ${refusal.message}`} />
+            {refusal.hint ? <Prose width={inner} text={refusal.hint} /> : null}
           </>
         ) : (
-          <Text wrap="wrap">
-            {keychainProblem
-              ? "No API key is stored for this profile. Paste one and press Enter: it is verified with the service, then you choose where it is kept. It is never shown."
-              : "No API key is stored for this profile. Paste one and press Enter: it is verified with the service, then kept in the OS keychain. It is never shown."}
-          </Text>
+          <Prose
+            width={inner}
+            text={
+              keychainProblem
+                ? "No API key is stored for this profile. Paste one and press Enter: it is verified with the service, then you choose where it is kept. It is never shown."
+                : "No API key is stored for this profile. Paste one and press Enter: it is verified with the service, then kept in the OS keychain. It is never shown."
+            }
+          />
         )}
         {keychainProblem && phase.kind !== "choosing" ? (
           <>
             <Text> </Text>
-            <Text wrap="wrap" color={theme.c.warn}>
-              {`⚠ No keychain here: ${keychainProblem.message}`}
-            </Text>
-            {keychainProblem.hint ? <Text wrap="wrap">{keychainProblem.hint}</Text> : null}
+            <Prose
+              width={inner}
+              color={theme.c.warn}
+              text={`⚠ No keychain here: ${keychainProblem.message}`}
+            />
+            {keychainProblem.hint ? <Prose width={inner} text={keychainProblem.hint} /> : null}
           </>
         ) : null}
         <Text> </Text>
@@ -104,16 +112,20 @@ export function LoginScreen({
         <Text> </Text>
         {phase.kind === "choosing" ? (
           <Box flexDirection="column">
-            <Text wrap="wrap" color={theme.c.warn}>
-              {`⚠ The key cannot go to the keychain: ${phase.problem.message}`}
-            </Text>
+            <Prose
+              width={inner}
+              color={theme.c.warn}
+              text={`⚠ The key cannot go to the keychain: ${phase.problem.message}`}
+            />
             <Text> </Text>
-            <Text wrap="wrap">
-              {`${keysLabel(commandById("keyThisRun"))}  use it for this run only: kept in memory, asked for again next time`}
-            </Text>
-            <Text wrap="wrap">
-              {`${keysLabel(commandById("keyToFile"))}  keep it in a plain-text file${keyFile ? ` (${keyFile})` : ""}, mode 0600: anything that can read your files can read the key`}
-            </Text>
+            <Prose
+              width={inner}
+              text={`${keysLabel(commandById("keyThisRun"))}  use it for this run only: kept in memory, asked for again next time`}
+            />
+            <Prose
+              width={inner}
+              text={`${keysLabel(commandById("keyToFile"))}  keep it in a plain-text file${keyFile ? ` (${keyFile})` : ""}, mode 0600: anything that can read your files can read the key`}
+            />
             <Text color={theme.c.muted}>
               {`${keysLabel(commandById("cancel"))} back to the key · ${keysLabel(commandById("forceQuit"))} quits`}
             </Text>
@@ -122,10 +134,8 @@ export function LoginScreen({
           <Text color={theme.c.accent}>verifying with the service…</Text>
         ) : phase.kind === "failed" ? (
           <Box flexDirection="column">
-            <Text color={theme.c.error} wrap="wrap">
-              ✗ {phase.message}
-            </Text>
-            {phase.hint ? <Text wrap="wrap">{phase.hint}</Text> : null}
+            <Prose width={inner} color={theme.c.error} text={`✗ ${phase.message}`} />
+            {phase.hint ? <Prose width={inner} text={phase.hint} /> : null}
           </Box>
         ) : (
           <Text color={theme.c.muted}>

@@ -23,7 +23,7 @@ const CHOICES_SHOWN = 6;
  * An approve or reject form with several pending approvals: each one whole (kind, message,
  * who may decide, since when, its id), the picked one marked; ↑/↓ picks another.
  */
-function ApprovalChoices({ dialog }: { dialog: FormDialogState }) {
+function ApprovalChoices({ dialog, width }: { dialog: FormDialogState; width: number }) {
   const theme = useTheme();
   const list = dialog.approvals ?? [];
   // A list cut at the book's bound says that more are pending than it offers.
@@ -36,18 +36,18 @@ function ApprovalChoices({ dialog }: { dialog: FormDialogState }) {
   const below = list.length > 1 ? list.length - from - shown.length : 0;
   return (
     <Box flexDirection="column" marginTop={1}>
-      {cut !== null && (
-        <Text wrap="wrap" color={theme.c.warn}>
-          {cut}
-        </Text>
-      )}
+      {cut !== null && <Prose width={width} color={theme.c.warn} text={cut} />}
       {from > 0 && <Text color={theme.c.muted}>{`  … ${from} more above`}</Text>}
       {shown.map((a, k) => {
         const on = from + k === pick;
         return (
-          <Text key={a.id} wrap="wrap" bold={on} color={on ? theme.c.accent : theme.c.muted}>
-            {`${on ? "▸" : " "} ${sanitizeLine(a.id)}: ${describeApproval(a)}`}
-          </Text>
+          <Prose
+            key={a.id}
+            width={width}
+            bold={on}
+            color={on ? theme.c.accent : theme.c.muted}
+            text={`${on ? "▸" : " "} ${sanitizeLine(a.id)}: ${describeApproval(a)}`}
+          />
         );
       })}
       {below > 0 && <Text color={theme.c.muted}>{`  … ${below} more below (↑/↓ picks)`}</Text>}
@@ -94,7 +94,7 @@ export function FormDialog({
         labelColumn={labelWidth + 12}
         error={dialog.error}
       >
-        <ApprovalChoices dialog={dialog} />
+        <ApprovalChoices dialog={dialog} width={dialogInnerWidth(width)} />
         <CloneSuggestions dialog={dialog} />
       </FormFields>
     </FramedBox>

@@ -1,4 +1,3 @@
-import { Box } from "ink";
 import { memo, useMemo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
@@ -23,10 +22,9 @@ import {
   type TimelineWindow,
 } from "../../model/paneView.js";
 import { paneViewOf } from "../../model/uiStore.js";
-import type { BorderKind } from "../chrome/BorderTitle.js";
 import { ActPanel } from "./ActPanel.js";
+import { PaneFrame } from "./PaneFrame.js";
 import { PaneStatus } from "./PaneStatus.js";
-import { PaneTitle } from "./PaneTitle.js";
 import { Timeline } from "./Timeline.js";
 
 /**
@@ -139,51 +137,33 @@ export const Pane = memo(function Pane({
     [buf, rows, view],
   );
   const fresh = buf ? newCount(buf, view) : 0;
-  const borderColor = attention ? theme.c.error : focused ? theme.c.focus : theme.c.muted;
-
-  const border: BorderKind = focused ? "double" : attention ? "bold" : "single";
-
   return (
-    <Box width={width} height={height} flexDirection="column" flexShrink={0} overflow="hidden">
-      <PaneTitle
-        sessionId={sessionId}
-        number={number}
-        focused={focused}
-        width={width}
-        border={border}
-        borderColor={borderColor}
-        note={note}
+    <PaneFrame
+      sessionId={sessionId}
+      number={number}
+      width={width}
+      height={height}
+      focused={focused}
+      attention={attention}
+      note={note}
+    >
+      <Timeline
+        lines={win.lines}
+        rows={body.rows}
+        width={body.width}
+        query={view.query.toLowerCase()}
+        matchSeq={view.matchSeq}
+        empty={open ? "waiting for events…" : "not streaming"}
       />
-      {/* Keyed by border: Ink re-applies a changed borderStyle without the borderTop={false}
-          beside it, which would reserve an empty row. */}
-      <Box
-        key={border}
-        width={width}
-        height={height - 1}
-        flexDirection="column"
-        borderStyle={border}
-        borderTop={false}
-        borderColor={borderColor}
-        overflow="hidden"
-      >
-        <Timeline
-          lines={win.lines}
-          rows={body.rows}
-          width={body.width}
-          query={view.query.toLowerCase()}
-          matchSeq={view.matchSeq}
-          empty={open ? "waiting for events…" : "not streaming"}
-        />
-        <ActPanel lines={panel} width={body.width} />
-        <PaneStatus
-          view={view}
-          newCount={fresh}
-          stats={stats}
-          searchDraft={searchDraft}
-          width={body.width}
-          overlap={overlap}
-        />
-      </Box>
-    </Box>
+      <ActPanel lines={panel} width={body.width} />
+      <PaneStatus
+        view={view}
+        newCount={fresh}
+        stats={stats}
+        searchDraft={searchDraft}
+        width={body.width}
+        overlap={overlap}
+      />
+    </PaneFrame>
   );
 });

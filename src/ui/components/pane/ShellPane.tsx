@@ -1,4 +1,4 @@
-import { Box, Text } from "ink";
+import { Text } from "ink";
 import { memo, useEffect } from "react";
 import { useStore } from "zustand";
 import { createStore } from "zustand/vanilla";
@@ -15,8 +15,7 @@ import { useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { keyOf } from "../../model/keymap.js";
 import { paneBody } from "../../model/layout.js";
-import type { BorderKind } from "../chrome/BorderTitle.js";
-import { PaneTitle } from "./PaneTitle.js";
+import { PaneFrame } from "./PaneFrame.js";
 
 /**
  * A session's shell in its pane: the emulator's cells (store/terminal/terminalPanes.ts),
@@ -119,8 +118,6 @@ export const ShellPane = memo(function ShellPane({
   const scrolledBack = term?.scrolledBack ?? 0;
   const view = screen ? screen.view(scrolledBack) : [];
   const cursor = screen?.cursor;
-  const borderColor = focused ? theme.c.focus : theme.c.muted;
-  const border: BorderKind = focused ? "double" : "single";
   const dropped = screen?.dropped.bytes ?? 0;
   const scrollMode = useStore(ui, (s) =>
     s.shellScroll?.sessionId === sessionId ? s.shellScroll : null,
@@ -137,46 +134,33 @@ export const ShellPane = memo(function ShellPane({
   const said =
     dropped > 0 ? `${status} · ${dropped} bytes of output dropped (too fast to draw)` : status;
   return (
-    <Box width={width} height={height} flexDirection="column" flexShrink={0} overflow="hidden">
-      <PaneTitle
-        sessionId={sessionId}
-        number={number}
-        focused={focused}
-        width={width}
-        border={border}
-        borderColor={borderColor}
-        note="shell"
-      />
-      <Box
-        key={border}
-        width={width}
-        height={height - 1}
-        flexDirection="column"
-        borderStyle={border}
-        borderTop={false}
-        borderColor={borderColor}
-        overflow="hidden"
-      >
-        {Array.from({ length: rows }, (_, y) => {
-          const row = view[y] ?? [];
-          const drawn =
-            focused && cursor?.visible && scrolledBack === 0 && cursor.y === y
-              ? withCursor(row, cursor.x)
-              : row;
-          return (
-            // biome-ignore lint/suspicious/noArrayIndexKey: rows are screen positions
-            <Text key={y} wrap="truncate">
-              {drawn.map((s, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: segments are positions in the row
-                <SegmentText key={i} s={s} noColor={theme.noColor} />
-              ))}
-            </Text>
-          );
-        })}
-        <Text wrap="truncate" color={term?.status ? theme.c.warn : theme.c.muted}>
-          {said.slice(0, cols)}
-        </Text>
-      </Box>
-    </Box>
+    <PaneFrame
+      sessionId={sessionId}
+      number={number}
+      width={width}
+      height={height}
+      focused={focused}
+      note="shell"
+    >
+      {Array.from({ length: rows }, (_, y) => {
+        const row = view[y] ?? [];
+        const drawn =
+          focused && cursor?.visible && scrolledBack === 0 && cursor.y === y
+            ? withCursor(row, cursor.x)
+            : row;
+        return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: rows are screen positions
+          <Text key={y} wrap="truncate">
+            {drawn.map((s, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: segments are positions in the row
+              <SegmentText key={i} s={s} noColor={theme.noColor} />
+            ))}
+          </Text>
+        );
+      })}
+      <Text wrap="truncate" color={term?.status ? theme.c.warn : theme.c.muted}>
+        {said.slice(0, cols)}
+      </Text>
+    </PaneFrame>
   );
 });

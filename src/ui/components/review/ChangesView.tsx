@@ -14,6 +14,7 @@ import {
 import { keyOf } from "../../model/keymap.js";
 import type { ChangesOverlayState } from "../../model/uiStore.js";
 import { FramedBox } from "../frame/FramedBox.js";
+import { Prose } from "../frame/Prose.js";
 import { WholeFile } from "./WholeFile.js";
 
 /**
@@ -88,10 +89,12 @@ export const ChangesView = memo(function ChangesView({
   if (changes.error || !changes.value) {
     return (
       <FramedBox width={width} height={height} title={title} note={keys} tone="error">
-        <Text color={theme.c.error} wrap="wrap">
-          {`Reading the changes failed: ${changes.error?.message ?? "no answer"}`}
-        </Text>
-        {changes.error?.hint ? <Text wrap="wrap">{changes.error.hint}</Text> : null}
+        <Prose
+          width={width - 4}
+          color={theme.c.error}
+          text={`Reading the changes failed: ${changes.error?.message ?? "no answer"}`}
+        />
+        {changes.error?.hint ? <Prose width={width - 4} text={changes.error.hint} /> : null}
       </FramedBox>
     );
   }

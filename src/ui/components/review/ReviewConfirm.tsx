@@ -7,7 +7,8 @@ import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { keyOf } from "../../model/keymap.js";
 import type { PendingAction } from "../../model/uiStore.js";
-import { FramedBox } from "../frame/FramedBox.js";
+import { dialogInnerWidth, FramedBox } from "../frame/FramedBox.js";
+import { Prose } from "../frame/Prose.js";
 
 /**
  * The review confirmations: taking the changes home (naming the local repository, its branch
@@ -61,6 +62,7 @@ export function ReviewConfirm({
   }, [asksHome, home]);
 
   const mask = (t: string) => (secrets ? secrets.redact(t) : t);
+  const inner = dialogInnerWidth(width);
   const files = (list: readonly string[]) => (
     <>
       {list.slice(0, LISTED).map((f) => (
@@ -96,9 +98,10 @@ export function ReviewConfirm({
       <FramedBox centred title="Paused — resume first?" width={width} height={height} tone="warn">
         {session}
         <Text> </Text>
-        <Text wrap="wrap">
-          {`The session is paused: its workspace answers nothing until it runs. Resume it (POST …/resume), ${THEN[a.then]}.`}
-        </Text>
+        <Prose
+          width={inner}
+          text={`The session is paused: its workspace answers nothing until it runs. Resume it (POST …/resume), ${THEN[a.then]}.`}
+        />
         <Text> </Text>
         {keys("resume")}
       </FramedBox>
@@ -115,10 +118,10 @@ export function ReviewConfirm({
       >
         {session}
         <Text> </Text>
-        <Text wrap="wrap">
-          Undoes the session's last prompt and reverts the files it changed in the session's
-          workspace:
-        </Text>
+        <Prose
+          width={inner}
+          text="Undoes the session's last prompt and reverts the files it changed in the session's workspace:"
+        />
         {a.files.length > 0 ? (
           files(a.files)
         ) : (
@@ -158,17 +161,21 @@ export function ReviewConfirm({
       <Text> </Text>
       {apply ? (
         <>
-          <Text wrap="wrap">
-            {`Applies the session's diff to this checkout, after a preflight (git apply --check): nothing is applied if any file conflicts. ${a.files.length} file${a.files.length === 1 ? "" : "s"}:`}
-          </Text>
+          <Prose
+            width={inner}
+            text={`Applies the session's diff to this checkout, after a preflight (git apply --check): nothing is applied if any file conflicts. ${a.files.length} file${a.files.length === 1 ? "" : "s"}:`}
+          />
           {files(a.files)}
         </>
       ) : (
-        <Text wrap="wrap">
-          {branch
-            ? `Fetches the branch the session pushed, ${branch}, into a local branch of the same name.`
-            : "Fetches the branch the session pushed into a local branch of the same name (the service does not name it: the checkout says what to do)."}
-        </Text>
+        <Prose
+          width={inner}
+          text={
+            branch
+              ? `Fetches the branch the session pushed, ${branch}, into a local branch of the same name.`
+              : "Fetches the branch the session pushed into a local branch of the same name (the service does not name it: the checkout says what to do)."
+          }
+        />
       )}
       <Text> </Text>
       {keys(

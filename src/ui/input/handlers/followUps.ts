@@ -4,6 +4,7 @@ import type { UiDeps } from "../../model/deps.js";
 import { commandById, keyOf } from "../../model/keymap.js";
 import type { PromptEditing } from "../../model/uiStore.js";
 import { message, patch, sessionRecord } from "../actions.js";
+import { movementKeys, type Step } from "./movement.js";
 import { focusPane, target } from "./sessionTarget.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
@@ -120,10 +121,13 @@ export const FOLLOW_UPS_SCREEN: ModeHandlers<"list" | "pane" | "fleet"> = { foll
 
 type QueueMode = ModeOf<"followUps">;
 
-function select(by: (n: number) => number): Handler<QueueMode> {
+/** A page of the queue for PgUp/PgDn. */
+const QUEUE_PAGE = 10;
+
+function select(step: Step): Handler<QueueMode> {
   return (deps, { overlay: o }) => {
     const n = queueOf(deps, o.sessionId).length;
-    const cursor = Math.max(0, Math.min(n - 1, by(o.cursor)));
+    const cursor = Math.max(0, Math.min(n - 1, step(o.cursor, QUEUE_PAGE)));
     patch(deps, { overlay: { ...o, cursor } });
   };
 }
@@ -131,12 +135,7 @@ function select(by: (n: number) => number): Handler<QueueMode> {
 const close: Handler = (deps) => patch(deps, { overlay: null });
 
 export const FOLLOW_UPS: ModeHandlers<"followUps"> = {
-  up: select((c) => c - 1),
-  down: select((c) => c + 1),
-  pageUp: select((c) => c - 10),
-  pageDown: select((c) => c + 10),
-  top: select(() => 0),
-  bottom: select(() => Number.MAX_SAFE_INTEGER),
+  ...movementKeys(select),
   followUpEdit: (deps, { overlay: o }) => {
     const text = queueOf(deps, o.sessionId)[o.cursor];
     if (text === undefined || !focusPane(deps, o.sessionId)) return;

@@ -1,16 +1,15 @@
 import type { UiDeps } from "../../model/deps.js";
-import { bodyOf, detailRows, type Paging } from "../../model/geometry.js";
 import { disabledReason } from "../../model/gitActions.js";
 import {
   editRefusal,
   integrationEditUpdate,
-  integrationsViewLines,
   issueTrackerPresent,
   openIntegrationEdit,
 } from "../../model/integrations.js";
 import { commandById } from "../../model/keymap.js";
 import { message, patch } from "../actions.js";
 import type { TextField } from "../textField.js";
+import { SCROLLING } from "./overlays.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /**
@@ -34,33 +33,10 @@ export const openIntegrations: Handler = (deps) => {
   void store.getState().ensure();
 };
 
-function paging(deps: UiDeps): Paging {
-  const st = deps.services.integrations?.getState();
-  const lines = integrationsViewLines(st?.report ?? null, st?.loading ?? false).length;
-  const page = detailRows(bodyOf(deps.ui.getState().size).rows);
-  return { page, maxOffset: Math.max(0, lines - page) };
-}
-
-type View = ModeOf<"integrations">;
-
-function scroll(by: (page: number) => number): Handler<View> {
-  return (deps, { overlay: o }) => {
-    const { page, maxOffset } = paging(deps);
-    patch(deps, {
-      overlay: { ...o, offset: Math.max(0, Math.min(maxOffset, o.offset + by(page))) },
-    });
-  };
-}
-
 const close: Handler = (deps) => patch(deps, { overlay: null });
 
 export const INTEGRATIONS: ModeHandlers<"integrations"> = {
-  up: scroll(() => -1),
-  down: scroll(() => 1),
-  pageUp: scroll((page) => -page),
-  pageDown: scroll((page) => page),
-  top: scroll(() => -Number.MAX_SAFE_INTEGER),
-  bottom: scroll(() => Number.MAX_SAFE_INTEGER),
+  ...SCROLLING,
   integrations: close,
   quit: close,
   cancel: close,

@@ -9,7 +9,8 @@ import {
   selectedSessionId,
   visibleSessions,
 } from "../actions.js";
-import type { ModeHandlers } from "./types.js";
+import { movementKeys, type Step } from "./movement.js";
+import type { Handler, ModeHandlers } from "./types.js";
 
 /** The session list: cursor, filter, state filter, sort, open, detail. */
 
@@ -19,12 +20,7 @@ const SORT_CYCLE: readonly SessionSortKey[] = ["updated", "created", "id", "stat
 export type RowCursor = "listCursor" | "fleetCursor";
 
 /** Move a row cursor. */
-export function moveRowCursor(
-  deps: UiDeps,
-  which: RowCursor,
-  page: number,
-  to: (cursor: number, page: number) => number,
-): void {
+export function moveRowCursor(deps: UiDeps, which: RowCursor, page: number, to: Step): void {
   const s = deps.ui.getState();
   const list = visibleSessions(deps);
   const max = Math.max(0, list.length - 1);
@@ -32,7 +28,7 @@ export function moveRowCursor(
   patch(deps, { [which]: cursor });
 }
 
-function moveCursor(deps: UiDeps, to: (cursor: number, page: number) => number): void {
+function moveCursor(deps: UiDeps, to: Step): void {
   moveRowCursor(deps, "listCursor", listPage(deps.ui.getState().size), to);
 }
 
@@ -92,14 +88,15 @@ export function clearFilters(
   return true;
 }
 
+/** The selected session's detail overlay (the list's and the fleet's `i`). */
+export const openDetail: Handler = (deps) => {
+  const id = selectedSessionId(deps);
+  if (id) patch(deps, { overlay: { kind: "detail", sessionId: id, offset: 0 } });
+};
+
 /** The list's own commands (the ones it shares with a pane are screen.ts). */
 export const LIST: ModeHandlers<"list"> = {
-  up: (deps) => moveCursor(deps, (c) => c - 1),
-  down: (deps) => moveCursor(deps, (c) => c + 1),
-  pageUp: (deps) => moveCursor(deps, (c, page) => c - page),
-  pageDown: (deps) => moveCursor(deps, (c, page) => c + page),
-  top: (deps) => moveCursor(deps, () => 0),
-  bottom: (deps) => moveCursor(deps, () => Number.MAX_SAFE_INTEGER),
+  ...movementKeys((step) => (deps) => moveCursor(deps, step)),
   open: (deps) => {
     const id = selectedSessionId(deps);
     if (id) openPane(deps, id);
@@ -111,8 +108,5 @@ export const LIST: ModeHandlers<"list"> = {
   back: (deps) => {
     clearFilters(deps);
   },
-  detail: (deps) => {
-    const id = selectedSessionId(deps);
-    if (id) patch(deps, { overlay: { kind: "detail", sessionId: id, offset: 0 } });
-  },
+  detail: openDetail,
 };

@@ -7,30 +7,41 @@ import {
   messagesPaging,
   type Paging,
 } from "../../model/geometry.js";
+import { integrationsViewLines } from "../../model/integrations.js";
 import type { CommandId } from "../../model/keymap.js";
 import { detailView } from "../../model/sessionDetail.js";
 import type {
   DetailOverlayState,
   HelpOverlayState,
+  IntegrationsOverlayState,
   MessagesOverlayState,
 } from "../../model/uiStore.js";
 import { goToSession, patch, sessionRecord } from "../actions.js";
+import { movementKeys, type Step } from "./movement.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
 /**
- * The help and detail overlays: scrolled by the movement keys, closed by their own keys. The
+ * The help, detail, messages and integrations overlays: scrolled by the movement keys
+ * (SCROLLING, which integrations.ts spreads into its own keys), closed by their own keys. The
  * attention queue: the movement keys select an item, Enter goes to its session.
  */
 
-type OverlayMode = ModeOf<"help"> | ModeOf<"detail"> | ModeOf<"messages">;
+type OverlayMode = ModeOf<"help"> | ModeOf<"detail"> | ModeOf<"messages"> | ModeOf<"integrations">;
 
 const close: Handler = (deps) => patch(deps, { overlay: null });
 
 function pagingOf(
   deps: UiDeps,
-  o: HelpOverlayState | DetailOverlayState | MessagesOverlayState,
+  o: HelpOverlayState | DetailOverlayState | MessagesOverlayState | IntegrationsOverlayState,
 ): Paging {
   const size = deps.ui.getState().size;
+  if (o.kind === "integrations") {
+    const st = deps.services.integrations?.getState();
+    return detailPaging(
+      size,
+      integrationsViewLines(st?.report ?? null, st?.loading ?? false).length,
+    );
+  }
   if (o.kind === "help")
     return helpPaging(size, deps.services.identity.getState(), o.sessionState ?? null);
   if (o.kind === "messages") return messagesPaging(size, deps.ui.getState().log);
@@ -45,22 +56,15 @@ function pagingOf(
   return detailPaging(size, lines);
 }
 
-function scroll(by: (page: number) => number): Handler<OverlayMode> {
+function scroll(step: Step): Handler<OverlayMode> {
   return (deps, { overlay: o }) => {
     const { page, maxOffset } = pagingOf(deps, o);
-    const offset = Math.max(0, Math.min(maxOffset, o.offset + by(page)));
+    const offset = Math.max(0, Math.min(maxOffset, step(o.offset, page)));
     patch(deps, { overlay: { ...o, offset } });
   };
 }
 
-const SCROLLING: Partial<Record<CommandId, Handler<OverlayMode>>> = {
-  up: scroll(() => -1),
-  down: scroll(() => 1),
-  pageUp: scroll((page) => -page),
-  pageDown: scroll((page) => page),
-  top: scroll(() => -Number.MAX_SAFE_INTEGER),
-  bottom: scroll(() => Number.MAX_SAFE_INTEGER),
-};
+export const SCROLLING: Partial<Record<CommandId, Handler<OverlayMode>>> = movementKeys(scroll);
 
 export const HELP: ModeHandlers<"help"> = { ...SCROLLING, help: close, quit: close, cancel: close };
 
@@ -82,22 +86,17 @@ export const MESSAGES: ModeHandlers<"messages"> = {
 
 type AttentionMode = ModeOf<"attention">;
 
-function select(by: (page: number) => number): Handler<AttentionMode> {
+function select(step: Step): Handler<AttentionMode> {
   return (deps, { overlay: o }) => {
     const items = deps.services.attention.getState().items.length;
     const { page, maxOffset } = attentionPaging(deps.ui.getState().size, items);
-    const cursor = Math.max(0, Math.min(maxOffset, o.cursor + by(page)));
+    const cursor = Math.max(0, Math.min(maxOffset, step(o.cursor, page)));
     patch(deps, { overlay: { ...o, cursor } });
   };
 }
 
 export const ATTENTION: ModeHandlers<"attention"> = {
-  up: select(() => -1),
-  down: select(() => 1),
-  pageUp: select((page) => -page),
-  pageDown: select((page) => page),
-  top: select(() => -Number.MAX_SAFE_INTEGER),
-  bottom: select(() => Number.MAX_SAFE_INTEGER),
+  ...movementKeys(select),
   open: (deps, { overlay: o }) => {
     const item = deps.services.attention.getState().items[o.cursor];
     patch(deps, { overlay: null });

@@ -1,19 +1,13 @@
 import { nextUnseen } from "../../../store/attention/queue.js";
 import type { UiDeps } from "../../model/deps.js";
-import { disabledReason, openForm } from "../../model/gitActions.js";
+import { openForm } from "../../model/gitActions.js";
 import { mayReadIntegrations } from "../../model/integrations.js";
 import { type Command, commandById, keyOf } from "../../model/keymap.js";
 import { releaseOrder } from "../../model/listOrder.js";
 import type { BodyView, DialogState } from "../../model/uiStore.js";
-import {
-  goToSession,
-  message,
-  patch,
-  refusedId,
-  selectedSessionId,
-  sessionRecord,
-} from "../actions.js";
+import { goToSession, message, patch, selectedSessionId, sessionRecord } from "../actions.js";
 import { openIntegrations } from "./integrations.js";
+import { target } from "./sessionTarget.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
 /**
@@ -61,17 +55,9 @@ function toggleView(view: Exclude<BodyView, "main">): Handler {
 /** A git action's form or confirmation, for the focused session, if the key may run it. */
 function gitAction(cmd: Command): Handler {
   return (deps) => {
-    const sessionId = selectedSessionId(deps);
-    if (!sessionId) {
-      message(deps, "Select a session first (list row or pane)");
-      return;
-    }
-    const reason =
-      disabledReason(cmd, deps.services.identity.getState()) ?? refusedId(deps, sessionId);
-    if (reason) {
-      message(deps, reason, "error");
-      return;
-    }
+    // The git actions store is there in a replay too: a form opens, its run says what it can.
+    const sessionId = target(deps, cmd, deps.services.actions);
+    if (!sessionId) return;
     // The repositories the code hosting app reaches (clone suggestions, default branches).
     const identity = deps.services.identity.getState();
     if (cmd.id !== "branch" && mayReadIntegrations(identity)) {

@@ -10,8 +10,10 @@ import {
   cycleSort,
   cycleStateFilter,
   moveRowCursor,
+  openDetail,
   toggleIncludeDestroyed,
 } from "./list.js";
+import { movementKeys, type Step } from "./movement.js";
 import { PANE } from "./pane.js";
 import type { Handler, ModeHandlers } from "./types.js";
 
@@ -21,17 +23,12 @@ import type { Handler, ModeHandlers } from "./types.js";
  * every streamed session: the pane's own handlers run on it.
  */
 
-function moveFleet(to: (cursor: number, page: number) => number): Handler {
+function moveFleet(to: Step): Handler {
   return (deps) => moveRowCursor(deps, "fleetCursor", fleetRows(deps.ui.getState().size), to);
 }
 
 export const FLEET: ModeHandlers<"fleet"> = {
-  up: moveFleet((c) => c - 1),
-  down: moveFleet((c) => c + 1),
-  pageUp: moveFleet((c, page) => c - page),
-  pageDown: moveFleet((c, page) => c + page),
-  top: moveFleet(() => 0),
-  bottom: moveFleet(() => Number.MAX_SAFE_INTEGER),
+  ...movementKeys(moveFleet),
   open: (deps) => {
     const id = selectedSessionId(deps);
     if (!id) return;
@@ -44,10 +41,7 @@ export const FLEET: ModeHandlers<"fleet"> = {
   stateFilter: (deps) => cycleStateFilter(deps, "fleetCursor"),
   includeDestroyed: (deps) => toggleIncludeDestroyed(deps, "fleetCursor"),
   sort: (deps) => cycleSort(deps, "fleetCursor"),
-  detail: (deps) => {
-    const id = selectedSessionId(deps);
-    if (id) patch(deps, { overlay: { kind: "detail", sessionId: id, offset: 0 } });
-  },
+  detail: openDetail,
   // The fleet shares the list's filters: Esc drops them first, as on the list, so that
   // leaving the fleet never leaves the list silently filtered; the next Esc leaves.
   cancel: (deps) => {
