@@ -48,3 +48,6 @@ export function replayFleetFrames(
     (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
   );
 }
+
+/** What a reference row (Ink alone on the app's own frames) is held to: nothing, it is the floor. */
+export const INK_TARGET = "reference (what the published libraries cost for the same frames)";

@@ -47,7 +47,7 @@ import { measureUiBudget } from "./measures/uiBudget.js";
 import { findNode24 } from "./node24.js";
 import { BENCH_DIR, median } from "./proc.js";
 import { markdownTable, notMeasured, num, type Row, textTable } from "./report.js";
-import { failed, log, mb, replayFleetFrames, withServer } from "./rowKit.js";
+import { failed, INK_TARGET, log, mb, replayFleetFrames, withServer } from "./rowKit.js";
 import { fleetScaleRows, largePaneRows, promptRows } from "./scaleRows.js";
 
 interface Options {
@@ -376,8 +376,6 @@ function inkStartupMeasure(version: string): string {
   return `reference for B8 on Node ${version}: Ink and React alone (bundled the same way, the same compile-cache rules) drawing the app's first full frame, recorded in the same run, as one <Text> per line → the same two ids`;
 }
 
-const INK_TARGET = "reference (what the published libraries cost for the same frame)";
-
 /** Issue 35: the app's own share of start-up, against Ink and React alone (B8-ink) on the same Node. */
 const STARTUP_INK_RATIO = 1.25;
 /** Issue 35: on Node 24 (with its compile cache), at most this. */
@@ -532,7 +530,7 @@ function inkFleetRow(
 ): Row {
   const { columns, rows } = fleetSize(p.fleetStreams);
   const measure = `reference for B10: Ink alone (bundled the same way) replaying the frames Ink drew in B10's run, at their times, each as one <Text> per line, ${columns}×${rows}, through the same terminal writer; CPU over the same window after the same warm-up`;
-  const target = "reference (what the published libraries cost for the same frames)";
+  const target = INK_TARGET;
   if (replay === null)
     return failed("B10-ink", measure, target, new Error("B10 recorded no frames"));
   if (replay instanceof Error) return failed("B10-ink", measure, target, replay);

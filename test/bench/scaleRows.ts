@@ -13,10 +13,7 @@ import { LARGE_PANE_SIZE, measureLargePane } from "./measures/largePane.js";
 import { measurePromptUi, PROMPT_UI_SIZE } from "./measures/promptUi.js";
 import { BENCH_DIR } from "./proc.js";
 import { num, type Row } from "./report.js";
-import { failed, log, mb, replayFleetFrames, withServer } from "./rowKit.js";
-
-/** What a reference row (Ink alone on the app's frames) is held to: nothing, it is the floor. */
-const INK_TARGET = "reference (what the published libraries cost for the same frames)";
+import { failed, INK_TARGET, log, mb, replayFleetFrames, withServer } from "./rowKit.js";
 
 /** B10-2000's sizes: issue 35's fleet. */
 const SCALE = { sessions: 2000, streams: 100, perSecond: 20 };
