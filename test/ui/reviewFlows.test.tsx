@@ -182,9 +182,14 @@ describe("the files browser's search", () => {
     );
     // Nothing is listed as a hit, and Enter opens nothing.
     expect(frame).not.toContain("README.md");
-    const reads = () => server?.seen.filter((r) => /\/file\?/.test(r.path)).length ?? 0;
     await pressKey(h, "enter");
-    expect(reads()).toBe(0);
+    const after = h.frame();
+    expect(after).toContain('search "anything"');
+    expect(after).not.toContain("read-only");
+    // Esc drops the search and the folder is back; no file was asked for meanwhile.
+    await pressKey(h, "escape");
+    await waitForContent(h, "README.md  12 B");
+    expect(server?.seen.filter((r) => /\/file\?/.test(r.path))).toEqual([]);
   });
 });
 
