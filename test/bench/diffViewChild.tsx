@@ -40,6 +40,9 @@ let lastRow: string | null = null;
 /** The view's first frame on the answer: the summary (a row per file) and its status row. */
 const DIFF_SHOWN = /src\/mod0\.ts {2}\+120 −100[\s\S]*row 1\/\d+/;
 let diffShownAt: number | null = null;
+/** The CPU at the answer stored, and spent from there to the first frame showing the diff. */
+let storedCpu: NodeJS.CpuUsage | null = null;
+let drawCpu: NodeJS.CpuUsage | null = null;
 ui.terminal.onWrite = (data, at) => {
   const text = stripAnsi(data);
   // Cursor moves and the like come alone: a frame is a write with text.
@@ -48,7 +51,10 @@ ui.terminal.onWrite = (data, at) => {
   lastAt = at;
   frames++;
   lastRow = /row (\d+)\//.exec(text)?.[1] ?? null;
-  if (diffShownAt === null && DIFF_SHOWN.test(text)) diffShownAt = at;
+  if (diffShownAt === null && DIFF_SHOWN.test(text)) {
+    diffShownAt = at;
+    if (storedCpu) drawCpu = process.cpuUsage(storedCpu);
+  }
 };
 
 function waitFor(check: () => boolean, what: string, ms: number): Promise<void> {
@@ -67,7 +73,10 @@ function waitFor(check: () => boolean, what: string, ms: number): Promise<void> 
 await waitFor(() => last.includes(args.id), "the session's row", 10_000);
 let storedAt: number | null = null;
 const off = ui.services.review?.store.subscribe((st) => {
-  if (storedAt === null && st.changes.value) storedAt = performance.now();
+  if (storedAt === null && st.changes.value) {
+    storedAt = performance.now();
+    storedCpu = process.cpuUsage();
+  }
 });
 ui.keyboard.write("d");
 await waitFor(() => diffShownAt !== null, "the diff", 10_000);
@@ -103,10 +112,13 @@ const cpu = process.cpuUsage(cpu0);
 const drawn = frames - framesBefore;
 global.gc?.();
 const heapAfter = process.memoryUsage().heapUsed;
+// Set by the frame callback (TypeScript cannot see that it ran).
+const firstCpu = drawCpu as NodeJS.CpuUsage | null;
 tell({
   type: "result",
   firstFrameAt,
   storedAt: stored,
+  firstFrameCpuMs: firstCpu ? (firstCpu.user + firstCpu.system) / 1000 : null,
   presses,
   shown: latencies.length,
   framesPerSecond: (drawn / elapsed) * 1000,

@@ -28,6 +28,8 @@ export interface DiffViewResult {
   firstFrameMs: number;
   /** Of which: the answer read and kept (JSON, the lenient reading, the store). */
   readMs: number;
+  /** The CPU from the answer stored to the first frame showing it (the view laid out, drawn). */
+  firstFrameCpuMs: number | null;
   presses: number;
   shown: number;
   framesPerSecond: number;
