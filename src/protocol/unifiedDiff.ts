@@ -3,7 +3,8 @@
  * text that records where each file and hunk starts and how many lines each file adds and
  * removes, without making a string per line. A 50,000-line diff is indexed in a few
  * milliseconds and costs a few numbers per hunk beside the text itself; a hunk's lines are
- * decoded only when they are asked for (hunkLines), so a view shows what is on screen.
+ * decoded only when they are asked for (decodeHunkLines, from a HunkCursor reached without
+ * decoding), so a view decodes what is on screen.
  *
  * Understood: `diff --git` headers, `old mode`/`new mode`, `new file mode`, `deleted file
  * mode`, `rename from/to`, `copy from/to`, `similarity index`, `index`, `--- `/`+++ ` lines
@@ -358,24 +359,71 @@ function finishStatus(file: DiffFile): void {
 }
 
 /**
- * A hunk's lines, decoded now (nothing is kept: a view asks for what it shows). `clean` is
- * applied to each line's text (the sanitizer and the key redactor, for a terminal).
+ * A place inside a hunk: the offset where one of its lines starts, and the old and new line
+ * numbers that line carries (or would carry: a marker carries none). Made and moved without
+ * decoding a line, so a view can reach row 40,000 of a hunk without making 40,000 strings.
  */
-export function hunkLines(
+export interface HunkCursor {
+  readonly pos: number;
+  readonly oldNo: number;
+  readonly newNo: number;
+}
+
+/** The hunk's first line (just after its `@@` header). */
+export function hunkStart(diff: DiffIndex, hunk: DiffHunk): HunkCursor {
+  const eol = diff.text.indexOf("\n", hunk.start);
+  return {
+    pos: eol === -1 || eol >= hunk.end ? hunk.end : eol + 1,
+    oldNo: hunk.oldStart,
+    newNo: hunk.newStart,
+  };
+}
+
+/** Where the line end of the line at `pos` is, and where the next line starts. */
+function lineBounds(text: string, pos: number, end: number): { eol: number; next: number } {
+  const eol = text.indexOf("\n", pos);
+  return eol === -1 || eol >= end ? { eol: end, next: end } : { eol, next: eol + 1 };
+}
+
+/** The cursor `n` lines further on (at most to the hunk's end); reads one character a line. */
+export function skipHunkLines(
   diff: DiffIndex,
   hunk: DiffHunk,
+  at: HunkCursor,
+  n: number,
+): HunkCursor {
+  const { text } = diff;
+  let { pos, oldNo, newNo } = at;
+  for (let i = 0; i < n && pos < hunk.end; i++) {
+    const c = text.charCodeAt(pos);
+    if (c === 43 /* + */) newNo++;
+    else if (c === 45 /* - */) oldNo++;
+    else if (c !== 92 /* \ */) {
+      oldNo++;
+      newNo++;
+    }
+    pos = lineBounds(text, pos, hunk.end).next;
+  }
+  return { pos, oldNo, newNo };
+}
+
+/**
+ * Up to `count` of a hunk's lines from `at`, decoded now (nothing is kept: a view asks for
+ * what it shows). `clean` is applied to each line's text, once a line (the sanitizer and the
+ * key redactor, for a terminal).
+ */
+export function decodeHunkLines(
+  diff: DiffIndex,
+  hunk: DiffHunk,
+  at: HunkCursor,
+  count: number,
   clean: (text: string) => string = (t) => t,
 ): DiffLine[] {
   const { text } = diff;
   const out: DiffLine[] = [];
-  let oldNo = hunk.oldStart;
-  let newNo = hunk.newStart;
-  let pos = text.indexOf("\n", hunk.start);
-  pos = pos === -1 ? hunk.end : pos + 1;
-  while (pos < hunk.end) {
-    let eol = text.indexOf("\n", pos);
-    const next = eol === -1 || eol >= hunk.end ? hunk.end : eol + 1;
-    if (eol === -1 || eol >= hunk.end) eol = hunk.end;
+  let { pos, oldNo, newNo } = at;
+  while (pos < hunk.end && out.length < count) {
+    const { eol, next } = lineBounds(text, pos, hunk.end);
     const lineEnd = eol > pos && text.charCodeAt(eol - 1) === 13 ? eol - 1 : eol;
     const c = text[pos];
     const body = clean(text.slice(pos === lineEnd ? pos : pos + 1, lineEnd));
@@ -386,6 +434,15 @@ export function hunkLines(
     pos = next;
   }
   return out;
+}
+
+/** All of a hunk's lines, decoded now (see decodeHunkLines). */
+export function hunkLines(
+  diff: DiffIndex,
+  hunk: DiffHunk,
+  clean: (text: string) => string = (t) => t,
+): DiffLine[] {
+  return decodeHunkLines(diff, hunk, hunkStart(diff, hunk), Number.POSITIVE_INFINITY, clean);
 }
 
 /** A file's patch exactly as it came (headers, hunks, binary data): `git apply` takes it. */

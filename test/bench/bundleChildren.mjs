@@ -21,6 +21,8 @@ const CHILDREN = [
   // Issue 35's rows: the prompt box and its answer under B4's load (B15), a 100,000-line pane (B16).
   "promptChild.tsx",
   "largePaneChild.tsx",
+  // Issue 32's row: the changes view on a 10,000-line diff (B17).
+  "diffViewChild.tsx",
   // The reference rows' processes: Ink and React alone, drawing the app's recorded frames.
   "inkStartChild.ts",
   "inkReplayChild.tsx",

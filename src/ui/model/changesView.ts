@@ -3,11 +3,14 @@ import {
   type DiffHunk,
   type DiffIndex,
   type DiffLine,
+  decodeHunkLines,
   diffFilePath,
   diffTotals,
+  type HunkCursor,
   hunkHeader,
-  hunkLines,
+  hunkStart,
   indexUnifiedDiff,
+  skipHunkLines,
 } from "../../protocol/unifiedDiff.js";
 import type { Changes } from "../../store/review/reviewStore.js";
 import { sanitizeLine } from "../../text/sanitize.js";
@@ -17,9 +20,9 @@ import type { RowMask } from "./paneView.js";
  * The changes view's rows, drawn from the one diff index (protocol/unifiedDiff.ts) without a
  * string per line: a summary (one row per changed file with its +/− counts), then each file's
  * header row, and each hunk's header and lines. Only the rows on screen are decoded, sanitized
- * and masked; what is kept between frames is a few numbers per hunk and, for a hunk longer than
- * a screenful, a checkpoint every CHECKPOINT lines, so a 50,000-line diff costs the text
- * itself and little more.
+ * and masked, however long their hunk: what is kept between frames is a few numbers per hunk
+ * and, for a hunk drawn, a checkpoint every CHECKPOINT lines as far as it was drawn, so a
+ * 50,000-line diff (or a single 50,000-line hunk) costs the text itself and little more.
  */
 
 /** A changed file the diff does not cover: named by `status` or by the session's stream. */
@@ -59,15 +62,8 @@ export interface ChangesRow {
   newNo?: number | null;
 }
 
-/** Lines between the checkpoints of a long hunk. */
+/** Lines between the checkpoints of a hunk. */
 const CHECKPOINT = 512;
-
-interface Checkpoint {
-  /** Offset of the line just before the checkpoint's first line (a hunkLines `start`). */
-  start: number;
-  oldNo: number;
-  newNo: number;
-}
 
 /** Where every row is, as numbers: built once per diff, O(files + hunks). */
 export interface ChangesLayout {
@@ -81,8 +77,13 @@ export interface ChangesLayout {
   readonly hunkRows: readonly number[];
   readonly hunkFile: readonly number[];
   readonly hunks: readonly DiffHunk[];
-  /** Checkpoints of long hunks, filled the first time one is drawn. */
-  readonly checkpoints: Map<number, Checkpoint[]>;
+  /**
+   * Checkpoints of the hunks drawn so far: where every CHECKPOINT-th line starts and its line
+   * numbers, found without decoding a line and only as far as a window has reached.
+   */
+  readonly checkpoints: Map<number, HunkCursor[]>;
+  /** Applied to each decoded line's text: the sanitizer. */
+  readonly clean: (text: string) => string;
 }
 
 /** Files in the summary: the diff's, then the ones only status or the stream name. */
@@ -90,7 +91,14 @@ export function summaryCount(data: ChangesData): number {
   return (data.diff?.files.length ?? 0) + data.elsewhere.length;
 }
 
-export function changesLayout(data: ChangesData): ChangesLayout {
+/**
+ * The layout of `data`. `clean` is what each decoded line goes through (the sanitizer; a test
+ * may count the lines decoded through it).
+ */
+export function changesLayout(
+  data: ChangesData,
+  clean: (text: string) => string = sanitizeLine,
+): ChangesLayout {
   const files = data.diff?.files ?? [];
   const summaryRows = 1 + summaryCount(data) + (data.note ? 1 : 0) + 1;
   const fileRows: number[] = [];
@@ -121,6 +129,7 @@ export function changesLayout(data: ChangesData): ChangesLayout {
     hunkFile,
     hunks,
     checkpoints: new Map(),
+    clean,
   };
 }
 
@@ -191,69 +200,25 @@ function summaryRow(l: ChangesLayout, r: number): ChangesRow {
   return { kind: "blank", text: "" };
 }
 
-/** The decoded lines of hunk `h` from its `from`-th line, at least `count` of them. */
+/**
+ * Lines `from` … `from + count` of hunk `h`, and no others, decoded: the nearest checkpoint at
+ * or before `from` (checkpoints found as far as needed, a character a line), the lines up to
+ * `from` skipped without decoding, then `count` lines decoded.
+ */
 function hunkWindow(l: ChangesLayout, h: number, from: number, count: number): DiffLine[] {
   const diff = l.data.diff as DiffIndex;
   const hunk = l.hunks[h] as DiffHunk;
-  if (hunk.lineCount <= CHECKPOINT) return hunkLines(diff, hunk, clean).slice(from, from + count);
   let cps = l.checkpoints.get(h);
   if (!cps) {
-    // Once per long hunk: where every CHECKPOINT-th line starts and its line numbers.
-    cps = [];
-    let pos = hunk.start;
-    const lines = hunkLines(diff, hunk);
-    for (let i = 0; i < lines.length; i++) {
-      if (i % CHECKPOINT === 0) {
-        const line = lines[i] as DiffLine;
-        cps.push({
-          start: pos,
-          oldNo: line.oldNo ?? (line.kind === "added" ? lastOld(lines, i, hunk) : 0),
-          newNo: line.newNo ?? (line.kind === "removed" ? lastNew(lines, i, hunk) : 0),
-        });
-      }
-      const eol = diff.text.indexOf("\n", pos);
-      pos = eol === -1 ? hunk.end : eol + 1;
-    }
+    cps = [hunkStart(diff, hunk)];
     l.checkpoints.set(h, cps);
   }
-  const cp = cps[Math.floor(from / CHECKPOINT)] as Checkpoint;
-  const skip = from % CHECKPOINT;
-  // A hunk of its own from the checkpoint: hunkLines starts after its first line.
-  const part: DiffHunk = {
-    ...hunk,
-    start: cp.start,
-    oldStart: cp.oldNo,
-    newStart: cp.newNo,
-    end: hunk.end,
-  };
-  const out: DiffLine[] = [];
-  // Decode only as far as needed: the text up to the window's end.
-  const want = skip + count;
-  let end = cp.start;
-  for (let i = 0; i <= want && end < hunk.end; i++) {
-    const eol = diff.text.indexOf("\n", end);
-    end = eol === -1 ? hunk.end : eol + 1;
+  const k = Math.floor(from / CHECKPOINT);
+  while (cps.length <= k) {
+    cps.push(skipHunkLines(diff, hunk, cps[cps.length - 1] as HunkCursor, CHECKPOINT));
   }
-  part.end = Math.min(end, hunk.end);
-  for (const line of hunkLines(diff, part, clean).slice(skip, skip + count)) out.push(line);
-  return out;
-}
-
-/** The old line number an added line at `i` stands after (the next old line's number). */
-function lastOld(lines: readonly DiffLine[], i: number, hunk: DiffHunk): number {
-  for (let j = i - 1; j >= 0; j--) {
-    const o = lines[j]?.oldNo;
-    if (o !== null && o !== undefined) return o + 1;
-  }
-  return hunk.oldStart;
-}
-
-function lastNew(lines: readonly DiffLine[], i: number, hunk: DiffHunk): number {
-  for (let j = i - 1; j >= 0; j--) {
-    const n = lines[j]?.newNo;
-    if (n !== null && n !== undefined) return n + 1;
-  }
-  return hunk.newStart;
+  const at = skipHunkLines(diff, hunk, cps[k] as HunkCursor, from - k * CHECKPOINT);
+  return decodeHunkLines(diff, hunk, at, count, l.clean);
 }
 
 const KIND_OF: Record<DiffLine["kind"], RowKind> = {

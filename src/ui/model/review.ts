@@ -1,8 +1,9 @@
 import type { Session } from "../../protocol/resources.js";
 import { browsableUrl } from "../../protocol/review.js";
 import type { ActionOutcome } from "../../store/actionsStore.js";
-import type { Changes, Port } from "../../store/review/reviewStore.js";
+import type { Changes, Hits, Listing, Loaded, Port } from "../../store/review/reviewStore.js";
 import { sanitizeLine } from "../../text/sanitize.js";
+import type { FilesOverlayState } from "./uiStore.js";
 
 /**
  * What the review keys offer, decided from what the client already holds: the links of a
@@ -94,4 +95,68 @@ export function rewindFiles(
     return { files: status.map((s) => `${s.path} (${s.change})`), source: "status" };
   }
   return { files: [], source: "none" };
+}
+
+/** One row of the files browser: a folder's entry (or `..`), or a search's hit. */
+export interface FilesItem {
+  /** The path as sent, for listing or reading it. */
+  path: string;
+  dir: boolean;
+  /** What the row shows (sanitized). */
+  text: string;
+  detail: string;
+}
+
+/** A folder of the browser's above `dir` ("/" at the top). */
+export function parentOf(dir: string): string {
+  const parts = dir.replace(/\/+$/, "").split("/");
+  parts.pop();
+  const up = parts.join("/");
+  return up === "" ? "/" : up;
+}
+
+/** Whether the browser shows a search (typed and sent) rather than a folder. */
+export function showsSearch(o: FilesOverlayState): boolean {
+  return o.search !== null && !o.search.editing && o.search.text !== "";
+}
+
+/**
+ * The rows the files browser lists, for the view and the keys alike: while it shows a search,
+ * that search's hits and nothing else (none while it is read or when it failed, so Enter never
+ * opens a folder's entry taken for a hit); else the folder's entries, `..` first below the top.
+ */
+export function filesItems(
+  o: FilesOverlayState,
+  st: { sessionId: string | null; listing: Loaded<Listing>; hits: Loaded<Hits> },
+): FilesItem[] {
+  if (st.sessionId !== o.sessionId) return [];
+  if (showsSearch(o)) {
+    return (st.hits.value?.results ?? []).map((r) => ({
+      path: r.path,
+      dir: false,
+      text: r.shown,
+      detail:
+        r.matches.length === 0
+          ? "name matches"
+          : r.matches
+              .slice(0, 2)
+              .map((m) => `${m.line ?? "?"}: ${m.content.trim()}`)
+              .join("  ·  "),
+    }));
+  }
+  const l = st.listing.value;
+  if (!l) return [];
+  const up: FilesItem[] =
+    o.dir !== "/" && o.dir !== ""
+      ? [{ path: parentOf(o.dir), dir: true, text: "..", detail: "" }]
+      : [];
+  return [
+    ...up,
+    ...l.entries.map((e) => ({
+      path: e.path,
+      dir: e.type === "directory",
+      text: `${e.name}${e.type === "directory" ? "/" : ""}`,
+      detail: e.size === null || e.type === "directory" ? "" : `${e.size} B`,
+    })),
+  ];
 }

@@ -1,30 +1,45 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
-import { stripAnsi } from "../../../src/text/sanitize.js";
-import { percentile } from "../proc.js";
-import { mountUi } from "../uiMount.js";
+import { appEnv, forkChild } from "../childIpc.js";
 
 /**
- * B17: the changes view on a 10,000-line diff. A loopback service answers the session's
- * `git status` and `git diff` (the documented `POST …/git` shape, `result.diff`); the UI is
- * mounted as the CLI mounts it, `d` is pressed on the session's row, and the time is taken
- * from the moment the last of the two answers is sent to the first frame showing the diff.
- * Then PageDown is pressed 60 times a second for `scrollMs`: frames drawn a second, each
- * press to the frame showing its row, and the heap before and after (the view decodes only
- * the rows on screen, so scrolling must not grow it).
+ * B17: the changes view on a 10,000-line diff. A loopback service (in this process) answers
+ * the session's `git status` and `git diff` (the documented `POST …/git` shape,
+ * `result.diff`); the UI runs in a measuring child of its own (diffViewChild.tsx, bundled as
+ * the binary is, like B4–B16's), mounted as the CLI mounts it; `d` is pressed on the
+ * session's row, and the time is taken from the moment the last of the two answers is sent
+ * to the first frame showing the diff. Then PageDown is pressed 60 times a second for
+ * `scrollMs`: frames drawn a second, each press to the frame showing its row, the CPU a
+ * frame costs, and the heap before and after (the view decodes only the rows on screen, so
+ * scrolling must not grow it).
  */
+
+/** What the child measures: times as epoch milliseconds, the scroll figures as they are. */
+export interface DiffViewChildResult
+  extends Omit<DiffViewResult, "diffLines" | "firstFrameMs" | "readMs"> {
+  /** When the first frame showing the diff was written, and when the answer was stored. */
+  firstFrameAt: number;
+  storedAt: number;
+}
 
 export interface DiffViewResult {
   diffLines: number;
   firstFrameMs: number;
   /** Of which: the answer read and kept (JSON, the lenient reading, the store). */
   readMs: number;
+  /** The CPU from the answer stored to the first frame showing it (the view laid out, drawn). */
+  firstFrameCpuMs: number | null;
   presses: number;
   shown: number;
   framesPerSecond: number;
   keyP50Ms: number;
   keyP99Ms: number;
+  /**
+   * The process's CPU time (user + system) per frame while scrolling: what a frame costs,
+   * whatever else the machine runs (the wall-clock figures above wait for the scheduler too).
+   */
+  cpuPerFrameMs: number;
   heapBeforeMiB: number;
   heapAfterMiB: number;
 }
@@ -89,8 +104,8 @@ async function startDiffService(diff: string, answered: (at: number) => void) {
         const op = (JSON.parse(body || "{}") as { operation?: string }).operation;
         if (op === "diff") json(res, { success: true, result: { diff } });
         else json(res, { success: true, result: { files: [] } });
-        // The view can draw once both answers are in.
-        if (++sent === 2) answered(performance.now());
+        // The view can draw once both answers are in (epoch ms: the child's clock is the same).
+        if (++sent === 2) answered(performance.timeOrigin + performance.now());
       } else {
         res.writeHead(404, { "content-type": "application/json" });
         res.end('{"detail":"not found"}');
@@ -109,23 +124,6 @@ async function startDiffService(diff: string, answered: (at: number) => void) {
   };
 }
 
-let lastFrame = () => "";
-
-function waitFor(check: () => boolean, what: string, ms: number): Promise<void> {
-  const deadline = performance.now() + ms;
-  return new Promise((resolve, reject) => {
-    const tick = () => {
-      if (check()) resolve();
-      else if (performance.now() > deadline)
-        reject(
-          new Error(`no frame showed ${what} within ${ms} ms; last: ${lastFrame().slice(-400)}`),
-        );
-      else setTimeout(tick, 2);
-    };
-    tick();
-  });
-}
-
 export async function measureDiffView(
   diffLines: number,
   scrollMs: number,
@@ -135,75 +133,28 @@ export async function measureDiffView(
   const svc = await startDiffService(diff, (at) => {
     answeredAt = at;
   });
-  const ui = await mountUi({ url: svc.url, key: KEY, sessions: [], columns: 160, rows: 48 });
+  const child = forkChild(
+    "./diffViewChild.js",
+    { url: svc.url, key: KEY, id: ID, columns: 160, rows: 48, scrollMs },
+    ["--expose-gc"],
+    appEnv(),
+  );
   try {
-    let last = "";
-    let lastAt = 0;
-    let frames = 0;
-    lastFrame = () => last;
-    ui.terminal.onWrite = (data, at) => {
-      const text = stripAnsi(data);
-      // Cursor moves and the like come alone: a frame is a write with text.
-      if (text.trim() === "") return;
-      last = text;
-      lastAt = at;
-      frames++;
-    };
-    await waitFor(() => last.includes(ID), "the session's row", 10_000);
-    let storedAt: number | null = null;
-    const off = ui.services.review?.store.subscribe((st) => {
-      if (storedAt === null && st.changes.value) storedAt = performance.now();
-    });
-    ui.keyboard.write("d");
-    // The view's first frame on the answer: the summary (a row per file) and its status row.
-    await waitFor(
-      () => /src\/mod0\.ts {2}\+120 −100[\s\S]*row 1\/\d+/.test(last),
-      "the diff",
-      10_000,
+    const { type: _type, ...r } = await child.next<DiffViewChildResult & { type: string }>(
+      "result",
+      60_000,
     );
-    const firstFrameMs = lastAt - (answeredAt ?? lastAt);
-    const readMs = (storedAt ?? lastAt) - (answeredAt ?? lastAt);
-    off?.();
-    global.gc?.();
-    const heapBefore = process.memoryUsage().heapUsed;
-    // PageDown 60 times a second; each press's row is in the status line ("row N/…").
-    const latencies: number[] = [];
-    let presses = 0;
-    const framesBefore = frames;
-    const t0 = performance.now();
-    while (performance.now() - t0 < scrollMs) {
-      const before = /row (\d+)\//.exec(last)?.[1];
-      const sentAt = performance.now();
-      ui.keyboard.write("\u001B[6~");
-      presses++;
-      try {
-        await waitFor(() => /row (\d+)\//.exec(last)?.[1] !== before, "the next page", 1000);
-        latencies.push(lastAt - sentAt);
-      } catch {
-        // At the end of the diff nothing moves: start again from the top.
-        ui.keyboard.write("g");
-      }
-      const next = sentAt + 1000 / 60;
-      const wait = next - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
-    const elapsed = performance.now() - t0;
-    global.gc?.();
-    const heapAfter = process.memoryUsage().heapUsed;
+    await child.exited;
+    const { firstFrameAt, storedAt, ...scroll } = r;
+    const answered = answeredAt ?? firstFrameAt;
     return {
       diffLines,
-      firstFrameMs,
-      readMs,
-      presses,
-      shown: latencies.length,
-      framesPerSecond: ((frames - framesBefore) / elapsed) * 1000,
-      keyP50Ms: percentile(latencies, 50),
-      keyP99Ms: percentile(latencies, 99),
-      heapBeforeMiB: heapBefore / 1024 / 1024,
-      heapAfterMiB: heapAfter / 1024 / 1024,
+      firstFrameMs: firstFrameAt - answered,
+      readMs: storedAt - answered,
+      ...scroll,
     };
   } finally {
-    await ui.unmount();
+    child.kill();
     await svc.close();
   }
 }

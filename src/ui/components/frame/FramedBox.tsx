@@ -25,6 +25,7 @@ export function FramedBox({
   note,
   tone = "accent",
   centred = false,
+  cutToWidth = false,
   children,
 }: {
   width: number;
@@ -33,6 +34,11 @@ export function FramedBox({
   note?: string;
   tone?: Extract<ColorName, "accent" | "warn" | "error">;
   centred?: boolean;
+  /**
+   * Every line of the children is cut to the box's width already: only rows are clipped. A
+   * clip across the width makes Ink slice every line the box holds again on every frame.
+   */
+  cutToWidth?: boolean;
   children: ReactNode;
 }) {
   const theme = useTheme();
@@ -44,7 +50,7 @@ export function FramedBox({
       borderStyle="round"
       borderColor={theme.c[tone]}
       paddingX={1}
-      overflow="hidden"
+      {...(cutToWidth ? { overflowY: "hidden" as const } : { overflow: "hidden" as const })}
     >
       <Box height={1}>
         <Text wrap="truncate-end">

@@ -108,7 +108,7 @@ export const ChangesView = memo(function ChangesView({
       ? `/${o.search.text} (${keyOf("reviewNext")}/${keyOf("reviewPrev")})`
       : "";
   return (
-    <FramedBox width={width} height={height} title={title} note={keys}>
+    <FramedBox width={width} height={height} title={title} note={keys} cutToWidth>
       <Box flexDirection="column" height={rows}>
         {shown.map((r, i) => (
           <Row

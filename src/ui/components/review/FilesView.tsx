@@ -7,6 +7,7 @@ import { sanitizeLine } from "../../../text/sanitize.js";
 import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { keyOf } from "../../model/keymap.js";
+import { filesItems, showsSearch } from "../../model/review.js";
 import type { FilesOverlayState } from "../../model/uiStore.js";
 import { FramedBox } from "../frame/FramedBox.js";
 import { WholeFile } from "./WholeFile.js";
@@ -15,13 +16,6 @@ import { WholeFile } from "./WholeFile.js";
  * The files browser: a folder's entries (folders first, `..` goes up) or a search's hits (by
  * name and by content, with the matching lines), and a file read-only with line numbers.
  */
-
-interface Shown {
-  key: string;
-  text: string;
-  dir: boolean;
-  detail: string;
-}
 
 export const FilesView = memo(function FilesView({
   overlay: o,
@@ -38,7 +32,7 @@ export const FilesView = memo(function FilesView({
   const st = useStore(
     store,
     useShallow((s) => ({
-      mine: s.sessionId === o.sessionId,
+      sessionId: s.sessionId,
       listing: s.listing,
       hits: s.hits,
     })),
@@ -57,36 +51,9 @@ export const FilesView = memo(function FilesView({
       </FramedBox>
     );
   }
-  const searching = o.search !== null && !o.search.editing && o.search.text !== "";
+  const searching = showsSearch(o);
   const part = searching ? st.hits : st.listing;
-  let items: Shown[] = [];
-  if (st.mine && searching && st.hits.value) {
-    items = st.hits.value.results.map((r) => ({
-      key: r.path,
-      text: r.shown,
-      dir: false,
-      detail:
-        r.matches.length === 0
-          ? "name matches"
-          : r.matches
-              .slice(0, 2)
-              .map((m) => `${m.line ?? "?"}: ${m.content.trim()}`)
-              .join("  ·  "),
-    }));
-  } else if (st.mine && st.listing.value) {
-    const l = st.listing.value;
-    const up =
-      o.dir !== "/" && o.dir !== "" ? [{ key: "..", text: "..", dir: true, detail: "" }] : [];
-    items = [
-      ...up,
-      ...l.entries.map((e) => ({
-        key: e.path,
-        text: `${e.name}${e.type === "directory" ? "/" : ""}`,
-        dir: e.type === "directory",
-        detail: e.size === null || e.type === "directory" ? "" : `${e.size} B`,
-      })),
-    ];
-  }
+  const items = filesItems(o, st);
   const top = Math.max(0, Math.min(o.cursor - Math.floor(rows / 2), items.length - rows));
   const window = items.slice(top, top + rows);
   const masked = secrets ? secrets.maskRows(window.map((x) => `${x.text}  ${x.detail}`)) : null;
@@ -112,7 +79,7 @@ export const FilesView = memo(function FilesView({
           const text = masked ? (masked[i] as string) : `${x.text}  ${x.detail}`;
           return (
             <Text
-              key={x.key}
+              key={x.path}
               wrap="truncate-end"
               inverse={sel}
               {...(x.dir ? { color: theme.c.accent } : {})}

@@ -14,7 +14,7 @@ import type { UiDeps } from "../../model/deps.js";
 import { bodyOf, detailRows } from "../../model/geometry.js";
 import { disabledReason } from "../../model/gitActions.js";
 import { type Command, commandById, keyOf } from "../../model/keymap.js";
-import { linkItems, rewindFiles } from "../../model/review.js";
+import { type FilesItem, filesItems, linkItems, rewindFiles } from "../../model/review.js";
 import type { ReviewServices } from "../../model/services.js";
 import type {
   ChangesOverlayState,
@@ -379,22 +379,9 @@ export const CHANGES: ModeHandlers<"changes"> = {
 type Files = ModeOf<"files">;
 
 /** The rows the browser lists now: the hits of a search, else the folder's entries. */
-export function filesRowsOf(deps: UiDeps, o: FilesOverlayState): { path: string; dir: boolean }[] {
+function filesRowsOf(deps: UiDeps, o: FilesOverlayState): FilesItem[] {
   const st = deps.services.review?.store.getState();
-  if (!st || st.sessionId !== o.sessionId) return [];
-  if (o.search && !o.search.editing && o.search.text !== "" && st.hits.value) {
-    return st.hits.value.results.map((r) => ({ path: r.path, dir: false }));
-  }
-  const entries = st.listing.value?.entries ?? [];
-  const up = o.dir !== "/" && o.dir !== "" ? [{ path: parentOf(o.dir), dir: true }] : [];
-  return [...up, ...entries.map((e) => ({ path: e.path, dir: e.type === "directory" }))];
-}
-
-export function parentOf(dir: string): string {
-  const parts = dir.replace(/\/+$/, "").split("/");
-  parts.pop();
-  const up = parts.join("/");
-  return up === "" ? "/" : up;
+  return st ? filesItems(o, st) : [];
 }
 
 function moveFiles(by: (page: number) => number): Handler<Files> {
