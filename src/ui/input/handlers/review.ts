@@ -24,6 +24,7 @@ import type {
 } from "../../model/uiStore.js";
 import { message, patch, sessionRecord } from "../actions.js";
 import type { TextField } from "../textField.js";
+import { movementKeys, type Step } from "./movement.js";
 import { target } from "./sessionTarget.js";
 import type { Handler, ModeHandlers, ModeOf } from "./types.js";
 
@@ -283,17 +284,17 @@ function clampTop(top: number, total: number, page: number): number {
 
 type Changes_ = ModeOf<"changes">;
 
-function scrollChanges(by: (page: number) => number): Handler<Changes_> {
+function scrollChanges(step: Step): Handler<Changes_> {
   return (deps, { overlay: o }) => {
     const page = rowsOf(deps);
     if (o.whole) {
-      const top = clampTop(o.whole.offset + by(page), wholeLines(deps), page);
+      const top = clampTop(step(o.whole.offset, page), wholeLines(deps), page);
       setOverlay(deps, { ...o, whole: { ...o.whole, offset: top } });
       return;
     }
     const l = changesLayoutOf(deps, o);
     if (!l) return;
-    setOverlay(deps, { ...o, offset: clampTop(o.offset + by(page), l.rows, page) });
+    setOverlay(deps, { ...o, offset: clampTop(step(o.offset, page), l.rows, page) });
   };
 }
 
@@ -328,12 +329,7 @@ function searchStep(dir: 1 | -1): Handler<Changes_> {
 const closeOverlay: Handler = (deps) => patch(deps, { overlay: null });
 
 export const CHANGES: ModeHandlers<"changes"> = {
-  up: scrollChanges(() => -1),
-  down: scrollChanges(() => 1),
-  pageUp: scrollChanges((p) => -p),
-  pageDown: scrollChanges((p) => p),
-  top: scrollChanges(() => -Number.MAX_SAFE_INTEGER),
-  bottom: scrollChanges(() => Number.MAX_SAFE_INTEGER),
+  ...movementKeys(scrollChanges),
   nextHunk: jump((l, r) => nextHunkRow(l, r, 1), "No later hunk"),
   prevHunk: jump((l, r) => nextHunkRow(l, r, -1), "No earlier hunk"),
   nextFile: jump((l, r) => nextFileRow(l, r, 1), "No later file"),
@@ -384,28 +380,23 @@ function filesRowsOf(deps: UiDeps, o: FilesOverlayState): FilesItem[] {
   return st ? filesItems(o, st) : [];
 }
 
-function moveFiles(by: (page: number) => number): Handler<Files> {
+function moveFiles(step: Step): Handler<Files> {
   return (deps, { overlay: o }) => {
     const page = rowsOf(deps);
     if (o.whole) {
-      const top = clampTop(o.whole.offset + by(page), wholeLines(deps), page);
+      const top = clampTop(step(o.whole.offset, page), wholeLines(deps), page);
       setOverlay(deps, { ...o, whole: { ...o.whole, offset: top } });
       return;
     }
     const n = filesRowsOf(deps, o).length;
-    setOverlay(deps, { ...o, cursor: Math.max(0, Math.min(n - 1, o.cursor + by(page))) });
+    setOverlay(deps, { ...o, cursor: Math.max(0, Math.min(n - 1, step(o.cursor, page))) });
   };
 }
 
 export const FILES: ModeHandlers<"files"> = {
-  up: moveFiles(() => -1),
-  down: moveFiles(() => 1),
-  pageUp: moveFiles((p) => -p),
-  pageDown: moveFiles((p) => p),
-  top: moveFiles(() => -Number.MAX_SAFE_INTEGER),
-  bottom: moveFiles(() => Number.MAX_SAFE_INTEGER),
-  reviewNext: moveFiles(() => 1),
-  reviewPrev: moveFiles(() => -1),
+  ...movementKeys(moveFiles),
+  reviewNext: moveFiles((at) => at + 1),
+  reviewPrev: moveFiles((at) => at - 1),
   reviewSearch: (deps, { overlay: o }) =>
     setOverlay(deps, {
       ...o,
@@ -497,10 +488,11 @@ export function linksOf(deps: UiDeps, sessionId: string) {
   );
 }
 
-function moveLinks(by: number): Handler<Links> {
+function moveLinks(step: Step): Handler<Links> {
   return (deps, { overlay: o }) => {
     const n = linksOf(deps, o.sessionId).length;
-    patch(deps, { overlay: { ...o, cursor: Math.max(0, Math.min(n - 1, o.cursor + by)) } });
+    const at = step(o.cursor, rowsOf(deps));
+    patch(deps, { overlay: { ...o, cursor: Math.max(0, Math.min(n - 1, at)) } });
   };
 }
 
@@ -511,12 +503,7 @@ async function openLink(deps: UiDeps, review: ReviewServices, url: string): Prom
 }
 
 export const LINKS: ModeHandlers<"links"> = {
-  up: moveLinks(-1),
-  down: moveLinks(1),
-  pageUp: moveLinks(-1_000),
-  pageDown: moveLinks(1_000),
-  top: moveLinks(-1_000),
-  bottom: moveLinks(1_000),
+  ...movementKeys(moveLinks),
   reviewOpen: (deps, { overlay: o }) => {
     const review = deps.services.review;
     const item = linksOf(deps, o.sessionId)[o.cursor];
