@@ -6,6 +6,7 @@
  * press to the frame showing its row, counting frames and their CPU, with the heap before and
  * after.
  */
+import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { childArgs, tell } from "./childIpc.js";
@@ -19,6 +20,8 @@ interface Args {
   columns: number;
   rows: number;
   scrollMs: number;
+  /** Where to record the timed frames (before and after the first and each press) for B17-ink. */
+  record?: string;
 }
 
 delete process.env.CI;
@@ -33,6 +36,11 @@ const ui = await mountUi({
   rows: args.rows,
 });
 let last = "";
+/** The last frame as Ink wrote it (with its styles), for B17-ink's pairs. */
+let lastRaw = "";
+const steps: { kind: string; before: string; after: string }[] = [];
+/** At most this many pairs are kept (the reference draws each twice). */
+const MAX_STEPS = 120;
 let lastAt = 0;
 let frames = 0;
 /** The row the last frame's status line shows ("row N/…"), read once a frame. */
@@ -48,6 +56,7 @@ ui.terminal.onWrite = (data, at) => {
   // Cursor moves and the like come alone: a frame is a write with text.
   if (text.trim() === "") return;
   last = text;
+  lastRaw = data;
   lastAt = at;
   frames++;
   lastRow = /row (\d+)\//.exec(text)?.[1] ?? null;
@@ -78,8 +87,10 @@ const off = ui.services.review?.store.subscribe((st) => {
     storedCpu = process.cpuUsage();
   }
 });
+const beforeDiff = lastRaw;
 ui.keyboard.write("d");
 await waitFor(() => diffShownAt !== null, "the diff", 10_000);
+if (args.record) steps.push({ kind: "first", before: beforeDiff, after: lastRaw });
 const firstFrameAt = epoch(diffShownAt ?? lastAt);
 const stored = epoch(storedAt ?? diffShownAt ?? lastAt);
 off?.();
@@ -93,12 +104,16 @@ const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 while (performance.now() - t0 < args.scrollMs) {
   const before = lastRow;
+  const beforeRaw = lastRaw;
   const sentAt = performance.now();
   ui.keyboard.write("\u001B[6~");
   presses++;
   try {
     await waitFor(() => lastRow !== before, "the next page", 1000);
     latencies.push(lastAt - sentAt);
+    if (args.record && steps.length < MAX_STEPS) {
+      steps.push({ kind: "scroll", before: beforeRaw, after: lastRaw });
+    }
   } catch {
     // At the end of the diff nothing moves: start again from the top.
     ui.keyboard.write("g");
@@ -109,6 +124,7 @@ while (performance.now() - t0 < args.scrollMs) {
 }
 const elapsed = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
+if (args.record) writeFileSync(args.record, steps.map((st) => `${JSON.stringify(st)}\n`).join(""));
 const drawn = frames - framesBefore;
 global.gc?.();
 const heapAfter = process.memoryUsage().heapUsed;

@@ -30,7 +30,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { limitAllowsMs, measureBudget } from "./measures/budget.js";
 import { drainThroughStore } from "./measures/clientIngest.js";
-import { measureDiffView } from "./measures/diffView.js";
+import { DIFF_VIEW_SIZE, measureDiffView } from "./measures/diffView.js";
 import { measureFanout } from "./measures/fanout.js";
 import { fleetSize, type InkReplayResult, measureFleet } from "./measures/fleet.js";
 import { measureHistoryOpen } from "./measures/historyOpen.js";
@@ -47,7 +47,16 @@ import { measureUiBudget } from "./measures/uiBudget.js";
 import { findNode24 } from "./node24.js";
 import { BENCH_DIR, median } from "./proc.js";
 import { markdownTable, notMeasured, num, type Row, textTable } from "./report.js";
-import { failed, INK_TARGET, log, mb, replayFleetFrames, withServer } from "./rowKit.js";
+import {
+  failed,
+  INK_TARGET,
+  inkStepsRow,
+  log,
+  mb,
+  replayFleetFrames,
+  stepsMeasure,
+  withServer,
+} from "./rowKit.js";
 import { fleetScaleRows, largePaneRows, promptRows } from "./scaleRows.js";
 
 interface Options {
@@ -857,17 +866,29 @@ async function terminalEchoRow(quick: boolean): Promise<Row> {
   }
 }
 
-/** B17: the changes view on a 10,000-line diff: its first frame, then scrolling it. */
-async function diffViewRow(quick: boolean): Promise<Row> {
+/**
+ * B17: the changes view on a 10,000-line diff: its first frame, then scrolling it. B17-ink:
+ * Ink alone drawing the same frame pairs (the view's first frame, each page).
+ */
+async function diffViewRows(quick: boolean): Promise<Row[]> {
   const lines = 10_000;
+  const { columns, rows } = DIFF_VIEW_SIZE;
+  const inkMeasure = stepsMeasure(
+    "B17",
+    "the view opened (first) or a page down (scroll)",
+    columns,
+    rows,
+  );
+  const dir = mkdtempSync(join(BENCH_DIR, "ink-steps-"));
+  const steps = join(dir, "steps.jsonl");
   const scrollMs = quick ? 2000 : 5000;
   const measure = `changes view (issue 32): a ${lines.toLocaleString("en-US")}-line diff over loopback, 160×48, the UI in a measuring child bundled as the binary is (as B4–B16); the answer (git status and diff) sent → the first frame showing the diff; then PageDown 60 times a second for ${scrollMs / 1000} s: frames a second, press → frame, the child's CPU a frame, heap before and after scrolling`;
   const target =
     "first frame ≤ 100 ms; ≥ 55 frames/s, press → frame p99 ≤ 1000/60 × 2 ms; heap growth ≤ 16 MiB";
   try {
-    const r = await measureDiffView(lines, scrollMs);
+    const r = await measureDiffView(lines, scrollMs, steps);
     const growth = r.heapAfterMiB - r.heapBeforeMiB;
-    return {
+    const b17: Row = {
       id: "B17",
       measure,
       value: `first frame ${num(r.firstFrameMs)} ms after the answer (${num(r.readMs)} ms reading it${r.firstFrameCpuMs === null ? "" : `, then ${num(r.firstFrameCpuMs, 1)} ms of CPU to draw it`}); ${num(r.framesPerSecond, 1)} frames/s (${r.shown} of ${r.presses} presses shown), press → frame p50 ${num(r.keyP50Ms)} ms, p99 ${num(r.keyP99Ms)} ms, ${num(r.cpuPerFrameMs, 1)} ms of CPU a frame; heap ${num(r.heapBeforeMiB, 1)} → ${num(r.heapAfterMiB, 1)} MiB`,
@@ -879,8 +900,17 @@ async function diffViewRow(quick: boolean): Promise<Row> {
         growth <= 16,
       figures: { ...r },
     };
+    return [
+      b17,
+      await inkStepsRow("B17-ink", "B17", inkMeasure, steps, DIFF_VIEW_SIZE, {
+        first: r.firstFrameMs,
+        scroll: r.keyP99Ms,
+      }),
+    ];
   } catch (e) {
-    return failed("B17", measure, target, e);
+    return [failed("B17", measure, target, e), failed("B17-ink", inkMeasure, INK_TARGET, e)];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -962,7 +992,7 @@ async function main(): Promise<void> {
   }
   if (want("B17")) {
     log("B17: the changes view on a 10,000-line diff");
-    rows.push(await diffViewRow(opts.quick));
+    rows.push(...(await diffViewRows(opts.quick)));
   }
   if (want("B10-budget")) {
     log(

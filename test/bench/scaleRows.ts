@@ -8,12 +8,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_FPS } from "../../src/cli/tui/terminal.js";
 import { fleetSize, measureFleet } from "./measures/fleet.js";
-import { measureInkSteps } from "./measures/inkSteps.js";
 import { LARGE_PANE_SIZE, measureLargePane } from "./measures/largePane.js";
 import { measurePromptUi, PROMPT_UI_SIZE } from "./measures/promptUi.js";
 import { BENCH_DIR } from "./proc.js";
 import { num, type Row } from "./report.js";
-import { failed, INK_TARGET, log, mb, replayFleetFrames, withServer } from "./rowKit.js";
+import {
+  failed,
+  INK_TARGET,
+  inkStepsRow,
+  log,
+  mb,
+  replayFleetFrames,
+  stepsMeasure,
+  withServer,
+} from "./rowKit.js";
 
 /** B10-2000's sizes: issue 35's fleet. */
 const SCALE = { sessions: 2000, streams: 100, perSecond: 20 };
@@ -208,46 +216,5 @@ export async function largePaneRows(quick: boolean): Promise<Row[]> {
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function stepsMeasure(of: string, what: string, columns: number, rows: number): string {
-  return `reference for ${of}: Ink alone (bundled the same way, the app's render options, ${columns}×${rows}) drawing each frame pair ${of} timed (the frame before ${what}, then the frame that showed it) as one <Text> per line: the second frame handed to Ink → Ink's write of it, wall clock and CPU, after one untimed pass`;
-}
-
-/**
- * A keyed row's reference (B15-ink, B16-ink): the frame pairs its child recorded in `steps`,
- * drawn by Ink alone; per kind of step, its p99 and the app's p99 over it (`appP99`).
- */
-async function inkStepsRow(
-  id: string,
-  of: string,
-  measure: string,
-  steps: string,
-  size: { columns: number; rows: number },
-  appP99: Record<string, number>,
-): Promise<Row> {
-  log(`${id}: Ink alone drawing ${of}'s frame pairs`);
-  try {
-    const ink = await measureInkSteps(steps, size.columns, size.rows, 120_000);
-    const parts = Object.entries(appP99).map(([kind, app]) => {
-      const k = ink[kind];
-      if (!k) return `no ${kind} pairs`;
-      return `${kind} p99 ${num(k.p99Ms, 1)} ms (p50 ${num(k.p50Ms, 1)}; CPU p99 ${num(k.cpuP99Ms, 1)} ms; ${k.steps} pairs${k.missed > 0 ? `, ${k.missed} not drawn` : ""}); ${of}'s ${kind} p99 = × ${num(app / Math.max(k.p99Ms, 0.001), 2)} of this`;
-    });
-    return {
-      id,
-      measure,
-      value: parts.join("; "),
-      target: INK_TARGET,
-      pass: null,
-      figures: Object.fromEntries(
-        Object.entries(ink).flatMap(([kind, k]) =>
-          Object.entries(k).map(([name, v]) => [`${kind}_${name}`, v]),
-        ),
-      ),
-    };
-  } catch (e) {
-    return failed(id, measure, INK_TARGET, e);
   }
 }

@@ -124,9 +124,14 @@ async function startDiffService(diff: string, answered: (at: number) => void) {
   };
 }
 
+/** B17's terminal. */
+export const DIFF_VIEW_SIZE = { columns: 160, rows: 48 };
+
 export async function measureDiffView(
   diffLines: number,
   scrollMs: number,
+  /** Record the timed frames there, for B17-ink. */
+  record?: string,
 ): Promise<DiffViewResult> {
   const diff = benchDiff(diffLines);
   let answeredAt: number | null = null;
@@ -135,7 +140,7 @@ export async function measureDiffView(
   });
   const child = forkChild(
     "./diffViewChild.js",
-    { url: svc.url, key: KEY, id: ID, columns: 160, rows: 48, scrollMs },
+    { url: svc.url, key: KEY, id: ID, ...DIFF_VIEW_SIZE, scrollMs, ...(record ? { record } : {}) },
     ["--expose-gc"],
     appEnv(),
   );
