@@ -343,3 +343,49 @@ export function mountApp(
   );
   return Object.assign(ui, { exits: () => exits });
 }
+
+/** The App mounted on its own reference service (mountOnReference). */
+export interface ReferenceApp {
+  fx: UiFixture;
+  h: AppHarness;
+}
+
+export interface MountOnReferenceOptions extends FixtureOptions {
+  /** The App's props, or a function of the fixture (e.g. a pane open on one of its sessions). */
+  props?: Partial<AppProps> | ((fx: UiFixture) => Partial<AppProps>);
+  /** What the test sets up on the service (states, approvals) before the App mounts. */
+  before?: (fx: UiFixture) => void | Promise<void>;
+}
+
+const onReference: ReferenceApp[] = [];
+
+/**
+ * The App on a fresh reference service at a fixed size, as most UI tests start: the fixture
+ * (startUiFixture with `opts`), then `before`, then mountApp. unmountReference (a file's
+ * afterEach) unmounts every one and stops its service.
+ */
+export async function mountOnReference(
+  size: { columns: number; rows: number },
+  opts: MountOnReferenceOptions = {},
+): Promise<ReferenceApp> {
+  const { props, before, ...fixture } = opts;
+  const fx = await startUiFixture(fixture);
+  try {
+    await before?.(fx);
+    const h = mountApp(fx, size, typeof props === "function" ? props(fx) : props);
+    const app = { fx, h };
+    onReference.push(app);
+    return app;
+  } catch (e) {
+    await fx.close();
+    throw e;
+  }
+}
+
+/** Unmounts what mountOnReference mounted and stops its services (a file's afterEach). */
+export async function unmountReference(): Promise<void> {
+  for (const { fx, h } of onReference.splice(0)) {
+    h.unmount();
+    await fx.close();
+  }
+}

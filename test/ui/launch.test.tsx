@@ -2,12 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PROVISION_MS } from "../../src/server/launches.js";
 import { selectRecord } from "../../src/store/sessionsStore.js";
 import {
-  type AppHarness,
-  mountApp,
+  mountOnReference,
   pressKey,
-  startUiFixture,
   typeText,
-  type UiFixture,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -17,22 +15,13 @@ import {
  * followed from creating to its first answer; M renames; K asks, saying it is irreversible.
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 const FIXTURE = { server: { clock: "manual" as const, promptStepMs: 20 } };
 
 describe("launch, rename, destroy", () => {
   it("+ launches from the form: the session is listed as creating and its pane follows it to its first answer", async () => {
-    fx = await startUiFixture(FIXTURE);
-    h = mountApp(fx, { columns: 160, rows: 40 });
+    const { fx, h } = await mountOnReference({ columns: 160, rows: 40 }, FIXTURE);
     await waitForContent(h, fx.ids[0] as string);
     await pressKey(h, "+");
     await waitForContent(h, "Launch a new session");
@@ -59,9 +48,8 @@ describe("launch, rename, destroy", () => {
   });
 
   it("M renames the selected session", async () => {
-    fx = await startUiFixture(FIXTURE);
+    const { fx, h } = await mountOnReference({ columns: 160, rows: 30 }, FIXTURE);
     const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 });
     await waitForContent(h, id);
     await pressKey(h, "M");
     await waitForContent(h, `Rename ${id}`);
@@ -72,9 +60,8 @@ describe("launch, rename, destroy", () => {
   });
 
   it("K asks, saying it is irreversible and what is lost; y destroys", async () => {
-    fx = await startUiFixture(FIXTURE);
+    const { fx, h } = await mountOnReference({ columns: 160, rows: 30 }, FIXTURE);
     const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 });
     await waitForContent(h, id);
     await pressKey(h, "K");
     const frame = await waitForContent(h, "Destroy (irreversible) — confirm");
@@ -87,8 +74,10 @@ describe("launch, rename, destroy", () => {
   });
 
   it("a member's key: K is disabled naming sessions:delete", async () => {
-    fx = await startUiFixture({ ...FIXTURE, key: "member" });
-    h = mountApp(fx, { columns: 160, rows: 30 });
+    const { fx, h } = await mountOnReference(
+      { columns: 160, rows: 30 },
+      { ...FIXTURE, key: "member" },
+    );
     await waitForContent(h, fx.ids[0] as string);
     await pressKey(h, "K");
     await waitForContent(h, "destroy is disabled");

@@ -1,13 +1,6 @@
 import { stripVTControlCharacters } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type AppHarness,
-  mountApp,
-  pressKey,
-  startUiFixture,
-  type UiFixture,
-  waitForContent,
-} from "../helpers/ui.js";
+import { mountOnReference, pressKey, unmountReference, waitForContent } from "../helpers/ui.js";
 
 /**
  * Many at once, against the reference service: Space marks the selected row, * every shown
@@ -15,17 +8,10 @@ import {
  * of one does not stop the rest), say each result and clear the marks.
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 const FIXTURE = { server: { clock: "manual" as const, sessionCount: 5 } };
+const SIZE = { columns: 160, rows: 40 };
 
 /** The frame's rows that carry a mark (✓ at the start of a row). */
 function markedRows(frame: string): number {
@@ -36,13 +22,16 @@ function markedRows(frame: string): number {
 
 describe("marks", () => {
   it("* marks five, Z asks once naming each; one refused, four paused, each result said", async () => {
-    fx = await startUiFixture(FIXTURE);
+    const { fx, h } = await mountOnReference(SIZE, {
+      ...FIXTURE,
+      // Four that may be paused, one the service refuses to pause (it is still being created).
+      before: (f) => {
+        for (const id of f.ids) f.server.setState(id, id === f.ids[2] ? "creating" : "running");
+      },
+    });
     const ids = fx.ids;
     expect(ids).toHaveLength(5);
-    // Four that may be paused, one the service refuses to pause (it is still being created).
     const refused = ids[2] as string;
-    for (const id of ids) fx.server.setState(id, id === refused ? "creating" : "running");
-    h = mountApp(fx, { columns: 160, rows: 40 });
     await waitForContent(h, ids[4] as string);
     // Space marks the selected row and unmarks it again.
     await pressKey(h, " ");
@@ -73,8 +62,7 @@ describe("marks", () => {
   });
 
   it("K with two rows marked destroys both after one confirmation; their marks go with them", async () => {
-    fx = await startUiFixture(FIXTURE);
-    h = mountApp(fx, { columns: 160, rows: 40 });
+    const { fx, h } = await mountOnReference(SIZE, FIXTURE);
     await waitForContent(h, fx.ids[4] as string);
     await pressKey(h, " ");
     await pressKey(h, "down");

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type AppHarness,
-  mountApp,
+  mountOnReference,
   pressKey,
-  startUiFixture,
   typeText,
   type UiFixture,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -17,25 +17,23 @@ import {
  * is offered a resume first.
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 const CTRL_CLOSE_BRACKET = "\u001d";
 const SHIFT_PAGE_UP = "\u001b[5;2~";
 
+const SIZE = { columns: 120, rows: 30 };
+
+/** The fixture's first session in that state. */
+const firstIn = (fx: UiFixture, state: string) =>
+  fx.server.sessions().find((s) => s.state === state)?.id as string;
+
+/** The App with a pane open on the fixture's first session in that state. */
+const paneOn = (state: string) => (fx: UiFixture) => ({ initialSessions: [firstIn(fx, state)] });
+
 /** An active session's shell open in its pane, its prompt shown. */
-async function openShell(size = { columns: 120, rows: 30 }): Promise<AppHarness> {
-  fx = await startUiFixture();
-  const id = fx.server.sessions().find((s) => s.state === "active")?.id as string;
-  const app = mountApp(fx, size, { initialSessions: [id] });
-  h = app;
+async function openShell(size = SIZE): Promise<AppHarness> {
+  const { h: app } = await mountOnReference(size, { props: paneOn("active") });
   await waitForContent(app, "● live ·");
   await pressKey(app, "$");
   await waitForContent(app, /║\$/);
@@ -44,9 +42,7 @@ async function openShell(size = { columns: 120, rows: 30 }): Promise<AppHarness>
 
 describe("the shell pane", () => {
   it("$ opens the shell, echo hi shows hi, hostile sequences never reach the screen, Ctrl-] gives the keys back", async () => {
-    fx = await startUiFixture();
-    const id = fx.server.sessions().find((s) => s.state === "active")?.id as string;
-    h = mountApp(fx, { columns: 120, rows: 30 }, { initialSessions: [id] });
+    const { h } = await mountOnReference(SIZE, { props: paneOn("active") });
     await waitForContent(h, "● live ·");
     await pressKey(h, "$");
     await waitForContent(h, "keys go to the shell");
@@ -66,9 +62,7 @@ describe("the shell pane", () => {
   }, 30_000);
 
   it("without sessions:terminal the key names the missing scope", async () => {
-    fx = await startUiFixture({ key: "member" });
-    const active = fx.server.sessions().find((s) => s.state === "active")?.id as string;
-    h = mountApp(fx, { columns: 120, rows: 30 }, { initialSessions: [active] });
+    const { h } = await mountOnReference(SIZE, { key: "member", props: paneOn("active") });
     await waitForContent(h, "● live ·");
     await pressKey(h, "$");
     await waitForContent(
@@ -78,9 +72,8 @@ describe("the shell pane", () => {
   }, 30_000);
 
   it("a paused session's shell is offered after a resume", async () => {
-    fx = await startUiFixture();
-    const paused = fx.server.sessions().find((s) => s.state === "paused")?.id as string;
-    h = mountApp(fx, { columns: 120, rows: 30 }, { initialSessions: [paused] });
+    const { fx, h } = await mountOnReference(SIZE, { props: paneOn("paused") });
+    const paused = firstIn(fx, "paused");
     await waitForContent(h, paused);
     await pressKey(h, "$");
     await waitForContent(h, /[Rr]esume/);
@@ -134,11 +127,15 @@ describe("the shell pane", () => {
   }, 30_000);
 
   it("a destroyed session says it has no shell to open", async () => {
-    fx = await startUiFixture();
-    const id = fx.server.sessions().find((s) => s.state === "active")?.id as string;
-    await fx.client.destroySession(id);
-    await fx.services.sessions.getState().load();
-    h = mountApp(fx, { columns: 120, rows: 30 }, { initialSessions: [id] });
+    let id = "";
+    const { h } = await mountOnReference(SIZE, {
+      before: async (fx) => {
+        id = firstIn(fx, "active");
+        await fx.client.destroySession(id);
+        await fx.services.sessions.getState().load();
+      },
+      props: () => ({ initialSessions: [id] }),
+    });
     await waitForContent(h, id);
     await pressKey(h, "$");
     await waitForContent(h, new RegExp(`${id} is destroy(ed|ing): it has no shell to open`));
