@@ -12,29 +12,36 @@ import { createApprovalsBook } from "../../src/store/approvals/approvalsBook.js"
 // 404/409, and the lifecycle with its documented errors and scopes.
 
 let server: ReferenceServer;
+// A prompt here runs until it is cancelled or the test moves the clock: "while one runs" is
+// the service's state, not a race against the answer's steps (360 ms in all on `server`).
+let held: ReferenceServer;
 let agent: Agent;
 
 beforeAll(async () => {
-  server = await startServer({
+  const opts = {
     paceMs: 0,
     sessionCount: 14,
     seed: 24,
     promptStepMs: 40,
     demoApprovals: false,
     rateLimit: { limit: 100, windowMs: 60_000, burst: 20 },
-  });
+  };
+  [server, held] = await Promise.all([
+    startServer(opts),
+    startServer({ ...opts, clock: "manual", promptSteps: "clock" }),
+  ]);
   agent = new Agent({ keepAliveTimeout: 2000 });
 });
 
 afterAll(async () => {
   await agent.close();
-  await server.close();
+  await Promise.all([server?.close(), held?.close()]);
 });
 
-function client(keyName: string): ApiClient {
+function client(keyName: string, on = server): ApiClient {
   return new ApiClient({
-    baseUrl: server.url,
-    apiKey: server.key(keyName),
+    baseUrl: on.url,
+    apiKey: on.key(keyName),
     dispatcher: agent,
     backoffBaseMs: 5,
     jitter: 0,
@@ -42,8 +49,8 @@ function client(keyName: string): ApiClient {
   });
 }
 
-function activeSession(n = 0): string {
-  const s = server.sessions().filter((r) => r.state === "active")[n];
+function activeSession(n = 0, on = server): string {
+  const s = on.sessions().filter((r) => r.state === "active")[n];
   if (!s) throw new Error("no active session");
   return s.id;
 }
@@ -72,10 +79,10 @@ describe("prompt", () => {
   });
 
   it("a second prompt while one runs is 202 already_running; cancel stops the first, then nothing runs", async () => {
-    const id = activeSession(1);
-    const c = client("member");
+    const id = activeSession(1, held);
+    const c = client("member", held);
     const first = c.sendPrompt(id, "long work", { onItem: () => {} });
-    await expect.poll(() => server.promptRunning(id)).toBe(true);
+    await expect.poll(() => held.promptRunning(id)).toBe(true);
     const second = await c.sendPrompt(id, "again", { onItem: () => {} });
     expect(second).toMatchObject({ kind: "already_running", status: 202 });
     expect(await c.cancelPrompt(id)).toEqual({ session_id: id, cancelled: true });
@@ -177,13 +184,17 @@ describe("lifecycle", () => {
     expect(await c.resume(id)).toMatchObject({ id, message: "Session resumed successfully" });
     expect(await c.start(id)).toMatchObject({ id, state: "running", server_ready: true });
 
-    const running = c.sendPrompt(id, "busy", { onItem: () => {} });
-    await expect.poll(() => server.promptRunning(id)).toBe(true);
-    const busy = await c.pause(id).catch((x: unknown) => x);
+    const onHeld = client("member", held);
+    const working = activeSession(4, held);
+    const running = onHeld.sendPrompt(working, "busy", { onItem: () => {} });
+    await expect.poll(() => held.promptRunning(working)).toBe(true);
+    const busy = await onHeld.pause(working).catch((x: unknown) => x);
     expect(busy).toBeInstanceOf(HttpError);
     expect((busy as HttpError).status).toBe(409);
     expect((busy as Error).message).toContain("Cannot pause while a prompt is running");
-    await running;
+    // The rest of the answer: its nine steps, 40 ms apart on the held service's clock.
+    held.clock.advance(10 * 40);
+    expect(await running).toMatchObject({ kind: "done" });
 
     const ended = activeSession(6);
     server.setState(ended, "destroyed");

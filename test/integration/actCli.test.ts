@@ -16,18 +16,26 @@ import {
 
 const cfg = tempConfigHome();
 let ref: ReferenceServer;
+// A prompt here runs until it is cancelled: its answer steps wait on a clock no test moves.
+// The tests of a prompt that is still running say so by the service's state, not by racing
+// the answer's steps (two more CLI starts under load can take longer than a whole answer).
+let held: ReferenceServer;
 beforeAll(async () => {
-  ref = await startServer({
+  const opts = {
     seed: 2424,
     paceMs: 0,
     sessionCount: 14,
     promptStepMs: 300,
     demoApprovals: false,
     rateLimit: { limit: 100, windowMs: 60_000, burst: 20 },
-  });
+  };
+  [ref, held] = await Promise.all([
+    startServer(opts),
+    startServer({ ...opts, clock: "manual", promptSteps: "clock" }),
+  ]);
 });
 afterAll(async () => {
-  await ref.close();
+  await Promise.all([ref?.close(), held?.close()]);
   cfg.cleanup();
 });
 
@@ -42,13 +50,13 @@ const env = (url: string, key = KEY) => ({
 // The reference service limits each key to 100 a minute, burst 20, and this file's commands
 // share one key: a command that meets a 429 waits as the service says (Retry-After) and tries
 // again, as it would for a user. The scripted servers' tests keep one attempt.
-const refEnv = (keyName = "member") => ({
-  ...env(ref.url, ref.key(keyName)),
+const refEnv = (keyName = "member", server = ref) => ({
+  ...env(server.url, server.key(keyName)),
   AGENT_SESSIONS_MAX_ATTEMPTS: "4",
 });
 
-function active(n: number): string {
-  const s = ref.sessions().filter((r) => r.state === "active")[n];
+function active(n: number, server = ref): string {
+  const s = server.sessions().filter((r) => r.state === "active")[n];
   if (!s) throw new Error("no active session");
   return s.id;
 }
@@ -93,38 +101,40 @@ describe("prompt against the reference service", () => {
   });
 
   it("a prompt while one runs exits 10 and offers cancel; cancel says what it did; the first exits 9", async () => {
-    const id = active(2);
-    const first = runCli(["prompt", id, "long"], { env: refEnv() });
-    await expect.poll(() => ref.promptRunning(id), { timeout: 5000 }).toBe(true);
-    const busy = await runCli(["prompt", id, "again"], { env: refEnv() });
+    const id = active(2, held);
+    const e = refEnv("member", held);
+    // It lives until the cancel below: through its own start and two more CLI runs.
+    const first = runCli(["prompt", id, "long"], { env: e, timeoutMs: 45_000 });
+    await expect.poll(() => held.promptRunning(id), { timeout: 10_000 }).toBe(true);
+    const busy = await runCli(["prompt", id, "again"], { env: e });
     expect(busy.code).toBe(10);
     expect(busy.stderr).toMatch(/already running/);
     expect(busy.stderr).toContain(`agent-sessions cancel ${id}`);
-    const cancel = await runCli(["cancel", id], { env: refEnv() });
+    const cancel = await runCli(["cancel", id], { env: e });
     expect(cancel.code).toBe(0);
     expect(cancel.stdout).toContain(`cancelled the prompt running in ${id}`);
     const r = await first;
     expect(r.code).toBe(9);
     expect(r.stderr).toMatch(/cancelled/);
-    const none = await runCli(["cancel", id, "--json"], { env: refEnv() });
+    const none = await runCli(["cancel", id, "--json"], { env: e });
     expect(JSON.parse(none.stdout)).toEqual({ session_id: id, cancelled: false });
   });
 
   it("Ctrl-C while the answer streams cancels the prompt on the service and exits 9", async () => {
-    const id = active(6);
+    const id = active(6, held);
     let child: import("node:child_process").ChildProcess | null = null;
     const run = runCli(["prompt", id, "long work"], {
-      env: refEnv(),
+      env: refEnv("member", held),
       onSpawn: (c) => {
         child = c;
       },
     });
-    await expect.poll(() => ref.promptRunning(id), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => held.promptRunning(id), { timeout: 10_000 }).toBe(true);
     (child as import("node:child_process").ChildProcess | null)?.kill("SIGINT");
     const r = await run;
     expect(r.code, r.stderr).toBe(9);
     expect(r.stderr).toContain(`cancelled: the prompt in ${id} was cancelled`);
-    expect(ref.promptRunning(id)).toBe(false);
+    expect(held.promptRunning(id)).toBe(false);
   });
 
   it("--no-wait returns once the prompt is accepted", async () => {
@@ -318,16 +328,21 @@ describe("pause, resume, start", () => {
     const s = await runCli(["start", id], { env: refEnv() });
     expect(s.stdout).toMatch(new RegExp(`^started ${id} preview https://`));
 
-    const running = runCli(["prompt", id, "busy"], { env: refEnv() });
-    await expect.poll(() => ref.promptRunning(id), { timeout: 5000 }).toBe(true);
-    const busy = await runCli(["pause", id], { env: refEnv() });
+    const noScope = await runCli(["pause", id], { env: refEnv("readonly") });
+    expect(noScope.code).toBe(4);
+  });
+
+  it("pause while a prompt runs is refused with the service's words; the prompt still ends 0", async () => {
+    const id = active(4, held);
+    const running = runCli(["prompt", id, "busy"], { env: refEnv("member", held) });
+    await expect.poll(() => held.promptRunning(id), { timeout: 10_000 }).toBe(true);
+    const busy = await runCli(["pause", id], { env: refEnv("member", held) });
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain("Cannot pause while a prompt is running");
     expect(busy.stderr).toMatch(/hint: A prompt is running in the session/);
+    // The rest of the answer: its nine steps, 300 ms apart on the held service's clock.
+    held.clock.advance(10 * 300);
     expect((await running).code).toBe(0);
-
-    const noScope = await runCli(["pause", id], { env: refEnv("readonly") });
-    expect(noScope.code).toBe(4);
   });
 
   it("503 still provisioning says try again, once (no retry loop); 410 says the session is gone", async () => {
