@@ -11,6 +11,7 @@ import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
 
 /**
  * Network fixtures on loopback: a proxy that answers CONNECT and forward requests, a
@@ -306,4 +307,43 @@ export async function startTlsFront(
         server.close(() => r());
       }),
   };
+}
+
+/**
+ * The reference service on the network path a user behind a corporate proxy takes: a TLS
+ * front signed by a throwaway CA, under `prefix`, whose host name `host` only the proxy
+ * resolves. close() ends all of it.
+ */
+export interface ServiceBehindProxy {
+  server: ReferenceServer;
+  proxy: ProxyServer;
+  ca: ThrowawayCa;
+  front: TlsFront;
+  close(): Promise<void>;
+}
+
+export async function startServiceBehindProxy(opts: {
+  server: ServerOptions;
+  host: string;
+  prefix: string;
+}): Promise<ServiceBehindProxy> {
+  const server = await startServer(opts.server);
+  let proxy: ProxyServer | undefined;
+  let ca: ThrowawayCa | undefined;
+  let front: TlsFront | undefined;
+  const close = async () => {
+    await front?.close();
+    await proxy?.close();
+    await server.close();
+    ca?.cleanup();
+  };
+  try {
+    proxy = await startProxy({ [opts.host]: "127.0.0.1" });
+    ca = makeThrowawayCa([opts.host]);
+    front = await startTlsFront(server.url, ca, opts.prefix);
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return { server, proxy, ca, front, close };
 }

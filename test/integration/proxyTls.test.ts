@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import type { ReferenceServer } from "../../src/server/index.js";
 import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
 import {
-  makeThrowawayCa,
   type ProxyServer,
   startHangUpProxy,
-  startProxy,
-  startTlsFront,
+  startServiceBehindProxy,
   type ThrowawayCa,
   type TlsFront,
 } from "../helpers/netFixtures.js";
@@ -27,26 +25,31 @@ let server: ReferenceServer;
 let proxy: ProxyServer;
 let ca: ThrowawayCa;
 let front: TlsFront;
+let closeNet: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  server = await startServer({
-    seed: 21,
-    paceMs: 200,
-    heartbeatMs: 1000,
-    sessionCount: 4,
-    // The sessions change only when a test advances the clock (a watch, once it is live).
-    clock: "manual",
-    rateLimit: { limit: 100, windowMs: 60_000, burst: 20 },
-  });
-  proxy = await startProxy({ [HOST]: "127.0.0.1" });
-  ca = makeThrowawayCa([HOST]);
-  front = await startTlsFront(server.url, ca, PREFIX);
+  ({
+    server,
+    proxy,
+    ca,
+    front,
+    close: closeNet,
+  } = await startServiceBehindProxy({
+    host: HOST,
+    prefix: PREFIX,
+    server: {
+      seed: 21,
+      paceMs: 200,
+      heartbeatMs: 1000,
+      sessionCount: 4,
+      // The sessions change only when a test advances the clock (a watch, once it is live).
+      clock: "manual",
+      rateLimit: { limit: 100, windowMs: 60_000, burst: 20 },
+    },
+  }));
 });
 afterAll(async () => {
-  await front?.close();
-  await proxy?.close();
-  await server?.close();
-  ca?.cleanup();
+  await closeNet?.();
   cfg.cleanup();
 });
 

@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { runCli, tempConfigHome } from "../helpers/cli.js";
-import {
-  makeThrowawayCa,
-  type ProxyServer,
-  startProxy,
-  startTlsFront,
-  type ThrowawayCa,
-  type TlsFront,
-} from "../helpers/netFixtures.js";
+import { type ServiceBehindProxy, startServiceBehindProxy } from "../helpers/netFixtures.js";
 
 /**
  * The terminal takes the network path every request takes: the built CLI's `attach` through
@@ -19,33 +11,29 @@ import {
 const HOST = "agent-sessions.test";
 const PREFIX = "/tenant-t/api";
 const cfg = tempConfigHome();
-let server: ReferenceServer;
-let proxy: ProxyServer;
-let ca: ThrowawayCa;
-let front: TlsFront;
+let net: ServiceBehindProxy;
 
 beforeAll(async () => {
-  server = await startServer({
-    seed: 35,
-    paceMs: 0,
-    sessionCount: 3,
-    mount: "cloud",
-    rateLimit: { limit: 100, windowMs: 60_000, burst: 20 },
+  net = await startServiceBehindProxy({
+    host: HOST,
+    prefix: PREFIX,
+    server: {
+      seed: 35,
+      paceMs: 0,
+      sessionCount: 3,
+      mount: "cloud",
+      rateLimit: { limit: 100, windowMs: 60_000, burst: 20 },
+    },
   });
-  proxy = await startProxy({ [HOST]: "127.0.0.1" });
-  ca = makeThrowawayCa([HOST]);
-  front = await startTlsFront(server.url, ca, PREFIX);
 });
 afterAll(async () => {
-  await front?.close();
-  await proxy?.close();
-  await server?.close();
-  ca?.cleanup();
+  await net?.close();
   cfg.cleanup();
 });
 
 describe("attach over the same network path as every request", () => {
   it("through a CONNECT proxy and TLS with a private CA, the shell answers echo hi", async () => {
+    const { server, proxy, ca, front } = net;
     const id = server.sessions().find((s) => s.state === "active")?.id as string;
     const seenBefore = front.seen.length;
     const r = await runCli(["attach", id], {
@@ -73,6 +61,7 @@ describe("attach over the same network path as every request", () => {
   });
 
   it("without the CA the terminal is not opened: exit 6 and the certificate named", async () => {
+    const { server, front } = net;
     const id = server.sessions().find((s) => s.state === "active")?.id as string;
     const r = await runCli(["attach", id], {
       env: {
