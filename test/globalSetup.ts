@@ -15,15 +15,22 @@ import { join } from "node:path";
 
 const MARKER = "AGENT_SESSIONS_TEST_RUN";
 
-export default function setup(): () => void {
+export default function setup(): () => Promise<void> {
   const base = realpathSync(tmpdir());
   const runDir = mkdtempSync(join(base, "as-test-run-"));
   const id = runDir.slice(runDir.lastIndexOf("-") + 1);
   process.env.TMPDIR = runDir;
   process.env[MARKER] = id;
 
-  return () => {
+  return async () => {
     const problems: string[] = [];
+    // A process seen in the middle of exiting (its command line already gone, its parent yet
+    // to collect it) is not one left behind: what is still there after a second is.
+    let procs = processesOfRun(id, runDir);
+    for (let i = 0; i < 20 && procs.length > 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      procs = processesOfRun(id, runDir);
+    }
     let left: string[] = [];
     try {
       left = readdirSync(runDir);
@@ -36,7 +43,6 @@ export default function setup(): () => void {
     if (left.length > 0) {
       problems.push(`temporary folders or files left behind in ${runDir}: ${left.join(", ")}`);
     }
-    const procs = processesOfRun(id, runDir);
     if (procs.length > 0) {
       problems.push(
         `processes still running after the tests:\n${procs.map((p) => `  ${p.pid} ${p.cmdline}`).join("\n")}`,

@@ -217,12 +217,16 @@ describe("forged rows and Trojan Source in tables", () => {
 
 describe("valid data that is just big", () => {
   const COUNT = 150_000;
+  let body = "";
   const bigPage: HostileRoutes = {
     sessions: (_q, res) => {
-      const parts: string[] = [];
-      for (let i = 0; i < COUNT; i++)
-        parts.push(`{"id":"ses_${i}","state":"active","title":"t${i}"}`);
-      sendJson(res, 200, `{"sessions":[${parts.join(",")}],"has_more":false}`);
+      if (body === "") {
+        const parts: string[] = [];
+        for (let i = 0; i < COUNT; i++)
+          parts.push(`{"id":"ses_${i}","state":"active","title":"t${i}"}`);
+        body = `{"sessions":[${parts.join(",")}],"has_more":false}`;
+      }
+      sendJson(res, 200, body);
     },
   };
 
