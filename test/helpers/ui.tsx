@@ -76,8 +76,8 @@ export function renderUi(tree: ReactElement, size: { columns: number; rows: numb
   inst.rerender(tree);
   let unmounted = false;
   const h: UiHarness = {
-    frame: () => cleanFrame(inst.lastFrame() ?? ""),
-    rawFrame: () => (inst.lastFrame() ?? "").replace(/\u0007/g, ""),
+    frame: () => cleanFrame(lastFrame(inst.frames)),
+    rawFrame: () => lastFrame(inst.frames).replace(/\u0007/g, ""),
     writes: inst.frames,
     // A BEL that ends an OSC (a desktop notification) is not a bell.
     bells: () => inst.frames.filter((f) => f.replace(OSC, "").includes("\u0007")).length,
@@ -104,6 +104,20 @@ export function renderUi(tree: ReactElement, size: { columns: number; rows: numb
   return h;
 }
 
+/**
+ * The last frame Ink drew. A bell or a desktop notification is a write of its own to the
+ * same stdout, and may come after the frame it belongs with (the bell for an approval that
+ * needs you, a moment after the pane shows it): it is not a frame. Were it taken for one, a
+ * wait would see an empty screen until the next render, which an idle UI never makes.
+ */
+function lastFrame(writes: readonly string[]): string {
+  for (let i = writes.length - 1; i >= 0; i--) {
+    const w = writes[i] as string;
+    if (w.replace(OSC, "").replace(/\u0007/g, "") !== "") return w;
+  }
+  return "";
+}
+
 export function cleanFrame(raw: string): string {
   return stripAnsi(raw).replace(/\u0007/g, "");
 }
@@ -116,6 +130,15 @@ function matches(frame: string, m: string | RegExp | ((f: string) => boolean)): 
   if (typeof m === "function") return m(frame);
   return typeof m === "string" ? frame.includes(m) : m.test(frame);
 }
+
+/**
+ * How long a wait for streams to be live may take. The first frame after a mount and every
+ * stream's opening (its request through the budget to the in-process reference service, the
+ * service's answer, the client's first read) share one event loop with the service; on a
+ * loaded two-core machine the first mount of a worker, its code not yet compiled, measured
+ * 4 s to four live streams, too close to the 5 s a wait allows otherwise.
+ */
+export const STREAMS_LIVE_MS = 15_000;
 
 /** Poll the last frame until it contains `m` (or the predicate holds); returns that frame. */
 export async function waitForContent(

@@ -4,11 +4,11 @@ import { runCli, tempConfigHome } from "../helpers/cli.js";
 import {
   type AppHarness,
   type FixtureOptions,
-  mountApp,
+  mountOnReference,
   pressKey,
-  startUiFixture,
   typeText,
   type UiFixture,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -19,24 +19,15 @@ import {
  * resolve, a prompt and a git action on a paused session, and pause from a key.
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 const SIZE = { columns: 160, rows: 40 };
 
 async function setup(opts: FixtureOptions = {}, stepMs = 30): Promise<[UiFixture, AppHarness]> {
-  fx = await startUiFixture({
+  const { fx, h } = await mountOnReference(SIZE, {
     ...opts,
     server: { promptStepMs: stepMs, ...opts.server },
   });
-  h = mountApp(fx, SIZE);
   return [fx, h];
 }
 
@@ -79,7 +70,9 @@ describe("the prompt box", () => {
   });
 
   it("a prompt while one runs (sent elsewhere) is queued, not lost; C cancels the running one", async () => {
-    const [f, a] = await setup({}, 400);
+    // The running prompt waits on a clock no test moves: it runs until C cancels it, however
+    // long typing takes on a busy machine.
+    const [f, a] = await setup({ server: { clock: "manual", promptSteps: "clock" } });
     const id = await openActive(f, a);
     const other = new ApiClient({ baseUrl: f.server.url, apiKey: f.server.key("owner") });
     const running = other.sendPrompt(id, "long job", { onItem: () => {} });

@@ -1,40 +1,34 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { fleetRows } from "../../src/ui/model/geometry.js";
 import {
-  type AppHarness,
   frameHeight,
   KEYS,
-  mountApp,
+  mountOnReference,
   pressKey,
-  startUiFixture,
+  STREAMS_LIVE_MS,
   typeText,
-  type UiFixture,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** The fleet view: its own key, live columns, the streams it keeps, a thousand rows. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 const SIZE = { columns: 160, rows: 30 };
 
 describe("fleet view", () => {
   it("v shows every session with live columns; the rows in view stream; Enter opens a pane", async () => {
-    fx = await startUiFixture();
+    const { fx, h } = await mountOnReference(SIZE);
     const [a, b] = fx.ids as [string, string];
     const name = fx.server.sessions()[0]?.name as string;
-    h = mountApp(fx, SIZE);
     await waitForContent(h, "4 shown of 4 loaded");
     await pressKey(h, "v");
-    let frame = await waitForContent(h, /Fleet 4\/4 · streams 4 live of 4 \(cap 50\)/);
+    let frame = await waitForContent(
+      h,
+      /Fleet 4\/4 · streams 4 live of 4 \(cap 50\)/,
+      STREAMS_LIVE_MS,
+    );
     // At 160 columns the repository and the prompts and cost have columns too.
     expect(frame).toMatch(
       /state\s+session\s+name\s+agent\s+repository\s+activity\s+prompts · \$\s+ev\/min 10m\s+files\s+current step/,
@@ -67,9 +61,8 @@ describe("fleet view", () => {
   });
 
   it("a session that fails while shown keeps its row, and the subtitle says so instead of 'hidden'", async () => {
-    fx = await startUiFixture();
+    const { fx, h } = await mountOnReference(SIZE, { props: { options: { startInFleet: true } } });
     const [a] = fx.ids as [string];
-    h = mountApp(fx, SIZE, { options: { startInFleet: true } });
     let frame = await waitForContent(h, "Fleet 4/4");
     expect(frame).toContain("destroyed and error sessions hidden (D shows)");
     fx.server.setState(a, "error");
@@ -83,8 +76,10 @@ describe("fleet view", () => {
   });
 
   it("at 160×15 the rows out of view are said: ↓ N more, then ↑ N more at the end", async () => {
-    fx = await startUiFixture({ server: { sessionCount: 12 } });
-    h = mountApp(fx, { columns: 160, rows: 15 }, { options: { startInFleet: true } });
+    const { h } = await mountOnReference(
+      { columns: 160, rows: 15 },
+      { server: { sessionCount: 12 }, props: { options: { startInFleet: true } } },
+    );
     let frame = await waitForContent(h, /↓ \d+ more · 12 shown of 12/);
     const shownRows = (f: string) => f.split("\n").filter((l) => /ses_\w{8}/.test(l)).length;
     const inView = shownRows(frame);
@@ -98,9 +93,11 @@ describe("fleet view", () => {
   });
 
   it("filters and sorts like the list, and takes `a` to its own rows", async () => {
-    fx = await startUiFixture({ server: { sessionCount: 6 } });
+    const { fx, h } = await mountOnReference(SIZE, {
+      server: { sessionCount: 6 },
+      props: { options: { startInFleet: true } },
+    });
     const paused = fx.server.sessions().filter((s) => s.state === "paused");
-    h = mountApp(fx, SIZE, { options: { startInFleet: true } });
     await waitForContent(h, "Fleet 6/6");
     await pressKey(h, "/");
     await typeText(h, "state:paused");
@@ -129,10 +126,9 @@ describe("fleet view", () => {
   });
 
   it("too narrow for every column: the columns keep their widths and the row's end is cut", async () => {
-    fx = await startUiFixture();
     const size = { columns: 60, rows: 20 };
-    h = mountApp(fx, size, { options: { startInFleet: true } });
-    const frame = await waitForContent(h, /streams 4 live of 4/);
+    const { h } = await mountOnReference(size, { props: { options: { startInFleet: true } } });
+    const frame = await waitForContent(h, /streams 4 live of 4/, STREAMS_LIVE_MS);
     const rows = frame.split("\n").filter((l) => /ses_[0-9a-z]{8}/.test(l));
     expect(rows).toHaveLength(4);
     for (const row of rows) {
@@ -143,18 +139,20 @@ describe("fleet view", () => {
   });
 
   it("a thousand sessions: only the rows on screen are drawn, and streams stay within the cap", async () => {
-    fx = await startUiFixture({ server: { sessionCount: 1000 }, fleetStreams: 5 });
+    const { fx, h } = await mountOnReference(SIZE, {
+      server: { sessionCount: 1000 },
+      fleetStreams: 5,
+    });
     // The views hide destroyed and error sessions (the catalogue holds them).
     const ids = fx.server
       .sessions()
       .filter((s) => s.state !== "destroyed" && s.state !== "error")
       .map((s) => s.id);
     const all = ids.length;
-    h = mountApp(fx, SIZE);
     // Every page is read once (ten of 100), before any scrolling.
     await waitForContent(h, `${all} shown of ${all} loaded`);
     await pressKey(h, "v");
-    await waitForContent(h, /streams 5 live of 5 \(cap 5\)/);
+    await waitForContent(h, /streams 5 live of 5 \(cap 5\)/, STREAMS_LIVE_MS);
     expect(fx.server.connections()).toBe(5);
     await waitForContent(h, `${all} shown of ${all}`);
     // Everything is loaded: G goes to the very last row.
@@ -167,9 +165,9 @@ describe("fleet view", () => {
     expect(drawn).toHaveLength(rows);
     expect(frameHeight(frame)).toBeLessThanOrEqual(SIZE.rows - 1);
     // The new rows in view stream; the ones scrolled away were let go (the cap holds).
-    await waitForContent(h, /streams 5 live of 5 \(cap 5\)/);
+    await waitForContent(h, /streams 5 live of 5 \(cap 5\)/, STREAMS_LIVE_MS);
     // The service sees the ones let go close (a moment later than the client drops them).
-    await waitForContent(h, () => fx?.server.connections() === 5);
+    await waitForContent(h, () => fx.server.connections() === 5);
     await pressKey(h, KEYS.escape);
   });
 });
