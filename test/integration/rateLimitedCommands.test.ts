@@ -185,8 +185,10 @@ describe("a service whose X-RateLimit-Remaining stays at 0 while it answers", ()
       all.map((x) => x.session_id),
     );
     // Trusted, "0 left" with a 60 s reset would hold each of the 10 pages for most of a
-    // minute; held once for two tokens and then shown to be a hint, the listing takes seconds.
-    expect(took).toBeLessThan(15_000);
+    // minute; held once for two tokens and then shown to be a hint, the listing takes seconds
+    // (7 s here when the machine is loaded, the CLI's start most of it). Even one page held
+    // for most of a minute goes past 30 s.
+    expect(took).toBeLessThan(30_000);
   }, 60_000);
 });
 
