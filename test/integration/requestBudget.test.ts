@@ -2,7 +2,9 @@ import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
 import { type Subscription, subscribeToSession } from "../../src/client/eventStream.js";
+import { RequestBudget } from "../../src/client/requestBudget.js";
 import { startServer } from "../../src/server/index.js";
+import { ManualBudgetClock } from "../helpers/budgetClock.js";
 import { json, startScriptedServer } from "../helpers/scriptedHttpServer.js";
 import { waitFor } from "./serverTestUtils.js";
 
@@ -66,6 +68,49 @@ describe("request budget", () => {
     expect(budget.state.limited).toBe(0);
     expect(budget.state.figures).toMatchObject({ limit: 100, burst: 20, source: "server" });
     expect(server.connections()).toBe(50);
+  });
+
+  it("short waits for the budget are said once they add up to a second, never one line a request", async () => {
+    // The service announces the documented limit; the budget runs on a clock only the test
+    // moves, so how long each request waits does not depend on how fast the machine is.
+    const srv = await startScriptedServer();
+    cleanups.push(() => srv.close());
+    srv.fallback(
+      json(
+        200,
+        { tenant_id: "t", principal_id: "usr_1", scopes: [] },
+        { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" },
+      ),
+    );
+    const clock = new ManualBudgetClock();
+    const client = new ApiClient({
+      baseUrl: srv.url,
+      apiKey: "ask_budget_test_key",
+      maxAttempts: 1,
+      budget: new RequestBudget({ clock }),
+    });
+    cleanups.push(() => client.close());
+    const said: string[] = [];
+    cleanups.push(
+      client.rateLimit.subscribe(() => {
+        const reason = client.rateLimit.waiting?.reason;
+        if (reason !== undefined && said.at(-1) !== reason) said.push(reason);
+      }),
+    );
+    // The burst goes at once, nothing said.
+    for (let i = 0; i < 20; i++) await client.me();
+    expect(said).toEqual([]);
+    // Then each request waits its 0.6 s for a token: the second wait makes 1.2 s in all.
+    for (let i = 0; i < 3; i++) {
+      const done = client.me();
+      await waitFor(() => clock.pending > 0, 5000, "the request to wait for a token");
+      await clock.advance(600);
+      await done;
+    }
+    expect(said).toEqual([
+      "pacing requests to the service's limit (100 per minute, burst 20); short waits add up: 1.2 s so far",
+    ]);
+    expect(srv.seen).toHaveLength(23);
   });
 
   it("a 429 one caller gets holds every other caller of the client for its Retry-After", async () => {

@@ -1,47 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { type BudgetClock, RequestBudget } from "../../src/client/requestBudget.js";
+import { RequestBudget } from "../../src/client/requestBudget.js";
+import { flushMicrotasks, ManualBudgetClock } from "../helpers/budgetClock.js";
 
 /**
  * The request budget on a hand-driven clock: what goes at once, what waits, and for how long,
  * counted in grants at given clock times (no real time passes).
  */
 
-class ManualClock implements BudgetClock {
-  t = 1_000_000;
-  private timers: { at: number; fn: () => void; id: number }[] = [];
-  private ids = 0;
-  now = () => this.t;
-  setTimer(fn: () => void, ms: number): unknown {
-    const id = ++this.ids;
-    this.timers.push({ at: this.t + ms, fn, id });
-    return id;
-  }
-  clearTimer(h: unknown): void {
-    this.timers = this.timers.filter((x) => x.id !== h);
-  }
-  /** Move the clock on, running every timer due on the way, in order. */
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    for (let guard = 0; guard < 10_000; guard++) {
-      this.timers.sort((a, b) => a.at - b.at);
-      const next = this.timers[0];
-      if (!next || next.at > end) break;
-      this.timers.shift();
-      this.t = Math.max(this.t, next.at);
-      next.fn();
-      await flush();
-    }
-    this.t = end;
-    await flush();
-  }
-}
-
-async function flush(): Promise<void> {
-  for (let i = 0; i < 5; i++) await Promise.resolve();
-}
-
 function setup(defaults?: ConstructorParameters<typeof RequestBudget>[0]) {
-  const clock = new ManualClock();
+  const clock = new ManualBudgetClock();
   const budget = new RequestBudget({ clock, ...defaults });
   const granted: string[] = [];
   const take = (use: "request" | "stream", tag: string, maxWaitMs?: number) => {
@@ -56,7 +23,7 @@ describe("request budget", () => {
       defaults: { limit: 100, windowMs: 60_000, burst: 20 },
     });
     for (let i = 0; i < 110; i++) take("request", `r${i}`);
-    await flush();
+    await flushMicrotasks();
     // The burst, then one every 600 ms: the 100th goes at 48 s.
     await clock.advance(48_000);
     expect(granted).toHaveLength(100);
@@ -72,7 +39,7 @@ describe("request budget", () => {
   it("lets the documented burst of 20 go at once, then one every 600 ms (100 a minute)", async () => {
     const { clock, budget, granted, take } = setup();
     for (let i = 0; i < 25; i++) take("request", `r${i}`);
-    await flush();
+    await flushMicrotasks();
     expect(granted).toHaveLength(20);
     expect(budget.state).toMatchObject({ waitingRequests: 5, available: 0 });
     await clock.advance(599);
@@ -87,14 +54,14 @@ describe("request budget", () => {
   it("puts requests before stream openings, and streams leave two tokens for requests", async () => {
     const { clock, granted, take } = setup();
     for (let i = 0; i < 30; i++) take("stream", `stream${i}`);
-    await flush();
+    await flushMicrotasks();
     expect(granted).toHaveLength(18);
     take("request", "key press");
-    await flush();
+    await flushMicrotasks();
     // The reserve: a request goes at once although streams are waiting.
     expect(granted.at(-1)).toBe("key press");
     take("request", "second");
-    await flush();
+    await flushMicrotasks();
     expect(granted.at(-1)).toBe("second");
     // Tokens are gone; the next one goes to a request that arrives after the streams.
     take("request", "third");
@@ -106,11 +73,11 @@ describe("request budget", () => {
   it("a request's expected wait counts only the requests ahead of it, not the waiting streams", async () => {
     const { budget, granted, take } = setup();
     for (let i = 0; i < 40; i++) take("stream", `stream${i}`);
-    await flush();
+    await flushMicrotasks();
     expect(granted).toHaveLength(18);
     take("request", "a");
     take("request", "b");
-    await flush();
+    await flushMicrotasks();
     // Requests go before the 22 streams still waiting: the next one waits one token's time
     // (600 ms at 100 a minute), not the 23 tokens' time (13.8 s) of the whole queue.
     expect(budget.expectedWaitMs("request")).toBe(600);
@@ -122,7 +89,7 @@ describe("request budget", () => {
     budget.observe({ "x-ratelimit-limit": "600", "x-ratelimit-remaining": "599" });
     expect(budget.state.figures).toMatchObject({ limit: 600, burst: 20, source: "server" });
     for (let i = 0; i < 22; i++) take("request", `r${i}`);
-    await flush();
+    await flushMicrotasks();
     expect(granted).toHaveLength(20);
     await clock.advance(100);
     expect(granted).toHaveLength(21);
@@ -231,7 +198,7 @@ describe("request budget", () => {
       (e: Error) => e.name,
     );
     take("request", "after");
-    await flush();
+    await flushMicrotasks();
     ctl.abort();
     expect(await cancelled).toBe("CancelledError");
     await clock.advance(600);
