@@ -70,6 +70,11 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
   if (opts.env?.XDG_CACHE_HOME === undefined) {
     ownCache = mkdtempSync(join(tmpdir(), "as-cache-"));
     env.XDG_CACHE_HOME = ownCache;
+    // Node's compile cache (Node 22 and later; Node 20 has none) is the run's, shared by its
+    // CLI children: in a cache folder of its own each child compiled the whole bundle and wrote
+    // a cache no one read again, a third of a start on Node 24 (1.4 s against 1.0 s, loaded).
+    // globalSetup knows this folder as the tools' own.
+    env.NODE_COMPILE_CACHE = join(tmpdir(), "node-compile-cache");
   }
   const dropCache = () => {
     if (ownCache !== null) rmSync(ownCache, { recursive: true, force: true });
