@@ -111,7 +111,11 @@ describe("fleet view", () => {
     frame = await waitForContent(h, new RegExp(`▸⏸ ● ⏸ paused\\s+${paused[1]?.id}`));
     // A pause does not call: its mark is its reason's glyph, dimmed. (Its stream, let go
     // while the filter hid it, comes back once the rows stay put.)
-    frame = await waitForContent(h, new RegExp(` ⏸ ● ⏸ paused\\s+${paused[0]?.id}`));
+    frame = await waitForContent(
+      h,
+      new RegExp(` ⏸ ● ⏸ paused\\s+${paused[0]?.id}`),
+      STREAMS_LIVE_MS,
+    );
     // Still the fleet: `a` selected the row there.
     expect(frame).toContain("Fleet");
     await pressKey(h, "o");
