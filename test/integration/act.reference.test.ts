@@ -214,15 +214,21 @@ describe("lifecycle", () => {
   });
 
   it("start on a session still being provisioned says try again (503), without looping", async () => {
-    const id = activeSession(5);
-    server.setState(id, "creating");
-    const before = server.requestCounts().requests;
-    const e = await client("member")
-      .start(id)
-      .catch((x: unknown) => x);
-    expect((e as HttpError).status).toBe(503);
-    expect((e as Error).message).toMatch(/try again/i);
-    expect(server.requestCounts().requests - before).toBe(1);
-    server.setState(id, "active");
+    // A service of its own: its request count is this test's alone (on the shared one, a
+    // request the previous tests' clients still had in flight was counted once under load).
+    const own = await startServer({ paceMs: 0, sessionCount: 6, seed: 24 });
+    try {
+      const id = activeSession(0, own);
+      own.setState(id, "creating");
+      const before = own.requestCounts().requests;
+      const e = await client("member", own)
+        .start(id)
+        .catch((x: unknown) => x);
+      expect((e as HttpError).status).toBe(503);
+      expect((e as Error).message).toMatch(/try again/i);
+      expect(own.requestCounts().requests - before).toBe(1);
+    } finally {
+      await own.close();
+    }
   });
 });
