@@ -26,11 +26,11 @@ afterEach(async () => {
   server = null;
 });
 
-async function fleet() {
+async function fleet(o: { loadFirst: boolean } = { loadFirst: true }) {
   server = await startServer({ seed: 7, paceMs: 0, heartbeatMs: 1000, sessionCount: 120 });
   handle = buildServices({ baseUrl: server.url, apiKey: server.key("owner") }, { fleetStreams: 5 });
   const { services } = handle;
-  await services.sessions.getState().load();
+  if (o.loadFirst) await services.sessions.getState().load();
   const deps: UiDeps = {
     ui: createUiStore({ columns: 160, rows: 30 }),
     services,
@@ -67,6 +67,15 @@ async function until(check: () => boolean, what: () => string): Promise<void> {
 describe("the fleet's streams", () => {
   it("open at once for the rows in view when the fleet opens", async () => {
     const { services, inView } = await fleet();
+    expect(same(services.fleetStreams.openIds, inView())).toBe(true);
+  });
+
+  it("open at once for the first rows when the fleet was open before the list came", async () => {
+    const { services, inView } = await fleet({ loadFirst: false });
+    expect(services.fleetStreams.openIds).toEqual([]);
+    await services.sessions.getState().load();
+    // No settling wait: nothing streamed before, so nothing is churned.
+    expect(inView()).toHaveLength(5);
     expect(same(services.fleetStreams.openIds, inView())).toBe(true);
   });
 

@@ -114,7 +114,7 @@ export function followFleetStreams(deps: UiDeps): () => void {
   let timer: ReturnType<typeof setTimeout> | null = null;
   const settle = () => {
     // The first rows (the fleet opened before the list came) get their streams at once.
-    if (last === "") {
+    if (last === "" || fleetStreams.openIds.length === 0) {
       sync();
       return;
     }
