@@ -73,6 +73,22 @@ describe("fleet rows", () => {
     expect(next[1]).toBe(first[1]);
   });
 
+  it("counts an event that came after the clock's last tick, in a minute the tick has not reached", () => {
+    const svc = rowServices();
+    const shown = [s("ses_a")];
+    const cols = fleetColumns(198);
+    const minute = 60_000 * 1000;
+    // The UI's clock last ticked half a second before the minute; the event came just after it.
+    svc.activity.note(
+      "ses_a",
+      "prompt_progress",
+      prompt("Now fixing the retry loop"),
+      minute + 200,
+    );
+    const [row] = fleetRows(svc, shown, minute - 500, cols, []);
+    expect(row?.spark.trim()).toBe("·········█");
+  });
+
   it("shows the newest words of a step longer than its column", () => {
     const svc = rowServices();
     const cols = fleetColumns(198);

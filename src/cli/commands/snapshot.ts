@@ -220,7 +220,7 @@ async function renderReplaySnapshot(files: string[], opts: SnapshotOptions): Pro
 /**
  * Bounded waits for the UI, never for a clock: the identity and the list read (10 s at most),
  * no stream still connecting (3 s at most; panes then read their history), everything
- * applied, then the same frame three times in a row.
+ * applied, then the same frame for longer than the fleet's beat (4 s at most).
  */
 async function settledFrame(
   services: Pick<AppServices, "identity" | "sessions" | "streams">,
@@ -234,8 +234,12 @@ async function settledFrame(
   // Streams held back by the request budget may wait longer: the frame says they wait.
   const connecting = () => selectConnectionSummary(streams.getState()).connecting > 0;
   for (let i = 0; i < 300 && connecting(); i++) await new Promise((r) => setTimeout(r, 10));
+  // The same frame for longer than the fleet's beat: a change it holds back is drawn by then
+  // (three looks 20 ms apart took a frame whose title still counted a stream as connecting).
+  const { FLEET_REFRESH_MS } = await import("../../ui/model/fleetRows.js");
+  const looks = Math.ceil((FLEET_REFRESH_MS + 50) / 20);
   let frame = "";
-  for (let i = 0, same = 0; i < 200 && same < 3; i++) {
+  for (let i = 0, same = 0; i < 200 && same < looks; i++) {
     streams.getState().flushNow();
     await new Promise((r) => setTimeout(r, 20));
     const next = term.lastFrame();

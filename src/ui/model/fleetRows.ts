@@ -21,6 +21,12 @@ import type { AppServices } from "./services.js";
  * refresh that changes nothing on screen draws nothing.
  */
 
+/**
+ * Most often the fleet's rows take in what the streams brought (its beat): a change waits up
+ * to this long to be drawn.
+ */
+export const FLEET_REFRESH_MS = 100;
+
 /** Column widths of the table (each text column ends in a space that parts it from the next). */
 export interface FleetColumns {
   id: number;
@@ -170,7 +176,9 @@ export function fleetRow(
     lastEvent !== null || recorded !== null
       ? Math.max(lastEvent ?? 0, recorded ?? 0)
       : updatedAt(s);
-  const counts = activity.perMinute(id, now);
+  // `now` is the shared tick's (up to a second old): an event that came since, in a minute
+  // the tick has not reached, is still this row's newest minute, not one left out.
+  const counts = activity.perMinute(id, Math.max(now, lastEvent ?? 0));
   const files = activity.files(id);
   const fileCount = files ? files.size : stream ? 0 : null;
   return {

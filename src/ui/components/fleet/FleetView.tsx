@@ -14,6 +14,7 @@ import { throttled } from "../../hooks/throttle.js";
 import { useTicked } from "../../hooks/useNow.js";
 import {
   cutEnd,
+  FLEET_REFRESH_MS,
   FLEET_STATE_WIDTH,
   type FleetColumns,
   type FleetRow,
@@ -49,9 +50,6 @@ const SORT_LABELS: Record<string, string> = {
   state: "state",
   title: "name",
 };
-
-/** Most often the rows take in what the streams brought. */
-const ROW_REFRESH_MS = 100;
 
 const STREAM_GLYPHS: Record<string, string> = {
   live: "●",
@@ -244,7 +242,7 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
           offStreams();
           offBudget();
         };
-      }, ROW_REFRESH_MS),
+      }, FLEET_REFRESH_MS),
     [streams, budget],
   );
   const prev = useRef<readonly FleetRow[]>([]);
