@@ -10,6 +10,7 @@ import { useServices } from "../../context/servicesContext.js";
 import { useTheme } from "../../context/theme.js";
 import { useUi } from "../../context/uiContext.js";
 import { useApprovalsEntry } from "../../hooks/useApprovals.js";
+import { useQuietSearchText } from "../../hooks/useQuietSearchText.js";
 import { actLines } from "../../model/actLines.js";
 import { disabledReason } from "../../model/gitActions.js";
 import { commandById } from "../../model/keymap.js";
@@ -82,6 +83,7 @@ export const Pane = memo(function Pane({
       };
     }),
   );
+  useQuietSearchText(buf, rows);
   const attention = useStore(attentionStore, (s) => notifyingItemOf(s, sessionId) !== null);
   // Why it failed, as the attention queue has it (the record's error_message, the prompt's).
   const failure = useStore(attentionStore, (s) => {
