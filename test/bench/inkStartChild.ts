@@ -6,14 +6,19 @@
  * recorded from the app's own start (argv[2], one line per row with its SGR styles) as one
  * `<Text>` per line. It stays until the bench stops it, as the app does.
  *
- *   node inkStartChild.js FRAME_FILE CACHE_FOLDER_NAME
+ * With `undici` (B8-floor): undici's package entry is loaded first, as the app must before its
+ * first requests (the design's one transport): Ink, React and undici together are the floor
+ * under the app's first full frame.
+ *
+ *   node inkStartChild.js FRAME_FILE CACHE_FOLDER_NAME [undici]
  */
 import { readFileSync } from "node:fs";
 import module from "node:module";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 
-const [frameFile = "", folderName = "agent-sessions-ink-floor"] = process.argv.slice(2);
+const [frameFile = "", folderName = "agent-sessions-ink-floor", client = ""] =
+  process.argv.slice(2);
 const enableCompileCache = (module as { enableCompileCache?: (dir?: string) => unknown })
   .enableCompileCache;
 if (enableCompileCache) {
@@ -26,7 +31,8 @@ if (enableCompileCache) {
   }
 }
 
-// Loaded after the cache is on, as the app loads its UI (a chunk of its own).
+// Loaded after the cache is on, as the app loads its client and its UI (chunks of their own).
+if (client === "undici") await import("undici");
 const { drawFrame } = await import("./inkLines.js");
 drawFrame(readFileSync(frameFile, "utf8").split("\n"));
 // Until the bench stops it.

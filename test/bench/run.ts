@@ -5,13 +5,15 @@
  *
  *   --quick        about a minute: shorter windows, fewer repetitions (smoke run)
  *   --only B2,B3   run only these rows (B1 is added when B2 needs it; B8 and B10 bring their
- *                  reference rows B8-ink and B10-ink, which `--only B8-ink` or `--only B10-ink`
- *                  ask for with the runs of B8 or B10 they are measured against)
+ *                  reference rows B8-ink, B8-floor and B10-ink, which `--only B8-ink`,
+ *                  `--only B8-floor` or `--only B10-ink` ask for with the runs of B8 or B10
+ *                  they are measured against)
  *
  * B12 (issue 14's terminal-bytes row) runs the UI through the CLI's terminal writer.
  * B8 starts the built binary on the harness's Node and on Node 24 (BENCH_NODE24, node24.ts).
  * B8-ink and B10-ink are reference rows: Ink and React alone drawing the frames the app drew
- * in the same run (B8's first full frame, B10's frames at their times).
+ * in the same run (B8's first full frame, B10's frames at their times). B8-floor draws B8's
+ * frame the same way after loading undici's package entry, which the app's first requests need.
  * B4 and B10 run again with the on-disk event journal on (rows B4-journal, B10-journal).
  * B13 (issue 14's budget row) runs the built `watch --json` against the documented limit.
  * B10-budget (issue 30's budget row) runs the UI on 500 sessions and 50 fleet streams against it.
@@ -363,6 +365,7 @@ async function startupRows(p: ReturnType<typeof plan>): Promise<Row[]> {
       skipped.push(
         notMeasured("B8-node24", startupMeasure("v24"), startupTarget("v24"), n24.reason),
         notMeasured("B8-ink-node24", inkStartupMeasure("v24"), INK_TARGET, n24.reason),
+        notMeasured("B8-floor-node24", floorStartupMeasure("v24"), INK_TARGET, n24.reason),
       );
     }
   }
@@ -381,6 +384,10 @@ function startupMeasure(version: string): string {
   return `start-up on Node ${version}: built binary (the bundle) → first frame with identity and session list`;
 }
 
+function floorStartupMeasure(version: string): string {
+  return `floor for B8 on Node ${version}: B8-ink's child loading undici's package entry first (the client's one transport, which the app needs before its first requests), then drawing the same frame → the same two ids`;
+}
+
 function inkStartupMeasure(version: string): string {
   return `reference for B8 on Node ${version}: Ink and React alone (bundled the same way, the same compile-cache rules) drawing the app's first full frame, recorded in the same run, as one <Text> per line → the same two ids`;
 }
@@ -397,7 +404,7 @@ function startupTarget(version: string): string {
     : `${share}${hasCompileCache(version) ? ", with its compile cache" : " (no compile cache on this Node)"}`;
 }
 
-/** B8 on one Node, and B8-ink (the same frame drawn by Ink alone) in the same runs. */
+/** B8 on one Node, and B8-ink and B8-floor (the same frame drawn by Ink alone, and with undici) in the same runs. */
 async function startupRow(
   p: ReturnType<typeof plan>,
   node: { path: string; version: string },
@@ -405,36 +412,40 @@ async function startupRow(
 ): Promise<Row[]> {
   const major = node.version.replace(/^v/, "").split(".")[0];
   const id = `B8-node${major}`;
-  const inkId = `B8-ink-node${major}`;
   const target = startupTarget(node.version);
   const measure = startupMeasure(node.version);
-  const inkMeasure = inkStartupMeasure(node.version);
+  const refs = [
+    { id: `B8-ink-node${major}`, measure: inkStartupMeasure(node.version) },
+    { id: `B8-floor-node${major}`, measure: floorStartupMeasure(node.version) },
+  ] as const;
   try {
-    const { app: r, ink } = await withServer(
-      { seed: 4, paceMs: 0, heartbeatMs: 15_000 },
-      async (srv) => {
-        const me = (await (
-          await fetch(`${srv.url}/api/v1/me`, {
-            headers: { authorization: `Bearer ${srv.ownerKey}` },
-          })
-        ).json()) as { principal_id: string };
-        return measureStartup(
-          srv,
-          me.principal_id,
-          srv.sessionIds[0] as string,
-          p.startupRuns,
-          node.path,
-          node.version,
-          inkFloor,
-        );
-      },
-    );
+    const {
+      app: r,
+      ink,
+      floor,
+    } = await withServer({ seed: 4, paceMs: 0, heartbeatMs: 15_000 }, async (srv) => {
+      const me = (await (
+        await fetch(`${srv.url}/api/v1/me`, {
+          headers: { authorization: `Bearer ${srv.ownerKey}` },
+        })
+      ).json()) as { principal_id: string };
+      return measureStartup(
+        srv,
+        me.principal_id,
+        srv.sessionIds[0] as string,
+        p.startupRuns,
+        node.path,
+        node.version,
+        inkFloor,
+      );
+    });
     const cached = hasCompileCache(node.version);
+    const firstStarts = `first starts (empty cache folder${cached ? ", no compile cache yet" : ""})`;
     const rows: Row[] = [
       {
         id,
         measure,
-        value: `median ${num(r.medianMs)} ms (node -e 0: ${num(r.nodeMedianMs)} ms; × ${num(r.ratio, 1)}); first frame ${num(r.firstFrameMedianMs)} ms; first starts (empty cache folder${cached ? ", no compile cache yet" : ""}) ${num(r.coldMs)} ms`,
+        value: `median ${num(r.medianMs)} ms (node -e 0: ${num(r.nodeMedianMs)} ms; × ${num(r.ratio, 1)}); first frame ${num(r.firstFrameMedianMs)} ms; ${firstStarts} ${num(r.coldMs)} ms`,
         target,
         pass:
           ink === null || ink instanceof Error
@@ -444,20 +455,26 @@ async function startupRow(
         figures: { ...r },
       },
     ];
-    if (ink instanceof Error) rows.push(failed(inkId, inkMeasure, INK_TARGET, ink));
-    else if (ink) {
-      rows.push({
-        id: inkId,
-        measure: inkMeasure,
-        value: `median ${num(ink.medianMs)} ms (× ${num(ink.ratio, 1)} of node -e 0); the app's ${id} = × ${num(ink.appRatio, 2)} of this; first starts (empty cache folder${cached ? ", no compile cache yet" : ""}) ${num(ink.coldMs)} ms; frame ${ink.frameLines} rows, ${num(ink.frameSgr)} SGR sequences, ${num(ink.frameChars)} visible characters`,
-        target: INK_TARGET,
-        pass: null,
-        figures: { ...ink, nodeMedianMs: r.nodeMedianMs, appMedianMs: r.medianMs },
-      });
-    }
+    [ink, floor].forEach((ref, i) => {
+      const { id: refId, measure: refMeasure } = refs[i] as (typeof refs)[number];
+      if (ref instanceof Error) rows.push(failed(refId, refMeasure, INK_TARGET, ref));
+      else if (ref) {
+        rows.push({
+          id: refId,
+          measure: refMeasure,
+          value: `median ${num(ref.medianMs)} ms (× ${num(ref.ratio, 1)} of node -e 0); the app's ${id} = × ${num(ref.appRatio, 2)} of this; ${firstStarts} ${num(ref.coldMs)} ms; frame ${ref.frameLines} rows, ${num(ref.frameSgr)} SGR sequences, ${num(ref.frameChars)} visible characters`,
+          target: INK_TARGET,
+          pass: null,
+          figures: { ...ref, nodeMedianMs: r.nodeMedianMs, appMedianMs: r.medianMs },
+        });
+      }
+    });
     return rows;
   } catch (e) {
-    return [failed(id, measure, target, e), failed(inkId, inkMeasure, INK_TARGET, e)];
+    return [
+      failed(id, measure, target, e),
+      ...refs.map((x) => failed(x.id, x.measure, INK_TARGET, e)),
+    ];
   }
 }
 
@@ -950,8 +967,8 @@ async function main(): Promise<void> {
     log(`B7: idle for ${p.idleMs / 1000} s`);
     rows.push(await idleRow(p, opts.ui));
   }
-  if (want("B8") || want("B8-INK")) {
-    log("B8: start-up, and B8-ink in the same runs");
+  if (want("B8") || want("B8-INK") || want("B8-FLOOR")) {
+    log("B8: start-up, and B8-ink and B8-floor in the same runs");
     rows.push(...(await startupRows(p)));
   }
   if (want("B9")) {

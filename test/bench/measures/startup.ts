@@ -22,7 +22,8 @@ export interface StartupResult {
 
 /**
  * B8-ink: the same starts of Ink and React alone (inkStartChild.ts) drawing the app's first
- * full frame, recorded from the app's own start in the same run.
+ * full frame, recorded from the app's own start in the same run; B8-floor the same with
+ * undici's entry loaded first.
  */
 export interface InkStartupResult {
   medianMs: number;
@@ -45,6 +46,30 @@ const ROWS = 50;
 
 /** The floor's compile cache: a folder of its own in the same cache folder as the app's. */
 const INK_CACHE = "agent-sessions-ink-floor";
+
+/** The reference children of B8, in the order each run times them. */
+const REFERENCES = [
+  // B8-ink: Ink and React alone.
+  { cache: INK_CACHE, args: "" },
+  // B8-floor: undici's package entry too, loaded before Ink as the app's client is.
+  { cache: `${INK_CACHE}-undici`, args: "undici" },
+] as const;
+
+interface Reference {
+  readonly cache: string;
+  readonly args: string;
+  /** One timed start; null before the first starts, or once it failed. */
+  start: (() => Promise<PtyStart>) | null;
+  error: Error | null;
+  colds: number[];
+  times: number[];
+  firsts: number[];
+}
+
+function refFailed(ref: Reference, e: unknown): void {
+  ref.error = e instanceof Error ? e : new Error(String(e));
+  ref.start = null;
+}
 
 /** Starts timed with an empty cache folder (a first start after an install or an update). */
 const COLD_RUNS = 3;
@@ -120,7 +145,8 @@ async function ptyStart(
  * through the terminal writer's screen model, once a finished frame shows both ids); then
  * inkStartChild draws that frame, with the same cache rules (its own cache folder beside the
  * app's, emptied for its own three first starts), and every counted run times the app,
- * `node -e 0` and the Ink child one after the other, each to the same two ids.
+ * `node -e 0` and the Ink child one after the other, each to the same two ids. B8-floor is
+ * the same child loading undici's package entry first (REFERENCES), timed in the same runs.
  */
 export async function measureStartup(
   srv: RemoteServer,
@@ -130,7 +156,11 @@ export async function measureStartup(
   node: string,
   nodeVersion: string,
   inkFloor: string | null = null,
-): Promise<{ app: StartupResult; ink: InkStartupResult | Error | null }> {
+): Promise<{
+  app: StartupResult;
+  ink: InkStartupResult | Error | null;
+  floor: InkStartupResult | Error | null;
+}> {
   // A cache folder per Node version: each keeps its own compiled code.
   const cacheHome = join(REPO_ROOT, ".tmp", `bench-cache-${nodeVersion}`);
   const e = env(srv, cacheHome);
@@ -146,14 +176,16 @@ export async function measureStartup(
       rmSync(cacheHome, { recursive: true, force: true });
       colds.push((await appStart()).ms);
     }
-    let inkStart: (() => Promise<PtyStart>) | null = null;
-    // B8-ink's failure is its own row's: B8 goes on without it.
-    let inkError: Error | null = null;
-    const inkFailed = (e: unknown) => {
-      inkError = e instanceof Error ? e : new Error(String(e));
-      inkStart = null;
-    };
-    const inkColds: number[] = [];
+    // The reference children: B8-ink (Ink and React alone) and B8-floor (with undici's entry
+    // too). A child's failure is its own row's: B8 and the other go on without it.
+    const refs: Reference[] = REFERENCES.map((r) => ({
+      ...r,
+      start: null,
+      error: null,
+      colds: [],
+      times: [],
+      firsts: [],
+    }));
     let frame: string[] = [];
     if (inkFloor !== null) {
       try {
@@ -164,35 +196,40 @@ export async function measureStartup(
         const frameFile = join(inkFloor, `b8-frame-${nodeVersion}.txt`);
         writeFileSync(frameFile, frame.join("\n"));
         const child = join(BENCH_DIR, "inkStartChild.js");
-        const command = `'${node}' '${child}' '${frameFile}' '${INK_CACHE}'`;
-        const start = () => ptyStart(command, e, (out) => shows(stripAnsi(out)));
-        for (let i = 0; i < Math.min(COLD_RUNS, runs); i++) {
-          rmSync(join(cacheHome, INK_CACHE), { recursive: true, force: true });
-          inkColds.push((await start()).ms);
+        for (const ref of refs) {
+          const command = `'${node}' '${child}' '${frameFile}' '${ref.cache}' ${ref.args}`;
+          const start = () => ptyStart(command, e, (out) => shows(stripAnsi(out)));
+          try {
+            for (let i = 0; i < Math.min(COLD_RUNS, runs); i++) {
+              rmSync(join(cacheHome, ref.cache), { recursive: true, force: true });
+              ref.colds.push((await start()).ms);
+            }
+            ref.start = start;
+          } catch (err) {
+            refFailed(ref, err);
+          }
         }
-        inkStart = start;
       } catch (err) {
-        inkFailed(err);
+        for (const ref of refs) refFailed(ref, err);
       }
     }
     await bare();
     const times: number[] = [];
     const firsts: number[] = [];
     const nodeTimes: number[] = [];
-    const inkTimes: number[] = [];
-    const inkFirsts: number[] = [];
     for (let i = 0; i < runs; i++) {
       const a = await appStart();
       times.push(a.ms);
       firsts.push(a.firstMs);
       nodeTimes.push(await bare());
-      if (inkStart) {
+      for (const ref of refs) {
+        if (!ref.start) continue;
         try {
-          const f = await inkStart();
-          inkTimes.push(f.ms);
-          inkFirsts.push(f.firstMs);
+          const f = await ref.start();
+          ref.times.push(f.ms);
+          ref.firsts.push(f.firstMs);
         } catch (err) {
-          inkFailed(err);
+          refFailed(ref, err);
         }
       }
     }
@@ -208,24 +245,25 @@ export async function measureStartup(
       ratio: m / n,
       runs,
     };
-    if (inkError !== null) return { app, ink: inkError };
-    if (inkStart === null) return { app, ink: null };
-    const inkMedian = median(inkTimes);
     const text = frame.join("\n");
-    return {
-      app,
-      ink: {
-        medianMs: inkMedian,
-        firstFrameMedianMs: median(inkFirsts),
-        coldMs: median(inkColds),
-        ratio: inkMedian / n,
-        appRatio: m / inkMedian,
+    const result = (ref: Reference): InkStartupResult | Error | null => {
+      if (ref.error !== null) return ref.error;
+      if (ref.start === null) return null;
+      const refMedian = median(ref.times);
+      return {
+        medianMs: refMedian,
+        firstFrameMedianMs: median(ref.firsts),
+        coldMs: median(ref.colds),
+        ratio: refMedian / n,
+        appRatio: m / refMedian,
         frameLines: frame.length,
         frameSgr: text.match(/\x1b\[[0-9;]*m/g)?.length ?? 0,
         frameChars: stripAnsi(text).replace(/\s/g, "").length,
         runs,
-      },
+      };
     };
+    const [ink, floor] = refs.map(result);
+    return { app, ink: ink ?? null, floor: floor ?? null };
   } finally {
     rmSync(cacheHome, { recursive: true, force: true });
   }
