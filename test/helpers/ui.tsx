@@ -13,20 +13,32 @@
  * Services: `startUiFixture` runs the reference service on 127.0.0.1 (seeded, simulator off)
  * and builds the client, stores and stream controller with the CLI's own buildServices, so
  * views are fed by the production wiring filled from the service. `close()` stops every
- * stream and the service.
+ * stream and the service. `mountOnReference` mounts the App on such a fixture,
+ * `mountOnHostile` on a small loopback server of the test's own routes (hostileServer.ts);
+ * `unmountReference` (a file's afterEach) ends what either started.
  */
 import { Text } from "ink";
 import { render } from "ink-testing-library";
 import type { ReactElement } from "react";
 import { journalFor } from "../../src/cli/journal/journalSetup.js";
 import { registerSecret } from "../../src/cli/output.js";
-import { buildServices } from "../../src/cli/tui/buildServices.js";
+import {
+  type BuildOptions,
+  buildServices,
+  type ServicesHandle,
+} from "../../src/cli/tui/buildServices.js";
 import type { ApiClient } from "../../src/client/apiClient.js";
 import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
 import type { StreamsController } from "../../src/store/streams/streamsController.js";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { App, type AppProps } from "../../src/ui/App.js";
 import type { AppServices } from "../../src/ui/model/services.js";
+import {
+  HOSTILE_KEY,
+  type HostileRoutes,
+  type HostileServer,
+  startHostileServer,
+} from "./hostileServer.js";
 
 export const KEYS = {
   up: "\u001B[A",
@@ -351,12 +363,22 @@ export function mountApp(
   size: { columns: number; rows: number },
   props: Partial<AppProps> = {},
 ): AppHarness {
+  return mountOn(fx.services, fx.server.url, size, props);
+}
+
+/** The App on these services, as the `ui` command mounts it for the service at `baseUrl`. */
+function mountOn(
+  services: AppServices,
+  baseUrl: string,
+  size: { columns: number; rows: number },
+  props: Partial<AppProps>,
+): AppHarness {
   let exits = 0;
   const ui = renderUi(
     <App
-      services={fx.services}
+      services={services}
       profile="work"
-      baseUrl={fx.server.url}
+      baseUrl={baseUrl}
       onExit={() => {
         exits++;
       }}
@@ -380,7 +402,8 @@ export interface MountOnReferenceOptions extends FixtureOptions {
   before?: (fx: UiFixture) => void | Promise<void>;
 }
 
-const onReference: ReferenceApp[] = [];
+/** What unmountReference stops, last started first. */
+const started: Array<() => Promise<void> | void> = [];
 
 /**
  * The App on a fresh reference service at a fixed size, as most UI tests start: the fixture
@@ -393,22 +416,69 @@ export async function mountOnReference(
 ): Promise<ReferenceApp> {
   const { props, before, ...fixture } = opts;
   const fx = await startUiFixture(fixture);
-  try {
-    await before?.(fx);
-    const h = mountApp(fx, size, typeof props === "function" ? props(fx) : props);
-    const app = { fx, h };
-    onReference.push(app);
-    return app;
-  } catch (e) {
-    await fx.close();
-    throw e;
-  }
+  started.push(() => fx.close());
+  await before?.(fx);
+  const h = mountApp(fx, size, typeof props === "function" ? props(fx) : props);
+  started.push(() => h.unmount());
+  return { fx, h };
 }
 
-/** Unmounts what mountOnReference mounted and stops its services (a file's afterEach). */
+/** A loopback server of the test's own routes (startHostileServer), stopped by unmountReference. */
+export async function startHostile(routes: HostileRoutes = {}): Promise<HostileServer> {
+  const server = await startHostileServer(routes);
+  started.push(() => server.close());
+  return server;
+}
+
+/**
+ * The services the `ui` command builds (buildServices) for the user's key at a loopback
+ * server, disposed by unmountReference. `opts` are buildServices' own; the client tries each
+ * request once, with a short backoff base, unless `opts.tuning` says otherwise.
+ */
+export function servicesOn(server: HostileServer, opts: BuildOptions = {}): ServicesHandle {
+  const handle = buildServices(
+    { baseUrl: server.url, apiKey: HOSTILE_KEY },
+    { tuning: { backoffBaseMs: 20, maxAttempts: 1 }, ...opts },
+  );
+  started.push(() => handle.dispose());
+  return handle;
+}
+
+/** The App mounted on a loopback server of the test's own routes (mountOnHostile). */
+export interface HostileApp {
+  server: HostileServer;
+  handle: ServicesHandle;
+  h: AppHarness;
+}
+
+export interface MountOnHostileOptions {
+  /** buildServices' options (see servicesOn). */
+  services?: BuildOptions;
+  /** The App's props; without `options`, the App rings no bell. */
+  props?: Partial<AppProps>;
+}
+
+/**
+ * The App wired as the `ui` command wires it (buildServices), on a small loopback server that
+ * answers `routes` (or on `server`, started by the test with startHostile), at a fixed size.
+ * unmountReference (a file's afterEach) unmounts it, disposes its services and stops the server.
+ */
+export async function mountOnHostile(
+  routes: HostileRoutes | { server: HostileServer },
+  size: { columns: number; rows: number },
+  opts: MountOnHostileOptions = {},
+): Promise<HostileApp> {
+  const server = "server" in routes ? routes.server : await startHostile(routes);
+  const handle = servicesOn(server, opts.services);
+  const h = mountOn(handle.services, server.url, size, { options: { bell: false }, ...opts.props });
+  started.push(() => h.unmount());
+  return { server, handle, h };
+}
+
+/**
+ * Unmounts what mountOnReference and mountOnHostile mounted, disposes their services and
+ * stops their servers, last started first (a file's afterEach).
+ */
 export async function unmountReference(): Promise<void> {
-  for (const { fx, h } of onReference.splice(0)) {
-    h.unmount();
-    await fx.close();
-  }
+  for (const stop of started.splice(0).reverse()) await stop();
 }

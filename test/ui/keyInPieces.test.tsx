@@ -11,14 +11,12 @@ import { stripAnsi } from "../../src/text/sanitize.js";
 import { App } from "../../src/ui/App.js";
 import { keyPieces } from "../helpers/hostileServer.js";
 import {
-  type AppHarness,
   cleanFrame,
-  mountApp,
+  mountOnReference,
   pressKey,
   renderUi,
-  startUiFixture,
-  type UiFixture,
   type UiHarness,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -30,21 +28,16 @@ import {
  * of that journal never hold it either.
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
 let replayUi: UiHarness | null = null;
 let replay: ReplayHandle | null = null;
 const dirs: string[] = [];
 
 afterEach(async () => {
-  h?.unmount();
-  h = null;
   replayUi?.unmount();
   replayUi = null;
   await replay?.dispose();
   replay = null;
-  await fx?.close();
-  fx = null;
+  await unmountReference();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -93,24 +86,25 @@ describe("the key sent back a few characters an event", () => {
   it("is never drawn in a pane, scrolled through, nor written to the journal, an export or a replay", async () => {
     const home = await tempDir("journal-home");
     const exports = await tempDir("exports");
-    fx = await startUiFixture({ journalHome: home });
+    let saved: string | null = null;
+    const { fx, h } = await mountOnReference(
+      { columns: 140, rows: 20 },
+      {
+        journalHome: home,
+        props: (f) => ({
+          initialSessions: [f.ids[0] as string],
+          // As runTui wires it: the pane's redactor goes to the export.
+          onSave: async (sessionId, entries, secrets) => {
+            saved = await savePaneNdjson(sessionId, entries, { dir: exports, secrets });
+            return saved;
+          },
+        }),
+      },
+    );
     const id = fx.ids[0] as string;
     const key = fx.server.key("owner");
     const pieces = keyPieces(key);
     const short = shortPieces(key);
-    let saved: string | null = null;
-    h = mountApp(
-      fx,
-      { columns: 140, rows: 20 },
-      {
-        initialSessions: [id],
-        // As runTui wires it: the pane's redactor goes to the export.
-        onSave: async (sessionId, entries, secrets) => {
-          saved = await savePaneNdjson(sessionId, entries, { dir: exports, secrets });
-          return saved;
-        },
-      },
-    );
     await waitForContent(h, "● live ·");
     await pressKey(h, "z");
     // A few characters an event: output events of three (some with colours, some with a line
@@ -163,9 +157,7 @@ describe("the key sent back a few characters an event", () => {
 
     // The journal, written as the stream came (closing the fixture writes what is queued).
     h.unmount();
-    h = null;
     await fx.close();
-    fx = null;
     const journalRoot = join(home, "agent-sessions", "journal");
     const [serviceDir] = readdirSync(journalRoot);
     const folder = join(journalRoot, serviceDir as string);
