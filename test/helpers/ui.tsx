@@ -415,12 +415,31 @@ export async function mountOnReference(
   opts: MountOnReferenceOptions = {},
 ): Promise<ReferenceApp> {
   const { props, before, ...fixture } = opts;
-  const fx = await startUiFixture(fixture);
-  started.push(() => fx.close());
+  const fx = await startReference(fixture);
   await before?.(fx);
-  const h = mountApp(fx, size, typeof props === "function" ? props(fx) : props);
-  started.push(() => h.unmount());
+  const h = mountOnFixture(fx, size, typeof props === "function" ? props(fx) : props);
   return { fx, h };
+}
+
+/**
+ * startUiFixture for a test that sets the service up between the start and the mount;
+ * unmountReference stops it.
+ */
+export async function startReference(opts: FixtureOptions = {}): Promise<UiFixture> {
+  const fx = await startUiFixture(opts);
+  started.push(() => fx.close());
+  return fx;
+}
+
+/** mountApp on a fixture of startReference; unmountReference unmounts it. */
+export function mountOnFixture(
+  fx: UiFixture,
+  size: { columns: number; rows: number },
+  props: Partial<AppProps> = {},
+): AppHarness {
+  const h = mountApp(fx, size, props);
+  started.push(() => h.unmount());
+  return h;
 }
 
 /** A loopback server of the test's own routes (startHostileServer), stopped by unmountReference. */

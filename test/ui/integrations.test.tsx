@@ -1,29 +1,21 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type AppHarness,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
+  startReference,
   typeText,
-  type UiFixture,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** The integrations view and the issue tracker's edit, against the reference service. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 async function openView(key: string): Promise<AppHarness> {
-  fx = await startUiFixture({ key });
-  h = mountApp(fx, { columns: 140, rows: 40 });
+  const fx = await startReference({ key });
+  const h = mountOnFixture(fx, { columns: 140, rows: 40 });
   await waitForContent(h, fx.ids[0] as string);
   await pressKey(h, "I");
   await waitForContent(h, "issue tracker");
@@ -48,8 +40,8 @@ describe("the integrations view", () => {
   });
 
   it("on a short terminal the movement keys scroll the view, End to its last line and Home back", async () => {
-    fx = await startUiFixture({ key: "owner" });
-    h = mountApp(fx, { columns: 140, rows: 16 });
+    const fx = await startReference({ key: "owner" });
+    const h = mountOnFixture(fx, { columns: 140, rows: 16 });
     await waitForContent(h, fx.ids[0] as string);
     await pressKey(h, "I");
     const top = await waitForContent(h, "demo (Organization): 2 repositories");
@@ -84,8 +76,8 @@ describe("the integrations view", () => {
   });
 
   it("a key without integrations:read is told which scope it lacks", async () => {
-    fx = await startUiFixture({ key: "personal" });
-    h = mountApp(fx, { columns: 140, rows: 40 });
+    const fx = await startReference({ key: "personal" });
+    const h = mountOnFixture(fx, { columns: 140, rows: 40 });
     await waitForContent(h, fx.ids[0] as string);
     await pressKey(h, "I");
     await waitForContent(h, "effective scopes lack integrations:read");
@@ -112,8 +104,8 @@ describe("the integrations view", () => {
   });
 
   it("a narrow edit dialog wraps its text and its error whole, at words, with no leading space", async () => {
-    fx = await startUiFixture({ key: "admin" });
-    h = mountApp(fx, { columns: 60, rows: 40 });
+    const fx = await startReference({ key: "admin" });
+    const h = mountOnFixture(fx, { columns: 60, rows: 40 });
     await waitForContent(h, "Sessions");
     await pressKey(h, "I");
     await waitForContent(h, "15 launches per hour");
@@ -141,9 +133,9 @@ describe("the integrations view", () => {
 
 describe("where git needs the integrations", () => {
   it("the clone form offers the repositories the app reaches, filtered as you type", async () => {
-    fx = await startUiFixture({ key: "owner" });
+    const fx = await startReference({ key: "owner" });
     const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 140, rows: 40 });
+    const h = mountOnFixture(fx, { columns: 140, rows: 40 });
     await waitForContent(h, id);
     await pressKey(h, "c");
     let frame = await waitForContent(h, "Repositories the code hosting app reaches");
@@ -164,10 +156,10 @@ describe("where git needs the integrations", () => {
   });
 
   it("a clone of a repository no installation reaches says so, with the configure URL", async () => {
-    fx = await startUiFixture({ key: "owner" });
+    const fx = await startReference({ key: "owner" });
     const id = fx.ids[0] as string;
     // Wide enough for the whole failure on the status line.
-    h = mountApp(fx, { columns: 400, rows: 40 });
+    const h = mountOnFixture(fx, { columns: 400, rows: 40 });
     await waitForContent(h, id);
     await pressKey(h, "c");
     await typeText(h, "acme/other");
@@ -182,9 +174,9 @@ describe("where git needs the integrations", () => {
   });
 
   it("the pull-request form's base is the repository's default branch from the app", async () => {
-    fx = await startUiFixture({ key: "owner" });
+    const fx = await startReference({ key: "owner" });
     const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 40 });
+    const h = mountOnFixture(fx, { columns: 160, rows: 40 });
     await waitForContent(h, id);
     fx.services.sessions.getState().patchSession(id, { repo: "demo/app", branch: "main" });
     await pressKey(h, "r");
