@@ -117,6 +117,29 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
   });
 }
 
+/**
+ * The environment of a CLI run against the service at `baseUrl` with `apiKey`, its profiles in
+ * `configHome`: one attempt a request, short retry waits, PATH and HOME, then `extra`. Whole
+ * as runCliTo and a test's own spawn want it; runCli sets the same PATH, HOME and waits.
+ */
+export function serviceEnv(
+  configHome: string,
+  baseUrl: string,
+  apiKey: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? "/tmp",
+    XDG_CONFIG_HOME: configHome,
+    AGENT_SESSIONS_BASE_URL: baseUrl,
+    AGENT_SESSIONS_API_KEY: apiKey,
+    AGENT_SESSIONS_MAX_ATTEMPTS: "1",
+    AGENT_SESSIONS_RETRY_BASE_MS: "20",
+    ...extra,
+  };
+}
+
 /** Parses NDJSON output, failing loudly on a bad line. */
 export function ndjson(text: string): Record<string, unknown>[] {
   return text

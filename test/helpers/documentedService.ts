@@ -92,3 +92,52 @@ export async function documentedService(
   });
   return s;
 }
+
+export interface DocumentedFleetOptions {
+  /** Every session the list pages through, in the list's order. */
+  sessions: readonly Record<string, unknown>[];
+  /** Approvals lists by session id; every other session's is empty. */
+  approvals?: Readonly<Record<string, readonly object[]>>;
+  /** Destroyed and error sessions listed only with include_destroyed=true, as the real service does. */
+  hideDestroyed?: boolean;
+  /** The offset answered for the one asked (a server that repeats a page); default the same. */
+  offset?: (asked: number) => number;
+}
+
+/**
+ * A service whose session list follows the documented shapes: offset pages of at most 20
+ * (`total`, `has_more`), each session's approvals list, and the real limits announced on
+ * every answer (100 a minute, a burst of 20 counted down). 404 for anything else.
+ */
+export async function documentedFleet(opts: DocumentedFleetOptions): Promise<ScriptedServer> {
+  const s = await startScriptedServer();
+  let remaining = 20;
+  const limits = () => ({
+    "x-ratelimit-limit": "100",
+    "x-ratelimit-remaining": String(Math.max(0, --remaining)),
+    "x-ratelimit-reset": String(Math.ceil(Date.now() / 1000) + 60),
+  });
+  s.fallback((req, res, body, n) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    if (url.pathname === "/api/sessions") {
+      const all = url.searchParams.get("include_destroyed") === "true";
+      const listed =
+        opts.hideDestroyed && !all
+          ? opts.sessions.filter((x) => x.state !== "error" && x.state !== "destroyed")
+          : opts.sessions;
+      const limit = Math.min(20, Number(url.searchParams.get("limit") ?? 20));
+      const asked = Number(url.searchParams.get("offset") ?? 0);
+      const offset = opts.offset ? opts.offset(asked) : asked;
+      const page = listed.slice(offset, offset + limit);
+      const more = offset + limit < listed.length;
+      const answer = { sessions: page, total: listed.length, has_more: more };
+      return json(200, answer, limits())(req, res, body, n);
+    }
+    const approvals = /^\/api\/sessions\/([^/]+)\/approvals$/.exec(url.pathname);
+    if (approvals) {
+      return json(200, opts.approvals?.[approvals[1] as string] ?? [], limits())(req, res, body, n);
+    }
+    return json(404, { detail: "Not Found" }, limits())(req, res, body, n);
+  });
+  return s;
+}

@@ -37,8 +37,9 @@ import {
   HOSTILE_KEY,
   type HostileRoutes,
   type HostileServer,
-  startHostileServer,
+  startHostile,
 } from "./hostileServer.js";
+import { closeAfterTest, stopAfterTest, stopStarted } from "./stopAfterTest.js";
 
 export const KEYS = {
   up: "\u001B[A",
@@ -402,9 +403,6 @@ export interface MountOnReferenceOptions extends FixtureOptions {
   before?: (fx: UiFixture) => void | Promise<void>;
 }
 
-/** What unmountReference stops, last started first. */
-const started: Array<() => Promise<void> | void> = [];
-
 /**
  * The App on a fresh reference service at a fixed size, as most UI tests start: the fixture
  * (startUiFixture with `opts`), then `before`, then mountApp. unmountReference (a file's
@@ -426,9 +424,7 @@ export async function mountOnReference(
  * unmountReference stops it.
  */
 export async function startReference(opts: FixtureOptions = {}): Promise<UiFixture> {
-  const fx = await startUiFixture(opts);
-  started.push(() => fx.close());
-  return fx;
+  return closeAfterTest(await startUiFixture(opts));
 }
 
 /** mountApp on a fixture of startReference; unmountReference unmounts it. */
@@ -438,15 +434,8 @@ export function mountOnFixture(
   props: Partial<AppProps> = {},
 ): AppHarness {
   const h = mountApp(fx, size, props);
-  started.push(() => h.unmount());
+  stopAfterTest(() => h.unmount());
   return h;
-}
-
-/** A loopback server of the test's own routes (startHostileServer), stopped by unmountReference. */
-export async function startHostile(routes: HostileRoutes = {}): Promise<HostileServer> {
-  const server = await startHostileServer(routes);
-  started.push(() => server.close());
-  return server;
 }
 
 /**
@@ -459,7 +448,7 @@ export function servicesOn(server: HostileServer, opts: BuildOptions = {}): Serv
     { baseUrl: server.url, apiKey: HOSTILE_KEY },
     { tuning: { backoffBaseMs: 20, maxAttempts: 1 }, ...opts },
   );
-  started.push(() => handle.dispose());
+  stopAfterTest(() => handle.dispose());
   return handle;
 }
 
@@ -490,14 +479,12 @@ export async function mountOnHostile(
   const server = "server" in routes ? routes.server : await startHostile(routes);
   const handle = servicesOn(server, opts.services);
   const h = mountOn(handle.services, server.url, size, { options: { bell: false }, ...opts.props });
-  started.push(() => h.unmount());
+  stopAfterTest(() => h.unmount());
   return { server, handle, h };
 }
 
 /**
- * Unmounts what mountOnReference and mountOnHostile mounted, disposes their services and
- * stops their servers, last started first (a file's afterEach).
+ * Unmounts what these helpers mounted, disposes their services and stops their servers, last
+ * started first (a UI test file's afterEach): everything registered with stopAfterTest.
  */
-export async function unmountReference(): Promise<void> {
-  for (const stop of started.splice(0).reverse()) await stop();
-}
+export const unmountReference = stopStarted;

@@ -5,12 +5,11 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFileJournal } from "../../src/cli/journal/fileJournal.js";
 import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import type { BuildOptions, ServicesHandle } from "../../src/cli/tui/buildServices.js";
-import { type HostileServer, sendJson, sseHead } from "../helpers/hostileServer.js";
+import { type HostileServer, sendJson, sseHead, startHostile } from "../helpers/hostileServer.js";
 import {
   mountOnHostile,
   pressKey,
   servicesOn,
-  startHostile,
   unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
