@@ -1,8 +1,6 @@
-import { existsSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
-import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxVersion } from "../helpers/tmux.js";
+import { CliTerminal, type TmuxPane, tmuxVersion } from "../helpers/tmux.js";
 
 /**
  * `watch` in a real terminal: prompt text joined into lines, each line tagged with its
@@ -15,8 +13,7 @@ if (!TMUX) console.warn("watch end-to-end suite skipped: tmux is not installed (
 const SGR_COLOUR = /\u001b\[[0-9;]*(3[0-7]|9[0-7])m/;
 
 describe.skipIf(!TMUX)(`watch in tmux (${TMUX ?? "no tmux"})`, () => {
-  const tmux = new TmuxServer();
-  const home = tempConfigHome();
+  const terminal = new CliTerminal();
   let server: ReferenceServer;
   let a: string;
   let b: string;
@@ -24,34 +21,22 @@ describe.skipIf(!TMUX)(`watch in tmux (${TMUX ?? "no tmux"})`, () => {
   const panes: TmuxPane[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    await terminal.start();
     // No simulator: the only events are the ones a test emits.
     server = await startServer({ seed: 9, paceMs: 0, heartbeatMs: 60_000, sessionCount: 2 });
     [a, b] = server.sessionIds() as [string, string];
-    // The server outlives the sessions each test kills.
-    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
   });
   afterEach(async () => {
     await Promise.all(panes.splice(0).map((p) => p.kill()));
   });
   afterAll(async () => {
-    await tmux.kill();
+    await terminal.stop();
     await server?.close();
-    home.cleanup();
   });
 
   async function launch(args: string[], extra: Record<string, string> = {}): Promise<TmuxPane> {
-    const env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home.dir,
-      LANG: "C.UTF-8",
-      XDG_CONFIG_HOME: home.dir,
-      AGENT_SESSIONS_BASE_URL: server.url,
-      AGENT_SESSIONS_API_KEY: server.key("member"),
-      ...extra,
-    };
-    const script = `${cleanEnvCommand(env, [process.execPath, CLI, ...args])}; exec sleep 600`;
-    const pane = await tmux.start(`w${++count}`, script, { width: 120, height: 30 });
+    const script = `${terminal.command(server.url, server.key("member"), args, extra)}; exec sleep 600`;
+    const pane = await terminal.tmux.start(`w${++count}`, script, { width: 120, height: 30 });
     panes.push(pane);
     return pane;
   }

@@ -1,8 +1,9 @@
 import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { it } from "vitest";
+import { CLI, tempConfigHome } from "./cli.js";
 
 /**
  * A private tmux server (its own socket, no user config) for driving the built binary in a
@@ -128,6 +129,44 @@ export class TmuxServer {
     await waitForExit(pids);
     const dir = join(process.env.TMUX_TMPDIR ?? "/tmp", `tmux-${process.getuid?.() ?? 0}`);
     rmSync(join(dir, this.socket), { force: true });
+  }
+}
+
+/**
+ * The terminal of a suite that runs the built CLI against one service: a private tmux server
+ * that outlives the sessions each test kills (exit-empty off), and a config home that is the
+ * CLI's HOME there. `start()` in beforeAll (it fails at once when the CLI is not built),
+ * `stop()` in afterAll (the panes' processes have exited before the config home goes).
+ */
+export class CliTerminal {
+  readonly tmux = new TmuxServer();
+  readonly home = tempConfigHome();
+
+  async start(): Promise<void> {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    await this.tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
+  }
+
+  async stop(): Promise<void> {
+    await this.tmux.kill();
+    this.home.cleanup();
+  }
+
+  /**
+   * `env -i …` running the built CLI with `args` against `baseUrl` with `apiKey`, with PATH,
+   * a UTF-8 locale and the config home, then `extra`: a sh command line for a pane.
+   */
+  command(baseUrl: string, apiKey: string, args: string[], extra: Record<string, string> = {}) {
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: this.home.dir,
+      LANG: "C.UTF-8",
+      XDG_CONFIG_HOME: this.home.dir,
+      AGENT_SESSIONS_BASE_URL: baseUrl,
+      AGENT_SESSIONS_API_KEY: apiKey,
+      ...extra,
+    };
+    return cleanEnvCommand(env, [process.execPath, CLI, ...args]);
   }
 }
 
