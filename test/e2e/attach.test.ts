@@ -16,7 +16,6 @@ const TMUX = tmuxForSuite("attach end-to-end suite");
 
 describe.skipIf(!TMUX)(`attach in tmux (${TMUX ?? "no tmux"})`, () => {
   const terminal = new CliTerminal();
-  const { tmux } = terminal;
   const dir = mkdtempSync(join(tmpdir(), "as-attach-"));
   let server: ReferenceServer;
 
@@ -37,7 +36,7 @@ describe.skipIf(!TMUX)(`attach in tmux (${TMUX ?? "no tmux"})`, () => {
     const app = terminal.command(server.url, server.key("owner"), ["attach", id]);
     // The attach runs in the pane's own shell so what it leaves behind (stty, screen) shows.
     const script = `stty -a | grep -o -- '-\\?icanon' > ${shellQuote(join(dir, "before"))}; sh -c 'echo $$ > ${pidFile}; exec "$@"' sh ${app.replace(/^env /, "env ")}; echo "EXIT=$?"; stty -a | grep -o -- '-\\?icanon' > ${shellQuote(join(dir, "after"))}; exec sleep 600`;
-    const pane = await tmux.start("attach1", script, { width: 100, height: 30 });
+    const pane = await terminal.open("attach1", script, { width: 100, height: 30 });
     await pane.waitFor("the shell prompt", (s) => /^\$/m.test(s));
     await pane.type("echo h''i");
     await pane.keys("Enter");
@@ -61,7 +60,7 @@ describe.skipIf(!TMUX)(`attach in tmux (${TMUX ?? "no tmux"})`, () => {
     await pane.kill();
 
     // Again, and this time it is ended by a signal.
-    const again = await tmux.start("attach2", script, { width: 100, height: 30 });
+    const again = await terminal.open("attach2", script, { width: 100, height: 30 });
     await again.waitFor("the shell prompt", (s) => /^\$/m.test(s));
     const pid = Number(readFileSync(pidFile, "utf8").trim());
     process.kill(pid, "SIGTERM");

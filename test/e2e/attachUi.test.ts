@@ -31,7 +31,7 @@ describe.skipIf(!TMUX)(`@ in the UI, in tmux (${TMUX ?? "no tmux"})`, () => {
     const app = terminal.command(server.url, server.key("owner"), ["open", id], {
       AGENT_SESSIONS_BELL: "0",
     });
-    return terminal.tmux.start(name, `${app}; echo "EXIT=$?"; exec sleep 600`, size);
+    return terminal.openApp(name, app, size);
   }
 
   it("@ attaches full screen, echo hi shows hi, a resize reaches the shell, Ctrl-] returns to the list", async () => {

@@ -8,7 +8,7 @@ import {
   sseItem,
   startHostileServer,
 } from "../helpers/hostileServer.js";
-import { CliTerminal, type TmuxPane, tmuxVersion } from "../helpers/tmux.js";
+import { CliTerminal, tmuxVersion } from "../helpers/tmux.js";
 
 /**
  * The built binary in a real terminal (tmux) against a service that echoes the user's key in
@@ -21,7 +21,6 @@ const TMUX = tmuxVersion();
 describe.skipIf(!TMUX)("hostile service in a real terminal", () => {
   const terminal = new CliTerminal();
   let server: HostileServer;
-  const panes: TmuxPane[] = [];
   let count = 0;
 
   beforeAll(async () => {
@@ -53,7 +52,7 @@ describe.skipIf(!TMUX)("hostile service in a real terminal", () => {
   });
 
   afterEach(async () => {
-    await Promise.all(panes.splice(0).map((p) => p.kill()));
+    await terminal.closePanes();
   });
 
   afterAll(async () => {
@@ -66,11 +65,10 @@ describe.skipIf(!TMUX)("hostile service in a real terminal", () => {
       const app = terminal.command(server.url, HOSTILE_KEY, ["open", "ses_one"], {
         AGENT_SESSIONS_BELL: "0",
       });
-      const pane = await terminal.tmux.start(`h${++count}`, `${app}; exec sleep 600`, {
+      const pane = await terminal.open(`h${++count}`, `${app}; exec sleep 600`, {
         width,
         height: 45,
       });
-      panes.push(pane);
       const screen = await pane.waitForText("END-OF-OUTPUT", { timeoutMs: 15_000 });
       expect(leakedPiece(screen)).toBeNull();
       await pane.keys("z");

@@ -1,9 +1,7 @@
-import { existsSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { PROVISION_MS } from "../../src/server/launches.js";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
-import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
+import { CliTerminal, tmuxForSuite } from "../helpers/tmux.js";
 import { waitFor } from "../integration/serverTestUtils.js";
 
 /**
@@ -17,13 +15,11 @@ const TMUX = tmuxForSuite("launch end-to-end suite");
 const SIZE = { width: 160, height: 44 };
 
 describe.skipIf(!TMUX)(`launching from the UI in tmux (${TMUX ?? "no tmux"})`, () => {
-  const tmux = new TmuxServer();
-  const home = tempConfigHome();
+  const terminal = new CliTerminal();
   let server: ReferenceServer;
-  const panes: TmuxPane[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    await terminal.start();
     server = await startServer({
       seed: 33,
       paceMs: 0,
@@ -32,32 +28,22 @@ describe.skipIf(!TMUX)(`launching from the UI in tmux (${TMUX ?? "no tmux"})`, (
       sessionCount: 4,
       clock: "manual",
     });
-    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
   });
 
   afterEach(async () => {
-    await Promise.all(panes.splice(0).map((p) => p.kill()));
+    await terminal.closePanes();
   });
 
   afterAll(async () => {
-    await tmux.kill();
+    await terminal.stop();
     await server?.close();
-    home.cleanup();
   });
 
   it("+ fills the launch form; the session is listed as creating and its pane follows it to its answer", async () => {
-    const env: Record<string, string | undefined> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home.dir,
-      LANG: "C.UTF-8",
-      XDG_CONFIG_HOME: home.dir,
-      AGENT_SESSIONS_BASE_URL: server.url,
-      AGENT_SESSIONS_API_KEY: server.key("owner"),
+    const app = terminal.command(server.url, server.key("owner"), ["--no-journal"], {
       AGENT_SESSIONS_BELL: "0",
-    };
-    const app = cleanEnvCommand(env, [process.execPath, CLI, "--no-journal"]);
-    const pane = await tmux.start("launch1", `${app}; echo "EXIT=$?"; exec sleep 600`, SIZE);
-    panes.push(pane);
+    });
+    const pane = await terminal.openApp("launch1", app, SIZE);
     await pane.waitForText(server.sessionIds()[0] as string);
     await pane.keys("+");
     await pane.waitForText("Launch a new session");

@@ -18,7 +18,6 @@ describe.skipIf(!TMUX)(`watch in tmux (${TMUX ?? "no tmux"})`, () => {
   let a: string;
   let b: string;
   let count = 0;
-  const panes: TmuxPane[] = [];
 
   beforeAll(async () => {
     await terminal.start();
@@ -27,7 +26,7 @@ describe.skipIf(!TMUX)(`watch in tmux (${TMUX ?? "no tmux"})`, () => {
     [a, b] = server.sessionIds() as [string, string];
   });
   afterEach(async () => {
-    await Promise.all(panes.splice(0).map((p) => p.kill()));
+    await terminal.closePanes();
   });
   afterAll(async () => {
     await terminal.stop();
@@ -36,9 +35,7 @@ describe.skipIf(!TMUX)(`watch in tmux (${TMUX ?? "no tmux"})`, () => {
 
   async function launch(args: string[], extra: Record<string, string> = {}): Promise<TmuxPane> {
     const script = `${terminal.command(server.url, server.key("member"), args, extra)}; exec sleep 600`;
-    const pane = await terminal.tmux.start(`w${++count}`, script, { width: 120, height: 30 });
-    panes.push(pane);
-    return pane;
+    return terminal.open(`w${++count}`, script, { width: 120, height: 30 });
   }
 
   function emitTurn(tag: string): void {

@@ -133,30 +133,65 @@ export class TmuxServer {
 }
 
 /**
- * The terminal of a suite that runs the built CLI against one service: a private tmux server
+ * The terminal of a suite that runs the built CLI against its services: a private tmux server
  * that outlives the sessions each test kills (exit-empty off), and a config home that is the
  * CLI's HOME there. `start()` in beforeAll (it fails at once when the CLI is not built),
- * `stop()` in afterAll (the panes' processes have exited before the config home goes).
+ * `closePanes()` in afterEach, `stop()` in afterAll (the panes' processes have exited before
+ * the config home goes).
  */
 export class CliTerminal {
   readonly tmux = new TmuxServer();
   readonly home = tempConfigHome();
+  private readonly panes: TmuxPane[] = [];
 
   async start(): Promise<void> {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
     await this.tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
   }
 
+  /** A pane of its own running `command` (a sh command line), until closePanes. */
+  async open(name: string, command: string, size: { width: number; height: number }) {
+    const pane = await this.tmux.start(name, command, size);
+    this.panes.push(pane);
+    return pane;
+  }
+
+  /**
+   * A pane running the built CLI with `args` (`command`), which says its exit status when it
+   * ends and stays open for the test to read; `cd` first, when given.
+   */
+  openApp(
+    name: string,
+    command: string,
+    size: { width: number; height: number },
+    opts: { cd?: string } = {},
+  ): Promise<TmuxPane> {
+    const cd = opts.cd === undefined ? "" : `cd ${shellQuote(opts.cd)} && `;
+    return this.open(name, `${cd}${command}; echo "EXIT=$?"; exec sleep 600`, size);
+  }
+
+  /** Kills the panes opened so far and waits until what ran in them has exited. */
+  async closePanes(): Promise<void> {
+    await Promise.all(this.panes.splice(0).map((p) => p.kill()));
+  }
+
   async stop(): Promise<void> {
+    await this.closePanes();
     await this.tmux.kill();
     this.home.cleanup();
   }
 
   /**
-   * `env -i …` running the built CLI with `args` against `baseUrl` with `apiKey`, with PATH,
-   * a UTF-8 locale and the config home, then `extra`: a sh command line for a pane.
+   * `env -i …` running the built CLI with `args` against `baseUrl` with `apiKey` (none when
+   * undefined), with PATH, a UTF-8 locale and the config home, then `extra`: a sh command
+   * line for a pane.
    */
-  command(baseUrl: string, apiKey: string, args: string[], extra: Record<string, string> = {}) {
+  command(
+    baseUrl: string,
+    apiKey: string | undefined,
+    args: string[],
+    extra: Record<string, string | undefined> = {},
+  ): string {
     const env = {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: this.home.dir,
