@@ -10,12 +10,13 @@
  * Waiting: `waitForContent` polls the last frame (stripped of ANSI) until it matches, with a
  * bounded timeout and the last frame in the failure message; no fixed sleeps anywhere.
  *
- * Services: `startUiFixture` runs the reference service on 127.0.0.1 (seeded, simulator off)
+ * Services: `startReference` runs the reference service on 127.0.0.1 (seeded, simulator off)
  * and builds the client, stores and stream controller with the CLI's own buildServices, so
  * views are fed by the production wiring filled from the service. `close()` stops every
- * stream and the service. `mountOnReference` mounts the App on such a fixture,
- * `mountOnHostile` on a small loopback server of the test's own routes (hostileServer.ts);
- * `unmountReference` (a file's afterEach) ends what either started.
+ * stream and the service. `mountOnReference` (or `mountOnFixture`) mounts the App on such a
+ * fixture, `mountOnHostile` on a small loopback server of the test's own routes
+ * (hostileServer.ts), `mountTree` any tree a test builds; `unmountReference` (a file's
+ * afterEach) ends what they started (stopAfterTest.ts), last started first.
  */
 import { Text } from "ink";
 import { render } from "ink-testing-library";
@@ -274,7 +275,7 @@ export interface FixtureOptions {
   journalHome?: string;
 }
 
-export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixture> {
+async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixture> {
   const server = await startServer({
     seed: 42,
     paceMs: 0,
@@ -358,16 +359,10 @@ export interface AppHarness extends UiHarness {
   exits(): number;
 }
 
-/** The App on the fixture's services, at a fixed terminal size. */
-export function mountApp(
-  fx: UiFixture,
-  size: { columns: number; rows: number },
-  props: Partial<AppProps> = {},
-): AppHarness {
-  return mountOn(fx.services, fx.server.url, size, props);
-}
-
-/** The App on these services, as the `ui` command mounts it for the service at `baseUrl`. */
+/**
+ * The App on these services, as the `ui` command mounts it for the service at `baseUrl`, at a
+ * fixed terminal size; unmountReference unmounts it.
+ */
 function mountOn(
   services: AppServices,
   baseUrl: string,
@@ -375,7 +370,7 @@ function mountOn(
   props: Partial<AppProps>,
 ): AppHarness {
   let exits = 0;
-  const ui = renderUi(
+  const ui = mountTree(
     <App
       services={services}
       profile="work"
@@ -405,7 +400,7 @@ export interface MountOnReferenceOptions extends FixtureOptions {
 
 /**
  * The App on a fresh reference service at a fixed size, as most UI tests start: the fixture
- * (startUiFixture with `opts`), then `before`, then mountApp. unmountReference (a file's
+ * (startReference with `opts`), then `before`, then mountOnFixture. unmountReference (a file's
  * afterEach) unmounts every one and stops its service.
  */
 export async function mountOnReference(
@@ -420,22 +415,27 @@ export async function mountOnReference(
 }
 
 /**
- * startUiFixture for a test that sets the service up between the start and the mount;
- * unmountReference stops it.
+ * A fixture (startUiFixture) for a test that sets the service up between the start and the
+ * mount; unmountReference stops it.
  */
 export async function startReference(opts: FixtureOptions = {}): Promise<UiFixture> {
   return closeAfterTest(await startUiFixture(opts));
 }
 
-/** mountApp on a fixture of startReference; unmountReference unmounts it. */
+/** renderUi for a tree a test builds itself (the login screen, a start); unmountReference unmounts it. */
+export function mountTree(tree: ReactElement, size: { columns: number; rows: number }): UiHarness {
+  const h = renderUi(tree, size);
+  stopAfterTest(() => h.unmount());
+  return h;
+}
+
+/** The App on a fixture of startReference; unmountReference unmounts it. */
 export function mountOnFixture(
   fx: UiFixture,
   size: { columns: number; rows: number },
   props: Partial<AppProps> = {},
 ): AppHarness {
-  const h = mountApp(fx, size, props);
-  stopAfterTest(() => h.unmount());
-  return h;
+  return mountOn(fx.services, fx.server.url, size, props);
 }
 
 /**
@@ -479,7 +479,6 @@ export async function mountOnHostile(
   const server = "server" in routes ? routes.server : await startHostile(routes);
   const handle = servicesOn(server, opts.services);
   const h = mountOn(handle.services, server.url, size, { options: { bell: false }, ...opts.props });
-  stopAfterTest(() => h.unmount());
   return { server, handle, h };
 }
 
