@@ -36,6 +36,23 @@ const RECORD = {
   updated_at: "2026-04-15T10:00:00Z",
 };
 
+/** What verify and me answer for an owner's key with these scopes, by "METHOD path". */
+export function identityRoutes(scopes: readonly string[]): Record<string, unknown> {
+  return {
+    "GET /api/cloud/auth/verify": {
+      valid: true,
+      key_id: "key_1",
+      name: "ci",
+      user_id: "usr_1",
+      organization_id: null,
+      role: "owner",
+      scopes,
+      effective_scopes: scopes,
+    },
+    "GET /api/v1/me": { tenant_id: "usr_1", principal_id: "usr_1", scopes },
+  };
+}
+
 export interface DocumentedServiceOptions {
   /** The session's approvals list (the session then awaits approval); none by default. */
   approvals?: readonly Record<string, unknown>[];
@@ -49,17 +66,7 @@ export async function documentedService(
   const record = opts.approvals?.length ? { ...RECORD, agent_status: "awaiting_approval" } : RECORD;
   const base = mount === "cloud" ? "/api/cloud" : "/api";
   const routes: Record<string, unknown> = {
-    "GET /api/cloud/auth/verify": {
-      valid: true,
-      key_id: "key_1",
-      name: "ci",
-      user_id: "usr_1",
-      organization_id: null,
-      role: "owner",
-      scopes: SCOPES,
-      effective_scopes: SCOPES,
-    },
-    "GET /api/v1/me": { tenant_id: "usr_1", principal_id: "usr_1", scopes: SCOPES },
+    ...identityRoutes(SCOPES),
     [`GET ${base}/sessions`]: { sessions: [record], total: 1, has_more: false },
     [`GET ${base}/sessions/${SESSION}`]: record,
     [`GET ${base}/sessions/${SESSION}/approvals`]: { approvals: opts.approvals ?? [] },

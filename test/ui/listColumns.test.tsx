@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
+import { type BuildOptions, buildServices } from "../../src/cli/tui/buildServices.js";
 import { App } from "../../src/ui/App.js";
+import { identityRoutes } from "../helpers/documentedService.js";
 import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
-import { renderUi, type UiHarness, waitForContent } from "../helpers/ui.js";
+import { closeAfterTest, stopAfterTest } from "../helpers/stopAfterTest.js";
+import { mountTree, type UiHarness, unmountReference, waitForContent } from "../helpers/ui.js";
 
 /**
  * The session list at full width lines its columns up whatever shape the ids have: a service
@@ -29,33 +31,12 @@ const RECORDS = [
   record("ses_7Hq2LmZx9", "landing page", "running"),
 ];
 
-let server: ScriptedServer | null = null;
-let handle: ServicesHandle | null = null;
-let h: UiHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-});
+afterEach(unmountReference);
 
 async function service(list = true): Promise<ScriptedServer> {
-  const s = await startScriptedServer();
+  const s = closeAfterTest(await startScriptedServer());
   const routes: Record<string, unknown> = {
-    "GET /api/cloud/auth/verify": {
-      valid: true,
-      key_id: "key_1",
-      name: "ci",
-      user_id: "usr_1",
-      organization_id: null,
-      role: "owner",
-      scopes: SCOPES,
-      effective_scopes: SCOPES,
-    },
-    "GET /api/v1/me": { tenant_id: "usr_1", principal_id: "usr_1", scopes: SCOPES },
+    ...identityRoutes(SCOPES),
     ...(list
       ? { "GET /api/sessions": { sessions: RECORDS, total: RECORDS.length, has_more: false } }
       : {}),
@@ -68,20 +49,22 @@ async function service(list = true): Promise<ScriptedServer> {
   return s;
 }
 
+/** The UI wired as the `ui` command wires it, its identity and list loaded, at 160×30. */
+async function mountOn(s: ScriptedServer, opts: BuildOptions = {}): Promise<UiHarness> {
+  const handle = buildServices({ baseUrl: s.url, apiKey: KEY }, opts);
+  stopAfterTest(() => handle.dispose());
+  const { services, client } = handle;
+  await services.identity.getState().load(client);
+  await services.sessions.getState().load();
+  return mountTree(<App services={services} profile="work" baseUrl={s.url} onExit={() => {}} />, {
+    columns: 160,
+    rows: 30,
+  });
+}
+
 describe("the session list at 160 columns", () => {
   it("keeps state, agent and name in one column each with a UUID and ses_… ids mixed", async () => {
-    server = await service();
-    handle = buildServices({ baseUrl: server.url, apiKey: KEY });
-    const { services, client } = handle;
-    await services.identity.getState().load(client);
-    await services.sessions.getState().load();
-    h = renderUi(
-      <App services={services} profile="work" baseUrl={server.url} onExit={() => {}} />,
-      {
-        columns: 160,
-        rows: 30,
-      },
-    );
+    const h = await mountOn(await service());
     const frame = await waitForContent(h, "landing page");
     const rows = RECORDS.map((r) => {
       const row = frame.split("\n").find((l) => l.includes(r.id));
@@ -107,21 +90,9 @@ describe("the session list at 160 columns", () => {
 describe("a list that cannot be read", () => {
   it("says why where the sessions would be, not 'no sessions'", async () => {
     // A base URL whose sessions route is not there (a wrong path): 404 on the list.
-    server = await service(false);
-    handle = buildServices(
-      { baseUrl: server.url, apiKey: KEY },
-      { tuning: { maxAttempts: 1, backoffBaseMs: 20 } },
-    );
-    const { services, client } = handle;
-    await services.identity.getState().load(client);
-    await services.sessions.getState().load();
-    h = renderUi(
-      <App services={services} profile="work" baseUrl={server.url} onExit={() => {}} />,
-      {
-        columns: 160,
-        rows: 30,
-      },
-    );
+    const h = await mountOn(await service(false), {
+      tuning: { maxAttempts: 1, backoffBaseMs: 20 },
+    });
     const frame = await waitForContent(h, "could not list sessions:");
     expect(frame).not.toContain("no sessions");
   });
