@@ -415,6 +415,21 @@ export async function mountOnReference(
 }
 
 /**
+ * The App on a fresh reference service (startReference with `opts`) at `size`, once its first
+ * session (the newest) is listed, as most list and action tests start.
+ */
+export async function listedOnReference(
+  size: { columns: number; rows: number },
+  opts: FixtureOptions = {},
+): Promise<ReferenceApp & { id: string }> {
+  const fx = await startReference(opts);
+  const id = fx.ids[0] as string;
+  const h = mountOnFixture(fx, size);
+  await waitForContent(h, id);
+  return { fx, h, id };
+}
+
+/**
  * A fixture (startUiFixture) for a test that sets the service up between the start and the
  * mount; unmountReference stops it.
  */

@@ -3,6 +3,7 @@ import { selectRecord } from "../../src/store/sessionsStore.js";
 import type { GitApi } from "../../src/ui/model/services.js";
 import {
   type AppHarness,
+  listedOnReference,
   mountOnFixture,
   pressKey,
   startReference,
@@ -53,10 +54,7 @@ describe("git actions", () => {
   });
 
   it("clone asks first: declining sends nothing and keeps the workspace", async () => {
-    const fx = await startReference();
-    const id = fx.ids[0] as string;
-    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, id);
+    const { fx, id, h } = await listedOnReference({ columns: 160, rows: 30 });
     await cloneFromDialog(h, id);
     await pressKey(h, "c");
     await typeText(h, "demo/docs");
@@ -112,10 +110,7 @@ describe("git actions", () => {
   });
 
   it("an outcome older than the last message never comes back to the status line", async () => {
-    const fx = await startReference();
-    const id = fx.ids[0] as string;
-    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, id);
+    const { id, h } = await listedOnReference({ columns: 160, rows: 30 });
     await cloneFromDialog(h, id);
     // A newer message takes the line...
     await pressKey(h, "/");
@@ -182,10 +177,7 @@ describe("git actions", () => {
   });
 
   it("create a branch, push it, open a pull request: each confirmed first", async () => {
-    const fx = await startReference();
-    const id = fx.ids[0] as string;
-    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, id);
+    const { fx, id, h } = await listedOnReference({ columns: 160, rows: 30 });
     await cloneFromDialog(h, id);
 
     await pressKey(h, "b");
@@ -222,20 +214,14 @@ describe("git actions", () => {
   });
 
   it("shows the server's error verbatim when it refuses", async () => {
-    const fx = await startReference();
-    const id = fx.ids[0] as string;
-    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, id);
+    const { id, h } = await listedOnReference({ columns: 160, rows: 30 });
     await submitClone(h, id, "nowhere/unknown");
     await waitForContent(h, `✗ clone ${id} failed: `);
     expect(h.frame()).toContain("Unknown repository");
   });
 
   it("never loses an error: the status line cuts it and says where it is whole (m)", async () => {
-    const fx = await startReference();
-    const id = fx.ids[0] as string;
-    const h = mountOnFixture(fx, { columns: 80, rows: 24 });
-    await waitForContent(h, id);
+    const { fx, id, h } = await listedOnReference({ columns: 80, rows: 24 });
     // No workspace yet: the service refuses the push with a message and a hint.
     await pressKey(h, "p");
     await waitForContent(h, "Push — confirm");

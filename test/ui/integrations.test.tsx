@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type AppHarness,
+  listedOnReference,
   mountOnFixture,
   pressKey,
   startReference,
@@ -133,10 +134,7 @@ describe("the integrations view", () => {
 
 describe("where git needs the integrations", () => {
   it("the clone form offers the repositories the app reaches, filtered as you type", async () => {
-    const fx = await startReference({ key: "owner" });
-    const id = fx.ids[0] as string;
-    const h = mountOnFixture(fx, { columns: 140, rows: 40 });
-    await waitForContent(h, id);
+    const { id, h } = await listedOnReference({ columns: 140, rows: 40 }, { key: "owner" });
     await pressKey(h, "c");
     let frame = await waitForContent(h, "Repositories the code hosting app reaches");
     expect(frame).toMatch(/▸ demo\/app {2}private {2}default branch main/);
@@ -174,10 +172,7 @@ describe("where git needs the integrations", () => {
   });
 
   it("the pull-request form's base is the repository's default branch from the app", async () => {
-    const fx = await startReference({ key: "owner" });
-    const id = fx.ids[0] as string;
-    const h = mountOnFixture(fx, { columns: 160, rows: 40 });
-    await waitForContent(h, id);
+    const { fx, id, h } = await listedOnReference({ columns: 160, rows: 40 }, { key: "owner" });
     fx.services.sessions.getState().patchSession(id, { repo: "demo/app", branch: "main" });
     await pressKey(h, "r");
     await waitForContent(h, "base defaults to main (the repository's");

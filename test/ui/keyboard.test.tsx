@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   frameHeight,
+  listedOnReference,
   mountOnFixture,
   pressKey,
   startReference,
@@ -170,10 +171,7 @@ describe("sessions and panes", () => {
   });
 
   it("Ctrl-R reloads the list from the service", async () => {
-    const fx = await startReference();
-    const id = fx.ids[0] as string;
-    const h = mountOnFixture(fx, { columns: 120, rows: 24 });
-    await waitForContent(h, id);
+    const { fx, id, h } = await listedOnReference({ columns: 120, rows: 24 });
     expect(h.frame()).not.toContain("demo/app @ main");
     await fx.client.git(id, { kind: "clone", repoUrl: "demo/app" });
     await pressKey(h, "ctrlR");
@@ -297,10 +295,7 @@ describe("keys that arrive in one read (typing fast, over SSH, pasting)", () => 
   });
 
   it("a pasted line with its Enter fills the form field and submits it", async () => {
-    const fx = await startReference();
-    const id = fx.ids[0] as string;
-    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, id);
+    const { id, h } = await listedOnReference({ columns: 160, rows: 30 });
     await pressKey(h, "c");
     await waitForContent(h, `Clone a repository into ${id}`);
     await pressKey(h, "demo/app\r");
