@@ -4,7 +4,7 @@ import { ApiClient } from "../../src/client/apiClient.js";
 import { type Subscription, subscribeToSession } from "../../src/client/eventStream.js";
 import { RequestBudget } from "../../src/client/requestBudget.js";
 import { startServer } from "../../src/server/index.js";
-import { ManualBudgetClock } from "../helpers/budgetClock.js";
+import { ManualClock } from "../helpers/manualClock.js";
 import { json, startScriptedServer } from "../helpers/scriptedHttpServer.js";
 import { waitFor } from "./serverTestUtils.js";
 
@@ -82,7 +82,7 @@ describe("request budget", () => {
         { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" },
       ),
     );
-    const clock = new ManualBudgetClock();
+    const clock = new ManualClock(1_000_000);
     const client = new ApiClient({
       baseUrl: srv.url,
       apiKey: "ask_budget_test_key",
