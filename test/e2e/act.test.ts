@@ -1,9 +1,8 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CliTerminal, type TmuxPane, tmuxForSuite } from "../helpers/tmux.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type TmuxPane, terminalOnReference, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
  * Acting on a session in a real terminal: the built binary in tmux against the reference
@@ -15,40 +14,37 @@ const TMUX = tmuxForSuite("act end-to-end suite");
 const SIZE = { width: 150, height: 42 };
 
 describe.skipIf(!TMUX)(`acting on a session in tmux (${TMUX ?? "no tmux"})`, () => {
-  const terminal = new CliTerminal();
+  const suite = terminalOnReference({ seed: 24, paceMs: 0, heartbeatMs: 500, promptStepMs: 80 });
+  const { terminal } = suite;
   const bin = mkdtempSync(join(tmpdir(), "as-editor-"));
-  let server: ReferenceServer;
   let count = 0;
 
-  beforeAll(async () => {
-    await terminal.start();
-    server = await startServer({ seed: 24, paceMs: 0, heartbeatMs: 500, promptStepMs: 80 });
+  beforeAll(() => {
     // An "editor" that writes what a user would have typed into the file it is given.
     const editor = join(bin, "fake-editor");
     writeFileSync(editor, '#!/bin/sh\nprintf "Written in the editor\\nsecond line" > "$1"\n');
     chmodSync(editor, 0o755);
   });
 
-  afterEach(async () => {
-    await terminal.closePanes();
-  });
-
-  afterAll(async () => {
-    await terminal.stop();
-    await server?.close();
+  afterAll(() => {
     rmSync(bin, { recursive: true, force: true });
   });
 
   async function launch(args: string[], key = "owner"): Promise<TmuxPane> {
-    const app = terminal.command(server.url, server.key(key), ["--no-journal", ...args], {
-      AGENT_SESSIONS_BELL: "0",
-      VISUAL: join(bin, "fake-editor"),
-    });
+    const app = terminal.command(
+      suite.server.url,
+      suite.server.key(key),
+      ["--no-journal", ...args],
+      {
+        AGENT_SESSIONS_BELL: "0",
+        VISUAL: join(bin, "fake-editor"),
+      },
+    );
     return terminal.openApp(`act${++count}`, app, SIZE);
   }
 
   const active = (n: number) =>
-    server.sessions().filter((s) => s.state === "active")[n]?.id as string;
+    suite.server.sessions().filter((s) => s.state === "active")[n]?.id as string;
 
   it("the prompt box: typing, Ctrl-J, a paste, the editor, recall, and the answer in the pane", async () => {
     const id = active(0);
@@ -65,7 +61,7 @@ describe.skipIf(!TMUX)(`acting on a session in tmux (${TMUX ?? "no tmux"})`, () 
     let screen = await pane.waitForText("pasted line two▏");
     expect(screen).toContain("reply › Fix the build");
     expect(screen).toContain("pasted line one");
-    expect(server.promptRunning(id)).toBe(false);
+    expect(suite.server.promptRunning(id)).toBe(false);
     await pane.keys("Enter");
     screen = await pane.waitForText(["› you: Fix the build …", "✓ answer done"], {
       timeoutMs: 15_000,
@@ -86,7 +82,7 @@ describe.skipIf(!TMUX)(`acting on a session in tmux (${TMUX ?? "no tmux"})`, () 
 
   it("the approve flow: the pending approval in the pane, a note, a confirmation naming it, the decision said", async () => {
     const id = active(1);
-    const ap = server.addApproval(id, {
+    const ap = suite.server.addApproval(id, {
       kind: "deploy",
       message: "Deploy the landing page to production?",
     });
@@ -103,7 +99,7 @@ describe.skipIf(!TMUX)(`acting on a session in tmux (${TMUX ?? "no tmux"})`, () 
     await pane.keys("y");
     await pane.waitForText(`${ap.id}: approved by`);
     await pane.waitFor("the approval to leave the pane", (s) => !s.includes("⚑ needs you"));
-    expect(server.approvals(id)[0]).toMatchObject({
+    expect(suite.server.approvals(id)[0]).toMatchObject({
       status: "approved",
       resolution_note: "ship it",
     });

@@ -1,9 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CliTerminal, shellQuote, tmuxForSuite } from "../helpers/tmux.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { shellQuote, terminalOnReference, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
  * `agent-sessions attach` in a real terminal (tmux) against the reference service's shell:
@@ -15,25 +14,18 @@ import { CliTerminal, shellQuote, tmuxForSuite } from "../helpers/tmux.js";
 const TMUX = tmuxForSuite("attach end-to-end suite");
 
 describe.skipIf(!TMUX)(`attach in tmux (${TMUX ?? "no tmux"})`, () => {
-  const terminal = new CliTerminal();
+  const suite = terminalOnReference({ seed: 34, paceMs: 0, sessionCount: 3 });
+  const { terminal } = suite;
   const dir = mkdtempSync(join(tmpdir(), "as-attach-"));
-  let server: ReferenceServer;
 
-  beforeAll(async () => {
-    await terminal.start();
-    server = await startServer({ seed: 34, paceMs: 0, sessionCount: 3 });
-  });
-
-  afterAll(async () => {
-    await terminal.stop();
-    await server?.close();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("echo hi, a hostile title, a resize, detach with Ctrl-], reattach, and SIGTERM restores the terminal", async () => {
-    const id = server.sessions().find((s) => s.state === "active")?.id as string;
+    const id = suite.server.sessions().find((s) => s.state === "active")?.id as string;
     const pidFile = join(dir, "pid");
-    const app = terminal.command(server.url, server.key("owner"), ["attach", id]);
+    const app = terminal.command(suite.server.url, suite.server.key("owner"), ["attach", id]);
     // The attach runs in the pane's own shell so what it leaves behind (stty, screen) shows.
     const script = `stty -a | grep -o -- '-\\?icanon' > ${shellQuote(join(dir, "before"))}; sh -c 'echo $$ > ${pidFile}; exec "$@"' sh ${app.replace(/^env /, "env ")}; echo "EXIT=$?"; stty -a | grep -o -- '-\\?icanon' > ${shellQuote(join(dir, "after"))}; exec sleep 600`;
     const pane = await terminal.open("attach1", script, { width: 100, height: 30 });

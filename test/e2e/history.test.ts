@@ -1,8 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CliTerminal, type TmuxPane, tmuxVersion } from "../helpers/tmux.js";
+import { describe, expect, it } from "vitest";
+import { type TmuxPane, terminalOnReference, tmuxVersion } from "../helpers/tmux.js";
 
 /**
  * History as a user meets it, with the built binary in tmux: a pane opens with the session's
@@ -14,30 +13,21 @@ const TMUX = tmuxVersion();
 const SIZE = { width: 150, height: 40 };
 
 describe.skipIf(!TMUX)("history, journal and replay in tmux", () => {
-  const terminal = new CliTerminal();
-  let server: ReferenceServer;
+  const suite = terminalOnReference({ seed: 9, paceMs: 0, heartbeatMs: 500 });
+  const { terminal } = suite;
   let count = 0;
 
-  beforeAll(async () => {
-    await terminal.start();
-    server = await startServer({ seed: 9, paceMs: 0, heartbeatMs: 500 });
-  });
-
-  afterEach(async () => {
-    await terminal.closePanes();
-  });
-
-  afterAll(async () => {
-    await terminal.stop();
-    await server?.close();
-  });
-
   async function launch(args: string[], key = true): Promise<TmuxPane> {
-    const app = terminal.command(server.url, key ? server.key("owner") : undefined, args, {
-      TZ: "UTC",
-      XDG_STATE_HOME: terminal.home.dir,
-      AGENT_SESSIONS_BELL: "0",
-    });
+    const app = terminal.command(
+      suite.server.url,
+      key ? suite.server.key("owner") : undefined,
+      args,
+      {
+        TZ: "UTC",
+        XDG_STATE_HOME: terminal.home.dir,
+        AGENT_SESSIONS_BELL: "0",
+      },
+    );
     return terminal.openApp(`h${++count}`, app, SIZE);
   }
 
@@ -47,12 +37,13 @@ describe.skipIf(!TMUX)("history, journal and replay in tmux", () => {
   }
 
   it("opens with history, then after a restart with the journal and a gap marker", async () => {
-    const id = server.sessionIds()[0] as string;
-    for (let i = 1; i <= 3; i++) server.emit(id, "process_output", { text: `E2E-BEFORE-${i}\n` });
+    const id = suite.server.sessionIds()[0] as string;
+    for (let i = 1; i <= 3; i++)
+      suite.server.emit(id, "process_output", { text: `E2E-BEFORE-${i}\n` });
 
     const first = await launch(["open", id]);
     await first.waitForText(["E2E-BEFORE-3", "live from here · above: 3 from the server"]);
-    server.emit(id, "process_output", { text: "E2E-LIVE-1\n" });
+    suite.server.emit(id, "process_output", { text: "E2E-LIVE-1\n" });
     await first.waitForText("E2E-LIVE-1");
     await quit(first);
     const dir = join(terminal.home.dir, "agent-sessions", "journal");
@@ -60,7 +51,7 @@ describe.skipIf(!TMUX)("history, journal and replay in tmux", () => {
     expect(services).toHaveLength(1);
     expect(readdirSync(join(dir, services[0] as string))).toContain(`${id}.ndjson`);
 
-    server.emit(id, "process_output", { text: "E2E-WHILE-AWAY\n" });
+    suite.server.emit(id, "process_output", { text: "E2E-WHILE-AWAY\n" });
     const second = await launch(["open", id]);
     const screen = await second.waitForText([
       "E2E-LIVE-1",
@@ -87,7 +78,7 @@ describe.skipIf(!TMUX)("history, journal and replay in tmux", () => {
   });
 
   it("replays a journal file with no key and no service", async () => {
-    const id = server.sessionIds()[0] as string;
+    const id = suite.server.sessionIds()[0] as string;
     const dir = join(terminal.home.dir, "agent-sessions", "journal");
     const service = readdirSync(dir)[0] as string;
     const file = join(dir, service, `${id}.ndjson`);

@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CliTerminal, type TmuxPane, tmuxVersion } from "../helpers/tmux.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type TmuxPane, terminalOnReference, tmuxVersion } from "../helpers/tmux.js";
 
 /**
  * `watch` in a real terminal: prompt text joined into lines, each line tagged with its
@@ -13,36 +12,27 @@ if (!TMUX) console.warn("watch end-to-end suite skipped: tmux is not installed (
 const SGR_COLOUR = /\u001b\[[0-9;]*(3[0-7]|9[0-7])m/;
 
 describe.skipIf(!TMUX)(`watch in tmux (${TMUX ?? "no tmux"})`, () => {
-  const terminal = new CliTerminal();
-  let server: ReferenceServer;
+  // No simulator: the only events are the ones a test emits.
+  const suite = terminalOnReference({ seed: 9, paceMs: 0, heartbeatMs: 60_000, sessionCount: 2 });
+  const { terminal } = suite;
   let a: string;
   let b: string;
   let count = 0;
 
-  beforeAll(async () => {
-    await terminal.start();
-    // No simulator: the only events are the ones a test emits.
-    server = await startServer({ seed: 9, paceMs: 0, heartbeatMs: 60_000, sessionCount: 2 });
-    [a, b] = server.sessionIds() as [string, string];
-  });
-  afterEach(async () => {
-    await terminal.closePanes();
-  });
-  afterAll(async () => {
-    await terminal.stop();
-    await server?.close();
+  beforeAll(() => {
+    [a, b] = suite.server.sessionIds() as [string, string];
   });
 
   async function launch(args: string[], extra: Record<string, string> = {}): Promise<TmuxPane> {
-    const script = `${terminal.command(server.url, server.key("member"), args, extra)}; exec sleep 600`;
+    const script = `${terminal.command(suite.server.url, suite.server.key("member"), args, extra)}; exec sleep 600`;
     return terminal.open(`w${++count}`, script, { width: 120, height: 30 });
   }
 
   function emitTurn(tag: string): void {
     for (const f of [`${tag}: reading `, "the failing ", "test and ", "fixing it\n"]) {
-      server.emit(a, "prompt_progress", { type: "text", content: f });
+      suite.server.emit(a, "prompt_progress", { type: "text", content: f });
     }
-    server.emit(b, "file_changed", { path: `src/${tag}.ts`, action: "modified" });
+    suite.server.emit(b, "file_changed", { path: `src/${tag}.ts`, action: "modified" });
   }
 
   it("joins prompt fragments, tags each line with its session, and colours them", async () => {
@@ -91,7 +81,7 @@ describe.skipIf(!TMUX)(`watch in tmux (${TMUX ?? "no tmux"})`, () => {
   it("one session: lines without a session id", async () => {
     const pane = await launch(["watch", b]);
     await pane.waitForText(`${b}: live`);
-    server.emit(b, "file_changed", { path: "src/three.ts", action: "created" });
+    suite.server.emit(b, "file_changed", { path: "src/three.ts", action: "created" });
     const screen = await pane.waitForText("src/three.ts");
     expect(screen).toMatch(/^\d\d:\d\d:\d\d file +created src\/three\.ts$/m);
   });

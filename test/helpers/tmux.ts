@@ -2,7 +2,8 @@ import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { it } from "vitest";
+import { afterAll, afterEach, beforeAll, it } from "vitest";
+import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
 import { CLI, tempConfigHome } from "./cli.js";
 
 /**
@@ -203,6 +204,35 @@ export class CliTerminal {
     };
     return cleanEnvCommand(env, [process.execPath, CLI, ...args]);
   }
+}
+
+/**
+ * In a describe body: a CliTerminal and a reference service (startServer with `opts`) for its
+ * tests, both started before the first, the panes killed after each, both stopped after the
+ * last. `server` is there once the suite has started (in hooks and tests).
+ */
+export function terminalOnReference(opts: ServerOptions): {
+  terminal: CliTerminal;
+  readonly server: ReferenceServer;
+} {
+  const terminal = new CliTerminal();
+  let server: ReferenceServer | null = null;
+  beforeAll(async () => {
+    await terminal.start();
+    server = await startServer(opts);
+  });
+  afterEach(() => terminal.closePanes());
+  afterAll(async () => {
+    await terminal.stop();
+    await server?.close();
+  });
+  return {
+    terminal,
+    get server(): ReferenceServer {
+      if (server === null) throw new Error("the suite's reference service has not started");
+      return server;
+    },
+  };
 }
 
 export class TmuxPane {
