@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import {
+  ANNOUNCED_LIMITS,
+  json,
+  type ScriptedServer,
+  startScriptedServer,
+} from "../helpers/scriptedHttpServer.js";
 import { advanceUntil } from "../helpers/simulatedClock.js";
 import { CliTerminal, type TmuxPane, tmuxForSuite } from "../helpers/tmux.js";
 
@@ -18,7 +23,6 @@ import { CliTerminal, type TmuxPane, tmuxForSuite } from "../helpers/tmux.js";
 const TMUX = tmuxForSuite("review end-to-end suite");
 const SIZE = { width: 120, height: 40 };
 const KEY = "ask_hostile0123456789abcdefghij0123456789";
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
 
 describe.skipIf(!TMUX)(`review commands in tmux (${TMUX ?? "no tmux"})`, () => {
   const terminal = new CliTerminal();
@@ -71,7 +75,7 @@ describe.skipIf(!TMUX)(`review commands in tmux (${TMUX ?? "no tmux"})`, () => {
             ].join("\n"),
           },
         },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
     );
     const pane = await launch(["diff", "ses_h1"], scripted.url, KEY);

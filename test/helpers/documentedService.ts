@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { json, type ScriptedServer, startScriptedServer } from "./scriptedHttpServer.js";
+import {
+  ANNOUNCED_LIMITS,
+  json,
+  type ScriptedServer,
+  startScriptedServer,
+} from "./scriptedHttpServer.js";
 
 /**
  * A small service following the real one's docs, for what the reference service does not do:
@@ -14,7 +19,6 @@ export const KEY = "sk_test_mount_0123456789abcdef0123";
 export const SESSION = "ses_push1";
 export const CONFIGURE_ACME = "https://github.com/organizations/acme/settings/installations/7";
 
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
 const SCOPES = ["sessions:read", "sessions:write", "sessions:prompt", "integrations:read"];
 const INSTALLATION = {
   id: "inst_acme",
@@ -90,12 +94,12 @@ export async function documentedService(
   s.fallback((req: IncomingMessage, res: ServerResponse, body: string, n: number) => {
     const path = (req.url ?? "").split("?")[0] as string;
     const key = `${req.method} ${path}`;
-    if (key in routes) return json(200, routes[key], RL)(req, res, body, n);
+    if (key in routes) return json(200, routes[key], ANNOUNCED_LIMITS)(req, res, body, n);
     if (mount === "cloud" && /^\/api\/(sessions|github-app)(\/|$)/.test(path)) {
-      const dashboard = { ...RL, "www-authenticate": "Cookie" };
+      const dashboard = { ...ANNOUNCED_LIMITS, "www-authenticate": "Cookie" };
       return json(401, { detail: "Not authenticated" }, dashboard)(req, res, body, n);
     }
-    return json(404, { detail: "Not Found" }, RL)(req, res, body, n);
+    return json(404, { detail: "Not Found" }, ANNOUNCED_LIMITS)(req, res, body, n);
   });
   return s;
 }

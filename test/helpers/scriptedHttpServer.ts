@@ -45,6 +45,13 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
+/** The real service's limits as a scripted answer announces them: 100 a minute, 99 left. */
+export const ANNOUNCED_LIMITS = {
+  "x-ratelimit-limit": "100",
+  "x-ratelimit-remaining": "99",
+  "x-ratelimit-reset": "60",
+};
+
 export function json(
   status: number,
   body: unknown,

@@ -3,7 +3,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type BuildOptions, buildServices } from "../../src/cli/tui/buildServices.js";
 import { App } from "../../src/ui/App.js";
 import { identityRoutes } from "../helpers/documentedService.js";
-import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import {
+  ANNOUNCED_LIMITS,
+  json,
+  type ScriptedServer,
+  startScriptedServer,
+} from "../helpers/scriptedHttpServer.js";
 import { closeAfterTest, stopAfterTest } from "../helpers/stopAfterTest.js";
 import { mountTree, type UiHarness, unmountReference, waitForContent } from "../helpers/ui.js";
 
@@ -14,7 +19,6 @@ import { mountTree, type UiHarness, unmountReference, waitForContent } from "../
  */
 
 const KEY = "sk_test_cols_0123456789abcdef0123";
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
 const SCOPES = ["sessions:read", "sessions:write", "sessions:prompt"];
 const record = (id: string, name: string, state: string) => ({
   id,
@@ -43,8 +47,8 @@ async function service(list = true): Promise<ScriptedServer> {
   };
   s.fallback((req: IncomingMessage, res: ServerResponse, body: string, n: number) => {
     const key = `${req.method} ${(req.url ?? "").split("?")[0]}`;
-    if (key in routes) return json(200, routes[key], RL)(req, res, body, n);
-    return json(404, { detail: "Not Found" }, RL)(req, res, body, n);
+    if (key in routes) return json(200, routes[key], ANNOUNCED_LIMITS)(req, res, body, n);
+    return json(404, { detail: "Not Found" }, ANNOUNCED_LIMITS)(req, res, body, n);
   });
   return s;
 }
