@@ -11,7 +11,7 @@ import { insecureKeyPath } from "../../src/credentials/paths.js";
 import { resolveCredentials } from "../../src/credentials/resolve.js";
 import { App } from "../../src/ui/App.js";
 import type { Problem } from "../../src/ui/model/login.js";
-import { loadFirstScreen } from "../../src/ui/model/services.js";
+import { type AppServices, loadFirstScreen } from "../../src/ui/model/services.js";
 import { hasDbusDaemon, startBareBus } from "../helpers/dbus.js";
 import { stopAfterTest } from "../helpers/stopAfterTest.js";
 import {
@@ -29,6 +29,14 @@ import {
 /** The login screen hands the pasted key to onLogin and moves on when it succeeds. */
 
 afterEach(unmountReference);
+
+/** The services the CLI builds for a key the service refuses, their first screen loading. */
+function refusedServices(fx: UiFixture, apiKey: string): AppServices {
+  const bad = buildServices({ baseUrl: fx.server.url, apiKey }, { tuning: { maxAttempts: 1 } });
+  stopAfterTest(() => bad.dispose());
+  loadFirstScreen(bad.services);
+  return bad.services;
+}
 
 describe("login", () => {
   it("shows the service's refusal of a bad key, then signs in with a good one", async () => {
@@ -248,16 +256,10 @@ describe("login", () => {
   it("a key the service refuses opens the sign-in screen with the refusal, not an empty list", async () => {
     const fx = await startReference({ preload: false });
     const good = fx.server.key("owner");
-    const bad = buildServices(
-      { baseUrl: fx.server.url, apiKey: "ask_revoked_key_0000" },
-      { tuning: { maxAttempts: 1 } },
-    );
-    stopAfterTest(() => bad.dispose());
     const services = fx.services;
-    loadFirstScreen(bad.services);
     const h = mountTree(
       <App
-        services={bad.services}
+        services={refusedServices(fx, "ask_revoked_key_0000")}
         keySource="keychain"
         profile="work"
         baseUrl={fx.server.url}
@@ -285,15 +287,9 @@ describe("login", () => {
 
   it("a refused AGENT_SESSIONS_API_KEY says that the variable wins in later runs", async () => {
     const fx = await startReference({ preload: false });
-    const bad = buildServices(
-      { baseUrl: fx.server.url, apiKey: "ask_env_key_0000" },
-      { tuning: { maxAttempts: 1 } },
-    );
-    stopAfterTest(() => bad.dispose());
-    loadFirstScreen(bad.services);
     const h = mountTree(
       <App
-        services={bad.services}
+        services={refusedServices(fx, "ask_env_key_0000")}
         keySource="env"
         profile="work"
         baseUrl={fx.server.url}
