@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createFileJournal } from "../../src/cli/journal/fileJournal.js";
@@ -7,7 +6,7 @@ import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { App } from "../../src/ui/App.js";
-import { closeAfterTest, stopAfterTest } from "../helpers/stopAfterTest.js";
+import { closeAfterTest, stopAfterTest, tempFolder } from "../helpers/stopAfterTest.js";
 import {
   mountOnFixture,
   mountTree,
@@ -22,23 +21,14 @@ import {
  * journal is off when it cannot write; the session's state before its first event.
  */
 
-const dirs: string[] = [];
-
 beforeAll(() => {
   // The gap marker shows local times; pin them.
   process.env.TZ = "UTC";
 });
 
-afterEach(async () => {
-  await unmountReference();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(unmountReference);
 
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "as-ui-journal-"));
-  dirs.push(d);
-  return d;
-}
+const tempDir = () => tempFolder("as-ui-journal-");
 
 async function reference(historyOnOpen?: number): Promise<ReferenceServer> {
   const server = await startServer({

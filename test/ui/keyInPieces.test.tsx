@@ -1,21 +1,19 @@
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildReplayServices, type ReplayHandle } from "../../src/cli/tui/buildReplayServices.js";
+import { buildReplayServices } from "../../src/cli/tui/buildReplayServices.js";
 import { savePaneNdjson } from "../../src/cli/tui/savePane.js";
 import { buildRecording } from "../../src/store/history/recording.js";
 import { payloadText } from "../../src/text/payloadText.js";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { App } from "../../src/ui/App.js";
 import { keyPieces } from "../helpers/hostileServer.js";
+import { stopAfterTest, tempFolder } from "../helpers/stopAfterTest.js";
 import {
   cleanFrame,
   mountOnReference,
+  mountTree,
   pressKey,
-  renderUi,
-  type UiHarness,
   unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
@@ -28,24 +26,7 @@ import {
  * of that journal never hold it either.
  */
 
-let replayUi: UiHarness | null = null;
-let replay: ReplayHandle | null = null;
-const dirs: string[] = [];
-
-afterEach(async () => {
-  replayUi?.unmount();
-  replayUi = null;
-  await replay?.dispose();
-  replay = null;
-  await unmountReference();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function tempDir(name: string): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), `as-${name}-`));
-  dirs.push(d);
-  return d;
-}
+afterEach(unmountReference);
 
 /**
  * The frame's text as read row after row: colours, borders, the kind tags, the merged view's
@@ -84,8 +65,8 @@ function shownTexts(file: string): string[] {
 
 describe("the key sent back a few characters an event", () => {
   it("is never drawn in a pane, scrolled through, nor written to the journal, an export or a replay", async () => {
-    const home = await tempDir("journal-home");
-    const exports = await tempDir("exports");
+    const home = tempFolder("as-journal-home-");
+    const exports = tempFolder("as-exports-");
     let saved: string | null = null;
     const { fx, h } = await mountOnReference(
       { columns: 140, rows: 20 },
@@ -171,8 +152,9 @@ describe("the key sent back a few characters an event", () => {
 
     // A replay of that journal, at its end and scrolled back.
     const recording = buildRecording(journal);
-    replay = buildReplayServices(recording, { playing: false, at: recording.end });
-    replayUi = renderUi(
+    const replay = buildReplayServices(recording, { playing: false, at: recording.end });
+    stopAfterTest(() => replay.dispose());
+    const replayUi = mountTree(
       <App
         services={replay.services}
         profile="replay"

@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFileJournal } from "../../src/cli/journal/fileJournal.js";
 import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import type { BuildOptions, ServicesHandle } from "../../src/cli/tui/buildServices.js";
 import { type HostileServer, sendJson, sseHead, startHostile } from "../helpers/hostileServer.js";
+import { tempFolder } from "../helpers/stopAfterTest.js";
 import {
   mountOnHostile,
   pressKey,
@@ -21,12 +20,7 @@ import {
  * against a scripted service whose records stand still.
  */
 
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await unmountReference();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(unmountReference);
 
 /** Two sessions whose last prompt completed a minute ago (the records never change). */
 async function service(completedAt: string): Promise<HostileServer> {
@@ -67,8 +61,7 @@ const finishedIds = (h: ServicesHandle) =>
 
 describe("the user's last look at a session", () => {
   it("is taken when a pane is opened from the list, and a finish before it is not news at the next start", async () => {
-    const root = mkdtempSync(join(tmpdir(), "as-ui-looks-"));
-    dirs.push(root);
+    const root = tempFolder("as-ui-looks-");
     const completed = Date.now() - 60_000;
     // An earlier run: the user last looked at both sessions an hour before they completed.
     const earlier = journalAt(root);

@@ -1,9 +1,7 @@
-import { readFileSync, rmSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { savePaneNdjson } from "../../src/cli/tui/savePane.js";
+import { tempFolder } from "../helpers/stopAfterTest.js";
 import {
   mountOnFixture,
   pressKey,
@@ -16,12 +14,7 @@ import {
 
 /** One focused pane: follow/pause, search, kind toggles, wrap, timestamps, save, escapes. */
 
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await unmountReference();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(unmountReference);
 
 /** One session in a focused pane, with `n` numbered output lines already on screen. */
 async function paneWithLines(n: number, extra: Parameters<typeof mountOnFixture>[2] = {}) {
@@ -144,8 +137,7 @@ describe("a pane", () => {
   });
 
   it("saves its entries to an NDJSON file and shows where", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "as-ui-save-"));
-    dirs.push(dir);
+    const dir = tempFolder("as-ui-save-");
     let path: string | undefined;
     const { h: ui, id } = await paneWithLines(5, {
       onSave: async (sessionId, entries) => {

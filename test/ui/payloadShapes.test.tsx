@@ -1,9 +1,7 @@
-import { readFileSync, rmSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { savePaneNdjson } from "../../src/cli/tui/savePane.js";
+import { tempFolder } from "../helpers/stopAfterTest.js";
 import {
   mountOnFixture,
   pressKey,
@@ -14,17 +12,11 @@ import {
 
 /** Process output of every shape in a pane and in its export: its text, its stream. */
 
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await unmountReference();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(unmountReference);
 
 describe("a pane shows process output of any shape by its text", () => {
   it("text, content, data, output, line, message; stderr from stream or fd; others compact", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "as-ui-shapes-"));
-    dirs.push(dir);
+    const dir = tempFolder("as-ui-shapes-");
     const fx = await startReference();
     const id = fx.ids[0] as string;
     let savedPath = "";

@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { localHome } from "../../src/cli/tui/localHome.js";
 import { type HostileRoutes, sendJson } from "../helpers/hostileServer.js";
+import { tempFolder } from "../helpers/stopAfterTest.js";
 import {
   type AppHarness,
   fixedNow,
@@ -31,12 +31,7 @@ import {
  *   port, the URL the service answers is opened (or printed), a refusal says why.
  */
 
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await unmountReference();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(unmountReference);
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, {
@@ -188,8 +183,7 @@ describe("checkout from the take-home confirmation", () => {
           writeFileSync(join(cloned.ws, "CHECKED_OUT.md"), "from the session\n");
           await f.client.git(id, { kind: "branch", name: "agent/ui-checkout" });
           await f.services.sessions.getState().refreshSession(id);
-          const home = mkdtempSync(join(tmpdir(), "as-review-flows-"));
-          dirs.push(home);
+          const home = tempFolder("as-review-flows-");
           repo = join(home, "app");
           git(home, "clone", "-q", join(f.server.dataDir, "repos", "demo", "app.git"), repo);
           if (f.services.review) f.services.review.home = localHome(repo);
