@@ -454,17 +454,39 @@ export function mountOnFixture(
 }
 
 /**
- * The services the `ui` command builds (buildServices) for the user's key at a loopback
- * server, disposed by unmountReference. `opts` are buildServices' own; the client tries each
- * request once, with a short backoff base, unless `opts.tuning` says otherwise.
+ * The services the `ui` command builds (buildServices) for the user's key (HOSTILE_KEY unless
+ * given) at a loopback server, disposed by unmountReference. `opts` are buildServices' own;
+ * the client tries each request once, with a short backoff base, unless `opts.tuning` says
+ * otherwise (`tuning: {}`: the client's own retries).
  */
-export function servicesOn(server: HostileServer, opts: BuildOptions = {}): ServicesHandle {
+export function servicesOn(
+  server: { url: string },
+  opts: BuildOptions = {},
+  apiKey = HOSTILE_KEY,
+): ServicesHandle {
   const handle = buildServices(
-    { baseUrl: server.url, apiKey: HOSTILE_KEY },
+    { baseUrl: server.url, apiKey },
     { tuning: { backoffBaseMs: 20, maxAttempts: 1 }, ...opts },
   );
   stopAfterTest(() => handle.dispose());
   return handle;
+}
+
+/**
+ * The App on a service a test started itself, wired by servicesOn for `apiKey`, with the
+ * identity and the list read before the first frame as the `ui` command reads them;
+ * unmountReference unmounts it and disposes the services.
+ */
+export async function mountOnService(
+  server: { url: string },
+  apiKey: string,
+  size: { columns: number; rows: number },
+  opts: { services?: BuildOptions; props?: Partial<AppProps> } = {},
+): Promise<{ handle: ServicesHandle; h: AppHarness }> {
+  const handle = servicesOn(server, opts.services, apiKey);
+  await handle.services.identity.getState().load(handle.client);
+  await handle.services.sessions.getState().load();
+  return { handle, h: mountOn(handle.services, server.url, size, opts.props ?? {}) };
 }
 
 /** The App mounted on a loopback server of the test's own routes (mountOnHostile). */

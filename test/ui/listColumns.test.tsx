@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BuildOptions, buildServices } from "../../src/cli/tui/buildServices.js";
-import { App } from "../../src/ui/App.js";
+import type { BuildOptions } from "../../src/cli/tui/buildServices.js";
 import { identityRoutes } from "../helpers/documentedService.js";
 import {
   ANNOUNCED_LIMITS,
@@ -9,8 +8,8 @@ import {
   type ScriptedServer,
   startScriptedServer,
 } from "../helpers/scriptedHttpServer.js";
-import { closeAfterTest, stopAfterTest } from "../helpers/stopAfterTest.js";
-import { mountTree, type UiHarness, unmountReference, waitForContent } from "../helpers/ui.js";
+import { closeAfterTest } from "../helpers/stopAfterTest.js";
+import { mountOnService, type UiHarness, unmountReference, waitForContent } from "../helpers/ui.js";
 
 /**
  * The session list at full width lines its columns up whatever shape the ids have: a service
@@ -54,21 +53,14 @@ async function service(list = true): Promise<ScriptedServer> {
 }
 
 /** The UI wired as the `ui` command wires it, its identity and list loaded, at 160×30. */
-async function mountOn(s: ScriptedServer, opts: BuildOptions = {}): Promise<UiHarness> {
-  const handle = buildServices({ baseUrl: s.url, apiKey: KEY }, opts);
-  stopAfterTest(() => handle.dispose());
-  const { services, client } = handle;
-  await services.identity.getState().load(client);
-  await services.sessions.getState().load();
-  return mountTree(<App services={services} profile="work" baseUrl={s.url} onExit={() => {}} />, {
-    columns: 160,
-    rows: 30,
-  });
+async function mountOn(s: ScriptedServer, services: BuildOptions): Promise<UiHarness> {
+  return (await mountOnService(s, KEY, { columns: 160, rows: 30 }, { services })).h;
 }
 
 describe("the session list at 160 columns", () => {
   it("keeps state, agent and name in one column each with a UUID and ses_… ids mixed", async () => {
-    const h = await mountOn(await service());
+    // The client's own retries.
+    const h = await mountOn(await service(), { tuning: {} });
     const frame = await waitForContent(h, "landing page");
     const rows = RECORDS.map((r) => {
       const row = frame.split("\n").find((l) => l.includes(r.id));
