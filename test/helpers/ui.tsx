@@ -420,11 +420,12 @@ export async function mountOnReference(
  */
 export async function listedOnReference(
   size: { columns: number; rows: number },
-  opts: FixtureOptions = {},
+  opts: FixtureOptions & { props?: Partial<AppProps> } = {},
 ): Promise<ReferenceApp & { id: string }> {
-  const fx = await startReference(opts);
+  const { props, ...fixture } = opts;
+  const fx = await startReference(fixture);
   const id = fx.ids[0] as string;
-  const h = mountOnFixture(fx, size);
+  const h = mountOnFixture(fx, size, props);
   await waitForContent(h, id);
   return { fx, h, id };
 }

@@ -4,6 +4,7 @@ import {
   emitSample,
   fixedNow,
   frameHeight,
+  listedOnReference,
   maskVolatile,
   mountOnFixture,
   mountTree,
@@ -31,6 +32,21 @@ function mount(
   props: Partial<AppProps> = {},
 ): UiHarness {
   return mountOnFixture(f, size, { now: fixedNow, ...props });
+}
+
+/** The list at the fixed clock with its first session on it. */
+const listed = (size: { columns: number; rows: number }) =>
+  listedOnReference(size, { props: { now: fixedNow } });
+
+/** The list at 100×24 with its first session, its workspace a clone of demo/app. */
+async function listedCloned(): Promise<UiHarness> {
+  const fx = await startReference();
+  const id = fx.ids[0] as string;
+  await fx.client.git(id, { kind: "clone", repoUrl: "demo/app" });
+  await fx.services.sessions.getState().refresh();
+  const ui = mount(fx, { columns: 100, rows: 24 });
+  await waitForContent(ui, id);
+  return ui;
 }
 
 function snap(ui: UiHarness): string {
@@ -112,9 +128,7 @@ describe("UI snapshots", () => {
   });
 
   it("clone dialog", async () => {
-    const fx = await startReference();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, fx.ids[0] as string);
+    const { h: ui } = await listed({ columns: 100, rows: 24 });
     await pressKey(ui, "c");
     await waitForContent(ui, "Clone a repository");
     await typeText(ui, "demo/app");
@@ -123,12 +137,7 @@ describe("UI snapshots", () => {
   });
 
   it("push confirmation names the session, its branch and what will happen", async () => {
-    const fx = await startReference();
-    const id = fx.ids[0] as string;
-    await fx.client.git(id, { kind: "clone", repoUrl: "demo/app" });
-    await fx.services.sessions.getState().refresh();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, id);
+    const ui = await listedCloned();
     await pressKey(ui, "p");
     const frame = await waitForContent(ui, "Push — confirm");
     expect(frame).toContain("main");
@@ -136,12 +145,7 @@ describe("UI snapshots", () => {
   });
 
   it("clone confirmation says the workspace will be replaced", async () => {
-    const fx = await startReference();
-    const id = fx.ids[0] as string;
-    await fx.client.git(id, { kind: "clone", repoUrl: "demo/app" });
-    await fx.services.sessions.getState().refresh();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, id);
+    const ui = await listedCloned();
     await pressKey(ui, "c");
     // The form starts with the session's repository (github_repo, as the record has it now).
     await waitForContent(ui, "https://github.com/demo/app.git");
@@ -153,9 +157,7 @@ describe("UI snapshots", () => {
   });
 
   it("messages log: every message whole, with its time", async () => {
-    const fx = await startReference();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, fx.ids[0] as string);
+    const { h: ui } = await listed({ columns: 100, rows: 24 });
     await pressKey(ui, "5");
     await waitForContent(ui, "No pane 5");
     // A second message of another kind than "No pane" would need a fixture without paused
@@ -168,9 +170,7 @@ describe("UI snapshots", () => {
   });
 
   it("branch dialog", async () => {
-    const fx = await startReference();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, fx.ids[0] as string);
+    const { h: ui } = await listed({ columns: 100, rows: 24 });
     await pressKey(ui, "b");
     await waitForContent(ui, "Create a branch");
     await typeText(ui, "feature/retry");
@@ -179,9 +179,7 @@ describe("UI snapshots", () => {
   });
 
   it("pull request dialog", async () => {
-    const fx = await startReference();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, fx.ids[0] as string);
+    const { h: ui } = await listed({ columns: 100, rows: 24 });
     await pressKey(ui, "r");
     await waitForContent(ui, "Open a pull request");
     await typeText(ui, "Fix flaky CI");
@@ -192,9 +190,7 @@ describe("UI snapshots", () => {
   });
 
   it("help overlay, generated from the keymap", async () => {
-    const fx = await startReference();
-    const ui = mount(fx, { columns: 150, rows: 40 });
-    await waitForContent(ui, fx.ids[0] as string);
+    const { h: ui } = await listed({ columns: 150, rows: 40 });
     await pressKey(ui, "?");
     await waitForContent(ui, "Everywhere");
     expect(snap(ui)).toMatchSnapshot();
