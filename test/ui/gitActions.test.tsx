@@ -303,9 +303,7 @@ describe("git actions", () => {
   });
 
   it("with no git action running, q quits at once without asking", async () => {
-    const fx = await startReference();
-    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, fx.ids[0] as string);
+    const { h } = await listedOnReference({ columns: 160, rows: 30 });
     await pressKey(h, "q");
     await waitForContent(h, () => h.exits() === 1);
     expect(h.frame()).not.toContain("Quit while");

@@ -15,9 +15,7 @@ import {
 afterEach(unmountReference);
 
 async function openView(key: string): Promise<AppHarness> {
-  const fx = await startReference({ key });
-  const h = mountOnFixture(fx, { columns: 140, rows: 40 });
-  await waitForContent(h, fx.ids[0] as string);
+  const { h } = await listedOnReference({ columns: 140, rows: 40 }, { key });
   await pressKey(h, "I");
   await waitForContent(h, "issue tracker");
   return h;
@@ -41,9 +39,7 @@ describe("the integrations view", () => {
   });
 
   it("on a short terminal the movement keys scroll the view, End to its last line and Home back", async () => {
-    const fx = await startReference({ key: "owner" });
-    const h = mountOnFixture(fx, { columns: 140, rows: 16 });
-    await waitForContent(h, fx.ids[0] as string);
+    const { h } = await listedOnReference({ columns: 140, rows: 16 }, { key: "owner" });
     await pressKey(h, "I");
     const top = await waitForContent(h, "demo (Organization): 2 repositories");
     expect(top).not.toContain("service account issue");
@@ -77,9 +73,7 @@ describe("the integrations view", () => {
   });
 
   it("a key without integrations:read is told which scope it lacks", async () => {
-    const fx = await startReference({ key: "personal" });
-    const h = mountOnFixture(fx, { columns: 140, rows: 40 });
-    await waitForContent(h, fx.ids[0] as string);
+    const { h } = await listedOnReference({ columns: 140, rows: 40 }, { key: "personal" });
     await pressKey(h, "I");
     await waitForContent(h, "effective scopes lack integrations:read");
   });

@@ -179,9 +179,7 @@ describe("sessions and panes", () => {
   });
 
   it("shows every field of a session in the detail view", async () => {
-    const fx = await startReference();
-    const h = mountOnFixture(fx, { columns: 120, rows: 24 });
-    await waitForContent(h, fx.ids[0] as string);
+    const { h } = await listedOnReference({ columns: 120, rows: 24 });
     await pressKey(h, "i");
     const f = await waitForContent(h, "fields · Esc or i closes");
     for (const field of ["id", "name", "state", "agent", "visibility", "sandbox_url", "repo"]) {
