@@ -19,6 +19,11 @@ export function textValue(v: unknown): string | null {
   return t === "" ? null : t;
 }
 
+/** A string value as sent, "" for anything else (a field drawn as text whatever came). */
+export function textOrEmpty(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
+
 const NUMERIC = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
 
 /** A finite number, from a number or a numeric string; null otherwise. */

@@ -3,6 +3,7 @@ import type { PagingEnd } from "../client/paging.js";
 import { type Session, sessionName } from "../protocol/resources.js";
 import { createdAt, sessionRepo, updatedAt } from "../protocol/sessionRecord.js";
 import { hiddenUnlessAsked, STATE_RANK } from "../protocol/states.js";
+import { textOrEmpty } from "../protocol/values.js";
 import { noRedaction, type RedactFn } from "../text/redact.js";
 import { type AdmittedSession, admitSession, displayId } from "./admitSession.js";
 import { type CatalogueClient, readPass } from "./catalogueReader.js";
@@ -432,8 +433,7 @@ export const VISIBLE_FIELDS = [
 function field(s: Session, key: string): string {
   // The id is searched and drawn as its display copy; only identity uses the raw id.
   if (key === "session_id") return displayId(s);
-  const v = (s as Record<string, unknown>)[key];
-  return typeof v === "string" ? v : "";
+  return textOrEmpty((s as Record<string, unknown>)[key]);
 }
 
 /** Filter terms that name a field: `state:paused`, `agent:codex`, `template:tpl_x`, `visibility:team`. */

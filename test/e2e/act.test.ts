@@ -1,10 +1,8 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
-import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type TmuxPane, terminalOnReference, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
  * Acting on a session in a real terminal: the built binary in tmux against the reference
@@ -16,53 +14,37 @@ const TMUX = tmuxForSuite("act end-to-end suite");
 const SIZE = { width: 150, height: 42 };
 
 describe.skipIf(!TMUX)(`acting on a session in tmux (${TMUX ?? "no tmux"})`, () => {
-  const tmux = new TmuxServer();
-  const home = tempConfigHome();
+  const suite = terminalOnReference({ seed: 24, paceMs: 0, heartbeatMs: 500, promptStepMs: 80 });
+  const { terminal } = suite;
   const bin = mkdtempSync(join(tmpdir(), "as-editor-"));
-  let server: ReferenceServer;
   let count = 0;
-  const panes: TmuxPane[] = [];
 
-  beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-    server = await startServer({ seed: 24, paceMs: 0, heartbeatMs: 500, promptStepMs: 80 });
+  beforeAll(() => {
     // An "editor" that writes what a user would have typed into the file it is given.
     const editor = join(bin, "fake-editor");
     writeFileSync(editor, '#!/bin/sh\nprintf "Written in the editor\\nsecond line" > "$1"\n');
     chmodSync(editor, 0o755);
-    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
   });
 
-  afterEach(async () => {
-    await Promise.all(panes.splice(0).map((p) => p.kill()));
-  });
-
-  afterAll(async () => {
-    await tmux.kill();
-    await server?.close();
-    home.cleanup();
+  afterAll(() => {
     rmSync(bin, { recursive: true, force: true });
   });
 
   async function launch(args: string[], key = "owner"): Promise<TmuxPane> {
-    const env: Record<string, string | undefined> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home.dir,
-      LANG: "C.UTF-8",
-      XDG_CONFIG_HOME: home.dir,
-      AGENT_SESSIONS_BASE_URL: server.url,
-      AGENT_SESSIONS_API_KEY: server.key(key),
-      AGENT_SESSIONS_BELL: "0",
-      VISUAL: join(bin, "fake-editor"),
-    };
-    const app = cleanEnvCommand(env, [process.execPath, CLI, "--no-journal", ...args]);
-    const pane = await tmux.start(`act${++count}`, `${app}; echo "EXIT=$?"; exec sleep 600`, SIZE);
-    panes.push(pane);
-    return pane;
+    const app = terminal.command(
+      suite.server.url,
+      suite.server.key(key),
+      ["--no-journal", ...args],
+      {
+        AGENT_SESSIONS_BELL: "0",
+        VISUAL: join(bin, "fake-editor"),
+      },
+    );
+    return terminal.openApp(`act${++count}`, app, SIZE);
   }
 
   const active = (n: number) =>
-    server.sessions().filter((s) => s.state === "active")[n]?.id as string;
+    suite.server.sessions().filter((s) => s.state === "active")[n]?.id as string;
 
   it("the prompt box: typing, Ctrl-J, a paste, the editor, recall, and the answer in the pane", async () => {
     const id = active(0);
@@ -74,12 +56,12 @@ describe.skipIf(!TMUX)(`acting on a session in tmux (${TMUX ?? "no tmux"})`, () 
     await pane.type("Fix the build");
     await pane.keys("C-j");
     // Pasted text arrives in one read with its line break: it stays in the box.
-    await tmux.run(["set-buffer", "-b", "p1", "pasted line one\npasted line two"]);
-    await tmux.run(["paste-buffer", "-b", "p1", "-t", pane.name]);
+    await terminal.tmux.run(["set-buffer", "-b", "p1", "pasted line one\npasted line two"]);
+    await terminal.tmux.run(["paste-buffer", "-b", "p1", "-t", pane.name]);
     let screen = await pane.waitForText("pasted line two▏");
     expect(screen).toContain("reply › Fix the build");
     expect(screen).toContain("pasted line one");
-    expect(server.promptRunning(id)).toBe(false);
+    expect(suite.server.promptRunning(id)).toBe(false);
     await pane.keys("Enter");
     screen = await pane.waitForText(["› you: Fix the build …", "✓ answer done"], {
       timeoutMs: 15_000,
@@ -100,7 +82,7 @@ describe.skipIf(!TMUX)(`acting on a session in tmux (${TMUX ?? "no tmux"})`, () 
 
   it("the approve flow: the pending approval in the pane, a note, a confirmation naming it, the decision said", async () => {
     const id = active(1);
-    const ap = server.addApproval(id, {
+    const ap = suite.server.addApproval(id, {
       kind: "deploy",
       message: "Deploy the landing page to production?",
     });
@@ -117,7 +99,7 @@ describe.skipIf(!TMUX)(`acting on a session in tmux (${TMUX ?? "no tmux"})`, () 
     await pane.keys("y");
     await pane.waitForText(`${ap.id}: approved by`);
     await pane.waitFor("the approval to leave the pane", (s) => !s.includes("⚑ needs you"));
-    expect(server.approvals(id)[0]).toMatchObject({
+    expect(suite.server.approvals(id)[0]).toMatchObject({
       status: "approved",
       resolution_note: "ship it",
     });

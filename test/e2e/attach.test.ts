@@ -1,10 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
-import { cleanEnvCommand, shellQuote, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { shellQuote, terminalOnReference, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
  * `agent-sessions attach` in a real terminal (tmux) against the reference service's shell:
@@ -16,39 +14,21 @@ import { cleanEnvCommand, shellQuote, TmuxServer, tmuxForSuite } from "../helper
 const TMUX = tmuxForSuite("attach end-to-end suite");
 
 describe.skipIf(!TMUX)(`attach in tmux (${TMUX ?? "no tmux"})`, () => {
-  const tmux = new TmuxServer();
-  const home = tempConfigHome();
+  const suite = terminalOnReference({ seed: 34, paceMs: 0, sessionCount: 3 });
+  const { terminal } = suite;
   const dir = mkdtempSync(join(tmpdir(), "as-attach-"));
-  let server: ReferenceServer;
 
-  beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-    server = await startServer({ seed: 34, paceMs: 0, sessionCount: 3 });
-    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
-  });
-
-  afterAll(async () => {
-    await tmux.kill();
-    await server?.close();
-    home.cleanup();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("echo hi, a hostile title, a resize, detach with Ctrl-], reattach, and SIGTERM restores the terminal", async () => {
-    const id = server.sessions().find((s) => s.state === "active")?.id as string;
-    const env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home.dir,
-      LANG: "C.UTF-8",
-      XDG_CONFIG_HOME: home.dir,
-      AGENT_SESSIONS_BASE_URL: server.url,
-      AGENT_SESSIONS_API_KEY: server.key("owner"),
-    };
+    const id = suite.server.sessions().find((s) => s.state === "active")?.id as string;
     const pidFile = join(dir, "pid");
-    const app = cleanEnvCommand(env, [process.execPath, CLI, "attach", id]);
+    const app = terminal.command(suite.server.url, suite.server.key("owner"), ["attach", id]);
     // The attach runs in the pane's own shell so what it leaves behind (stty, screen) shows.
     const script = `stty -a | grep -o -- '-\\?icanon' > ${shellQuote(join(dir, "before"))}; sh -c 'echo $$ > ${pidFile}; exec "$@"' sh ${app.replace(/^env /, "env ")}; echo "EXIT=$?"; stty -a | grep -o -- '-\\?icanon' > ${shellQuote(join(dir, "after"))}; exec sleep 600`;
-    const pane = await tmux.start("attach1", script, { width: 100, height: 30 });
+    const pane = await terminal.open("attach1", script, { width: 100, height: 30 });
     await pane.waitFor("the shell prompt", (s) => /^\$/m.test(s));
     await pane.type("echo h''i");
     await pane.keys("Enter");
@@ -72,7 +52,7 @@ describe.skipIf(!TMUX)(`attach in tmux (${TMUX ?? "no tmux"})`, () => {
     await pane.kill();
 
     // Again, and this time it is ended by a signal.
-    const again = await tmux.start("attach2", script, { width: 100, height: 30 });
+    const again = await terminal.open("attach2", script, { width: 100, height: 30 });
     await again.waitFor("the shell prompt", (s) => /^\$/m.test(s));
     const pid = Number(readFileSync(pidFile, "utf8").trim());
     process.kill(pid, "SIGTERM");

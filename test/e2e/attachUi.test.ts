@@ -1,8 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
-import { cleanEnvCommand, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { terminalOnReference, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
  * `@` in the UI: the session's shell takes the whole terminal (the same code as
@@ -14,39 +12,19 @@ import { cleanEnvCommand, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
 const TMUX = tmuxForSuite("attach-from-the-UI suite");
 
 describe.skipIf(!TMUX)(`@ in the UI, in tmux (${TMUX ?? "no tmux"})`, () => {
-  const tmux = new TmuxServer();
-  const home = tempConfigHome();
-  let server: ReferenceServer;
-
-  beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-    server = await startServer({ seed: 34, paceMs: 0, sessionCount: 3 });
-    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
-  });
-
-  afterAll(async () => {
-    await tmux.kill();
-    await server?.close();
-    home.cleanup();
-  });
+  const suite = terminalOnReference({ seed: 34, paceMs: 0, sessionCount: 3 });
+  const { terminal } = suite;
 
   /** `agent-sessions open ID` in a tmux session of its own, its exit status printed after. */
   function launch(name: string, id: string, size: { width: number; height: number }) {
-    const env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home.dir,
-      LANG: "C.UTF-8",
-      XDG_CONFIG_HOME: home.dir,
-      AGENT_SESSIONS_BASE_URL: server.url,
-      AGENT_SESSIONS_API_KEY: server.key("owner"),
+    const app = terminal.command(suite.server.url, suite.server.key("owner"), ["open", id], {
       AGENT_SESSIONS_BELL: "0",
-    };
-    const app = cleanEnvCommand(env, [process.execPath, CLI, "open", id]);
-    return tmux.start(name, `${app}; echo "EXIT=$?"; exec sleep 600`, size);
+    });
+    return terminal.openApp(name, app, size);
   }
 
   it("@ attaches full screen, echo hi shows hi, a resize reaches the shell, Ctrl-] returns to the list", async () => {
-    const id = server.sessions().find((s) => s.state === "active")?.id as string;
+    const id = suite.server.sessions().find((s) => s.state === "active")?.id as string;
     const pane = await launch("attachui", id, { width: 120, height: 32 });
     try {
       await pane.waitFor("the UI live", (s) => /● live/.test(s) && s.includes(id));
@@ -87,7 +65,7 @@ describe.skipIf(!TMUX)(`@ in the UI, in tmux (${TMUX ?? "no tmux"})`, () => {
   }, 60_000);
 
   it("SIGTERM while attached from the UI ends the app and gives the terminal back", async () => {
-    const id = server.sessions().find((s) => s.state === "active")?.id as string;
+    const id = suite.server.sessions().find((s) => s.state === "active")?.id as string;
     const pane = await launch("attachui2", id, { width: 100, height: 30 });
     try {
       await pane.waitFor("the UI live", (s) => /● live/.test(s) && s.includes(id));

@@ -1,9 +1,7 @@
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
-import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxVersion } from "../helpers/tmux.js";
+import { describe, expect, it } from "vitest";
+import { type TmuxPane, terminalOnReference, tmuxVersion } from "../helpers/tmux.js";
 
 /**
  * History as a user meets it, with the built binary in tmux: a pane opens with the session's
@@ -15,44 +13,22 @@ const TMUX = tmuxVersion();
 const SIZE = { width: 150, height: 40 };
 
 describe.skipIf(!TMUX)("history, journal and replay in tmux", () => {
-  const tmux = new TmuxServer();
-  const home = tempConfigHome();
-  let server: ReferenceServer;
+  const suite = terminalOnReference({ seed: 9, paceMs: 0, heartbeatMs: 500 });
+  const { terminal } = suite;
   let count = 0;
-  const panes: TmuxPane[] = [];
-
-  beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-    server = await startServer({ seed: 9, paceMs: 0, heartbeatMs: 500 });
-    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
-  });
-
-  afterEach(async () => {
-    await Promise.all(panes.splice(0).map((p) => p.kill()));
-  });
-
-  afterAll(async () => {
-    await tmux.kill();
-    await server?.close();
-    home.cleanup();
-  });
 
   async function launch(args: string[], key = true): Promise<TmuxPane> {
-    const env: Record<string, string | undefined> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home.dir,
-      LANG: "C.UTF-8",
-      TZ: "UTC",
-      XDG_CONFIG_HOME: home.dir,
-      XDG_STATE_HOME: home.dir,
-      AGENT_SESSIONS_BASE_URL: server.url,
-      AGENT_SESSIONS_API_KEY: key ? server.key("owner") : undefined,
-      AGENT_SESSIONS_BELL: "0",
-    };
-    const app = cleanEnvCommand(env, [process.execPath, CLI, ...args]);
-    const pane = await tmux.start(`h${++count}`, `${app}; echo "EXIT=$?"; exec sleep 600`, SIZE);
-    panes.push(pane);
-    return pane;
+    const app = terminal.command(
+      suite.server.url,
+      key ? suite.server.key("owner") : undefined,
+      args,
+      {
+        TZ: "UTC",
+        XDG_STATE_HOME: terminal.home.dir,
+        AGENT_SESSIONS_BELL: "0",
+      },
+    );
+    return terminal.openApp(`h${++count}`, app, SIZE);
   }
 
   async function quit(pane: TmuxPane): Promise<void> {
@@ -61,20 +37,21 @@ describe.skipIf(!TMUX)("history, journal and replay in tmux", () => {
   }
 
   it("opens with history, then after a restart with the journal and a gap marker", async () => {
-    const id = server.sessionIds()[0] as string;
-    for (let i = 1; i <= 3; i++) server.emit(id, "process_output", { text: `E2E-BEFORE-${i}\n` });
+    const id = suite.server.sessionIds()[0] as string;
+    for (let i = 1; i <= 3; i++)
+      suite.server.emit(id, "process_output", { text: `E2E-BEFORE-${i}\n` });
 
     const first = await launch(["open", id]);
     await first.waitForText(["E2E-BEFORE-3", "live from here · above: 3 from the server"]);
-    server.emit(id, "process_output", { text: "E2E-LIVE-1\n" });
+    suite.server.emit(id, "process_output", { text: "E2E-LIVE-1\n" });
     await first.waitForText("E2E-LIVE-1");
     await quit(first);
-    const dir = join(home.dir, "agent-sessions", "journal");
+    const dir = join(terminal.home.dir, "agent-sessions", "journal");
     const services = readdirSync(dir);
     expect(services).toHaveLength(1);
     expect(readdirSync(join(dir, services[0] as string))).toContain(`${id}.ndjson`);
 
-    server.emit(id, "process_output", { text: "E2E-WHILE-AWAY\n" });
+    suite.server.emit(id, "process_output", { text: "E2E-WHILE-AWAY\n" });
     const second = await launch(["open", id]);
     const screen = await second.waitForText([
       "E2E-LIVE-1",
@@ -101,8 +78,8 @@ describe.skipIf(!TMUX)("history, journal and replay in tmux", () => {
   });
 
   it("replays a journal file with no key and no service", async () => {
-    const id = server.sessionIds()[0] as string;
-    const dir = join(home.dir, "agent-sessions", "journal");
+    const id = suite.server.sessionIds()[0] as string;
+    const dir = join(terminal.home.dir, "agent-sessions", "journal");
     const service = readdirSync(dir)[0] as string;
     const file = join(dir, service, `${id}.ndjson`);
     const pane = await launch(["replay", "--paused", "--at", "end", file], false);

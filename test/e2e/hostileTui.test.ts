@@ -1,6 +1,4 @@
-import { existsSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
 import {
   HOSTILE_KEY,
   type HostileServer,
@@ -10,7 +8,7 @@ import {
   sseItem,
   startHostileServer,
 } from "../helpers/hostileServer.js";
-import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxVersion } from "../helpers/tmux.js";
+import { CliTerminal, tmuxVersion } from "../helpers/tmux.js";
 
 /**
  * The built binary in a real terminal (tmux) against a service that echoes the user's key in
@@ -21,14 +19,12 @@ import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxVersion } from "../help
 const TMUX = tmuxVersion();
 
 describe.skipIf(!TMUX)("hostile service in a real terminal", () => {
-  const tmux = new TmuxServer();
-  const home = tempConfigHome();
+  const terminal = new CliTerminal();
   let server: HostileServer;
-  const panes: TmuxPane[] = [];
   let count = 0;
 
   beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    await terminal.start();
     server = await startHostileServer({
       sessions: (_q, res) =>
         sendJson(res, 200, {
@@ -53,36 +49,26 @@ describe.skipIf(!TMUX)("hostile service in a real terminal", () => {
         res.write(out);
       },
     });
-    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
   });
 
   afterEach(async () => {
-    await Promise.all(panes.splice(0).map((p) => p.kill()));
+    await terminal.closePanes();
   });
 
   afterAll(async () => {
-    await tmux.kill();
+    await terminal.stop();
     await server?.close();
-    home.cleanup();
   });
 
   for (const width of [70, 111, 160]) {
     it(`shows no piece of the key at ${width} columns, also zoomed`, async () => {
-      const env = {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: home.dir,
-        LANG: "C.UTF-8",
-        XDG_CONFIG_HOME: home.dir,
-        AGENT_SESSIONS_BASE_URL: server.url,
-        AGENT_SESSIONS_API_KEY: HOSTILE_KEY,
+      const app = terminal.command(server.url, HOSTILE_KEY, ["open", "ses_one"], {
         AGENT_SESSIONS_BELL: "0",
-      };
-      const app = cleanEnvCommand(env, [process.execPath, CLI, "open", "ses_one"]);
-      const pane = await tmux.start(`h${++count}`, `${app}; exec sleep 600`, {
+      });
+      const pane = await terminal.open(`h${++count}`, `${app}; exec sleep 600`, {
         width,
         height: 45,
       });
-      panes.push(pane);
       const screen = await pane.waitForText("END-OF-OUTPUT", { timeoutMs: 15_000 });
       expect(leakedPiece(screen)).toBeNull();
       await pane.keys("z");

@@ -2,9 +2,10 @@ import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keychainAccount, keychainDelete, keychainGet } from "../../src/credentials/keychain.js";
+import { keychainAccount, keychainDelete } from "../../src/credentials/keychain.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { CLI, type CliResult, runCli, tempConfigHome } from "../helpers/cli.js";
+import { keychainProblem } from "../helpers/keychainProbe.js";
 import {
   cleanEnvCommand,
   shellQuote,
@@ -178,23 +179,10 @@ const blocks = readmeBlocks(markdown);
 
 const TMUX = tmuxForSuite("README commands suite");
 const keychainRequired = process.env.AGENT_SESSIONS_REQUIRE_KEYCHAIN === "1";
-async function keychainProblem(): Promise<string | null> {
-  if (process.platform === "linux" && !process.env.DBUS_SESSION_BUS_ADDRESS) {
-    return "DBUS_SESSION_BUS_ADDRESS is not set (run under test/with-keyring.sh)";
-  }
-  try {
-    await keychainGet(`probe-${process.pid}@http://127.0.0.1:1`, {
-      service: "agent-sessions-tui-readme-probe",
-    });
-    return null;
-  } catch (e) {
-    return (e as Error).message;
-  }
-}
 const usesLogin = blocks.some((b) =>
   b.commands.some((c) => /^agent-sessions\b.*\blogin\b/.test(c.text)),
 );
-const noKeychain = usesLogin ? await keychainProblem() : null;
+const noKeychain = usesLogin ? await keychainProblem("agent-sessions-tui-readme-probe") : null;
 
 type Plan =
   | { kind: "not-run"; reason: string }

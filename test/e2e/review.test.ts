@@ -1,13 +1,17 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
-import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import {
+  ANNOUNCED_LIMITS,
+  json,
+  type ScriptedServer,
+  startScriptedServer,
+} from "../helpers/scriptedHttpServer.js";
 import { advanceUntil } from "../helpers/simulatedClock.js";
-import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
+import { CliTerminal, type TmuxPane, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
  * The review commands in a real terminal (the built binary in tmux): a diff whose paths and
@@ -19,58 +23,38 @@ import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxForSuite } from "../hel
 const TMUX = tmuxForSuite("review end-to-end suite");
 const SIZE = { width: 120, height: 40 };
 const KEY = "ask_hostile0123456789abcdefghij0123456789";
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
 
 describe.skipIf(!TMUX)(`review commands in tmux (${TMUX ?? "no tmux"})`, () => {
-  const tmux = new TmuxServer();
-  const home = tempConfigHome();
+  const terminal = new CliTerminal();
   let ref: ReferenceServer;
   let scripted: ScriptedServer;
   let owner: ApiClient;
   let id: string;
   let count = 0;
-  const panes: TmuxPane[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    await terminal.start();
     ref = await startServer({ seed: 32, clock: "manual", sessionCount: 3 });
     scripted = await startScriptedServer();
     owner = new ApiClient({ baseUrl: ref.url, apiKey: ref.key("owner"), maxAttempts: 3 });
     id = (ref.sessions().find((r) => r.state === "active") ?? ref.sessions()[0])?.id as string;
     await owner.git(id, { kind: "clone", repoUrl: "demo/app" });
-    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
   });
 
   afterEach(async () => {
-    await Promise.all(panes.splice(0).map((p) => p.kill()));
+    await terminal.closePanes();
   });
 
   afterAll(async () => {
-    await tmux.kill();
+    await terminal.stop();
     await owner?.close();
     await ref?.close();
     await scripted?.close();
-    home.cleanup();
   });
 
   async function launch(args: string[], url: string, key: string): Promise<TmuxPane> {
-    const env: Record<string, string | undefined> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home.dir,
-      LANG: "C.UTF-8",
-      TERM: "xterm-256color",
-      XDG_CONFIG_HOME: home.dir,
-      AGENT_SESSIONS_BASE_URL: url,
-      AGENT_SESSIONS_API_KEY: key,
-    };
-    const app = cleanEnvCommand(env, [process.execPath, CLI, ...args]);
-    const pane = await tmux.start(
-      `review${++count}`,
-      `${app}; echo "EXIT=$?"; exec sleep 600`,
-      SIZE,
-    );
-    panes.push(pane);
-    return pane;
+    const app = terminal.command(url, key, args, { TERM: "xterm-256color" });
+    return terminal.openApp(`review${++count}`, app, SIZE);
   }
 
   it("draws a hostile diff sanitized and coloured, never the key", async () => {
@@ -91,7 +75,7 @@ describe.skipIf(!TMUX)(`review commands in tmux (${TMUX ?? "no tmux"})`, () => {
             ].join("\n"),
           },
         },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
     );
     const pane = await launch(["diff", "ses_h1"], scripted.url, KEY);
@@ -105,7 +89,7 @@ describe.skipIf(!TMUX)(`review commands in tmux (${TMUX ?? "no tmux"})`, () => {
     expect(ansi).toMatch(/\x1b\[31m-old line/);
     expect(ansi).not.toContain("\x1b[8m");
     expect(
-      await tmux.run(["display-message", "-p", "-t", pane.name, "#{pane_title}"]),
+      await terminal.tmux.run(["display-message", "-p", "-t", pane.name, "#{pane_title}"]),
     ).not.toContain("pwned");
   });
 

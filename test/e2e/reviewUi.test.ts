@@ -1,19 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
 import { advanceUntil } from "../helpers/simulatedClock.js";
-import {
-  cleanEnvCommand,
-  shellQuote,
-  type TmuxPane,
-  TmuxServer,
-  tmuxForSuite,
-} from "../helpers/tmux.js";
+import { CliTerminal, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
  * Review and take home in a real terminal (the built binary's UI in tmux, started in a local
@@ -33,16 +26,14 @@ const git = (cwd: string, ...args: string[]) =>
   });
 
 describe.skipIf(!TMUX)(`review UI in tmux (${TMUX ?? "no tmux"})`, () => {
-  const tmux = new TmuxServer();
-  const home = tempConfigHome();
+  const terminal = new CliTerminal();
   const local = mkdtempSync(join(tmpdir(), "as-review-home-"));
   let ref: ReferenceServer;
   let owner: ApiClient;
   let id: string;
-  let pane: TmuxPane | null = null;
 
   beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    await terminal.start();
     ref = await startServer({ seed: 32, clock: "manual", sessionCount: 3 });
     owner = new ApiClient({ baseUrl: ref.url, apiKey: ref.key("owner"), maxAttempts: 3 });
     id = (ref.sessions().find((r) => r.state === "active") ?? ref.sessions()[0])?.id as string;
@@ -61,36 +52,22 @@ describe.skipIf(!TMUX)(`review UI in tmux (${TMUX ?? "no tmux"})`, () => {
     git(tmpdir(), "clone", "-q", join(ref.dataDir, "repos", "demo", "app.git"), join(local, "app"));
     git(join(local, "app"), "config", "user.email", "dev@example.invalid");
     git(join(local, "app"), "config", "user.name", "Dev");
-    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
   });
 
   afterAll(async () => {
-    await pane?.kill();
-    await tmux.kill();
+    await terminal.stop();
     await owner?.close();
     await ref?.close();
-    home.cleanup();
     rmSync(local, { recursive: true, force: true });
   });
 
   it("opens the changes view, moves between hunks and applies the diff locally", async () => {
     const repo = join(local, "app");
-    const env: Record<string, string | undefined> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home.dir,
-      LANG: "C.UTF-8",
+    const app = terminal.command(ref.url, ref.key("owner"), [], {
       TERM: "xterm-256color",
-      XDG_CONFIG_HOME: home.dir,
-      XDG_STATE_HOME: home.dir,
-      AGENT_SESSIONS_BASE_URL: ref.url,
-      AGENT_SESSIONS_API_KEY: ref.key("owner"),
-    };
-    const app = cleanEnvCommand(env, [process.execPath, CLI]);
-    pane = await tmux.start(
-      "reviewui",
-      `cd ${shellQuote(repo)} && ${app}; echo "EXIT=$?"; exec sleep 600`,
-      SIZE,
-    );
+      XDG_STATE_HOME: terminal.home.dir,
+    });
+    const pane = await terminal.openApp("reviewui", app, SIZE, { cd: repo });
     await pane.waitForText(id, { timeoutMs: 20_000 });
     // The session's row: filter the list down to it.
     await pane.type("/");

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { keychainAccount, keychainDelete, keychainGet } from "../../src/credentials/keychain.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { CLI, tempConfigHome } from "../helpers/cli.js";
+import { keychainProblem } from "../helpers/keychainProbe.js";
 import { startProxy } from "../helpers/netFixtures.js";
 import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
 
@@ -22,20 +23,9 @@ const TMUX = tmuxForSuite("tui end-to-end suite");
  * without a Secret Service, a failure instead when AGENT_SESSIONS_REQUIRE_KEYCHAIN=1 (.ci/run).
  */
 const keychainRequired = process.env.AGENT_SESSIONS_REQUIRE_KEYCHAIN === "1";
-async function keychainProblem(): Promise<string | null> {
-  if (process.platform === "linux" && !process.env.DBUS_SESSION_BUS_ADDRESS) {
-    return "DBUS_SESSION_BUS_ADDRESS is not set (run under test/with-keyring.sh)";
-  }
-  try {
-    await keychainGet(`probe-${process.pid}@http://127.0.0.1:1`, {
-      service: "agent-sessions-tui-e2e-probe",
-    });
-    return null;
-  } catch (e) {
-    return (e as Error).message;
-  }
-}
-const noKeychain = TMUX ? await keychainProblem() : "tmux is not installed";
+const noKeychain = TMUX
+  ? await keychainProblem("agent-sessions-tui-e2e-probe")
+  : "tmux is not installed";
 if (TMUX && noKeychain && !keychainRequired) {
   console.warn(`tui login test skipped: ${noKeychain}`);
 }

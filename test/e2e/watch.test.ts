@@ -1,8 +1,5 @@
-import { existsSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
-import { cleanEnvCommand, type TmuxPane, TmuxServer, tmuxVersion } from "../helpers/tmux.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type TmuxPane, terminalOnReference, tmuxVersion } from "../helpers/tmux.js";
 
 /**
  * `watch` in a real terminal: prompt text joined into lines, each line tagged with its
@@ -15,52 +12,27 @@ if (!TMUX) console.warn("watch end-to-end suite skipped: tmux is not installed (
 const SGR_COLOUR = /\u001b\[[0-9;]*(3[0-7]|9[0-7])m/;
 
 describe.skipIf(!TMUX)(`watch in tmux (${TMUX ?? "no tmux"})`, () => {
-  const tmux = new TmuxServer();
-  const home = tempConfigHome();
-  let server: ReferenceServer;
+  // No simulator: the only events are the ones a test emits.
+  const suite = terminalOnReference({ seed: 9, paceMs: 0, heartbeatMs: 60_000, sessionCount: 2 });
+  const { terminal } = suite;
   let a: string;
   let b: string;
   let count = 0;
-  const panes: TmuxPane[] = [];
 
-  beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-    // No simulator: the only events are the ones a test emits.
-    server = await startServer({ seed: 9, paceMs: 0, heartbeatMs: 60_000, sessionCount: 2 });
-    [a, b] = server.sessionIds() as [string, string];
-    // The server outlives the sessions each test kills.
-    await tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
-  });
-  afterEach(async () => {
-    await Promise.all(panes.splice(0).map((p) => p.kill()));
-  });
-  afterAll(async () => {
-    await tmux.kill();
-    await server?.close();
-    home.cleanup();
+  beforeAll(() => {
+    [a, b] = suite.server.sessionIds() as [string, string];
   });
 
   async function launch(args: string[], extra: Record<string, string> = {}): Promise<TmuxPane> {
-    const env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home.dir,
-      LANG: "C.UTF-8",
-      XDG_CONFIG_HOME: home.dir,
-      AGENT_SESSIONS_BASE_URL: server.url,
-      AGENT_SESSIONS_API_KEY: server.key("member"),
-      ...extra,
-    };
-    const script = `${cleanEnvCommand(env, [process.execPath, CLI, ...args])}; exec sleep 600`;
-    const pane = await tmux.start(`w${++count}`, script, { width: 120, height: 30 });
-    panes.push(pane);
-    return pane;
+    const script = `${terminal.command(suite.server.url, suite.server.key("member"), args, extra)}; exec sleep 600`;
+    return terminal.open(`w${++count}`, script, { width: 120, height: 30 });
   }
 
   function emitTurn(tag: string): void {
     for (const f of [`${tag}: reading `, "the failing ", "test and ", "fixing it\n"]) {
-      server.emit(a, "prompt_progress", { type: "text", content: f });
+      suite.server.emit(a, "prompt_progress", { type: "text", content: f });
     }
-    server.emit(b, "file_changed", { path: `src/${tag}.ts`, action: "modified" });
+    suite.server.emit(b, "file_changed", { path: `src/${tag}.ts`, action: "modified" });
   }
 
   it("joins prompt fragments, tags each line with its session, and colours them", async () => {
@@ -109,7 +81,7 @@ describe.skipIf(!TMUX)(`watch in tmux (${TMUX ?? "no tmux"})`, () => {
   it("one session: lines without a session id", async () => {
     const pane = await launch(["watch", b]);
     await pane.waitForText(`${b}: live`);
-    server.emit(b, "file_changed", { path: "src/three.ts", action: "created" });
+    suite.server.emit(b, "file_changed", { path: "src/three.ts", action: "created" });
     const screen = await pane.waitForText("src/three.ts");
     expect(screen).toMatch(/^\d\d:\d\d:\d\d file +created src\/three\.ts$/m);
   });

@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
 
 export const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
 
@@ -50,6 +52,44 @@ export function tempConfigHome(): { readonly dir: string; cleanup: () => void } 
       if (dir !== null) rmSync(dir, { recursive: true, force: true });
       dir = null;
     },
+  };
+}
+
+/**
+ * In a file or describe body whose tests run the CLI against the reference service: the
+ * service (startServer with `opts`) from before the first test to after the last, and a fresh
+ * config home (tempConfigHome) for each test, removed after it. Read both in hooks and tests.
+ */
+export function cliOnReference(opts: ServerOptions): {
+  readonly server: ReferenceServer;
+  readonly home: { readonly dir: string };
+  /** The environment of a run with the test's config home, then `extra`. */
+  env(extra?: Record<string, string>): Record<string, string>;
+} {
+  let server: ReferenceServer | null = null;
+  let home: ReturnType<typeof tempConfigHome> | null = null;
+  beforeAll(async () => {
+    server = await startServer(opts);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  beforeEach(() => {
+    home = tempConfigHome();
+  });
+  afterEach(() => home?.cleanup());
+  const started = <T>(thing: T | null, what: string): T => {
+    if (thing === null) throw new Error(`${what} is made by the suite's hooks: read it in a test`);
+    return thing;
+  };
+  return {
+    get server() {
+      return started(server, "the reference service");
+    },
+    get home() {
+      return started(home, "the config home");
+    },
+    env: (extra = {}) => ({ XDG_CONFIG_HOME: started(home, "the config home").dir, ...extra }),
   };
 }
 
@@ -115,6 +155,29 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
     if (opts.input !== undefined) child.stdin.end(opts.input);
     else child.stdin.end();
   });
+}
+
+/**
+ * The environment of a CLI run against the service at `baseUrl` with `apiKey`, its profiles in
+ * `configHome`: one attempt a request, short retry waits, PATH and HOME, then `extra`. Whole
+ * as runCliTo and a test's own spawn want it; runCli sets the same PATH, HOME and waits.
+ */
+export function serviceEnv(
+  configHome: string,
+  baseUrl: string,
+  apiKey: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? "/tmp",
+    XDG_CONFIG_HOME: configHome,
+    AGENT_SESSIONS_BASE_URL: baseUrl,
+    AGENT_SESSIONS_API_KEY: apiKey,
+    AGENT_SESSIONS_MAX_ATTEMPTS: "1",
+    AGENT_SESSIONS_RETRY_BASE_MS: "20",
+    ...extra,
+  };
 }
 
 /** Parses NDJSON output, failing loudly on a bad line. */

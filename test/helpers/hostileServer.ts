@@ -5,6 +5,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
+import { closeAfterTest } from "./stopAfterTest.js";
 
 /**
  * A loopback service that answers like a spec-legal server on every path it is not told
@@ -141,6 +142,11 @@ export async function startHostileServer(routes: HostileRoutes = {}): Promise<Ho
         server.close(() => resolve());
       }),
   };
+}
+
+/** startHostileServer, closed after the current test (stopAfterTest.ts). */
+export async function startHostile(routes: HostileRoutes = {}): Promise<HostileServer> {
+  return closeAfterTest(await startHostileServer(routes));
 }
 
 /** Every piece of `secret` at least half its length: none of them may be shown. */

@@ -2,9 +2,11 @@ import {
   createServer,
   type IncomingHttpHeaders,
   type IncomingMessage,
+  type RequestListener,
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { stopAfterTest } from "./stopAfterTest.js";
 
 /** What a scripted server saw of one request. */
 export interface SeenRequest {
@@ -42,6 +44,13 @@ export interface ScriptedServer {
   fallback(r: Responder): void;
   close(): Promise<void>;
 }
+
+/** The real service's limits as a scripted answer announces them: 100 a minute, 99 left. */
+export const ANNOUNCED_LIMITS = {
+  "x-ratelimit-limit": "100",
+  "x-ratelimit-remaining": "99",
+  "x-ratelimit-reset": "60",
+};
 
 export function json(
   status: number,
@@ -118,4 +127,18 @@ export async function unusedPort(): Promise<number> {
   const { port } = s.address() as AddressInfo;
   await new Promise<void>((resolve) => s.close(() => resolve()));
   return port;
+}
+
+/**
+ * A loopback HTTP server answering with the test's own `listener`, closed after the test
+ * (stopAfterTest.ts) with every connection still open; its base URL.
+ */
+export async function serveOnLoopback(listener: RequestListener): Promise<string> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  stopAfterTest(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }

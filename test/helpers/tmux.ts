@@ -1,8 +1,10 @@
 import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { it } from "vitest";
+import { afterAll, afterEach, beforeAll, it } from "vitest";
+import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
+import { CLI, tempConfigHome } from "./cli.js";
 
 /**
  * A private tmux server (its own socket, no user config) for driving the built binary in a
@@ -129,6 +131,108 @@ export class TmuxServer {
     const dir = join(process.env.TMUX_TMPDIR ?? "/tmp", `tmux-${process.getuid?.() ?? 0}`);
     rmSync(join(dir, this.socket), { force: true });
   }
+}
+
+/**
+ * The terminal of a suite that runs the built CLI against its services: a private tmux server
+ * that outlives the sessions each test kills (exit-empty off), and a config home that is the
+ * CLI's HOME there. `start()` in beforeAll (it fails at once when the CLI is not built),
+ * `closePanes()` in afterEach, `stop()` in afterAll (the panes' processes have exited before
+ * the config home goes).
+ */
+export class CliTerminal {
+  readonly tmux = new TmuxServer();
+  readonly home = tempConfigHome();
+  private readonly panes: TmuxPane[] = [];
+
+  async start(): Promise<void> {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    await this.tmux.run(["start-server", ";", "set-option", "-s", "exit-empty", "off"]);
+  }
+
+  /** A pane of its own running `command` (a sh command line), until closePanes. */
+  async open(name: string, command: string, size: { width: number; height: number }) {
+    const pane = await this.tmux.start(name, command, size);
+    this.panes.push(pane);
+    return pane;
+  }
+
+  /**
+   * A pane running the built CLI with `args` (`command`), which says its exit status when it
+   * ends and stays open for the test to read; `cd` first, when given.
+   */
+  openApp(
+    name: string,
+    command: string,
+    size: { width: number; height: number },
+    opts: { cd?: string } = {},
+  ): Promise<TmuxPane> {
+    const cd = opts.cd === undefined ? "" : `cd ${shellQuote(opts.cd)} && `;
+    return this.open(name, `${cd}${command}; echo "EXIT=$?"; exec sleep 600`, size);
+  }
+
+  /** Kills the panes opened so far and waits until what ran in them has exited. */
+  async closePanes(): Promise<void> {
+    await Promise.all(this.panes.splice(0).map((p) => p.kill()));
+  }
+
+  async stop(): Promise<void> {
+    await this.closePanes();
+    await this.tmux.kill();
+    this.home.cleanup();
+  }
+
+  /**
+   * `env -i …` running the built CLI with `args` against `baseUrl` with `apiKey` (none when
+   * undefined), with PATH, a UTF-8 locale and the config home, then `extra`: a sh command
+   * line for a pane.
+   */
+  command(
+    baseUrl: string,
+    apiKey: string | undefined,
+    args: string[],
+    extra: Record<string, string | undefined> = {},
+  ): string {
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: this.home.dir,
+      LANG: "C.UTF-8",
+      XDG_CONFIG_HOME: this.home.dir,
+      AGENT_SESSIONS_BASE_URL: baseUrl,
+      AGENT_SESSIONS_API_KEY: apiKey,
+      ...extra,
+    };
+    return cleanEnvCommand(env, [process.execPath, CLI, ...args]);
+  }
+}
+
+/**
+ * In a describe body: a CliTerminal and a reference service (startServer with `opts`) for its
+ * tests, both started before the first, the panes killed after each, both stopped after the
+ * last. `server` is there once the suite has started (in hooks and tests).
+ */
+export function terminalOnReference(opts: ServerOptions): {
+  terminal: CliTerminal;
+  readonly server: ReferenceServer;
+} {
+  const terminal = new CliTerminal();
+  let server: ReferenceServer | null = null;
+  beforeAll(async () => {
+    await terminal.start();
+    server = await startServer(opts);
+  });
+  afterEach(() => terminal.closePanes());
+  afterAll(async () => {
+    await terminal.stop();
+    await server?.close();
+  });
+  return {
+    terminal,
+    get server(): ReferenceServer {
+      if (server === null) throw new Error("the suite's reference service has not started");
+      return server;
+    },
+  };
 }
 
 export class TmuxPane {

@@ -10,23 +10,37 @@
  * Waiting: `waitForContent` polls the last frame (stripped of ANSI) until it matches, with a
  * bounded timeout and the last frame in the failure message; no fixed sleeps anywhere.
  *
- * Services: `startUiFixture` runs the reference service on 127.0.0.1 (seeded, simulator off)
+ * Services: `startReference` runs the reference service on 127.0.0.1 (seeded, simulator off)
  * and builds the client, stores and stream controller with the CLI's own buildServices, so
  * views are fed by the production wiring filled from the service. `close()` stops every
- * stream and the service.
+ * stream and the service. `mountOnReference` (or `mountOnFixture`) mounts the App on such a
+ * fixture, `mountOnHostile` on a small loopback server of the test's own routes
+ * (hostileServer.ts), `mountTree` any tree a test builds; `unmountReference` (a file's
+ * afterEach) ends what they started (stopAfterTest.ts), last started first.
  */
 import { Text } from "ink";
 import { render } from "ink-testing-library";
 import type { ReactElement } from "react";
 import { journalFor } from "../../src/cli/journal/journalSetup.js";
 import { registerSecret } from "../../src/cli/output.js";
-import { buildServices } from "../../src/cli/tui/buildServices.js";
+import {
+  type BuildOptions,
+  buildServices,
+  type ServicesHandle,
+} from "../../src/cli/tui/buildServices.js";
 import type { ApiClient } from "../../src/client/apiClient.js";
 import { type ReferenceServer, type ServerOptions, startServer } from "../../src/server/index.js";
 import type { StreamsController } from "../../src/store/streams/streamsController.js";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { App, type AppProps } from "../../src/ui/App.js";
 import type { AppServices } from "../../src/ui/model/services.js";
+import {
+  HOSTILE_KEY,
+  type HostileRoutes,
+  type HostileServer,
+  startHostile,
+} from "./hostileServer.js";
+import { closeAfterTest, stopAfterTest, stopStarted } from "./stopAfterTest.js";
 
 export const KEYS = {
   up: "\u001B[A",
@@ -261,7 +275,7 @@ export interface FixtureOptions {
   journalHome?: string;
 }
 
-export async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixture> {
+async function startUiFixture(opts: FixtureOptions = {}): Promise<UiFixture> {
   const server = await startServer({
     seed: 42,
     paceMs: 0,
@@ -345,18 +359,22 @@ export interface AppHarness extends UiHarness {
   exits(): number;
 }
 
-/** The App on the fixture's services, at a fixed terminal size. */
-export function mountApp(
-  fx: UiFixture,
+/**
+ * The App on these services, as the `ui` command mounts it for the service at `baseUrl`, at a
+ * fixed terminal size; unmountReference unmounts it.
+ */
+function mountOn(
+  services: AppServices,
+  baseUrl: string,
   size: { columns: number; rows: number },
-  props: Partial<AppProps> = {},
+  props: Partial<AppProps>,
 ): AppHarness {
   let exits = 0;
-  const ui = renderUi(
+  const ui = mountTree(
     <App
-      services={fx.services}
+      services={services}
       profile="work"
-      baseUrl={fx.server.url}
+      baseUrl={baseUrl}
       onExit={() => {
         exits++;
       }}
@@ -380,11 +398,9 @@ export interface MountOnReferenceOptions extends FixtureOptions {
   before?: (fx: UiFixture) => void | Promise<void>;
 }
 
-const onReference: ReferenceApp[] = [];
-
 /**
  * The App on a fresh reference service at a fixed size, as most UI tests start: the fixture
- * (startUiFixture with `opts`), then `before`, then mountApp. unmountReference (a file's
+ * (startReference with `opts`), then `before`, then mountOnFixture. unmountReference (a file's
  * afterEach) unmounts every one and stops its service.
  */
 export async function mountOnReference(
@@ -392,23 +408,120 @@ export async function mountOnReference(
   opts: MountOnReferenceOptions = {},
 ): Promise<ReferenceApp> {
   const { props, before, ...fixture } = opts;
-  const fx = await startUiFixture(fixture);
-  try {
-    await before?.(fx);
-    const h = mountApp(fx, size, typeof props === "function" ? props(fx) : props);
-    const app = { fx, h };
-    onReference.push(app);
-    return app;
-  } catch (e) {
-    await fx.close();
-    throw e;
-  }
+  const fx = await startReference(fixture);
+  await before?.(fx);
+  const h = mountOnFixture(fx, size, typeof props === "function" ? props(fx) : props);
+  return { fx, h };
 }
 
-/** Unmounts what mountOnReference mounted and stops its services (a file's afterEach). */
-export async function unmountReference(): Promise<void> {
-  for (const { fx, h } of onReference.splice(0)) {
-    h.unmount();
-    await fx.close();
-  }
+/**
+ * The App on a fresh reference service (startReference with `opts`) at `size`, once its first
+ * session (the newest) is listed, as most list and action tests start.
+ */
+export async function listedOnReference(
+  size: { columns: number; rows: number },
+  opts: FixtureOptions & { props?: Partial<AppProps> } = {},
+): Promise<ReferenceApp & { id: string }> {
+  const { props, ...fixture } = opts;
+  const fx = await startReference(fixture);
+  const id = fx.ids[0] as string;
+  const h = mountOnFixture(fx, size, props);
+  await waitForContent(h, id);
+  return { fx, h, id };
 }
+
+/**
+ * A fixture (startUiFixture) for a test that sets the service up between the start and the
+ * mount; unmountReference stops it.
+ */
+export async function startReference(opts: FixtureOptions = {}): Promise<UiFixture> {
+  return closeAfterTest(await startUiFixture(opts));
+}
+
+/** renderUi for a tree a test builds itself (the login screen, a start); unmountReference unmounts it. */
+export function mountTree(tree: ReactElement, size: { columns: number; rows: number }): UiHarness {
+  const h = renderUi(tree, size);
+  stopAfterTest(() => h.unmount());
+  return h;
+}
+
+/** The App on a fixture of startReference; unmountReference unmounts it. */
+export function mountOnFixture(
+  fx: UiFixture,
+  size: { columns: number; rows: number },
+  props: Partial<AppProps> = {},
+): AppHarness {
+  return mountOn(fx.services, fx.server.url, size, props);
+}
+
+/**
+ * The services the `ui` command builds (buildServices) for the user's key (HOSTILE_KEY unless
+ * given) at a loopback server, disposed by unmountReference. `opts` are buildServices' own;
+ * the client tries each request once, with a short backoff base, unless `opts.tuning` says
+ * otherwise (`tuning: {}`: the client's own retries).
+ */
+export function servicesOn(
+  server: { url: string },
+  opts: BuildOptions = {},
+  apiKey = HOSTILE_KEY,
+): ServicesHandle {
+  const handle = buildServices(
+    { baseUrl: server.url, apiKey },
+    { tuning: { backoffBaseMs: 20, maxAttempts: 1 }, ...opts },
+  );
+  stopAfterTest(() => handle.dispose());
+  return handle;
+}
+
+/**
+ * The App on a service a test started itself, wired by servicesOn for `apiKey`, with the
+ * identity and the list read before the first frame as the `ui` command reads them;
+ * unmountReference unmounts it and disposes the services.
+ */
+export async function mountOnService(
+  server: { url: string },
+  apiKey: string,
+  size: { columns: number; rows: number },
+  opts: { services?: BuildOptions; props?: Partial<AppProps> } = {},
+): Promise<{ handle: ServicesHandle; h: AppHarness }> {
+  const handle = servicesOn(server, opts.services, apiKey);
+  await handle.services.identity.getState().load(handle.client);
+  await handle.services.sessions.getState().load();
+  return { handle, h: mountOn(handle.services, server.url, size, opts.props ?? {}) };
+}
+
+/** The App mounted on a loopback server of the test's own routes (mountOnHostile). */
+export interface HostileApp {
+  server: HostileServer;
+  handle: ServicesHandle;
+  h: AppHarness;
+}
+
+export interface MountOnHostileOptions {
+  /** buildServices' options (see servicesOn). */
+  services?: BuildOptions;
+  /** The App's props; without `options`, the App rings no bell. */
+  props?: Partial<AppProps>;
+}
+
+/**
+ * The App wired as the `ui` command wires it (buildServices), on a small loopback server that
+ * answers `routes` (or on `server`, started by the test with startHostile), at a fixed size.
+ * unmountReference (a file's afterEach) unmounts it, disposes its services and stops the server.
+ */
+export async function mountOnHostile(
+  routes: HostileRoutes | { server: HostileServer },
+  size: { columns: number; rows: number },
+  opts: MountOnHostileOptions = {},
+): Promise<HostileApp> {
+  const server = "server" in routes ? routes.server : await startHostile(routes);
+  const handle = servicesOn(server, opts.services);
+  const h = mountOn(handle.services, server.url, size, { options: { bell: false }, ...opts.props });
+  return { server, handle, h };
+}
+
+/**
+ * Unmounts what these helpers mounted, disposes their services and stops their servers, last
+ * started first (a UI test file's afterEach): everything registered with stopAfterTest.
+ */
+export const unmountReference = stopStarted;

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { runCli, tempConfigHome } from "../helpers/cli.js";
+import { runCli, serviceEnv, tempConfigHome } from "../helpers/cli.js";
 import {
+  ANNOUNCED_LIMITS,
   json,
   type Responder,
   type ScriptedServer,
@@ -40,13 +41,7 @@ afterAll(async () => {
 });
 
 const KEY = "sk_test_0123456789abcdef0123456789";
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
-const env = (url: string, key = KEY) => ({
-  XDG_CONFIG_HOME: cfg.dir,
-  AGENT_SESSIONS_BASE_URL: url,
-  AGENT_SESSIONS_API_KEY: key,
-  AGENT_SESSIONS_MAX_ATTEMPTS: "1",
-});
+const env = (url: string, key = KEY) => serviceEnv(cfg.dir, url, key);
 // The reference service limits each key to 100 a minute, burst 20, and this file's commands
 // share one key: a command that meets a 429 waits as the service says (Retry-After) and tries
 // again, as it would for a user. The scripted servers' tests keep one attempt.
@@ -70,7 +65,7 @@ async function scripted(...responders: Responder[]): Promise<ScriptedServer> {
 /** An event-stream answer written in pieces; `end: false` drops the connection instead. */
 function sse(frames: string[], opts: { end?: boolean } = {}): Responder {
   return (_req, res) => {
-    res.writeHead(200, { "content-type": "text/event-stream", ...RL });
+    res.writeHead(200, { "content-type": "text/event-stream", ...ANNOUNCED_LIMITS });
     for (const f of frames) res.write(f);
     if (opts.end === false) setTimeout(() => res.socket?.destroy(), 30);
     else res.end();
@@ -224,7 +219,7 @@ describe("prompt answers of other documented shapes", () => {
     const s = await scripted(
       sse([TEXT("Trying"), `data: {"type":"error","content":"Sandbox crashed"}\n\n`]),
       sse([`data: {"type":"error","content":"Prompt cancelled by user"}\n\n`]),
-      json(202, { status: "already_running" }, RL),
+      json(202, { status: "already_running" }, ANNOUNCED_LIMITS),
     );
     try {
       const a = await runCli(["prompt", "ses_a1", "x"], { env: env(s.url) });
@@ -243,7 +238,7 @@ describe("prompt answers of other documented shapes", () => {
   });
 
   it("a 500 on the prompt is not retried: the prompt may have reached the agent", async () => {
-    const s = await scripted(json(500, { detail: "boom" }, RL));
+    const s = await scripted(json(500, { detail: "boom" }, ANNOUNCED_LIMITS));
     try {
       const r = await runCli(["prompt", "ses_a1", "x"], {
         env: { ...env(s.url), AGENT_SESSIONS_MAX_ATTEMPTS: "5" },
@@ -350,9 +345,9 @@ describe("pause, resume, start", () => {
       json(
         503,
         { detail: "Session is taking longer than expected to provision. Please try again." },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
-      json(410, { detail: "Session is no longer available" }, RL),
+      json(410, { detail: "Session is no longer available" }, ANNOUNCED_LIMITS),
     );
     try {
       const a = await runCli(["start", "ses_a1"], {

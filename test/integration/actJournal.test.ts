@@ -7,16 +7,14 @@ import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import { buildServices } from "../../src/cli/tui/buildServices.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { runCli } from "../helpers/cli.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * Remembered: the prompts sent and the decisions made from the UI go into the journal with
  * their time (never the key), and a replay of the journal shows them.
  */
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+afterEach(stopStarted);
 
 function files(dir: string): string[] {
   const out: string[] = [];
@@ -29,9 +27,9 @@ function files(dir: string): string[] {
 describe("the journal of what was done", () => {
   it("keeps the prompt sent and the approval decided, with their time, and replay shows them", async () => {
     const server: ReferenceServer = await startServer({ seed: 5, paceMs: 0, promptStepMs: 20 });
-    cleanups.push(() => server.close());
+    stopAfterTest(() => server.close());
     const root = mkdtempSync(join(tmpdir(), "as-act-journal-"));
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    stopAfterTest(() => rmSync(root, { recursive: true, force: true }));
     const key = server.key("owner");
     const journal = createFileJournal({
       dir: join(root, "svc"),

@@ -3,7 +3,11 @@ import { ApiClient } from "../../src/client/apiClient.js";
 import { actOf, createActStore } from "../../src/store/act/actStore.js";
 import { approvalsOf, createApprovalsBook } from "../../src/store/approvals/approvalsBook.js";
 import { actLines } from "../../src/ui/model/actLines.js";
-import { type Responder, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import {
+  ANNOUNCED_LIMITS,
+  type Responder,
+  startScriptedServer,
+} from "../helpers/scriptedHttpServer.js";
 
 /**
  * What a pane is given about a prompt's answer from servers of other documented shapes: an
@@ -11,11 +15,9 @@ import { type Responder, startScriptedServer } from "../helpers/scriptedHttpServ
  * in an approval never reach the pane.
  */
 
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
-
 function sse(frames: string[], end: boolean): Responder {
   return (_req, res) => {
-    res.writeHead(200, { "content-type": "text/event-stream", ...RL });
+    res.writeHead(200, { "content-type": "text/event-stream", ...ANNOUNCED_LIMITS });
     for (const f of frames) res.write(f);
     if (end) res.end();
     else setTimeout(() => res.socket?.destroy(), 30);
@@ -87,7 +89,7 @@ describe("a prompt's answer in the pane", () => {
     const s = await startScriptedServer();
     try {
       s.reply((_req, res) => {
-        res.writeHead(200, { "content-type": "application/json", ...RL });
+        res.writeHead(200, { "content-type": "application/json", ...ANNOUNCED_LIMITS });
         res.end(
           JSON.stringify([
             {

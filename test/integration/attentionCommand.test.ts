@@ -1,12 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
-import {
-  json,
-  type Responder,
-  type ScriptedServer,
-  startScriptedServer,
-} from "../helpers/scriptedHttpServer.js";
+import { ndjson, runCli, serviceEnv, tempConfigHome } from "../helpers/cli.js";
+import { documentedFleet } from "../helpers/documentedService.js";
+import { closeAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * `agent-sessions attention` (the built binary): what needs you over every page of the list,
@@ -17,7 +13,6 @@ import {
 
 const cfg = tempConfigHome();
 const KEY = "sk_test_0123456789abcdef0123456789";
-let srv: ScriptedServer | null = null;
 let ref: ReferenceServer;
 
 beforeAll(async () => {
@@ -27,10 +22,7 @@ afterAll(async () => {
   await ref.close();
   cfg.cleanup();
 });
-afterEach(async () => {
-  await srv?.close();
-  srv = null;
-});
+afterEach(stopStarted);
 
 const DAY = 86_400_000;
 const NOW = Date.now();
@@ -86,51 +78,19 @@ const APPROVAL = {
   resolution_note: null,
 };
 
-/** A documented server: offset pages of at most 20, the real limits announced on every answer. */
+/** A documented server (documentedFleet) of fleet(), ses_41 awaiting APPROVAL. */
 async function documentedServer(opts: { repeatThirdPage?: boolean; approval?: object } = {}) {
-  srv = await startScriptedServer();
-  const sessions = fleet();
-  let remaining = 20;
-  const limits = () => ({
-    "x-ratelimit-limit": "100",
-    "x-ratelimit-remaining": String(Math.max(0, --remaining)),
-    "x-ratelimit-reset": String(Math.ceil(Date.now() / 1000) + 60),
-  });
-  const answer: Responder = (req, res, body, n) => {
-    const url = new URL(req.url ?? "/", "http://x");
-    if (url.pathname === "/api/sessions") {
-      const limit = Math.min(20, Number(url.searchParams.get("limit") ?? 20));
-      let offset = Number(url.searchParams.get("offset") ?? 0);
-      if (opts.repeatThirdPage && offset >= 40) offset = 20;
-      const page = sessions.slice(offset, offset + limit);
-      return json(200, { sessions: page, total: 45, has_more: offset + limit < 45 }, limits())(
-        req,
-        res,
-        body,
-        n,
-      );
-    }
-    if (url.pathname === "/api/sessions/ses_41/approvals") {
-      return json(200, [{ ...APPROVAL, ...opts.approval }], limits())(req, res, body, n);
-    }
-    if (/^\/api\/sessions\/[^/]+\/approvals$/.test(url.pathname)) {
-      return json(200, [], limits())(req, res, body, n);
-    }
-    return json(404, { detail: "Not Found" }, limits())(req, res, body, n);
-  };
-  srv.fallback(answer);
-  return srv;
+  return closeAfterTest(
+    await documentedFleet({
+      sessions: fleet(),
+      approvals: { ses_41: [{ ...APPROVAL, ...opts.approval }] },
+      ...(opts.repeatThirdPage ? { offset: (asked: number) => (asked >= 40 ? 20 : asked) } : {}),
+    }),
+  );
 }
 
-function env(baseUrl: string, key = KEY, extra: Record<string, string> = {}) {
-  return {
-    XDG_CONFIG_HOME: cfg.dir,
-    AGENT_SESSIONS_BASE_URL: baseUrl,
-    AGENT_SESSIONS_API_KEY: key,
-    AGENT_SESSIONS_MAX_ATTEMPTS: "1",
-    ...extra,
-  };
-}
+const env = (baseUrl: string, key = KEY, extra: Record<string, string> = {}) =>
+  serviceEnv(cfg.dir, baseUrl, key, extra);
 
 describe("agent-sessions attention", () => {
   it("lists what needs you on page 3 of 45 sessions: reason, since from the record, the approval's message", async () => {

@@ -1,13 +1,10 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
 import { selectVisibleSessions } from "../../src/store/sessionsStore.js";
-import { runCli, tempConfigHome } from "../helpers/cli.js";
-import {
-  json,
-  type Responder,
-  type ScriptedServer,
-  startScriptedServer,
-} from "../helpers/scriptedHttpServer.js";
+import { runCli, serviceEnv, tempConfigHome } from "../helpers/cli.js";
+import { documentedFleet } from "../helpers/documentedService.js";
+import type { ScriptedServer } from "../helpers/scriptedHttpServer.js";
+import { closeAfterTest, stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * The session catalogue against a server that follows the documented shapes (offset pages of
@@ -19,15 +16,7 @@ import {
 
 const cfg = tempConfigHome();
 const KEY = "sk_test_catalogue_0123456789abcdef";
-let srv: ScriptedServer | null = null;
-let handle: ServicesHandle | null = null;
-
-afterEach(async () => {
-  await handle?.dispose();
-  handle = null;
-  await srv?.close();
-  srv = null;
-});
+afterEach(stopStarted);
 afterAll(() => cfg.cleanup());
 
 const NOW = Date.now();
@@ -62,42 +51,13 @@ const APPROVAL = {
 
 /** Destroyed and error sessions only with include_destroyed=true, as the real service does. */
 async function documentedServer(): Promise<ScriptedServer> {
-  const s = await startScriptedServer();
-  const sessions = fleet();
-  let remaining = 20;
-  const limits = () => ({
-    "x-ratelimit-limit": "100",
-    "x-ratelimit-remaining": String(Math.max(0, --remaining)),
-    "x-ratelimit-reset": String(Math.ceil(Date.now() / 1000) + 60),
-  });
-  const answer: Responder = (req, res, body, n) => {
-    const url = new URL(req.url ?? "/", "http://x");
-    if (url.pathname === "/api/sessions") {
-      const all = url.searchParams.get("include_destroyed") === "true";
-      const listed = all
-        ? sessions
-        : sessions.filter((x) => x.state !== "error" && x.state !== "destroyed");
-      const limit = Math.min(20, Number(url.searchParams.get("limit") ?? 20));
-      const offset = Number(url.searchParams.get("offset") ?? 0);
-      const page = listed.slice(offset, offset + limit);
-      const more = offset + limit < listed.length;
-      return json(200, { sessions: page, total: listed.length, has_more: more }, limits())(
-        req,
-        res,
-        body,
-        n,
-      );
-    }
-    if (url.pathname === "/api/sessions/ses_41/approvals") {
-      return json(200, [APPROVAL], limits())(req, res, body, n);
-    }
-    if (/^\/api\/sessions\/[^/]+\/approvals$/.test(url.pathname)) {
-      return json(200, [], limits())(req, res, body, n);
-    }
-    return json(404, { detail: "Not Found" }, limits())(req, res, body, n);
-  };
-  s.fallback(answer);
-  return s;
+  return closeAfterTest(
+    await documentedFleet({
+      sessions: fleet(),
+      approvals: { ses_41: [APPROVAL] },
+      hideDestroyed: true,
+    }),
+  );
 }
 
 /** The list reads the server saw, as "offset include_destroyed". */
@@ -109,13 +69,14 @@ function listReads(s: ScriptedServer): string[] {
 }
 
 function ui(s: ScriptedServer): ServicesHandle {
-  handle = buildServices({ baseUrl: s.url, apiKey: KEY }, { tuning: { maxAttempts: 1 } });
+  const handle = buildServices({ baseUrl: s.url, apiKey: KEY }, { tuning: { maxAttempts: 1 } });
+  stopAfterTest(() => handle.dispose());
   return handle;
 }
 
 describe("the session catalogue", () => {
   it("a load and a live refresh read each page exactly once; approvals only where one waits", async () => {
-    srv = await documentedServer();
+    const srv = await documentedServer();
     const { services } = ui(srv);
     await services.sessions.getState().load();
     await services.attention.idle();
@@ -162,16 +123,11 @@ describe("the session catalogue", () => {
   });
 
   it("the list, the fleet and the headless sessions and attention agree", async () => {
-    srv = await documentedServer();
+    const srv = await documentedServer();
     const { services } = ui(srv);
     await services.sessions.getState().load();
     await services.attention.idle();
-    const env = {
-      XDG_CONFIG_HOME: cfg.dir,
-      AGENT_SESSIONS_BASE_URL: srv.url,
-      AGENT_SESSIONS_API_KEY: KEY,
-      AGENT_SESSIONS_MAX_ATTEMPTS: "1",
-    };
+    const env = serviceEnv(cfg.dir, srv.url, KEY);
     const listed = await runCli(["sessions", "--all", "--include-destroyed", "--json"], { env });
     expect(listed.code).toBe(0);
     const cliIds = (JSON.parse(listed.stdout) as { id: string }[]).map((x) => x.id).sort();

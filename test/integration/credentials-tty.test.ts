@@ -2,9 +2,8 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { CLI, tempConfigHome } from "../helpers/cli.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CLI, cliOnReference } from "../helpers/cli.js";
 import { TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
 
 /**
@@ -15,38 +14,30 @@ import { TmuxServer, tmuxForSuite } from "../helpers/tmux.js";
 const haveTmux = tmuxForSuite("login prompt terminal suite") !== null;
 
 describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
-  let server: ReferenceServer;
-  let home: ReturnType<typeof tempConfigHome>;
+  const cli = cliOnReference({ seed: 5, sessionCount: 1, paceMs: 0 });
   // A tmux server of its own per test: a new session on the socket of the server the test
   // before just killed can meet that server still shutting down ("server exited unexpectedly").
   let socket = "";
   const tmux = (...args: string[]) =>
     execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
 
-  beforeAll(async () => {
-    server = await startServer({ seed: 5, sessionCount: 1, paceMs: 0 });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
   beforeEach(() => {
     socket = `as-login-${randomBytes(4).toString("hex")}`;
-    home = tempConfigHome();
   });
   afterEach(async () => {
-    // The login still running (a test that failed early) must be gone before its folder goes.
+    // The login still running (a test that failed early) must be gone before its folder goes
+    // (cliOnReference's afterEach, registered first, runs after this one).
     await new TmuxServer(socket).kill();
-    home.cleanup();
   });
 
   function startLogin(flags = "--insecure-storage"): void {
     const cmd = [
       "env -i",
       `PATH='${process.env.PATH ?? "/usr/bin:/bin"}'`,
-      `HOME='${home.dir}'`,
-      `XDG_CONFIG_HOME='${home.dir}'`,
+      `HOME='${cli.home.dir}'`,
+      `XDG_CONFIG_HOME='${cli.home.dir}'`,
       "TERM=xterm-256color",
-      `'${process.execPath}' '${CLI}' login ${flags} --base-url ${server.url}`,
+      `'${process.execPath}' '${CLI}' login ${flags} --base-url ${cli.server.url}`,
       "; echo EXIT=$?; exec cat",
     ].join(" ");
     tmux("new-session", "-d", "-x", "150", "-y", "30", "sh", "-c", cmd);
@@ -68,7 +59,7 @@ describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
     expect(existsSync(CLI), "run npm run build first").toBe(true);
     startLogin();
     await waitForScreen(/API key for profile default .*not echoed: /);
-    const key = server.key("owner");
+    const key = cli.server.key("owner");
     // A stray character, erased again, must not end up in the stored key.
     tmux("send-keys", "-l", `${key.slice(0, 10)}Z`);
     tmux("send-keys", "BSpace");
@@ -79,11 +70,11 @@ describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
     expect(after).toContain("Logged in to");
     expect(after).not.toContain(key);
     expect(after).not.toContain(key.slice(4, 14));
-    const stored = readFileSync(join(home.dir, "agent-sessions", "credentials", "default.key"));
+    const stored = readFileSync(join(cli.home.dir, "agent-sessions", "credentials", "default.key"));
     expect(stored.toString().trim()).toBe(key);
   });
 
-  // env -i leaves no D-Bus session: no keychain, as on a headless server.
+  // env -i leaves no D-Bus session: no keychain, as on a headless cli.server.
   describe("without a keychain, login asks where the key goes, naming the flag scripts use", () => {
     async function choose(answer: string): Promise<string> {
       expect(existsSync(CLI), "run npm run build first").toBe(true);
@@ -96,17 +87,17 @@ describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
       tmux("send-keys", "Enter");
       if (answer === "q") return waitForScreen(/EXIT=\d+/);
       await waitForScreen(/not echoed: /);
-      tmux("send-keys", "-l", server.key("owner"));
+      tmux("send-keys", "-l", cli.server.key("owner"));
       tmux("send-keys", "Enter");
       return waitForScreen(/EXIT=\d+/);
     }
-    const keyFile = () => join(home.dir, "agent-sessions", "credentials", "default.key");
+    const keyFile = () => join(cli.home.dir, "agent-sessions", "credentials", "default.key");
 
     it("f: a 0600 file", async () => {
       const after = await choose("f");
       expect(after).toContain("EXIT=0");
       expect(after).toContain("Logged in to");
-      expect(readFileSync(keyFile(), "utf8").trim()).toBe(server.key("owner"));
+      expect(readFileSync(keyFile(), "utf8").trim()).toBe(cli.server.key("owner"));
       expect(statSync(keyFile()).mode & 0o777).toBe(0o600);
     });
 
@@ -137,7 +128,7 @@ describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
     expect(after).toContain("EXIT=130");
     expect(after).toContain("cancelled at the prompt; nothing was stored");
     expect(after).not.toContain("ask_partial");
-    expect(existsSync(join(home.dir, "agent-sessions"))).toBe(false);
+    expect(existsSync(join(cli.home.dir, "agent-sessions"))).toBe(false);
     // The terminal echoes again: typed text shows up (read by `cat`).
     tmux("send-keys", "-l", "visible-again");
     await waitForScreen(/visible-again/);
@@ -156,7 +147,7 @@ describe.skipIf(!haveTmux)("login prompt in a terminal", () => {
     expect(after).toContain("EXIT=143");
     expect(after).toContain("error: stopped by SIGTERM at the prompt; nothing was stored");
     expect(after).not.toContain("ask_partial");
-    expect(existsSync(join(home.dir, "agent-sessions"))).toBe(false);
+    expect(existsSync(join(cli.home.dir, "agent-sessions"))).toBe(false);
     // Echo and line editing are back: typed text shows up, and Enter ends the line (cat reads
     // whole lines only in cooked mode, so the echo of its output doubles the line).
     tmux("send-keys", "-l", "visible-again");

@@ -29,6 +29,7 @@ import {
   type SeenRequest,
   startScriptedServer,
 } from "../helpers/scriptedHttpServer.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 const SESSION = "ses_test1";
 /** The compiled module, as the published package runs it (npm run build). */
@@ -48,16 +49,12 @@ const KEY = "test-key-do-not-print";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
 
-const cleanups: (() => Promise<void> | void)[] = [];
-
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+afterEach(stopStarted);
 
 async function serve(handler: Handler): Promise<ScriptedServer> {
   const srv = await startScriptedServer();
   srv.fallback((req, res, _body, n) => handler(req, res, n));
-  cleanups.push(srv.close);
+  stopAfterTest(srv.close);
   return srv;
 }
 
@@ -113,7 +110,7 @@ function watch(baseUrl: string, extra: Partial<SubscribeOptions> = {}): Watched 
     watchdog: { floorMs: 50, initialMs: 2000, ceilingMs: 5000 },
     ...extra,
   });
-  cleanups.push(async () => {
+  stopAfterTest(async () => {
     sub.close();
     await agent.destroy();
   });
@@ -393,7 +390,7 @@ describe("event stream: watchdog", () => {
       res.on("close", () => {
         quietAtClose = ticks > 6 + COMMENTS;
       });
-      cleanups.push(() => clearInterval(t));
+      stopAfterTest(() => clearInterval(t));
     });
     // The floor keeps a loaded machine's scheduling gaps from tripping it.
     const w = watch(srv.url, { watchdog: { floorMs: 250, initialMs: 3000, ceilingMs: 5000 } });
@@ -426,7 +423,7 @@ describe("event stream: undici's body timeout", () => {
     });
     // A dispatcher whose own body timeout would cut any response body quiet for 50 ms.
     const strict = new Agent({ bodyTimeout: 50 });
-    cleanups.push(() => strict.destroy());
+    stopAfterTest(() => strict.destroy());
     const w = watch(srv.url, {
       config: { baseUrl: srv.url, apiKey: KEY, dispatcher: strict },
       watchdog: { floorMs: 5000, initialMs: 10_000, ceilingMs: 10_000 },
@@ -561,7 +558,7 @@ describe("event stream: documented defaults, no overrides", () => {
       onEvent: (e) => events.push(e),
       onStatus: (st) => statuses.push(st),
     });
-    cleanups.push(() => sub.close());
+    stopAfterTest(() => sub.close());
     return { sub, events, statuses };
   }
 
@@ -821,7 +818,7 @@ sub.done.then((s) => console.log("done:" + s.reason));
     const child = spawn(process.execPath, ["--input-type=module", "-e", script, srv.url], {
       stdio: ["ignore", "pipe", "pipe"],
     });
-    cleanups.push(() => {
+    stopAfterTest(() => {
       if (child.exitCode === null) child.kill();
     });
     let out = "";

@@ -1,13 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
+import { buildServices } from "../../src/cli/tui/buildServices.js";
 import { firstScreenAnswered, loadFirstScreen } from "../../src/ui/model/services.js";
-import {
-  hang,
-  json,
-  type Responder,
-  type ScriptedServer,
-  startScriptedServer,
-} from "../helpers/scriptedHttpServer.js";
+import { hang, json, type Responder, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import { closeAfterTest, stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * The CLI asks for the identity and the first page before the UI mounts and holds the first
@@ -25,18 +20,10 @@ const KEY_INFO = {
 const ME = { tenant_id: "org_1", principal_id: "usr_1", scopes: ["sessions:read"] };
 const PAGE = { sessions: [{ session_id: "ses_a", state: "running" }], has_more: false };
 
-let handle: ServicesHandle | null = null;
-let server: ScriptedServer | null = null;
-afterEach(async () => {
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-});
+afterEach(stopStarted);
 
 async function withServer(listAnswer: Responder) {
-  const srv = await startScriptedServer();
-  server = srv;
+  const srv = closeAfterTest(await startScriptedServer());
   srv.fallback((req, res, body, n) => {
     const path = (req.url ?? "").split("?")[0];
     if (path === "/api/cloud/auth/verify") return json(200, KEY_INFO)(req, res, body, n);
@@ -44,10 +31,11 @@ async function withServer(listAnswer: Responder) {
     if (path === "/api/sessions") return listAnswer(req, res, body, n);
     return json(404, { detail: "not here" })(req, res, body, n);
   });
-  handle = buildServices(
+  const handle = buildServices(
     { baseUrl: srv.url, apiKey: "k".repeat(24) },
     { tuning: { maxAttempts: 1, timeoutMs: 60_000 } },
   );
+  stopAfterTest(() => handle.dispose());
   return { srv, services: handle.services };
 }
 

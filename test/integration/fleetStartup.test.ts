@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
+import { buildServices } from "../../src/cli/tui/buildServices.js";
 import type { RetryWait } from "../../src/client/rateLimit.js";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { startServer } from "../../src/server/index.js";
 import { selectVisibleSessions } from "../../src/store/sessionsStore.js";
 import { firstScreenAnswered, loadFirstScreen } from "../../src/ui/model/services.js";
+import { closeAfterTest, stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * Opening the fleet spends the budget where the user looks: against the reference service
@@ -13,14 +14,7 @@ import { firstScreenAnswered, loadFirstScreen } from "../../src/ui/model/service
  * The service counts what it was asked (its request log), and the client says it paces.
  */
 
-let server: ReferenceServer | null = null;
-let handle: ServicesHandle | null = null;
-afterEach(async () => {
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-});
+afterEach(stopStarted);
 
 /** Polls `ok` every 20 ms up to `ms`; fails naming what it waited for. */
 async function waitFor(ok: () => boolean, ms: number, what: string): Promise<void> {
@@ -34,13 +28,14 @@ async function waitFor(ok: () => boolean, ms: number, what: string): Promise<voi
 describe("opening the fleet", () => {
   it("costs identity, the list, approvals where one waits and one opening per row: no history per row", async () => {
     const log: string[] = [];
-    server = await startServer({
+    const server = await startServer({
       sessionCount: 23,
       seed: 7,
       clock: "manual",
       rateLimit: { limit: 100, windowMs: 60_000, burst: 20 },
       log: (line) => log.push(line),
     });
+    closeAfterTest(server);
     expect(server.sessionIds()).toHaveLength(23);
     // The rows the fleet shows: failed and destroyed sessions are hidden by default.
     const shown = server
@@ -50,7 +45,8 @@ describe("opening the fleet", () => {
     const awaiting = shown[4] as string;
     server.addApproval(awaiting);
 
-    handle = buildServices({ baseUrl: server.url, apiKey: server.key("owner") });
+    const handle = buildServices({ baseUrl: server.url, apiKey: server.key("owner") });
+    stopAfterTest(() => handle.dispose());
     const { services, client } = handle;
     const waits: RetryWait[] = [];
     client.rateLimit.subscribe(() => {
@@ -77,9 +73,7 @@ describe("opening the fleet", () => {
       "the pane's stream live again",
     );
     await handle.dispose();
-    handle = null;
     await server.close();
-    server = null;
 
     const paths = log.map((l) => l.split(" ").slice(0, 2).join(" "));
     const count = (re: RegExp) => paths.filter((p) => re.test(p)).length;

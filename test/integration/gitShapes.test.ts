@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { runCli, tempConfigHome } from "../helpers/cli.js";
-import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import { runCli, serviceEnv, tempConfigHome } from "../helpers/cli.js";
+import {
+  ANNOUNCED_LIMITS,
+  json,
+  type ScriptedServer,
+  startScriptedServer,
+} from "../helpers/scriptedHttpServer.js";
 
 /**
  * Git as the real service documents it: the flat answer of `/git` (success, current_branch,
@@ -21,13 +26,7 @@ afterAll(async () => {
 });
 
 const KEY = "sk_test_0123456789abcdef0123456789";
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
-const env = (url: string, key = KEY) => ({
-  XDG_CONFIG_HOME: cfg.dir,
-  AGENT_SESSIONS_BASE_URL: url,
-  AGENT_SESSIONS_API_KEY: key,
-  AGENT_SESSIONS_MAX_ATTEMPTS: "1",
-});
+const env = (url: string, key = KEY) => serviceEnv(cfg.dir, url, key);
 
 async function scripted(fn: (s: ScriptedServer) => void): Promise<ScriptedServer> {
   const s = await startScriptedServer();
@@ -50,7 +49,10 @@ const FLAT_PR = {
 describe("git answers of both documented shapes", () => {
   it("on 404 at /git/operation, sends the flat body to /git and reads its flat answer", async () => {
     const s = await scripted((x) =>
-      x.reply(json(404, { detail: "Not Found" }, RL), json(200, FLAT_PR, RL)),
+      x.reply(
+        json(404, { detail: "Not Found" }, ANNOUNCED_LIMITS),
+        json(200, FLAT_PR, ANNOUNCED_LIMITS),
+      ),
     );
     try {
       const r = await runCli(
@@ -87,10 +89,18 @@ describe("git answers of both documented shapes", () => {
         json(
           200,
           { operation: "push", success: true, result: { branch: "dev", sha: "abcdef1234567890" } },
-          RL,
+          ANNOUNCED_LIMITS,
         ),
-        json(200, { success: true, operation: "create_branch", created_branch: "feat/x" }, RL),
-        json(200, { success: true, operation: "push", current_branch: "feat/x", output: "ok" }, RL),
+        json(
+          200,
+          { success: true, operation: "create_branch", created_branch: "feat/x" },
+          ANNOUNCED_LIMITS,
+        ),
+        json(
+          200,
+          { success: true, operation: "push", current_branch: "feat/x", output: "ok" },
+          ANNOUNCED_LIMITS,
+        ),
       ),
     );
     try {
@@ -111,8 +121,8 @@ describe("git answers of both documented shapes", () => {
     const s = await scripted((x) =>
       x.fallback((req, res, body, n) =>
         (req.url?.endsWith("/git/operation")
-          ? json(200, answer, RL)
-          : json(404, { detail: "Not Found" }, RL))(req, res, body, n),
+          ? json(200, answer, ANNOUNCED_LIMITS)
+          : json(404, { detail: "Not Found" }, ANNOUNCED_LIMITS))(req, res, body, n),
       ),
     );
     try {
@@ -129,7 +139,7 @@ describe("git answers of both documented shapes", () => {
 
   it("git on a paused session says it is paused and how to resume it", async () => {
     const s = await scripted((x) =>
-      x.fallback(json(400, { detail: "Session is not running (state: paused)" }, RL)),
+      x.fallback(json(400, { detail: "Session is not running (state: paused)" }, ANNOUNCED_LIMITS)),
     );
     try {
       const r = await runCli(["git", "push", "ses_a1"], { env: env(s.url) });

@@ -7,6 +7,7 @@ import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
 import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
 import { type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 import { openSse, type SseClient, waitFor } from "./serverTestUtils.js";
 
 /**
@@ -15,14 +16,11 @@ import { openSse, type SseClient, waitFor } from "./serverTestUtils.js";
  * then live events. A server without the endpoint gets panes that start live, as before.
  */
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+afterEach(stopStarted);
 
 async function reference(opts: Parameters<typeof startServer>[0] = {}): Promise<ReferenceServer> {
   const s = await startServer({ paceMs: 0, seed: 12, heartbeatMs: 60_000, ...opts });
-  cleanups.push(() => s.close());
+  stopAfterTest(() => s.close());
   return s;
 }
 
@@ -55,7 +53,7 @@ function pane(
       around ? around(() => api.sessionHistory(id), id) : api.sessionHistory(id),
     subscribeOptions: { backoffBaseMs: 10, maxAttempts: 5 },
   });
-  cleanups.push(async () => {
+  stopAfterTest(async () => {
     await controller.closeAll();
     store.getState().dispose();
     await agent.close();
@@ -73,7 +71,7 @@ function texts(store: StreamsStore, id: string): string[] {
 
 async function sse(url: string, key: string, lastEventId?: string): Promise<SseClient> {
   const c = await openSse(url, key, lastEventId === undefined ? {} : { lastEventId });
-  cleanups.push(() => c.close());
+  stopAfterTest(() => c.close());
   return c;
 }
 
@@ -263,7 +261,7 @@ describe("client: other servers", () => {
 
   it("reads the documented entry types, keeps unknown ones and shows malformed ones", async () => {
     scripted = await startScriptedServer();
-    cleanups.push(() => scripted.close());
+    stopAfterTest(() => scripted.close());
     const events = [
       { type: "user", message: "add a test", timestamp: "2026-01-01T10:00:00Z", extra: 1 },
       { type: "assistant", message: { content: [{ type: "text", text: "Sure." }] } },
@@ -312,7 +310,7 @@ describe("client: other servers", () => {
 
   it("a server without the endpoint (404): the pane starts live", async () => {
     scripted = await startScriptedServer();
-    cleanups.push(() => scripted.close());
+    stopAfterTest(() => scripted.close());
     scripted.fallback((req, res) => {
       if (isHistory(req.url)) {
         res.writeHead(404, { "content-type": "application/json" });
@@ -336,7 +334,7 @@ describe("client: other servers", () => {
 
   it("a huge history converts no more than the scrollback", async () => {
     scripted = await startScriptedServer();
-    cleanups.push(() => scripted.close());
+    stopAfterTest(() => scripted.close());
     const events = Array.from({ length: 200_000 }, (_, i) => ({
       type: "tool_result",
       content: `h ${i + 1}`,
@@ -367,7 +365,7 @@ describe("client: other servers", () => {
 
   it("copes with a server that also sends history on the stream when it has no endpoint", async () => {
     scripted = await startScriptedServer();
-    cleanups.push(() => scripted.close());
+    stopAfterTest(() => scripted.close());
     let body = "";
     for (let i = 1; i <= 3000; i++) {
       body += `id: ${i}\nevent: process_output\ndata: {"text":"h ${i}"}\n\n`;

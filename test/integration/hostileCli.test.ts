@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { CLI, runCli, tempConfigHome } from "../helpers/cli.js";
+import { CLI, runCli, serviceEnv, tempConfigHome } from "../helpers/cli.js";
 import {
   HOSTILE_KEY,
   type HostileRoutes,
@@ -12,10 +12,11 @@ import {
   sendJson,
   sseHead,
   sseItem,
-  startHostileServer,
+  startHostile,
   TERMINAL_HOSTILE,
   VALID_KEY_INFO,
 } from "../helpers/hostileServer.js";
+import { stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * The built CLI against hostile loopback servers: whatever a server sends, nothing reaches the
@@ -24,27 +25,11 @@ import {
  */
 
 const cfg = tempConfigHome();
-const servers: HostileServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
+afterEach(stopStarted);
 afterAll(() => cfg.cleanup());
 
-async function hostile(routes: HostileRoutes): Promise<HostileServer> {
-  const s = await startHostileServer(routes);
-  servers.push(s);
-  return s;
-}
-
-function env(s: HostileServer, extra: Record<string, string> = {}) {
-  return {
-    XDG_CONFIG_HOME: cfg.dir,
-    AGENT_SESSIONS_BASE_URL: s.url,
-    AGENT_SESSIONS_API_KEY: HOSTILE_KEY,
-    AGENT_SESSIONS_MAX_ATTEMPTS: "1",
-    ...extra,
-  };
-}
+const env = (s: HostileServer, extra: Record<string, string> = {}) =>
+  serviceEnv(cfg.dir, s.url, HOSTILE_KEY, extra);
 
 /** Text a hostile server puts everywhere: clipboard write, clear screen, 8-bit CSI, bidi, lines. */
 const EVIL =
@@ -60,7 +45,7 @@ function expectTerminalSafe(text: string): void {
 
 describe("escape injection through error text (every server string on stderr is sanitized)", () => {
   it("whoami: detail in both shapes", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       verify: (_q, res) => sendJson(res, 401, { detail: EVIL }),
       me: (_q, res) => sendJson(res, 401, { detail: { error: EVIL } }),
     });
@@ -72,7 +57,7 @@ describe("escape injection through error text (every server string on stderr is 
   });
 
   it("sessions: a 403 detail object's message and the required scope it names", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       sessions: (_q, res) =>
         sendJson(res, 403, {
           detail: { message: EVIL, required_scope: "sessions:read\x1b]0;title\x07\nhint: forged" },
@@ -89,7 +74,7 @@ describe("escape injection through error text (every server string on stderr is 
   });
 
   it("sessions: a top-level message on a server error", async () => {
-    const s = await hostile({ sessions: (_q, res) => sendJson(res, 500, { message: EVIL }) });
+    const s = await startHostile({ sessions: (_q, res) => sendJson(res, 500, { message: EVIL }) });
     const r = await runCli(["sessions"], { env: env(s) });
     expect(r.code).toBe(1);
     expectTerminalSafe(r.stderr);
@@ -97,7 +82,7 @@ describe("escape injection through error text (every server string on stderr is 
   });
 
   it("sessions: a content type quoted in a malformed-response error", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       sessions: (_q, res) => {
         res.writeHead(200, { "content-type": "text/html\x9d0;pwned\x9c\x9b2J" });
         res.end("<html>");
@@ -110,7 +95,7 @@ describe("escape injection through error text (every server string on stderr is 
   });
 
   it("git: a 403 detail and the scope it names", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       git: (_q, res) => sendJson(res, 403, { detail: EVIL, required_scope: "x\x1b[2Jy" }),
     });
     const r = await runCli(["git", "push", "ses_one"], { env: env(s) });
@@ -121,7 +106,7 @@ describe("escape injection through error text (every server string on stderr is 
   });
 
   it("watch: a stream's content type and stop reasons, plain and as JSON status lines", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res) => {
         res.writeHead(200, { "content-type": "text/html\x9d52;c;cHduZWQ=\x9c" });
         res.end("<html>");
@@ -133,7 +118,9 @@ describe("escape injection through error text (every server string on stderr is 
       expectTerminalSafe(r.stderr + r.stdout);
       expect(r.stderr).toContain("text/html");
     }
-    const refused = await hostile({ events: (_q, res) => sendJson(res, 401, { detail: EVIL }) });
+    const refused = await startHostile({
+      events: (_q, res) => sendJson(res, 401, { detail: EVIL }),
+    });
     const r = await runCli(["watch", "ses_one"], { env: env(refused) });
     expect(r.code).toBe(3);
     expectTerminalSafe(r.stderr);
@@ -142,7 +129,7 @@ describe("escape injection through error text (every server string on stderr is 
   });
 
   it("watch: hostile event text and file paths (bidi shown, not obeyed)", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res) => {
         sseHead(res);
         res.write(
@@ -175,7 +162,7 @@ describe("escape injection through error text (every server string on stderr is 
 
 describe("forged rows and Trojan Source in tables", () => {
   it("a newline in a session title cannot print a row of its own; bidi is visible", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       sessions: (_q, res) =>
         sendJson(res, 200, {
           sessions: [
@@ -201,11 +188,11 @@ describe("forged rows and Trojan Source in tables", () => {
   });
 
   it("a newline in a key name cannot add a line to whoami", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       verify: (_q, res) =>
         sendJson(res, 200, { ...VALID_KEY_INFO, name: "laptop\nprincipal  admin (tenant root)" }),
     });
-    const honest = await hostile({});
+    const honest = await startHostile({});
     const forged = await runCli(["whoami"], { env: env(s) });
     const plain = await runCli(["whoami"], { env: env(honest) });
     expect(forged.code).toBe(0);
@@ -231,7 +218,7 @@ describe("valid data that is just big", () => {
   };
 
   it("a page of 150,000 records prints as a table and as JSON", async () => {
-    const s = await hostile(bigPage);
+    const s = await startHostile(bigPage);
     // Two processes, side by side: each is one core's work for seconds.
     const [table, json] = await Promise.all([
       runCli(["sessions"], { env: env(s), timeoutMs: 60_000 }),
@@ -249,7 +236,7 @@ describe("valid data that is just big", () => {
 
 describe("sessions --all never passes a cut list off as complete", () => {
   it("a repeated cursor: warning on stderr, exit 7, and --json ends with an incomplete marker", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       sessions: (req, res) => {
         const cursor = new URL(req.url ?? "", "http://x").searchParams.get("cursor") ?? "start";
         sendJson(res, 200, {
@@ -272,7 +259,7 @@ describe("sessions --all never passes a cut list off as complete", () => {
   });
 
   it("the page cap: stops at 1000 pages with the same warning and exit code", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       sessions: (req, res) => {
         const n = Number(new URL(req.url ?? "", "http://x").searchParams.get("cursor") ?? "0");
         // A thousand pages at the documented 100 a minute would take ten minutes: this test
@@ -292,7 +279,7 @@ describe("sessions --all never passes a cut list off as complete", () => {
 
   /** An offset-paging server (the documented shape): `page(offset)` says what it answers. */
   function offsetServer(page: (offset: number) => Record<string, unknown>) {
-    return hostile({
+    return startHostile({
       sessions: (req, res) => {
         const offset = Number(new URL(req.url ?? "", "http://x").searchParams.get("offset") ?? "0");
         sendJson(res, 200, page(offset));
@@ -359,7 +346,7 @@ describe("sessions --all never passes a cut list off as complete", () => {
   });
 
   it("a complete listing exits 0 with a plain array", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       sessions: (req, res) => {
         const c = new URL(req.url ?? "", "http://x").searchParams.get("cursor");
         if (c === null) sendJson(res, 200, { sessions: [{ id: "ses_1" }], next_cursor: "b" });
@@ -375,7 +362,7 @@ describe("sessions --all never passes a cut list off as complete", () => {
 
 describe("headless waits say so on stderr", () => {
   it("a 429 wait is announced with its length and the attempt", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       verify: (_q, res, n) =>
         n === 0
           ? sendJson(res, 429, { detail: "slow down" }, { "retry-after": "1" })
@@ -443,7 +430,7 @@ describe("a closed stdout (| head) ends the command quietly with exit 0", () => 
   };
 
   it("sessions | head -1 and sessions --json | head -c 100", async () => {
-    const s = await hostile(manyRows);
+    const s = await startHostile(manyRows);
     const table = await runClosingStdout(["sessions"], env(s), (o) => o.includes("\n"));
     expect(table.stderr).toBe("");
     expect(table.code).toBe(0);
@@ -460,7 +447,7 @@ describe("a closed stdout (| head) ends the command quietly with exit 0", () => 
   });
 
   it("watch --json | head -1", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res) => {
         sseHead(res);
         let n = 0;
@@ -499,7 +486,7 @@ describe("a closed stdout (| head) ends the command quietly with exit 0", () => 
 describe("the key is never printed, whole or in pieces", () => {
   it("snapshot: a title, a pane's output and an error that echo the key show no piece of it", async () => {
     const half = Math.ceil(HOSTILE_KEY.length / 2);
-    const s = await hostile({
+    const s = await startHostile({
       sessions: (_q, res) =>
         sendJson(res, 200, {
           sessions: [

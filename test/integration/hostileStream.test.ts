@@ -11,15 +11,15 @@ import {
 import type { SessionEvent } from "../../src/protocol/index.js";
 import {
   HOSTILE_KEY,
-  type HostileRoutes,
   type HostileServer,
   leakedPiece,
   sendJson,
   sseHead,
   sseItem,
-  startHostileServer,
+  startHostile,
   TERMINAL_HOSTILE,
 } from "../helpers/hostileServer.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * The event stream against hostile loopback servers: the reconnect floor, Retry-After within
@@ -29,16 +29,7 @@ import {
  */
 
 const BASE = 20;
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function hostile(routes: HostileRoutes): Promise<HostileServer> {
-  const s = await startHostileServer(routes);
-  cleanups.push(() => s.close());
-  return s;
-}
+afterEach(stopStarted);
 
 interface Watched {
   sub: Subscription;
@@ -61,7 +52,7 @@ function watch(s: HostileServer, extra: Partial<SubscribeOptions> = {}): Watched
     watchdog: { floorMs: 50, initialMs: 5000, ceilingMs: 5000 },
     ...extra,
   });
-  cleanups.push(async () => {
+  stopAfterTest(async () => {
     sub.close();
     await agent.destroy();
   });
@@ -86,7 +77,7 @@ function doubling(from: number, n: number): number[] {
 
 describe("reconnect floor: no storm, whatever the server says", () => {
   it("503 with Retry-After: 0 backs off like any failure", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res) => sendJson(res, 503, { detail: "busy" }, { "retry-after": "0" }),
     });
     const w = watch(s, { maxAttempts: 6 });
@@ -97,7 +88,7 @@ describe("reconnect floor: no storm, whatever the server says", () => {
 
   it("429 with a Retry-After date in the past backs off too", async () => {
     const past = new Date(Date.now() - 3_600_000).toUTCString();
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res) => sendJson(res, 429, { detail: "slow" }, { "retry-after": past }),
     });
     const w = watch(s, { maxAttempts: 5 });
@@ -106,7 +97,7 @@ describe("reconnect floor: no storm, whatever the server says", () => {
   });
 
   it("retry: 0 with the same event on every short connection is a failure each time", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res) => {
         sseHead(res);
         res.end(`retry: 0\n\n${sseItem(1, "prompt_progress", { type: "text", content: "again" })}`);
@@ -118,7 +109,7 @@ describe("reconnect floor: no storm, whatever the server says", () => {
   });
 
   it("heartbeats alone on short connections are no progress", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res) => {
         sseHead(res);
         res.end(sseItem(null, "heartbeat", { timestamp: new Date().toISOString() }));
@@ -130,7 +121,7 @@ describe("reconnect floor: no storm, whatever the server says", () => {
   });
 
   it("one new event per connection with retry: 0 never reconnects faster than the base delay", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res, n) => {
         sseHead(res);
         res.end(`retry: 0\n\n${sseItem(n + 1, "prompt_progress", { type: "text", content: "x" })}`);
@@ -144,7 +135,7 @@ describe("reconnect floor: no storm, whatever the server says", () => {
   });
 
   it("a huge Retry-After is cut to the cap, and the reason says so", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res) => sendJson(res, 429, {}, { "retry-after": "999999999" }),
     });
     const w = watch(s, { maxDelayMs: 300 });
@@ -159,7 +150,7 @@ describe("reconnect floor: no storm, whatever the server says", () => {
 
 describe("SSE details", () => {
   it("an id beyond Latin-1 is sent back as its UTF-8 bytes, and reconnecting works", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res, n) => {
         sseHead(res);
         if (n === 0) res.end(sseItem("☃-1", "prompt_progress", { type: "text", content: "a" }));
@@ -176,7 +167,7 @@ describe("SSE details", () => {
   });
 
   it("an item with an id and no data moves the last event id (WHATWG)", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res, n) => {
         sseHead(res);
         if (n === 0) {
@@ -194,7 +185,9 @@ describe("SSE details", () => {
   });
 
   it("a stream that stops for good reports stopped once, also when closed afterwards", async () => {
-    const s = await hostile({ events: (_q, res) => sendJson(res, 401, { detail: "bad key" }) });
+    const s = await startHostile({
+      events: (_q, res) => sendJson(res, 401, { detail: "bad key" }),
+    });
     const w = watch(s);
     await w.sub.done;
     w.sub.close();
@@ -205,7 +198,7 @@ describe("SSE details", () => {
 
 describe("ids that would leave their path", () => {
   it("are refused before any request, in the stream and the client", async () => {
-    const s = await hostile({});
+    const s = await startHostile({});
     for (const id of ["..", ".", "a/../../events", "%2e%2e", "a?b=c"]) {
       const w = watch(s, { sessionId: id });
       const final = await w.sub.done;
@@ -222,7 +215,7 @@ describe("ids that would leave their path", () => {
 describe("server text in reasons and errors", () => {
   it("is one line without escapes, and never holds the key", async () => {
     const evil = `no\x1b]52;c;cHduZWQ=\x07 key ${HOSTILE_KEY}\n\x9b2J\u202e`;
-    const s = await hostile({
+    const s = await startHostile({
       events: (_q, res, n) =>
         n === 0
           ? sendJson(res, 503, { detail: evil })

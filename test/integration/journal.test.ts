@@ -21,6 +21,7 @@ import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
 import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
 import { type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 import { waitFor } from "./serverTestUtils.js";
 
 /**
@@ -29,21 +30,18 @@ import { waitFor } from "./serverTestUtils.js";
  * nobody watched. Real files in a temp folder, real loopback servers.
  */
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+afterEach(stopStarted);
 
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "as-journal-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  stopAfterTest(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
 /** A server that sends a new subscriber its recent events on the stream (`serve --history`). */
 async function reference(historyOnOpen = 200): Promise<ReferenceServer> {
   const s = await startServer({ paceMs: 0, seed: 21, heartbeatMs: 60_000, historyOnOpen });
-  cleanups.push(() => s.close());
+  stopAfterTest(() => s.close());
   return s;
 }
 
@@ -96,7 +94,7 @@ function run(
     store.getState().dispose();
     await agent.close();
   };
-  cleanups.push(quit);
+  stopAfterTest(quit);
   return { store, controller, journal, quit };
 }
 
@@ -169,7 +167,7 @@ describe("journal: written, read back after a restart, without duplicates", () =
 
   it("spots repeats of id-less events by their content, each journal event once", async () => {
     const scripted: ScriptedServer = await startScriptedServer();
-    cleanups.push(() => scripted.close());
+    stopAfterTest(() => scripted.close());
     const item = (text: string, ts: number) =>
       `event: process_output\ndata: ${JSON.stringify({ text, ts })}\n\n`;
     const head = (res: ServerResponse) => {
@@ -468,7 +466,7 @@ describe("journal: damage and failure", () => {
       root: file,
       clean: journalCleaner,
     });
-    cleanups.push(() => journal.dispose());
+    stopAfterTest(() => journal.dispose());
     await waitFor(() => journal.status.getState().state === "failed", 5_000, "journal off");
     expect(journal.status.getState().reason).toMatch(/not a folder \(ENOTDIR\)/);
     // It still loads (nothing) and takes events without complaint.
@@ -512,7 +510,7 @@ describe("journal: a service that echoes the key", () => {
     registerSecret(key);
     const half = Math.ceil(key.length / 2);
     const scripted: ScriptedServer = await startScriptedServer();
-    cleanups.push(() => scripted.close());
+    stopAfterTest(() => scripted.close());
     const sse = (event: string, data: string, id?: string) =>
       `${id === undefined ? "" : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`;
     const history =

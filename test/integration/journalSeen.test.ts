@@ -7,6 +7,7 @@ import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import type { Session, SessionPage } from "../../src/protocol/resources.js";
 import { createAttentionStore } from "../../src/store/attention/attentionStore.js";
 import { createSessionsStore } from "../../src/store/sessionsStore.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * "Finished" across restarts: the journal remembers when the user last looked at each
@@ -14,10 +15,7 @@ import { createSessionsStore } from "../../src/store/sessionsStore.js";
  * completed before is not.
  */
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+afterEach(stopStarted);
 
 const SEEN_AT = Date.parse("2026-10-01T10:00:00Z");
 const completed = (id: string, at: string) => ({
@@ -31,7 +29,7 @@ const completed = (id: string, at: string) => ({
 describe("the journal's memory of what the user saw", () => {
   it("survives a restart, and only what completed after the last look is finished", async () => {
     const root = mkdtempSync(join(tmpdir(), "as-seen-"));
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    stopAfterTest(() => rmSync(root, { recursive: true, force: true }));
     const dir = join(root, "svc");
     const first = createFileJournal({ dir, root, clean: journalCleaner, flushMs: 10 });
     expect(first.lastSeen("ses_new")).toBeNull();

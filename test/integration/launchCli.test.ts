@@ -3,7 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { PROVISION_MS } from "../../src/server/launches.js";
 import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
-import { type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import {
+  ANNOUNCED_LIMITS,
+  type ScriptedServer,
+  startScriptedServer,
+} from "../helpers/scriptedHttpServer.js";
 import { onStderr } from "../helpers/simulatedClock.js";
 
 /**
@@ -17,7 +21,6 @@ const cfg = tempConfigHome();
 let ref: ReferenceServer;
 let scripted: ScriptedServer;
 
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
 const KEY = "sk_test_0123456789abcdef0123456789";
 
 beforeAll(async () => {
@@ -33,7 +36,7 @@ beforeAll(async () => {
   // A service of the documented shapes: verify, launch (201), rename (200).
   scripted.fallback((req: IncomingMessage, res: ServerResponse, body: string) => {
     const send = (status: number, value: unknown) => {
-      res.writeHead(status, { "content-type": "application/json", ...RL });
+      res.writeHead(status, { "content-type": "application/json", ...ANNOUNCED_LIMITS });
       res.end(JSON.stringify(value));
     };
     if (req.url?.startsWith("/api/cloud/auth/verify")) {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { buildServices } from "../../src/cli/tui/buildServices.js";
+import { startServer } from "../../src/server/index.js";
 import { selectVisibleSessions } from "../../src/store/sessionsStore.js";
+import { closeAfterTest, stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 import { waitFor } from "./serverTestUtils.js";
 
 /**
@@ -10,19 +11,11 @@ import { waitFor } from "./serverTestUtils.js";
  * brings (a session that paused with no stream on it) reaches the attention queue.
  */
 
-let server: ReferenceServer | null = null;
-let handle: ServicesHandle | null = null;
-
-afterEach(async () => {
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-});
+afterEach(stopStarted);
 
 async function setup(refreshMs: number) {
   const lists: string[] = [];
-  server = await startServer({
+  const server = await startServer({
     seed: 42,
     paceMs: 0,
     heartbeatMs: 1000,
@@ -32,10 +25,12 @@ async function setup(refreshMs: number) {
       if (/^GET \/api\/sessions 200/.test(line)) lists.push(line);
     },
   });
-  handle = buildServices(
+  closeAfterTest(server);
+  const handle = buildServices(
     { baseUrl: server.url, apiKey: server.key("owner") },
     { refreshMs, tuning: { maxAttempts: 2 } },
   );
+  stopAfterTest(() => handle.dispose());
   await handle.services.sessions.getState().load();
   await waitFor(() => lists.length === 1, 5000, "the first list");
   return { server, services: handle.services, lists };

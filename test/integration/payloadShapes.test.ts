@@ -1,7 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, tempConfigHome } from "../helpers/cli.js";
-import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import {
+  ANNOUNCED_LIMITS,
+  json,
+  type ScriptedServer,
+  startScriptedServer,
+} from "../helpers/scriptedHttpServer.js";
 
 /**
  * Process output in the shapes real servers send (the interface leaves the payload open),
@@ -14,7 +19,6 @@ const cfg = tempConfigHome();
 afterAll(() => cfg.cleanup());
 
 const KEY = "sk_test_0123456789abcdef0123456789";
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
 const VERIFY = {
   valid: true,
   key_id: "k1",
@@ -43,14 +47,15 @@ async function serve(): Promise<ScriptedServer> {
   const s = await startScriptedServer();
   s.fallback((req: IncomingMessage, res: ServerResponse, body: string, n: number) => {
     if (new URL(req.url ?? "/", s.url).pathname.endsWith("/events")) {
-      res.writeHead(200, { "content-type": "text/event-stream", ...RL });
+      res.writeHead(200, { "content-type": "text/event-stream", ...ANNOUNCED_LIMITS });
       res.end(
         PAYLOADS.map((p) => `event: process_output\ndata: ${JSON.stringify(p)}\n\n`).join(""),
       );
       return;
     }
-    if (req.url === "/api/cloud/auth/verify") return json(200, VERIFY, RL)(req, res, body, n);
-    json(200, { id: "ses_a1", state: "active" }, RL)(req, res, body, n);
+    if (req.url === "/api/cloud/auth/verify")
+      return json(200, VERIFY, ANNOUNCED_LIMITS)(req, res, body, n);
+    json(200, { id: "ses_a1", state: "active" }, ANNOUNCED_LIMITS)(req, res, body, n);
   });
   return s;
 }

@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
-import { runCli, tempConfigHome } from "../helpers/cli.js";
+import { describe, expect, it } from "vitest";
+import { cliOnReference, runCli } from "../helpers/cli.js";
 
 /**
  * Choosing, switching and deleting profiles, and what a broken profiles file still allows,
@@ -10,30 +9,16 @@ import { runCli, tempConfigHome } from "../helpers/cli.js";
  * test/keychain/).
  */
 
-let server: ReferenceServer;
-let home: ReturnType<typeof tempConfigHome>;
-
-beforeAll(async () => {
-  server = await startServer({ seed: 12, sessionCount: 2, paceMs: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  home = tempConfigHome();
-});
-afterEach(() => home.cleanup());
-
-const env = (extra: Record<string, string> = {}) => ({ XDG_CONFIG_HOME: home.dir, ...extra });
-const configFile = () => join(home.dir, "agent-sessions", "config.json");
+const cli = cliOnReference({ seed: 12, sessionCount: 2, paceMs: 0 });
+const configFile = () => join(cli.home.dir, "agent-sessions", "config.json");
 const keyFile = (profile: string) =>
-  join(home.dir, "agent-sessions", "credentials", `${profile}.key`);
+  join(cli.home.dir, "agent-sessions", "credentials", `${profile}.key`);
 const config = () => JSON.parse(readFileSync(configFile(), "utf8")) as Record<string, unknown>;
 
 async function loginPlain(profile: string, keyName = "member") {
   const r = await runCli(
-    ["login", "--insecure-storage", "--profile", profile, "--base-url", server.url],
-    { env: env(), input: `${server.key(keyName)}\n` },
+    ["login", "--insecure-storage", "--profile", profile, "--base-url", cli.server.url],
+    { env: cli.env(), input: `${cli.server.key(keyName)}\n` },
   );
   expect(r.code, r.stderr).toBe(0);
 }
@@ -44,12 +29,12 @@ describe("a broken profiles file", () => {
     ["the wrong shape", '{"profiles": {"work": {"base_url": 42}}}'],
   ]) {
     it(`(${what}) does not block a run whose base URL and key come from the environment`, async () => {
-      mkdirSync(join(home.dir, "agent-sessions"), { recursive: true });
+      mkdirSync(join(cli.home.dir, "agent-sessions"), { recursive: true });
       writeFileSync(configFile(), text as string);
       const r = await runCli(["whoami", "--json"], {
-        env: env({
-          AGENT_SESSIONS_API_KEY: server.key("member"),
-          AGENT_SESSIONS_BASE_URL: server.url,
+        env: cli.env({
+          AGENT_SESSIONS_API_KEY: cli.server.key("member"),
+          AGENT_SESSIONS_BASE_URL: cli.server.url,
         }),
       });
       expect(r.code, r.stderr).toBe(0);
@@ -62,9 +47,11 @@ describe("a broken profiles file", () => {
   }
 
   it("still stops a run that needs it (no key from the environment)", async () => {
-    mkdirSync(join(home.dir, "agent-sessions"), { recursive: true });
+    mkdirSync(join(cli.home.dir, "agent-sessions"), { recursive: true });
     writeFileSync(configFile(), "{ broken");
-    const r = await runCli(["whoami"], { env: env({ AGENT_SESSIONS_BASE_URL: server.url }) });
+    const r = await runCli(["whoami"], {
+      env: cli.env({ AGENT_SESSIONS_BASE_URL: cli.server.url }),
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: .*config\.json is not valid JSON/m);
     expect(r.stderr).toMatch(/^hint: Fix or remove/m);
@@ -75,7 +62,7 @@ describe("--profile with a name that does not exist", () => {
   it("says no such profile and lists the ones there are (exit 2)", async () => {
     await loginPlain("work");
     await loginPlain("ci");
-    const r = await runCli(["--profile", "nope", "whoami"], { env: env() });
+    const r = await runCli(["--profile", "nope", "whoami"], { env: cli.env() });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /^error: no such profile nope \(from --profile\); profiles: ci, work$/m,
@@ -83,13 +70,15 @@ describe("--profile with a name that does not exist", () => {
     expect(r.stderr).toMatch(/^hint: .*agent-sessions login --profile nope --base-url URL/m);
     expect(r.stderr).not.toMatch(/run `agent-sessions login`/);
 
-    const fromEnv = await runCli(["sessions"], { env: env({ AGENT_SESSIONS_PROFILE: "nope" }) });
+    const fromEnv = await runCli(["sessions"], {
+      env: cli.env({ AGENT_SESSIONS_PROFILE: "nope" }),
+    });
     expect(fromEnv.code).toBe(2);
     expect(fromEnv.stderr).toContain("no such profile nope (from AGENT_SESSIONS_PROFILE)");
   });
 
   it("with no profiles at all, says there are none yet", async () => {
-    const r = await runCli(["--profile", "nope", "sessions"], { env: env() });
+    const r = await runCli(["--profile", "nope", "sessions"], { env: cli.env() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("no such profile nope (from --profile); there are no profiles yet");
     // Nothing to pick from: the hint says how to make it.
@@ -101,9 +90,9 @@ describe("--profile with a name that does not exist", () => {
 
   it("is fine when the base URL and key come from the environment (a label only)", async () => {
     const r = await runCli(["--profile", "scratch", "whoami", "--json"], {
-      env: env({
-        AGENT_SESSIONS_API_KEY: server.key("member"),
-        AGENT_SESSIONS_BASE_URL: server.url,
+      env: cli.env({
+        AGENT_SESSIONS_API_KEY: cli.server.key("member"),
+        AGENT_SESSIONS_BASE_URL: cli.server.url,
       }),
     });
     expect(r.code, r.stderr).toBe(0);
@@ -116,16 +105,16 @@ describe("profiles use / remove", () => {
     await loginPlain("admin", "admin");
     expect(config().default_profile).toBe("work");
 
-    const use = await runCli(["profiles", "use", "admin"], { env: env() });
+    const use = await runCli(["profiles", "use", "admin"], { env: cli.env() });
     expect(use.code, use.stderr).toBe(0);
     expect(use.stdout).toBe("Default profile is now admin (was work).\n");
     expect(config().default_profile).toBe("admin");
-    const who = await runCli(["whoami", "--json"], { env: env() });
+    const who = await runCli(["whoami", "--json"], { env: cli.env() });
     expect(JSON.parse(who.stdout)).toMatchObject({ profile: "admin", role: "admin" });
-    const list = await runCli(["profiles"], { env: env() });
+    const list = await runCli(["profiles"], { env: cli.env() });
     expect(list.stdout).toMatch(/^>\*\s+admin\b/m);
 
-    const nope = await runCli(["profiles", "use", "nope"], { env: env() });
+    const nope = await runCli(["profiles", "use", "nope"], { env: cli.env() });
     expect(nope.code).toBe(2);
     expect(nope.stderr).toMatch(/no such profile nope .*profiles: admin, work/);
     expect(config().default_profile).toBe("admin");
@@ -136,7 +125,7 @@ describe("profiles use / remove", () => {
     await loginPlain("ci");
     expect(existsSync(keyFile("work"))).toBe(true);
 
-    const rm = await runCli(["profiles", "remove", "work"], { env: env() });
+    const rm = await runCli(["profiles", "remove", "work"], { env: cli.env() });
     expect(rm.code, rm.stderr).toBe(0);
     expect(rm.stdout).toContain(`Removed the key of work from plain-text file ${keyFile("work")}.`);
     expect(rm.stdout).toContain("Removed profile work.");
@@ -144,17 +133,17 @@ describe("profiles use / remove", () => {
     expect(existsSync(keyFile("work"))).toBe(false);
     expect(config()).toEqual({
       default_profile: null,
-      profiles: { ci: { base_url: server.url, storage: "insecure-file" } },
+      profiles: { ci: { base_url: cli.server.url, storage: "insecure-file" } },
     });
     expect(existsSync(keyFile("ci"))).toBe(true);
 
-    const again = await runCli(["profiles", "rm", "work"], { env: env() });
+    const again = await runCli(["profiles", "rm", "work"], { env: cli.env() });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("no such profile work");
   });
 
   it("a mistyped subcommand gets a suggestion", async () => {
-    const r = await runCli(["profiles", "us", "work"], { env: env() });
+    const r = await runCli(["profiles", "us", "work"], { env: cli.env() });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown command 'us'/);
     expect(r.stderr).toContain("Did you mean use?");

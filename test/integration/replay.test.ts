@@ -13,6 +13,7 @@ import { createReplayStore } from "../../src/store/replay/replayEngine.js";
 import { toNdjson } from "../../src/store/streams/ndjson.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
 import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 import { waitFor } from "./serverTestUtils.js";
 
 /**
@@ -20,10 +21,7 @@ import { waitFor } from "./serverTestUtils.js";
  * replays into the same pane the live run showed.
  */
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+afterEach(stopStarted);
 
 function events(store: StreamsStore, id: string): string[] {
   return (store.getState().sessions[id]?.timeline.toArray() ?? [])
@@ -48,7 +46,7 @@ function emitAll(s: ReferenceServer, id: string): void {
 function replayInto(recording: Recording, id: string): Promise<string[]> {
   const store = createStreamsStore({ flushMs: 5 });
   const replay = createReplayStore(recording, store, { speed: "max", tickMs: 5 });
-  cleanups.push(() => {
+  stopAfterTest(() => {
     replay.dispose();
     store.getState().dispose();
   });
@@ -66,12 +64,12 @@ function replayInto(recording: Recording, id: string): Promise<string[]> {
 describe("replay", () => {
   it("reproduces the live pane from its export, from watch --json and from the journal", async () => {
     const s = await startServer({ paceMs: 0, seed: 31, heartbeatMs: 60_000 });
-    cleanups.push(() => s.close());
+    stopAfterTest(() => s.close());
     const id = s.sessionIds()[0] as string;
     const root = mkdtempSync(join(tmpdir(), "as-replay-"));
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    stopAfterTest(() => rmSync(root, { recursive: true, force: true }));
     const agent = new Agent();
-    cleanups.push(() => agent.close());
+    stopAfterTest(() => agent.close());
 
     // The live pane, journaling, and a `watch --json` recording of the same stream.
     const store = createStreamsStore({ flushMs: 5 });
@@ -88,7 +86,7 @@ describe("replay", () => {
       sessionId: id,
       onEvent: (ev) => watched.push(JSON.stringify(eventToJson(id, ev, Date.now()))),
     });
-    cleanups.push(async () => {
+    stopAfterTest(async () => {
       watch.close();
       await controller.closeAll();
     });
@@ -135,7 +133,7 @@ describe("replay", () => {
     ]);
     const store = createStreamsStore({ flushMs: 5 });
     const replay = createReplayStore(rec, store, { playing: false });
-    cleanups.push(() => replay.dispose());
+    stopAfterTest(() => replay.dispose());
     replay.openStream("ses_j");
     replay.seek(Date.UTC(2024, 4, 1, 10, 0, 30));
     store.getState().flushNow();

@@ -1,10 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Agent } from "undici";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { type StreamNotice, subscribeToSession } from "../../src/client/eventStream.js";
 import type { SessionEvent } from "../../src/protocol/events.js";
 import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
+import { serveOnLoopback } from "../helpers/scriptedHttpServer.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * What counts as a replay after a reconnect: only the same event again (the same id, name and
@@ -14,10 +15,7 @@ import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
 
 const KEY = "replay-identity-test-key";
 const SESSION = "ses_replay1";
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+afterEach(stopStarted);
 const cfg = tempConfigHome();
 afterAll(() => cfg.cleanup());
 
@@ -31,7 +29,7 @@ async function serve(
 ): Promise<{ baseUrl: string; opened: () => number }> {
   let streams = 0;
   let remaining = 100;
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const baseUrl = await serveOnLoopback((req: IncomingMessage, res: ServerResponse) => {
     remaining = Math.max(0, remaining - 1);
     const limits = {
       "x-ratelimit-limit": "100",
@@ -52,15 +50,7 @@ async function serve(
     if (items(n + 1).length > 0) res.end(text);
     else if (text !== "") res.write(text);
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  cleanups.push(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  });
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    opened: () => streams,
-  };
+  return { baseUrl, opened: () => streams };
 }
 
 function item(id: string, text: string, event = "prompt_progress"): string {
@@ -85,7 +75,7 @@ function subscribe(baseUrl: string) {
     onEvent: (ev) => w.events.push(ev),
     onNotice: (n) => w.notices.push(n),
   });
-  cleanups.push(async () => {
+  stopAfterTest(async () => {
     sub.close();
     await sub.done;
     await agent.destroy();

@@ -4,8 +4,9 @@ import { ApiClient } from "../../src/client/apiClient.js";
 import { type Subscription, subscribeToSession } from "../../src/client/eventStream.js";
 import { RequestBudget } from "../../src/client/requestBudget.js";
 import { startServer } from "../../src/server/index.js";
-import { ManualBudgetClock } from "../helpers/budgetClock.js";
+import { ManualClock } from "../helpers/manualClock.js";
 import { json, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 import { waitFor } from "./serverTestUtils.js";
 
 /**
@@ -14,11 +15,7 @@ import { waitFor } from "./serverTestUtils.js";
  * 429 seen by one caller holds the others of the same key.
  */
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+afterEach(stopStarted);
 
 describe("request budget", () => {
   it("opening 50 streams at once against 100 a minute with burst 20 causes no 429", {
@@ -35,9 +32,9 @@ describe("request budget", () => {
         if (/ 429 /.test(line)) limited.push(line);
       },
     });
-    cleanups.push(() => server.close());
+    stopAfterTest(() => server.close());
     const agent = new Agent({ keepAliveTimeout: 1000, connections: 64 });
-    cleanups.push(() => agent.destroy());
+    stopAfterTest(() => agent.destroy());
     const key = server.key("owner");
     const config = { baseUrl: server.url, apiKey: key, dispatcher: agent };
     const client = new ApiClient({ ...config, maxAttempts: 1 });
@@ -52,7 +49,7 @@ describe("request budget", () => {
         onEvent: () => {},
       }),
     );
-    for (const s of subs) cleanups.push(() => s.close());
+    for (const s of subs) stopAfterTest(() => s.close());
     expect(subs).toHaveLength(50);
     // A request made while the streams wait for their turn goes ahead of them.
     await expect(client.me()).resolves.toHaveProperty("principal_id");
@@ -74,7 +71,7 @@ describe("request budget", () => {
     // The service announces the documented limit; the budget runs on a clock only the test
     // moves, so how long each request waits does not depend on how fast the machine is.
     const srv = await startScriptedServer();
-    cleanups.push(() => srv.close());
+    stopAfterTest(() => srv.close());
     srv.fallback(
       json(
         200,
@@ -82,16 +79,16 @@ describe("request budget", () => {
         { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" },
       ),
     );
-    const clock = new ManualBudgetClock();
+    const clock = new ManualClock(1_000_000);
     const client = new ApiClient({
       baseUrl: srv.url,
       apiKey: "ask_budget_test_key",
       maxAttempts: 1,
       budget: new RequestBudget({ clock }),
     });
-    cleanups.push(() => client.close());
+    stopAfterTest(() => client.close());
     const said: string[] = [];
-    cleanups.push(
+    stopAfterTest(
       client.rateLimit.subscribe(() => {
         const reason = client.rateLimit.waiting?.reason;
         if (reason !== undefined && said.at(-1) !== reason) said.push(reason);
@@ -115,7 +112,7 @@ describe("request budget", () => {
 
   it("a 429 one caller gets holds every other caller of the client for its Retry-After", async () => {
     const srv = await startScriptedServer();
-    cleanups.push(() => srv.close());
+    stopAfterTest(() => srv.close());
     srv.reply(json(429, { detail: "slow down" }, { "retry-after": "1" }));
     srv.fallback((req, res) => {
       if (req.url?.endsWith("/events")) {
@@ -126,7 +123,7 @@ describe("request budget", () => {
       json(200, { tenant_id: "t", principal_id: "usr_1", scopes: [] })(req, res, "", 0);
     });
     const agent = new Agent({ keepAliveTimeout: 1000 });
-    cleanups.push(() => agent.destroy());
+    stopAfterTest(() => agent.destroy());
     const config = { baseUrl: srv.url, apiKey: "ask_budget_test_key", dispatcher: agent };
     const first = new ApiClient({ ...config, jitter: 0 });
 
@@ -141,7 +138,7 @@ describe("request budget", () => {
       sessionId: "ses_budget1",
       onEvent: () => {},
     });
-    cleanups.push(() => sub.close());
+    stopAfterTest(() => sub.close());
     await Promise.all([firstDone, otherDone]);
     await waitFor(() => sub.status.state === "live", 5000, "the stream");
 
@@ -153,7 +150,7 @@ describe("request budget", () => {
 
   it("two clients in one process have budgets of their own: one's hour-long 429 hold is not the other's", async () => {
     const srv = await startScriptedServer();
-    cleanups.push(() => srv.close());
+    stopAfterTest(() => srv.close());
     const limits = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99" };
     srv.reply(
       json(
@@ -164,7 +161,7 @@ describe("request budget", () => {
     );
     srv.fallback(json(200, { tenant_id: "t", principal_id: "usr_1", scopes: [] }, limits));
     const agent = new Agent({ keepAliveTimeout: 1000 });
-    cleanups.push(() => agent.destroy());
+    stopAfterTest(() => agent.destroy());
     const config = { baseUrl: srv.url, apiKey: "ask_budget_test_key", dispatcher: agent };
     // The first client is told to wait an hour: longer than it may wait, so it gives up.
     const held = new ApiClient({ ...config, maxAttempts: 1 });
@@ -182,7 +179,7 @@ describe("request budget", () => {
 
   it("a 429 that says the key still has room (an hourly launch limit) fails that call only: the key's other calls go at once", async () => {
     const srv = await startScriptedServer();
-    cleanups.push(() => srv.close());
+    stopAfterTest(() => srv.close());
     const limits = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "57" };
     srv.reply(
       json(
@@ -196,7 +193,7 @@ describe("request budget", () => {
     );
     srv.fallback(json(200, { tenant_id: "t", principal_id: "usr_1", scopes: [] }, limits));
     const agent = new Agent({ keepAliveTimeout: 1000 });
-    cleanups.push(() => agent.destroy());
+    stopAfterTest(() => agent.destroy());
     const client = new ApiClient({
       baseUrl: srv.url,
       apiKey: "ask_budget_test_key",

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
 import { diffFilePath, indexUnifiedDiff } from "../../src/protocol/unifiedDiff.js";
 import {
+  ANNOUNCED_LIMITS,
   json,
   raw,
   type ScriptedServer,
@@ -17,7 +18,6 @@ import {
  */
 
 const KEY = "sk_test_0123456789abcdef0123456789";
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
 const PATCH = [
   "diff --git a/a.txt b/a.txt",
   "--- a/a.txt",
@@ -54,7 +54,7 @@ describe("git diff: wherever the patch is", () => {
   ];
   for (const [from, body] of shapes) {
     it(`reads it from ${from}`, async () => {
-      const c = await against(json(200, body, RL));
+      const c = await against(json(200, body, ANNOUNCED_LIMITS));
       const { answer, reading } = await c.gitDiff("ses_a1");
       expect(answer.ok).toBe(true);
       expect(reading).toEqual({ kind: "patch", patch: PATCH, from });
@@ -63,7 +63,7 @@ describe("git diff: wherever the patch is", () => {
 
   it("reads a bare text answer and a list of files with their own hunks", async () => {
     const c = await against(
-      raw(200, PATCH, { "content-type": "text/plain", ...RL }),
+      raw(200, PATCH, { "content-type": "text/plain", ...ANNOUNCED_LIMITS }),
       json(
         200,
         {
@@ -75,7 +75,7 @@ describe("git diff: wherever the patch is", () => {
             ],
           },
         },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
     );
     expect((await c.gitDiff("ses_a1")).reading).toEqual({
@@ -95,8 +95,12 @@ describe("git diff: wherever the patch is", () => {
 
   it("says when the answer holds nothing usable, and when it is an empty diff", async () => {
     const c = await against(
-      json(200, { operation: "diff", success: true, result: { sha: "abc", files_changed: 3 } }, RL),
-      json(200, { operation: "diff", success: true, result: { diff: "" } }, RL),
+      json(
+        200,
+        { operation: "diff", success: true, result: { sha: "abc", files_changed: 3 } },
+        ANNOUNCED_LIMITS,
+      ),
+      json(200, { operation: "diff", success: true, result: { diff: "" } }, ANNOUNCED_LIMITS),
     );
     expect((await c.gitDiff("ses_a1")).reading).toEqual({
       kind: "unusable",
@@ -108,9 +112,9 @@ describe("git diff: wherever the patch is", () => {
 
   it("sends the documented {operation, args} body, to /git once /git/operation is missing", async () => {
     const c = await against(
-      json(404, { detail: "Not Found" }, RL),
-      json(200, { success: true, result: { diff: PATCH } }, RL),
-      json(200, { success: true, result: { files: [] } }, RL),
+      json(404, { detail: "Not Found" }, ANNOUNCED_LIMITS),
+      json(200, { success: true, result: { diff: PATCH } }, ANNOUNCED_LIMITS),
+      json(200, { success: true, result: { files: [] } }, ANNOUNCED_LIMITS),
     );
     await c.gitDiff("ses_a1");
     await c.gitStatus("ses_a1");
@@ -139,7 +143,7 @@ describe("a 50,000-line diff through the client", () => {
     }
     const patch = `${parts.join("\n")}\n`;
     const c = await against(
-      json(200, { operation: "diff", success: true, result: { diff: patch } }, RL),
+      json(200, { operation: "diff", success: true, result: { diff: patch } }, ANNOUNCED_LIMITS),
     );
     const t0 = performance.now();
     const { reading } = await c.gitDiff("ses_big");
@@ -170,7 +174,7 @@ describe("git status and log in their shapes", () => {
             ],
           },
         },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
       json(
         200,
@@ -178,7 +182,7 @@ describe("git status and log in their shapes", () => {
           success: true,
           result: { staged: ["s.ts"], unstaged: [{ path: "u.ts" }], untracked: ["n.ts"] },
         },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
       json(
         200,
@@ -186,9 +190,9 @@ describe("git status and log in their shapes", () => {
           success: true,
           result: { output: "## main...origin/main\n M x.ts\nR  old.ts -> new.ts\n?? tmp/\n" },
         },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
-      json(200, { success: true, result: { sha: "abc" } }, RL),
+      json(200, { success: true, result: { sha: "abc" } }, ANNOUNCED_LIMITS),
     );
     const a = await c.gitStatus("ses_a1");
     expect(a.reading).toEqual({
@@ -239,9 +243,13 @@ describe("git status and log in their shapes", () => {
             ],
           },
         },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
-      json(200, { success: true, result: { output: "a1b2c3d feat: x\nb2c3d4e fix: y\n" } }, RL),
+      json(
+        200,
+        { success: true, result: { output: "a1b2c3d feat: x\nb2c3d4e fix: y\n" } },
+        ANNOUNCED_LIMITS,
+      ),
     );
     expect((await c.gitLog("ses_a1")).reading).toEqual({
       kind: "log",
@@ -257,7 +265,11 @@ describe("git status and log in their shapes", () => {
 
   it("a success: false answer is not ok, with the service's words", async () => {
     const c = await against(
-      json(200, { operation: "diff", success: false, error: "not a git repository" }, RL),
+      json(
+        200,
+        { operation: "diff", success: false, error: "not a git repository" },
+        ANNOUNCED_LIMITS,
+      ),
     );
     const r = await c.gitDiff("ses_a1");
     expect(r.answer.ok).toBe(false);
@@ -276,7 +288,7 @@ describe("files, workspace state, rewind and connect", () => {
             { name: "lib", is_dir: true },
           ],
         },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
       json(
         200,
@@ -285,13 +297,13 @@ describe("files, workspace state, rewind and connect", () => {
           content: Buffer.from([0x89, 0x50, 0, 1]).toString("base64"),
           encoding: "base64",
         },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
-      raw(200, "plain text file\n", { "content-type": "text/plain", ...RL }),
+      raw(200, "plain text file\n", { "content-type": "text/plain", ...ANNOUNCED_LIMITS }),
       json(
         200,
         { results: [{ path: "/a.ts", matches: [{ line: "3", content: "TODO" }] }, "/b.ts"] },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
       json(
         200,
@@ -299,7 +311,7 @@ describe("files, workspace state, rewind and connect", () => {
           detected_ports: [{ port: 3000, process: "node" }, { port: 99999 }, 5432],
           running_processes: ["npm run dev", { pid: 7, command: "pg" }],
         },
-        RL,
+        ANNOUNCED_LIMITS,
       ),
     );
     expect(await c.listFiles("ses_a1", { path: "/src", recursive: true })).toEqual([
@@ -330,10 +342,14 @@ describe("files, workspace state, rewind and connect", () => {
 
   it("rewinds, and connects through the v2 family's mount, learned like any other", async () => {
     const c = await against(
-      json(200, { session_id: "ses_a1", rewound: true, reverted_files: ["/src/a.ts", 3] }, RL),
+      json(
+        200,
+        { session_id: "ses_a1", rewound: true, reverted_files: ["/src/a.ts", 3] },
+        ANNOUNCED_LIMITS,
+      ),
       // The v2 family is served under /api/cloud only here.
-      json(404, { detail: "Not Found" }, RL),
-      json(200, { preview_url: "https://3000-sb.example.test", port: 3000 }, RL),
+      json(404, { detail: "Not Found" }, ANNOUNCED_LIMITS),
+      json(200, { preview_url: "https://3000-sb.example.test", port: 3000 }, ANNOUNCED_LIMITS),
     );
     expect(await c.rewindPrompt("ses_a1")).toEqual({
       sessionId: "ses_a1",
@@ -353,7 +369,10 @@ describe("files, workspace state, rewind and connect", () => {
   });
 
   it("an answer that cannot be read is a malformed answer naming the field", async () => {
-    const c = await against(json(200, { files: "nope" }, RL), json(200, { rewound: true }, RL));
+    const c = await against(
+      json(200, { files: "nope" }, ANNOUNCED_LIMITS),
+      json(200, { rewound: true }, ANNOUNCED_LIMITS),
+    );
     await expect(c.listFiles("ses_a1")).rejects.toThrow(/files: expected a list of files/);
     expect(await c.rewindPrompt("ses_a1")).toEqual({
       sessionId: null,

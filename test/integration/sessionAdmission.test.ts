@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
+import { buildServices } from "../../src/cli/tui/buildServices.js";
 import { displayId, unsafeIdOf } from "../../src/store/admitSession.js";
 import { REDACTED } from "../../src/text/redact.js";
 import {
   HOSTILE_KEY,
-  type HostileServer,
   leakedPiece,
   sendJson,
-  startHostileServer,
+  startHostile,
   TERMINAL_HOSTILE,
 } from "../helpers/hostileServer.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * Every way a session record enters the sessions store (the first page, a further page, the
@@ -18,15 +18,7 @@ import {
  * a minute, burst 20, wired as the terminal UI wires it.
  */
 
-let server: HostileServer | null = null;
-let handle: ServicesHandle | null = null;
-
-afterEach(async () => {
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-});
+afterEach(stopStarted);
 
 const HOSTILE_NAME = `deploy\x1b]52;c;cHduZWQ=\x07\x1b[2J with ${HOSTILE_KEY}\nnow\u202eevil`;
 
@@ -43,7 +35,7 @@ function fieldsOf(r: object | undefined): Record<string, unknown> {
 
 async function setup() {
   let refreshed = false;
-  server = await startHostileServer({
+  const server = await startHostile({
     sessions: (req, res) => {
       const url = new URL(req.url ?? "", "http://x");
       if (url.pathname === "/api/sessions/ses_one") {
@@ -69,16 +61,17 @@ async function setup() {
       });
     },
   });
-  handle = buildServices(
+  const handle = buildServices(
     { baseUrl: server.url, apiKey: HOSTILE_KEY },
     { tuning: { maxAttempts: 1 } },
   );
-  return { sessions: handle.services.sessions, refresh: () => (refreshed = true) };
+  stopAfterTest(() => handle.dispose());
+  return { server, sessions: handle.services.sessions, refresh: () => (refreshed = true) };
 }
 
 describe("one admission path for session records", () => {
   it("a first page, a further page, a live refresh and a single read admit alike", async () => {
-    const { sessions, refresh } = await setup();
+    const { server, sessions, refresh } = await setup();
     await sessions.getState().load();
     const byId = (id: string) => sessions.getState().items.find((s) => s.session_id === id);
     const first = fieldsOf(byId("ses_zero"));
@@ -105,6 +98,6 @@ describe("one admission path for session records", () => {
     expect(fieldsOf(single ?? undefined)).toEqual(first);
     expect(fieldsOf(byId("ses_one"))).toEqual(first);
     // Nothing was ever asked with the unsafe id.
-    expect(server?.seen.filter((r) => /%07|\u0007/.test(r.path))).toEqual([]);
+    expect(server.seen.filter((r) => /%07|\u0007/.test(r.path))).toEqual([]);
   });
 });

@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Agent } from "undici";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
@@ -14,6 +13,8 @@ import { createSessionsStore } from "../../src/store/sessionsStore.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
 import { createStreamsStore } from "../../src/store/streams/streamsStore.js";
 import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
+import { serveOnLoopback } from "../helpers/scriptedHttpServer.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * Streams that send no ids (as the real service documents) and servers that replay what the
@@ -22,10 +23,7 @@ import { ndjson, runCli, tempConfigHome } from "../helpers/cli.js";
  */
 
 const KEY = "stream-gap-test-key";
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+afterEach(stopStarted);
 
 interface Loopback {
   baseUrl: string;
@@ -39,18 +37,12 @@ async function serve(
 ): Promise<Loopback> {
   const lb: Loopback = { baseUrl: "", requests: [] };
   let streams = 0;
-  const server: Server = createServer((req, res) => {
+  lb.baseUrl = await serveOnLoopback((req, res) => {
     lb.requests.push({
       path: req.url ?? "",
       lastEventId: req.headers["last-event-id"] as string | undefined,
     });
     handler(req, res, req.url?.endsWith("/events") ? streams++ : -1);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  lb.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  cleanups.push(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
   });
   return lb;
 }
@@ -93,7 +85,7 @@ function watch(baseUrl: string, opts: { now?: () => number } = {}): Watched {
       w.order.push(n.kind);
     },
   });
-  cleanups.push(async () => {
+  stopAfterTest(async () => {
     sub.close();
     await sub.done;
     await agent.destroy();
@@ -215,7 +207,7 @@ describe("the streams controller after a gap", () => {
       sessions,
       subscribeOptions: { backoffBaseMs: 5, maxDelayMs: 50 },
     });
-    cleanups.push(async () => {
+    stopAfterTest(async () => {
       await controller.closeAll();
       store.getState().dispose();
       await agent.destroy();

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { CLI, runCliTo, tempConfigHome } from "../helpers/cli.js";
+import { CLI, runCliTo, serviceEnv, tempConfigHome } from "../helpers/cli.js";
 import {
   HOSTILE_KEY,
   type HostileRoutes,
@@ -11,8 +11,9 @@ import {
   sendJson,
   sseHead,
   sseItem,
-  startHostileServer,
+  startHostile,
 } from "../helpers/hostileServer.js";
+import { stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * The streaming headless commands (`prompt`, `watch`) against hostile loopback services, with
@@ -23,30 +24,11 @@ import {
  */
 
 const cfg = tempConfigHome();
-const servers: HostileServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
+afterEach(stopStarted);
 afterAll(() => cfg.cleanup());
 
-async function hostile(routes: HostileRoutes): Promise<HostileServer> {
-  const s = await startHostileServer(routes);
-  servers.push(s);
-  return s;
-}
-
-function env(s: HostileServer, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: process.env.HOME ?? "/tmp",
-    XDG_CONFIG_HOME: cfg.dir,
-    AGENT_SESSIONS_BASE_URL: s.url,
-    AGENT_SESSIONS_API_KEY: HOSTILE_KEY,
-    AGENT_SESSIONS_MAX_ATTEMPTS: "1",
-    AGENT_SESSIONS_RETRY_BASE_MS: "20",
-    ...extra,
-  };
-}
+const env = (s: HostileServer, extra: Record<string, string> = {}) =>
+  serviceEnv(cfg.dir, s.url, HOSTILE_KEY, extra);
 
 const text = (content: string) => sseItem(null, "text", { type: "text", content });
 const DONE = sseItem(null, "done", { type: "done", content: "" });
@@ -90,7 +72,7 @@ function seen(out: string): string {
 describe("the key sent back a few characters at a time is never printed", () => {
   for (const kind of ["pipe", "file", "terminal"] as const) {
     it(`prompt, plain and --json, stdout a ${kind}`, async () => {
-      const s = await hostile(answer(keyInPieces()));
+      const s = await startHostile(answer(keyInPieces()));
       for (const json of [false, true]) {
         const r = await runCliTo(
           ["prompt", "ses_one", "hi", ...(json ? ["--json"] : [])],
@@ -123,7 +105,7 @@ describe("the key sent back a few characters at a time is never printed", () => 
         res.write(sseItem(++id, "file_changed", { path: "end.txt", action: "created" }));
       },
     };
-    const s = await hostile(events);
+    const s = await startHostile(events);
     for (const json of [false, true]) {
       const r = await runCliTo(
         ["watch", "ses_one", "--max-events", json ? "10" : "8", ...(json ? ["--json"] : [])],
@@ -153,7 +135,7 @@ describe("colour only on a terminal, never under NO_COLOR", () => {
 
   for (const kind of ["pipe", "file"] as const) {
     it(`prompt and watch write no escape sequence to a ${kind}`, async () => {
-      const s = await hostile({
+      const s = await startHostile({
         ...answer(coloured),
         events: (_q, res) => {
           sseHead(res);
@@ -174,7 +156,7 @@ describe("colour only on a terminal, never under NO_COLOR", () => {
   }
 
   it("on a terminal the agent's colours are kept, and NO_COLOR strips them", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       ...answer(coloured),
       events: (_q, res) => {
         sseHead(res);
@@ -224,7 +206,7 @@ describe("a closed stdout ends quietly", () => {
 
   for (const json of [false, true]) {
     it(`prompt${json ? " --json" : ""} | head -c 20: exit 0, nothing on stderr`, async () => {
-      const s = await hostile(long);
+      const s = await startHostile(long);
       // `| head -c 20`: the reader goes away once it has 20 characters.
       const r = await runCliTo(
         ["prompt", "ses_one", "hi", ...(json ? ["--json"] : [])],
@@ -240,7 +222,7 @@ describe("a closed stdout ends quietly", () => {
   }
 
   it("prompt | head -1 and watch | head -1 (plain)", async () => {
-    const s = await hostile({
+    const s = await startHostile({
       ...long,
       events: (_q, res) => {
         sseHead(res);
@@ -290,7 +272,7 @@ describe.skipIf(process.platform !== "linux")("backpressure", () => {
   for (const cmd of ["prompt", "watch"] as const) {
     it(`${cmd}: a flood waits for a reader that stopped reading, memory stays bounded`, async () => {
       let bytesOut = () => 0;
-      const s = await hostile({
+      const s = await startHostile({
         ...onPrompt((res) => {
           sseHead(res);
           bytesOut = () => res.socket?.bytesWritten ?? 0;

@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiClient } from "../../src/client/apiClient.js";
@@ -11,6 +10,8 @@ import { createIdentityStore } from "../../src/store/identityStore.js";
 import { createSessionsStore } from "../../src/store/sessionsStore.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
 import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
+import { serveOnLoopback } from "../helpers/scriptedHttpServer.js";
+import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 // The controller over the real SSE client against a loopback server scripted per request.
 
@@ -26,23 +27,14 @@ interface Loopback {
   paths: string[];
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+afterEach(stopStarted);
 
 async function serve(handler: Handler): Promise<Loopback> {
   const lb: Loopback = { baseUrl: "", lastEventIds: [], paths: [] };
-  const server: Server = createServer((req, res) => {
+  lb.baseUrl = await serveOnLoopback((req, res) => {
     lb.paths.push(req.url ?? "");
     lb.lastEventIds.push(req.headers["last-event-id"] as string | undefined);
     handler(req, res, lb.paths.length - 1);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  lb.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  cleanups.push(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
   });
   return lb;
 }
@@ -69,7 +61,7 @@ function setup(baseUrl: string, sessionsStore?: ReturnType<typeof createSessions
       watchdog: { floorMs: 50, initialMs: 5000, ceilingMs: 5000 },
     },
   });
-  cleanups.push(async () => {
+  stopAfterTest(async () => {
     await controller.closeAll();
     store.getState().dispose();
     await agent.destroy();
@@ -217,13 +209,13 @@ describe("stores against the reference service", () => {
       rateLimit: { limit: 100_000, windowMs: 60_000 },
       ...opts,
     });
-    cleanups.push(() => server.close());
+    stopAfterTest(() => server.close());
     return server;
   }
 
   function clientFor(server: ReferenceServer, keyName: string) {
     const agent = new Agent({ keepAliveTimeout: 1000 });
-    cleanups.push(() => agent.destroy());
+    stopAfterTest(() => agent.destroy());
     return {
       agent,
       config: { baseUrl: server.url, apiKey: server.key(keyName), dispatcher: agent },
@@ -256,7 +248,7 @@ describe("stores against the reference service", () => {
     const [a, b] = server.sessionIds() as [string, string];
     const store = createStreamsStore({ flushMs: 5 });
     const controller = new StreamsController({ config, store, sessions });
-    cleanups.push(async () => {
+    stopAfterTest(async () => {
       await controller.closeAll();
       store.getState().dispose();
     });
@@ -306,7 +298,7 @@ describe("stores against the reference service", () => {
       store,
       subscribeOptions: { backoffBaseMs: 10 },
     });
-    cleanups.push(async () => {
+    stopAfterTest(async () => {
       await controller.closeAll();
       store.getState().dispose();
     });
@@ -329,7 +321,7 @@ describe("stores against the reference service", () => {
     const [a] = server.sessionIds() as [string];
     const store = createStreamsStore({ flushMs: 16, capacity: 100_000 });
     const controller = new StreamsController({ config, store });
-    cleanups.push(async () => {
+    stopAfterTest(async () => {
       await controller.closeAll();
       store.getState().dispose();
     });
@@ -361,7 +353,7 @@ describe("stores against the reference service", () => {
     const expired = clientFor(server, "expired");
     const store = createStreamsStore({ flushMs: 5 });
     const controller = new StreamsController({ config: expired.config, store });
-    cleanups.push(async () => {
+    stopAfterTest(async () => {
       await controller.closeAll();
       store.getState().dispose();
     });
@@ -409,7 +401,7 @@ describe("a journal that cannot be read", () => {
       journal,
       subscribeOptions: { backoffBaseMs: 10, maxAttempts: 3 },
     });
-    cleanups.push(async () => {
+    stopAfterTest(async () => {
       await controller.closeAll();
       store.getState().dispose();
       await agent.destroy();
@@ -432,7 +424,7 @@ describe("a journal that cannot be read", () => {
 describe("StreamsController: a key without sessions:prompt", () => {
   async function readOnlyPane(liveAllowed: (() => boolean) | undefined) {
     const ref = await startServer({ paceMs: 0, seed: 3, heartbeatMs: 60_000 });
-    cleanups.push(() => ref.close());
+    stopAfterTest(() => ref.close());
     const id = ref.sessionIds()[0] as string;
     ref.emit(id, "prompt_progress", { type: "user", content: "what changed?" });
     ref.emit(id, "process_output", { text: "3 files\n" });
@@ -451,7 +443,7 @@ describe("StreamsController: a key without sessions:prompt", () => {
       recordPollMs: 40,
       subscribeOptions: { backoffBaseMs: 10, maxAttempts: 3 },
     });
-    cleanups.push(async () => {
+    stopAfterTest(async () => {
       await controller.closeAll();
       store.getState().dispose();
       await agent.destroy();

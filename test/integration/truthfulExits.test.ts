@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, tempConfigHome } from "../helpers/cli.js";
 import {
+  ANNOUNCED_LIMITS,
   json,
   type Responder,
   type ScriptedServer,
@@ -18,7 +19,6 @@ const cfg = tempConfigHome();
 afterAll(() => cfg.cleanup());
 
 const KEY = "sk_test_0123456789abcdef0123456789";
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
 const env = (url: string) => ({
   XDG_CONFIG_HOME: cfg.dir,
   AGENT_SESSIONS_BASE_URL: url,
@@ -46,7 +46,12 @@ function routes(table: Record<string, Responder>): Responder {
     const r = table[`${req.method} ${path}`];
     if (r) r(req, res, body, n);
     else
-      json(404, { detail: `no route ${req.method} ${path} in this test` }, RL)(req, res, body, n);
+      json(404, { detail: `no route ${req.method} ${path} in this test` }, ANNOUNCED_LIMITS)(
+        req,
+        res,
+        body,
+        n,
+      );
   };
 }
 
@@ -89,7 +94,7 @@ describe("item 4: every form of 'a prompt already runs' exits 10 with the cancel
   ];
   for (const [name, status, body] of FORMS) {
     it(`${name}: plain and --json`, async () => {
-      await withServer(json(status, body, RL), async (s) => {
+      await withServer(json(status, body, ANNOUNCED_LIMITS), async (s) => {
         const plain = await runCli(["prompt", "ses_a1", "go"], { env: env(s.url) });
         expect(plain.code, plain.stderr).toBe(10);
         expect(plain.stdout).toBe("");
@@ -109,16 +114,19 @@ describe("item 4: every form of 'a prompt already runs' exits 10 with the cancel
   }
 
   it("a 409 that says something else stays exit 1 with the service's words", async () => {
-    await withServer(json(409, { detail: "Session is being migrated" }, RL), async (s) => {
-      const r = await runCli(["prompt", "ses_a1", "go"], { env: env(s.url) });
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain("Session is being migrated");
-    });
+    await withServer(
+      json(409, { detail: "Session is being migrated" }, ANNOUNCED_LIMITS),
+      async (s) => {
+        const r = await runCli(["prompt", "ses_a1", "go"], { env: env(s.url) });
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain("Session is being migrated");
+      },
+    );
   });
 });
 
 describe("usage errors: exit 2, nothing sent, one error line and one hint line", () => {
-  const ANSWER = json(200, { sessions: [], total: 0, has_more: false }, RL);
+  const ANSWER = json(200, { sessions: [], total: 0, has_more: false }, ANNOUNCED_LIMITS);
 
   it("every enumerated option is checked before anything is sent (--state, --visibility)", async () => {
     await withServer(ANSWER, async (s) => {
@@ -202,12 +210,12 @@ describe("approve: which refusal it was, said once", () => {
     await withServer(
       routes({
         // The service's own words may name nothing at all.
-        [RESOLVE]: json(403, { detail: "Forbidden" }, RL),
-        "GET /api/cloud/auth/verify": json(200, MEMBER_KEY_INFO, RL),
+        [RESOLVE]: json(403, { detail: "Forbidden" }, ANNOUNCED_LIMITS),
+        "GET /api/cloud/auth/verify": json(200, MEMBER_KEY_INFO, ANNOUNCED_LIMITS),
         "GET /api/sessions/ses_a1/approvals": json(
           200,
           [{ id: "ap_0001", kind: "deploy", required_role: "admin", status: "pending" }],
-          RL,
+          ANNOUNCED_LIMITS,
         ),
       }),
       async (s) => {
@@ -231,16 +239,20 @@ describe("approve: which refusal it was, said once", () => {
   it("a key that lacks sessions:write is still told the scope", async () => {
     await withServer(
       routes({
-        [RESOLVE]: json(403, { detail: "Insufficient scope: requires sessions:write" }, RL),
+        [RESOLVE]: json(
+          403,
+          { detail: "Insufficient scope: requires sessions:write" },
+          ANNOUNCED_LIMITS,
+        ),
         "GET /api/cloud/auth/verify": json(
           200,
           { ...MEMBER_KEY_INFO, effective_scopes: ["sessions:read"] },
-          RL,
+          ANNOUNCED_LIMITS,
         ),
         "GET /api/sessions/ses_a1/approvals": json(
           200,
           [{ id: "ap_0001", required_role: "admin" }],
-          RL,
+          ANNOUNCED_LIMITS,
         ),
       }),
       async (s) => {
@@ -259,7 +271,7 @@ describe("approve: which refusal it was, said once", () => {
         "POST /api/sessions/ses_a1/pause": json(
           403,
           { detail: "Pausing requires the admin role" },
-          RL,
+          ANNOUNCED_LIMITS,
         ),
       }),
       async (s) => {
@@ -278,11 +290,15 @@ describe("approve: which refusal it was, said once", () => {
         "POST /api/sessions/ses_nosuch/approvals/ap_0001/resolve": json(
           404,
           { detail: "Session ses_nosuch not found" },
-          RL,
+          ANNOUNCED_LIMITS,
         ),
-        "GET /api/sessions/ses_nosuch": json(404, { detail: "Session ses_nosuch not found" }, RL),
-        [RESOLVE]: json(404, { detail: "Approval ap_0001 not found" }, RL),
-        "GET /api/sessions/ses_a1": json(200, { id: "ses_a1", state: "active" }, RL),
+        "GET /api/sessions/ses_nosuch": json(
+          404,
+          { detail: "Session ses_nosuch not found" },
+          ANNOUNCED_LIMITS,
+        ),
+        [RESOLVE]: json(404, { detail: "Approval ap_0001 not found" }, ANNOUNCED_LIMITS),
+        "GET /api/sessions/ses_a1": json(200, { id: "ses_a1", state: "active" }, ANNOUNCED_LIMITS),
       }),
       async (s) => {
         for (const extra of [[], ["--json"]]) {
@@ -326,7 +342,11 @@ describe("item 5: a cut list says so, with the real count, and exits 7", () => {
     agent_status: "awaiting_approval",
     updated_at: "2026-01-01T00:00:00Z",
   };
-  const oneSession = json(200, { sessions: [SESSION], total: 1, has_more: false }, RL);
+  const oneSession = json(
+    200,
+    { sessions: [SESSION], total: 1, has_more: false },
+    ANNOUNCED_LIMITS,
+  );
 
   for (const [n, more] of [
     [25, "(+24 more)"],
@@ -337,7 +357,7 @@ describe("item 5: a cut list says so, with the real count, and exits 7", () => {
       await withServer(
         routes({
           "GET /api/sessions": oneSession,
-          "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(n), RL),
+          "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(n), ANNOUNCED_LIMITS),
         }),
         async (s) => {
           const plain = await runCli(["attention"], { env: env(s.url) });
@@ -359,7 +379,9 @@ describe("item 5: a cut list says so, with the real count, and exits 7", () => {
 
   it("approvals of a session listing 20,000: 500 rows, a warning with the real count, exit 7; --json ends with a marker", async () => {
     await withServer(
-      routes({ "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(20_000), RL) }),
+      routes({
+        "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(20_000), ANNOUNCED_LIMITS),
+      }),
       async (s) => {
         const plain = await runCli(["approvals", "ses_a1"], { env: env(s.url) });
         expect(plain.code, plain.stderr).toBe(7);
@@ -390,8 +412,12 @@ describe("item 5: a cut list says so, with the real count, and exits 7", () => {
     await withServer(
       routes({
         // Promises more on every page, and sends the same page each time.
-        "GET /api/sessions": json(200, { sessions: [SESSION], total: 50, has_more: true }, RL),
-        "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(2), RL),
+        "GET /api/sessions": json(
+          200,
+          { sessions: [SESSION], total: 50, has_more: true },
+          ANNOUNCED_LIMITS,
+        ),
+        "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(2), ANNOUNCED_LIMITS),
       }),
       async (s) => {
         const plain = await runCli(["approvals"], { env: env(s.url) });
@@ -426,7 +452,7 @@ describe("item 5: a cut list says so, with the real count, and exits 7", () => {
           total: paused.length,
           has_more: offset + limit < paused.length,
         },
-        RL,
+        ANNOUNCED_LIMITS,
       )(req, res, body, n);
     };
     await withServer(routes({ "GET /api/sessions": pages }), async (s) => {
@@ -448,7 +474,7 @@ describe("item 5: a cut list says so, with the real count, and exits 7", () => {
     await withServer(
       routes({
         "GET /api/sessions": oneSession,
-        "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(500), RL),
+        "GET /api/sessions/ses_a1/approvals": json(200, pendingApprovals(500), ANNOUNCED_LIMITS),
       }),
       async (s) => {
         const r = await runCli(["approvals", "--json"], { env: env(s.url) });
@@ -465,11 +491,15 @@ describe("no error prints two errors or two hints", () => {
     await withServer(
       routes({
         "POST /api/sessions/ses_a1/prompt": (_req, res) => {
-          res.writeHead(200, { "content-type": "text/event-stream", ...RL });
+          res.writeHead(200, { "content-type": "text/event-stream", ...ANNOUNCED_LIMITS });
           res.write(`data: ${JSON.stringify({ type: "text", content: "Working" })}\n\n`);
           // Never ends: the answer is interrupted.
         },
-        "POST /api/sessions/ses_a1/prompt/cancel": json(500, { detail: "cancel broke" }, RL),
+        "POST /api/sessions/ses_a1/prompt/cancel": json(
+          500,
+          { detail: "cancel broke" },
+          ANNOUNCED_LIMITS,
+        ),
       }),
       async (s) => {
         let child: import("node:child_process").ChildProcess | null = null;

@@ -17,6 +17,7 @@ import { removeCredentials, saveCredentials } from "../../src/credentials/store.
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import type { AppServices } from "../../src/ui/model/services.js";
 import { CLI, runCli, tempConfigHome } from "../helpers/cli.js";
+import { keychainProblem } from "../helpers/keychainProbe.js";
 
 /**
  * The real OS keychain (the Secret Service on Linux; in CI a throwaway gnome-keyring under
@@ -32,19 +33,7 @@ const TEST_SERVICE = `${KEYCHAIN_SERVICE}-test-${RUN}`;
 const BASE = "http://127.0.0.1:4999";
 const required = process.env.AGENT_SESSIONS_REQUIRE_KEYCHAIN === "1";
 
-async function probe(): Promise<string | null> {
-  if (process.platform === "linux" && !process.env.DBUS_SESSION_BUS_ADDRESS) {
-    return "DBUS_SESSION_BUS_ADDRESS is not set (run under test/with-keyring.sh or dbus-run-session)";
-  }
-  try {
-    await keychainGet(`probe-${RUN}@${BASE}`, { service: TEST_SERVICE });
-    return null;
-  } catch (e) {
-    return (e as Error).message;
-  }
-}
-
-const unavailable = await probe();
+const unavailable = await keychainProblem(TEST_SERVICE, `probe-${RUN}@${BASE}`);
 if (unavailable && !required) {
   console.warn(`keychain suite skipped: ${unavailable}`);
 }

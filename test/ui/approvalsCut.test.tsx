@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SESSION } from "../helpers/documentedService.js";
-import { type DocumentedUi, startDocumentedUi } from "../helpers/documentedUi.js";
-import { pressKey, waitForContent } from "../helpers/ui.js";
+import { startDocumentedUi } from "../helpers/documentedUi.js";
+import { pressKey, unmountReference, waitForContent } from "../helpers/ui.js";
 
 /**
  * A session with more approvals pending than the book reads from one answer (500): the pane,
@@ -10,12 +10,7 @@ import { pressKey, waitForContent } from "../helpers/ui.js";
  * real one's docs (it lists 520 pending), through the production wiring (buildServices).
  */
 
-let ui: DocumentedUi | null = null;
-
-afterEach(async () => {
-  await ui?.close();
-  ui = null;
-});
+afterEach(unmountReference);
 
 const START = Date.parse("2026-04-15T10:00:00Z");
 
@@ -37,7 +32,7 @@ function pending(n: number): Record<string, unknown>[] {
 
 describe("an approvals list cut at the book's bound", () => {
   it("the pane, A and the picker say that more are pending than shown", async () => {
-    ui = await startDocumentedUi(
+    const ui = await startDocumentedUi(
       "cloud",
       { columns: 160, rows: 40 },
       { service: { approvals: pending(520) }, app: { initialSessions: [SESSION] } },

@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  type AppHarness,
   cleanFrame,
   KEYS,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
-  type UiFixture,
+  startReference,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -15,21 +14,13 @@ import {
  * its key, `a` jumping through it, coalesced notifications.
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 describe("attention", () => {
   it("a row awaiting approval is marked ⚑ (as its pane says it), not ?, which is help", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const [a] = fx.ids as [string];
-    h = mountApp(fx, { columns: 160, rows: 30 });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
     await waitForContent(h, a);
     fx.server.addApproval(a, { message: "Deploy?" });
     await fx.services.sessions.getState().refreshSession(a);
@@ -38,9 +29,9 @@ describe("attention", () => {
   });
 
   it("a failed pane says why in its lines, not only in its title", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const [a] = fx.ids as [string];
-    h = mountApp(fx, { columns: 140, rows: 30 }, { initialSessions: [a] });
+    const h = mountOnFixture(fx, { columns: 140, rows: 30 }, { initialSessions: [a] });
     await waitForContent(h, "● live ·");
     fx.server.setState(a, "error");
     const why = fx.server.sessions().find((s) => s.id === a)?.error_message as string;
@@ -53,11 +44,11 @@ describe("attention", () => {
   });
 
   it("a session failing marks its pane and row with the reason, rings the bell, and `a` jumps through the queue, newest first", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const [a, b, c] = fx.ids as [string, string, string];
     // The seeded service starts the third session paused: shown in the queue, never rung.
     expect(fx.server.sessions()[2]?.state).toBe("paused");
-    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
     await waitForContent(h, (f) => (f.match(/● live ·/g)?.length ?? 0) === 2);
     await pressKey(h, "0");
     // Beside panes a row shows its reason's glyph, the state's glyph and the name.
@@ -68,7 +59,7 @@ describe("attention", () => {
     fx.server.setState(b, "error");
     frame = await waitForContent(h, `⚠ failed 2 ${b}`);
     expect(frame).toMatch(/ ✗2 ✗ /);
-    await waitForContent(h, () => h?.bells() === 1);
+    await waitForContent(h, () => h.bells() === 1);
 
     // Newest first, and what notifies before what does not: the pane that just failed. Seen,
     // it keeps its mark: the failure stands.
@@ -93,10 +84,10 @@ describe("attention", () => {
   });
 
   it("a session with no pane that fails is seen in the list refresh: marked, rung, and `a` finds it; a pause there rings nothing", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const [, , , d] = fx.ids as [string, string, string, string];
     const e = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
     await waitForContent(h, "4 shown of 4 loaded");
     fx.server.setState(e, "paused");
     await pressKey(h, KEYS.ctrlR);
@@ -105,7 +96,7 @@ describe("attention", () => {
     // No stream watches it: only the list can tell. The service hides failed sessions from
     // the list unless asked, so the row goes; the session is read on its own and rings.
     await pressKey(h, KEYS.ctrlR);
-    await waitForContent(h, () => h?.bells() === 1);
+    await waitForContent(h, () => h.bells() === 1);
     expect(h.frame()).not.toMatch(new RegExp(`${d} ✗ error`));
     // `a` finds it all the same: not in the list, so in a pane of its own.
     await pressKey(h, "a");
@@ -119,27 +110,27 @@ describe("attention", () => {
 
   it("a stream stopping on an error needs attention too", async () => {
     // A stream refused for good (a key without sessions:prompt follows the record instead).
-    fx = await startUiFixture({
+    const fx = await startReference({
       server: { faults: { statusFor: { path: /\/events$/, status: 410, count: 1000 } } },
     });
     const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
     const frame = await waitForContent(h, "■ stopped:");
     expect(frame).toContain("⚠ stream 1 ");
     expect(frame).toContain("(HTTP 410)");
-    await waitForContent(h, () => h?.bells() === 1);
+    await waitForContent(h, () => h.bells() === 1);
   });
 
   it("sessions failing together ring one bell, not one each", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const [a, b] = fx.ids as [string, string];
-    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
     await waitForContent(h, (f) => (f.match(/● live ·/g)?.length ?? 0) === 2);
     fx.server.setState(a, "error");
     await waitForContent(h, `⚠ failed 1 ${a}`);
     fx.server.setState(b, "error");
     await waitForContent(h, (f) => (f.match(/⚠/g)?.length ?? 0) === 2);
-    await waitForContent(h, () => h?.bells() === 1);
+    await waitForContent(h, () => h.bells() === 1);
     // The one bell came after both sessions were marked: the first transition waited for
     // the second, rather than ringing on its own.
     const writes = h.writes;
@@ -151,9 +142,9 @@ describe("attention", () => {
   });
 
   it("the bell can be turned off", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const id = fx.ids[0] as string;
-    h = mountApp(
+    const h = mountOnFixture(
       fx,
       { columns: 160, rows: 30 },
       { initialSessions: [id], options: { bell: false } },
@@ -165,10 +156,10 @@ describe("attention", () => {
   });
 
   it("with osc, a desktop notification names the session and the reason (OSC 9)", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const id = fx.ids[0] as string;
     const name = fx.server.sessions()[0]?.name as string;
-    h = mountApp(
+    const h = mountOnFixture(
       fx,
       { columns: 160, rows: 30 },
       { initialSessions: [id], options: { bell: false, osc: "9" } },
@@ -177,15 +168,14 @@ describe("attention", () => {
     fx.server.setState(id, "error");
     // The reason and its detail (the stream's word, or the record's error_message once read).
     const osc = `\u001b]9;agent-sessions: a session needs you: ${name} (${id}) failed: `;
-    await waitForContent(
-      h,
-      () => h?.writes.some((w) => w.includes(osc) && w.includes("\u0007", w.indexOf(osc))) ?? false,
+    await waitForContent(h, () =>
+      h.writes.some((w) => w.includes(osc) && w.includes("\u0007", w.indexOf(osc))),
     );
     expect(h.bells()).toBe(0);
   });
 
   it("covers every session: with 45 over 3 pages of 20, what waits on page 3 is queued without scrolling", async () => {
-    fx = await startUiFixture({
+    const fx = await startReference({
       pageSize: 20,
       server: { sessionCount: 45, rateLimit: { limit: 100, windowMs: 60_000, burst: 20 } },
     });
@@ -196,7 +186,7 @@ describe("attention", () => {
     const waiting = fx.server
       .sessions()
       .filter((x) => ["error", "paused", "destroyed"].includes(x.state));
-    h = mountApp(fx, { columns: 160, rows: 40 });
+    const h = mountOnFixture(fx, { columns: 160, rows: 40 });
     // The list's view leaves the failed one out; the catalogue holds it, and so the queue.
     await waitForContent(h, /\d+ shown of \d+ loaded/);
     await pressKey(h, "A");

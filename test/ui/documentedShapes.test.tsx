@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  type AppHarness,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
-  type UiFixture,
+  startReference,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -13,20 +12,12 @@ import {
  * the list says, and the marker where an id-less stream may have lost events.
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 describe("documented shapes in the UI", () => {
   it("shows names and agents, every page read once, the destroyed ones hidden until D", async () => {
-    fx = await startUiFixture({ server: { sessionCount: 45 }, pageSize: 20 });
-    h = mountApp(fx, { columns: 140, rows: 30 });
+    const fx = await startReference({ server: { sessionCount: 45 }, pageSize: 20 });
+    const h = mountOnFixture(fx, { columns: 140, rows: 30 });
     // Every page is read (3 of 20); the 3 destroyed and 3 error sessions are hidden, and the
     // list says so.
     const frame = await waitForContent(h, "39 shown of 39 loaded");
@@ -41,13 +32,13 @@ describe("documented shapes in the UI", () => {
   });
 
   it("lifecycle states get their badges; the state filter cycles through the states present", async () => {
-    fx = await startUiFixture({ server: { sessionCount: 15 } });
-    h = mountApp(fx, { columns: 140, rows: 30 });
+    const fx = await startReference({ server: { sessionCount: 15 } });
+    const h = mountOnFixture(fx, { columns: 140, rows: 30 });
     let frame = await waitForContent(h, "13 shown of 13 loaded");
     expect(frame).not.toMatch(/✗ error|✕ destroyed/);
     await pressKey(h, "D");
     frame = await waitForContent(h, "15 shown of 15 loaded");
-    const byState = (st: string) => fx?.server.sessions().find((s) => s.state === st)?.id;
+    const byState = (st: string) => fx.server.sessions().find((s) => s.state === st)?.id;
     expect(frame).toMatch(new RegExp(`${byState("error")} ✗ error`));
     expect(frame).toMatch(new RegExp(`${byState("destroyed")} ✕ destroyed`));
     const seen: string[] = [];
@@ -61,22 +52,22 @@ describe("documented shapes in the UI", () => {
   });
 
   it("a session entering error needs you (failed), named in the pane title", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
     await waitForContent(h, "● live ·");
     fx.server.setState(id, "error");
     await waitForContent(h, `⚠ failed 1 ${id} ✗ error`);
     // The list row may say it a frame before the pane's timeline does.
     const frame = await waitForContent(h, "active → error");
     expect(frame).toContain(`⚠ failed 1 ${id} ✗ error`);
-    await waitForContent(h, () => h?.bells() === 1);
+    await waitForContent(h, () => h.bells() === 1);
   });
 
   it("an id-less stream that drops leaves a gap marker in the pane", async () => {
-    fx = await startUiFixture({ server: { faults: { noEventIds: true, dropAfter: 1 } } });
+    const fx = await startReference({ server: { faults: { noEventIds: true, dropAfter: 1 } } });
     const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
     await waitForContent(h, "● live ·");
     fx.server.emit(id, "prompt_progress", { type: "text", content: "before the drop\n" });
     const frame = await waitForContent(

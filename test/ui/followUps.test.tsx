@@ -5,14 +5,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { followUpPath } from "../../src/cli/journal/followUpFile.js";
 import { serviceJournalDir } from "../../src/cli/journal/journalPaths.js";
 import { journalFor } from "../../src/cli/journal/journalSetup.js";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
+import { buildServices } from "../../src/cli/tui/buildServices.js";
+import { stopAfterTest } from "../helpers/stopAfterTest.js";
 import {
   type AppHarness,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
+  startReference,
   typeText,
-  type UiFixture,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -23,18 +24,10 @@ import {
  * new UI over the same journal folder has it back.
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-let again: ServicesHandle | null = null;
 let home: string | null = null;
 
 afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await again?.dispose();
-  again = null;
-  await fx?.close();
-  fx = null;
+  await unmountReference();
   if (home) await rm(home, { recursive: true, force: true });
   home = null;
 });
@@ -49,8 +42,7 @@ async function untilRunning(running: () => boolean): Promise<void> {
   expect(running()).toBe(true);
 }
 
-async function reply(text: string): Promise<void> {
-  if (!h) throw new Error("not mounted");
+async function reply(h: AppHarness, text: string): Promise<void> {
   await pressKey(h, "R");
   await waitForContent(h, "reply ›");
   await typeText(h, text);
@@ -60,22 +52,22 @@ async function reply(text: string): Promise<void> {
 describe("follow-up queue", () => {
   it("queues replies while one runs, sends each as the one before completes, holds after a failure, and keeps it over a restart", async () => {
     home = await mkdtemp(join(tmpdir(), "followups-ui-"));
-    fx = await startUiFixture({
+    const fx = await startReference({
       server: { clock: "manual", promptSteps: "clock", promptStepMs: STEP_MS },
       journalHome: home,
     });
     const server = fx.server;
     const at = server.sessions().findIndex((s) => s.state === "active" || s.state === "running");
     const id = fx.ids[at] as string;
-    h = mountApp(fx, { columns: 160, rows: 44 });
+    const h = mountOnFixture(fx, { columns: 160, rows: 44 });
     await waitForContent(h, id);
     for (let i = 0; i < at; i++) await pressKey(h, "j");
-    await reply("Add a health check");
+    await reply(h, "Add a health check");
     await waitForContent(h, "› you: Add a health check");
     await untilRunning(() => server.promptRunning(id));
-    await reply("Now document it");
+    await reply(h, "Now document it");
     await waitForContent(h, "yours is queued (1 waiting");
-    await reply("Then open a pull request");
+    await reply(h, "Then open a pull request");
     await waitForContent(h, "queued 2: next › Now document it");
 
     server.clock.advance(PROMPT_MS);
@@ -91,7 +83,7 @@ describe("follow-up queue", () => {
     await waitForContent(h, `${id} has no queued reply`);
 
     // A prompt that fails holds the queue: the pane says it waits for the user.
-    await reply("And deploy it");
+    await reply(h, "And deploy it");
     await waitForContent(h, "queued 1: next › And deploy it");
     expect(server.failPrompt(id, "the agent crashed")).toBe(true);
     await waitForContent(h, "waiting for you: the prompt before failed: the agent crashed");
@@ -114,12 +106,11 @@ describe("follow-up queue", () => {
       await new Promise((r) => setTimeout(r, 10));
     }
     h.unmount();
-    h = null;
     const chosen = await journalFor(server.url, {
       env: { HOME: home, XDG_STATE_HOME: home },
       profile: "work",
     });
-    again = buildServices(
+    const again = buildServices(
       { baseUrl: server.url, apiKey: server.key("owner") },
       {
         journal: chosen.journal,
@@ -127,13 +118,17 @@ describe("follow-up queue", () => {
         ...(chosen.followUps ? { followUpStorage: chosen.followUps } : {}),
       },
     );
+    stopAfterTest(() => again.dispose());
     await again.services.identity.getState().load(again.client);
     await again.services.sessions.getState().load();
-    h = mountApp({ ...fx, services: again.services }, { columns: 160, rows: 44 });
-    await waitForContent(h, id);
-    for (let i = 0; i < at; i++) await pressKey(h, "j");
-    await pressKey(h, "Q");
-    await waitForContent(h, "1. And deploy it");
-    await waitForContent(h, "waiting for you: the prompt before failed: the agent crashed");
+    const restarted = mountOnFixture(
+      { ...fx, services: again.services },
+      { columns: 160, rows: 44 },
+    );
+    await waitForContent(restarted, id);
+    for (let i = 0; i < at; i++) await pressKey(restarted, "j");
+    await pressKey(restarted, "Q");
+    await waitForContent(restarted, "1. And deploy it");
+    await waitForContent(restarted, "waiting for you: the prompt before failed: the agent crashed");
   });
 });

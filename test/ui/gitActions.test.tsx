@@ -3,26 +3,19 @@ import { selectRecord } from "../../src/store/sessionsStore.js";
 import type { GitApi } from "../../src/ui/model/services.js";
 import {
   type AppHarness,
-  mountApp,
+  listedOnReference,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
+  startReference,
   typeText,
-  type UiFixture,
+  unmountReference,
   waitForAbsence,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** Git actions from the keyboard, against the reference service's real git workspaces. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 /** c, a repository, Enter, then the confirmation that the workspace will be replaced. */
 async function submitClone(ui: AppHarness, id: string, repo: string): Promise<void> {
@@ -46,8 +39,8 @@ async function cloneFromDialog(ui: AppHarness, id: string): Promise<void> {
 
 describe("git actions", () => {
   it("with no session selected, a git key says to select one, as every session key does, and opens nothing", async () => {
-    fx = await startUiFixture({ server: { sessionCount: 0 } });
-    h = mountApp(fx, { columns: 160, rows: 30 });
+    const fx = await startReference({ server: { sessionCount: 0 } });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
     await waitForContent(h, "no sessions");
     for (const key of ["c", "p", "Z"]) {
       // Another message first, so each key's own is waited for.
@@ -61,10 +54,7 @@ describe("git actions", () => {
   });
 
   it("clone asks first: declining sends nothing and keeps the workspace", async () => {
-    fx = await startUiFixture();
-    const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, id);
+    const { fx, id, h } = await listedOnReference({ columns: 160, rows: 30 });
     await cloneFromDialog(h, id);
     await pressKey(h, "c");
     await typeText(h, "demo/docs");
@@ -79,13 +69,13 @@ describe("git actions", () => {
   });
 
   it("the first clone's confirmation claims no clone the service does not report", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const id = fx.ids[0] as string;
     // The record names the repository the session works on, and says nothing is cloned.
     const record = selectRecord(fx.services.sessions.getState(), id) as Record<string, unknown>;
     expect(record.repo).toBeTruthy();
     expect(record.cloned).toBe(false);
-    h = mountApp(fx, { columns: 160, rows: 30 });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
     await waitForContent(h, id);
     await pressKey(h, "c");
     await waitForContent(h, `Clone a repository into ${id}`);
@@ -99,11 +89,11 @@ describe("git actions", () => {
   });
 
   it("the clone form offers the session's repository, in line with the other field; Enter takes it", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const id = fx.ids[0] as string;
     const repo = (selectRecord(fx.services.sessions.getState(), id) as Record<string, unknown>)
       .repo as string;
-    h = mountApp(fx, { columns: 160, rows: 30 });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
     await waitForContent(h, id);
     await pressKey(h, "c");
     const frame = await waitForContent(h, `${repo} (the session's repository)`);
@@ -120,10 +110,7 @@ describe("git actions", () => {
   });
 
   it("an outcome older than the last message never comes back to the status line", async () => {
-    fx = await startUiFixture();
-    const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, id);
+    const { id, h } = await listedOnReference({ columns: 160, rows: 30 });
     await cloneFromDialog(h, id);
     // A newer message takes the line...
     await pressKey(h, "/");
@@ -139,9 +126,9 @@ describe("git actions", () => {
   });
 
   it("clone, then push: cancelling sends nothing, confirming pushes and shows the result", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 }, { initialSessions: [id] });
     await waitForContent(h, "● live ·");
     await cloneFromDialog(h, id);
     // git's own output arrives on the session's stream too.
@@ -175,10 +162,10 @@ describe("git actions", () => {
   });
 
   it("a push whose branch nobody knows (no record field, nothing cloned) says plainly it may land on main", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const id = fx.ids[0] as string;
     expect(fx.server.sessions()[0]?.branch).toBeNull();
-    h = mountApp(fx, { columns: 160, rows: 30 });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
     await waitForContent(h, id);
     await pressKey(h, "p");
     const frame = await waitForContent(h, "Push — confirm");
@@ -190,10 +177,7 @@ describe("git actions", () => {
   });
 
   it("create a branch, push it, open a pull request: each confirmed first", async () => {
-    fx = await startUiFixture();
-    const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, id);
+    const { fx, id, h } = await listedOnReference({ columns: 160, rows: 30 });
     await cloneFromDialog(h, id);
 
     await pressKey(h, "b");
@@ -230,20 +214,14 @@ describe("git actions", () => {
   });
 
   it("shows the server's error verbatim when it refuses", async () => {
-    fx = await startUiFixture();
-    const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, id);
+    const { id, h } = await listedOnReference({ columns: 160, rows: 30 });
     await submitClone(h, id, "nowhere/unknown");
     await waitForContent(h, `✗ clone ${id} failed: `);
     expect(h.frame()).toContain("Unknown repository");
   });
 
   it("never loses an error: the status line cuts it and says where it is whole (m)", async () => {
-    fx = await startUiFixture();
-    const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 80, rows: 24 });
-    await waitForContent(h, id);
+    const { fx, id, h } = await listedOnReference({ columns: 80, rows: 24 });
     // No workspace yet: the service refuses the push with a message and a hint.
     await pressKey(h, "p");
     await waitForContent(h, "Push — confirm");
@@ -271,7 +249,7 @@ describe("git actions", () => {
   });
 
   it("still shows the server's 403 when the key lost a scope the UI thought it had", async () => {
-    fx = await startUiFixture({ key: "readonly" });
+    const fx = await startReference({ key: "readonly" });
     const id = fx.ids[0] as string;
     // As if the role changed after the UI loaded the key: the UI offers what the server refuses.
     const info = fx.services.identity.getState().keyInfo;
@@ -279,7 +257,7 @@ describe("git actions", () => {
     fx.services.identity.setState({
       keyInfo: { ...info, effective_scopes: [...info.effective_scopes, "sessions:write"] },
     });
-    h = mountApp(fx, { columns: 160, rows: 30 });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
     await waitForContent(h, id);
     await submitClone(h, id, "demo/app");
     const frame = await waitForContent(h, `✗ clone ${id} failed: `);
@@ -287,7 +265,7 @@ describe("git actions", () => {
   });
 
   it("shows a spinner with elapsed time while running, and q asks before quitting", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const id = fx.ids[0] as string;
     const client = fx.client;
     let release: () => void = () => {};
@@ -303,7 +281,7 @@ describe("git actions", () => {
         return client.git(sid, action, signal);
       },
     };
-    h = mountApp(fx, { columns: 160, rows: 30 }, { services: { ...fx.services, api } });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 }, { services: { ...fx.services, api } });
     await waitForContent(h, id);
     await submitClone(h, id, "demo/app");
     await waitForContent(h, new RegExp(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] clone on ${id}… \\d+\\.\\ds`));
@@ -318,18 +296,16 @@ describe("git actions", () => {
     await pressKey(h, "q");
     await waitForContent(h, "Quit while a git action runs?");
     await pressKey(h, "y");
-    await waitForContent(h, () => h?.exits() === 1);
+    await waitForContent(h, () => h.exits() === 1);
     release();
     await waitForContent(h, `✓ clone ${id}`, 15_000);
     expect(h.exits()).toBe(1);
   });
 
   it("with no git action running, q quits at once without asking", async () => {
-    fx = await startUiFixture();
-    h = mountApp(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, fx.ids[0] as string);
+    const { h } = await listedOnReference({ columns: 160, rows: 30 });
     await pressKey(h, "q");
-    await waitForContent(h, () => h?.exits() === 1);
+    await waitForContent(h, () => h.exits() === 1);
     expect(h.frame()).not.toContain("Quit while");
   });
 });

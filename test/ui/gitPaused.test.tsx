@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  type AppHarness,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
-  type UiFixture,
+  startReference,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -14,25 +13,17 @@ import {
  * body, and the documented refusal says the session is paused and how to resume it.
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 describe("git on a paused session", () => {
   it("says the session is paused and that a prompt resumes it", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const id = fx.ids[0] as string;
     fx.server.setState(id, "paused");
     fx.server.faults.set({
       statusFor: { path: /\/git\/operation$/, status: 404, count: 1_000 },
     });
-    h = mountApp(fx, { columns: 200, rows: 30 });
+    const h = mountOnFixture(fx, { columns: 200, rows: 30 });
     await waitForContent(h, id);
     await pressKey(h, "p");
     await waitForContent(h, "Push — confirm");

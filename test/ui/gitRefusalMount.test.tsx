@@ -1,7 +1,7 @@
 import { afterEach, describe, it } from "vitest";
 import { CONFIGURE_ACME, SESSION } from "../helpers/documentedService.js";
-import { type DocumentedUi, startDocumentedUi } from "../helpers/documentedUi.js";
-import { pressKey, waitForContent } from "../helpers/ui.js";
+import { startDocumentedUi } from "../helpers/documentedUi.js";
+import { pressKey, unmountReference, waitForContent } from "../helpers/ui.js";
 
 /**
  * A push the code hosting app cannot make, in the UI, on either mount: the failure names the
@@ -10,17 +10,12 @@ import { pressKey, waitForContent } from "../helpers/ui.js";
  * production wiring (buildServices).
  */
 
-let ui: DocumentedUi | null = null;
-
-afterEach(async () => {
-  await ui?.close();
-  ui = null;
-});
+afterEach(unmountReference);
 
 describe.each(["cloud", "interface"] as const)("on the %s mount", (mount) => {
   it("a refused push says where to grant the code hosting app access", async () => {
     // Wide enough for the whole failure on the status line.
-    ui = await startDocumentedUi(mount, { columns: 400, rows: 30 });
+    const ui = await startDocumentedUi(mount, { columns: 400, rows: 30 });
     const { h } = ui;
     await waitForContent(h, SESSION);
     await pressKey(h, "p");

@@ -1,29 +1,20 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  type AppHarness,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
-  type UiFixture,
+  startReference,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** The header tells the user who they are to the service, from verify and me. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 describe("header", () => {
   it("warns about a key expiring within a week", async () => {
-    fx = await startUiFixture({ key: "expiring" });
-    h = mountApp(fx, { columns: 120, rows: 24 });
+    const fx = await startReference({ key: "expiring" });
+    const h = mountOnFixture(fx, { columns: 120, rows: 24 });
     const frame = await waitForContent(h, /⚠ expires in 2d 2\dh|⚠ expires in 3d/);
     expect(frame).toContain('key "demo-expiring"');
     expect(frame).toContain("(member @ org_");
@@ -31,25 +22,25 @@ describe("header", () => {
   });
 
   it("shows the scopes a demotion narrowed away, and legacy names expanded", async () => {
-    fx = await startUiFixture({ key: "demoted" });
-    h = mountApp(fx, { columns: 180, rows: 30 });
+    const demoted = await startReference({ key: "demoted" });
+    const h = mountOnFixture(demoted, { columns: 180, rows: 30 });
     let frame = await waitForContent(h, "narrowed by role member");
     expect(frame).toContain("stored: +sessions:terminal +integrations:write +sessions:delete");
     expect(frame).toMatch(
       /effective: sessions:read sessions:write sessions:prompt integrations:read\b/,
     );
     h.unmount();
-    await fx.close();
+    await demoted.close();
 
-    fx = await startUiFixture({ key: "legacy" });
-    h = mountApp(fx, { columns: 160, rows: 30 });
-    frame = await waitForContent(h, "legacy read, deploy expanded");
+    const legacy = await startReference({ key: "legacy" });
+    const second = mountOnFixture(legacy, { columns: 160, rows: 30 });
+    frame = await waitForContent(second, "legacy read, deploy expanded");
     expect(frame).toContain("sessions:write");
   });
 
   it("is two plain lines below 30 rows (the rows go to the sessions), the full box from 30", async () => {
-    fx = await startUiFixture();
-    h = mountApp(fx, { columns: 120, rows: 24 });
+    const fx = await startReference();
+    const h = mountOnFixture(fx, { columns: 120, rows: 24 });
     let frame = await waitForContent(h, "effective: sessions:read");
     let lines = frame.split("\n");
     expect(lines[0]).toMatch(/^ agent-sessions · profile: work/);
@@ -66,15 +57,15 @@ describe("header", () => {
   });
 
   it("a personal key shows no organization", async () => {
-    fx = await startUiFixture({ key: "personal" });
-    h = mountApp(fx, { columns: 120, rows: 24 });
+    const fx = await startReference({ key: "personal" });
+    const h = mountOnFixture(fx, { columns: 120, rows: 24 });
     const frame = await waitForContent(h, "personal key @ usr_");
     expect(frame).not.toContain("org_");
   });
 
   it("a retry wait says what happened: a dropped connection is not called a rate limit", async () => {
-    fx = await startUiFixture();
-    h = mountApp(fx, { columns: 160, rows: 24 });
+    const fx = await startReference();
+    const h = mountOnFixture(fx, { columns: 160, rows: 24 });
     await waitForContent(h, /\d+\/\d+ left, resets in/);
     const wait = {
       attempt: 2,
@@ -92,9 +83,9 @@ describe("header", () => {
   });
 
   it("shows a rate-limit wait as a countdown with the attempt, until the retry goes through", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const f = fx;
-    h = mountApp(f, { columns: 160, rows: 24 });
+    const h = mountOnFixture(f, { columns: 160, rows: 24 });
     await waitForContent(h, /\d+\/1000 left/);
     // The next request is refused with Retry-After: 2; Ctrl-R reloads identity and sessions.
     f.server.faults.set({ failStatus: 429, failCount: 1, failRetryAfter: "2" });

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createFileJournal } from "../../src/cli/journal/fileJournal.js";
@@ -7,12 +6,12 @@ import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { App } from "../../src/ui/App.js";
+import { closeAfterTest, stopAfterTest, tempFolder } from "../helpers/stopAfterTest.js";
 import {
-  type AppHarness,
-  mountApp,
-  renderUi,
-  startUiFixture,
-  type UiFixture,
+  mountOnFixture,
+  mountTree,
+  startReference,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -22,48 +21,35 @@ import {
  * journal is off when it cannot write; the session's state before its first event.
  */
 
-let server: ReferenceServer | null = null;
-let handle: ServicesHandle | null = null;
-let fx: UiFixture | null = null;
-let h: AppHarness | ReturnType<typeof renderUi> | null = null;
-const dirs: string[] = [];
-
 beforeAll(() => {
   // The gap marker shows local times; pin them.
   process.env.TZ = "UTC";
 });
 
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await handle?.dispose();
-  handle = null;
-  await fx?.close();
-  fx = null;
-  await server?.close();
-  server = null;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(unmountReference);
 
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "as-ui-journal-"));
-  dirs.push(d);
-  return d;
-}
+const tempDir = () => tempFolder("as-ui-journal-");
 
 async function reference(historyOnOpen?: number): Promise<ReferenceServer> {
-  server = await startServer({
+  const server = await startServer({
     paceMs: 0,
     seed: 7,
     heartbeatMs: 60_000,
     sessionCount: 3,
     ...(historyOnOpen !== undefined ? { historyOnOpen } : {}),
   });
-  return server;
+  return closeAfterTest(server);
+}
+
+/** buildServices, disposed after the test. */
+function build(...args: Parameters<typeof buildServices>): ServicesHandle {
+  const handle = buildServices(...args);
+  stopAfterTest(() => handle.dispose());
+  return handle;
 }
 
 function mount(s: ReferenceServer, services: ServicesHandle["services"], id: string) {
-  const ui = renderUi(
+  return mountTree(
     <App
       services={services}
       profile="work"
@@ -74,8 +60,6 @@ function mount(s: ReferenceServer, services: ServicesHandle["services"], id: str
     />,
     { columns: 140, rows: 30 },
   );
-  h = ui;
-  return ui;
 }
 
 describe("a pane with history", () => {
@@ -99,7 +83,7 @@ describe("a pane with history", () => {
     s.emit(id, "process_output", { text: "while away 1\n" });
     s.emit(id, "process_output", { text: "while away 2\n" });
     const journal = createFileJournal({ dir: join(root, "svc"), root, clean: journalCleaner });
-    handle = buildServices(
+    const handle = build(
       { baseUrl: s.url, apiKey: s.key("owner") },
       { journal, journalStatus: journal.status },
     );
@@ -116,7 +100,7 @@ describe("a pane with history", () => {
     );
     // The stream has no history: what is sent once it is connected shows below the divider.
     await vi.waitFor(
-      () => expect(handle?.services.streams.getState().sessions[id]?.status.state).toBe("live"),
+      () => expect(handle.services.streams.getState().sessions[id]?.status.state).toBe("live"),
       { timeout: 5000, interval: 10 },
     );
     s.emit(id, "process_output", { text: "now live\n" });
@@ -133,7 +117,7 @@ describe("a pane with history", () => {
     s.emit(id, "process_output", { content: " ✓ test/config.test.ts (8 tests) 11ms\n" });
     s.emit(id, "process_output", { stream: "stderr", data: " × returns 404 for unknown ids\n" });
     s.emit(id, "process_output", { stream: "stdout", text: " Test Files  3 passed (3)\n" });
-    handle = buildServices({ baseUrl: s.url, apiKey: s.key("owner") });
+    const handle = build({ baseUrl: s.url, apiKey: s.key("owner") });
     const ui = mount(s, handle.services, id);
     const frame = await waitForContent(ui, "live from here");
     expect(frame).toContain("✓ test/config.test.ts (8 tests) 11ms");
@@ -158,7 +142,7 @@ describe("a pane with history", () => {
       root: blocked,
       clean: journalCleaner,
     });
-    handle = buildServices(
+    const handle = build(
       { baseUrl: s.url, apiKey: s.key("owner") },
       { journal, journalStatus: journal.status },
     );
@@ -169,7 +153,7 @@ describe("a pane with history", () => {
   });
 
   it("shows the session's state in the pane title before its first event", async () => {
-    fx = await startUiFixture({ pageSize: 1, server: { historyOnOpen: 0 } });
+    const fx = await startReference({ pageSize: 1, server: { historyOnOpen: 0 } });
     // The last session is not on the first page, and has sent no event.
     const id = fx.ids.at(-1) as string;
     fx.server.setState(id, "paused");
@@ -178,8 +162,7 @@ describe("a pane with history", () => {
     fx.server.faults.set({
       statusFor: { path: /\/history$/, status: 404, count: Number.POSITIVE_INFINITY },
     });
-    const ui = mountApp(fx, { columns: 140, rows: 30 }, { initialSessions: [id] });
-    h = ui;
+    const ui = mountOnFixture(fx, { columns: 140, rows: 30 }, { initialSessions: [id] });
     const frame = await waitForContent(ui, new RegExp(`1 ${id} ⏸ paused`));
     expect(frame).toContain("waiting for events…");
     expect(frame).not.toContain("from the server");
@@ -190,7 +173,7 @@ describe("a pane with history", () => {
     const id = s.sessionIds()[0] as string;
     s.emit(id, "prompt_progress", { type: "user", content: "summarise the diff" });
     s.emit(id, "process_output", { text: "2 files changed\n" });
-    handle = buildServices({ baseUrl: s.url, apiKey: s.key("listonly") }, { recordPollMs: 50 });
+    const handle = build({ baseUrl: s.url, apiKey: s.key("listonly") }, { recordPollMs: 50 });
     const ui = mount(s, handle.services, id);
     const frame = await waitForContent(ui, "live events need sessions:prompt");
     expect(frame).toContain("[user] summarise the diff");

@@ -1,18 +1,20 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
-import { App } from "../../src/ui/App.js";
 import {
   HOSTILE_KEY,
   type HostileRoutes,
-  type HostileServer,
   leakedPiece,
   sendJson,
   sseHead,
   sseItem,
-  startHostileServer,
   TERMINAL_HOSTILE,
 } from "../helpers/hostileServer.js";
-import { pressKey, renderUi, type UiHarness, waitForContent } from "../helpers/ui.js";
+import {
+  mountOnHostile,
+  pressKey,
+  type UiHarness,
+  unmountReference,
+  waitForContent,
+} from "../helpers/ui.js";
 
 /**
  * The terminal UI, wired as the CLI wires it (buildServices), against hostile servers: the
@@ -21,42 +23,7 @@ import { pressKey, renderUi, type UiHarness, waitForContent } from "../helpers/u
  * that drives the terminal.
  */
 
-let server: HostileServer | null = null;
-let handle: ServicesHandle | null = null;
-let ui: UiHarness | null = null;
-
-afterEach(async () => {
-  ui?.unmount();
-  ui = null;
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-});
-
-async function mount(
-  routes: HostileRoutes,
-  size: { columns: number; rows: number },
-  initialSessions: string[] = [],
-): Promise<UiHarness> {
-  server = await startHostileServer(routes);
-  handle = buildServices(
-    { baseUrl: server.url, apiKey: HOSTILE_KEY },
-    { tuning: { backoffBaseMs: 20, maxAttempts: 1 } },
-  );
-  ui = renderUi(
-    <App
-      services={handle.services}
-      profile="work"
-      baseUrl={server.url}
-      options={{ bell: false }}
-      initialSessions={initialSessions}
-      onExit={() => {}}
-    />,
-    size,
-  );
-  return ui;
-}
+afterEach(unmountReference);
 
 /** The frame as drawn, colours removed, with no piece of the key anywhere in it. */
 function expectNoKey(h: UiHarness): void {
@@ -120,7 +87,11 @@ const echoesTheKey: HostileRoutes = {
 describe("the key is never drawn", () => {
   for (const columns of [64, 100, 157]) {
     it(`in the list, the header, a pane, the detail view and an action's error (${columns} columns)`, async () => {
-      const h = await mount(echoesTheKey, { columns, rows: 40 }, ["ses_one"]);
+      const { h } = await mountOnHostile(
+        echoesTheKey,
+        { columns, rows: 40 },
+        { props: { initialSessions: ["ses_one"] } },
+      );
       await waitForContent(h, "a/");
       await waitForContent(h, "ok");
       expectNoKey(h);
@@ -146,7 +117,7 @@ describe("the key is never drawn", () => {
 
 describe("ids that would leave their URL path", () => {
   it("are listed, but Enter shows an error instead of opening them, and no request is made", async () => {
-    const h = await mount(
+    const { h, server } = await mountOnHostile(
       {
         sessions: (_q, res) =>
           sendJson(res, 200, {
@@ -170,22 +141,22 @@ describe("ids that would leave their URL path", () => {
     await pressKey(h, "c");
     await waitForContent(h, "cannot be opened or acted on");
     expect(h.frame()).not.toContain("Clone a repository");
-    expect(server?.seen.filter((r) => r.path.includes("/events"))).toEqual([]);
-    expect(server?.seen.filter((r) => r.path.includes("/git/"))).toEqual([]);
-    expect(server?.requestsTo("/api/cloud/events")).toEqual([]);
+    expect(server.seen.filter((r) => r.path.includes("/events"))).toEqual([]);
+    expect(server.seen.filter((r) => r.path.includes("/git/"))).toEqual([]);
+    expect(server.requestsTo("/api/cloud/events")).toEqual([]);
     // The safe one still opens.
     await pressKey(h, "down");
     await pressKey(h, "enter");
     await waitForContent(h, "● live");
     // By path: the first connection also asks for history (?history=N).
-    const paths = server?.seen.map((r) => new URL(r.path, "http://x").pathname) ?? [];
+    const paths = server.seen.map((r) => new URL(r.path, "http://x").pathname);
     expect(paths).toContain("/api/cloud/sessions/ses_ok/events");
   });
 });
 
 describe("frames carry nothing that drives the terminal", () => {
   it("titles with newlines, escapes and bidi controls stay on their row", async () => {
-    const h = await mount(
+    const { h } = await mountOnHostile(
       {
         sessions: (_q, res) =>
           sendJson(res, 200, {
@@ -214,7 +185,7 @@ describe("valid data that is just big", () => {
   // JSON. (150,000 took 30 s of a loaded CI machine's time and then timed out on a busier one.)
   it("a page of 40,000 sessions lists, scrolls and shows a record", async () => {
     const count = 40_000;
-    const h = await mount(
+    const { h } = await mountOnHostile(
       {
         sessions: (_q, res) => {
           const parts: string[] = [];
@@ -241,7 +212,7 @@ describe("valid data that is just big", () => {
 
 describe("a list that pages in a circle", () => {
   it("stops at a repeated cursor and says the list may be incomplete", async () => {
-    const h = await mount(
+    const { h, server } = await mountOnHostile(
       {
         sessions: (req, res) => {
           const cursor = new URL(req.url ?? "", "http://x").searchParams.get("cursor") ?? "first";
@@ -258,10 +229,10 @@ describe("a list that pages in a circle", () => {
     // The one paging loop stops at the third page: first → a → b names "a" again.
     await waitForContent(h, "may be incomplete: the service repeated a page cursor");
     expect(h.frame()).toContain("Sessions 12/12+");
-    const asked = server?.requestsTo("/api/sessions").length;
+    const asked = server.requestsTo("/api/sessions").length;
     expect(asked).toBe(3);
     await pressKey(h, "up");
     await pressKey(h, "end");
-    expect(server?.requestsTo("/api/sessions").length).toBe(asked);
+    expect(server.requestsTo("/api/sessions").length).toBe(asked);
   });
 });

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
-  type AppHarness,
   fixedNow,
-  mountApp,
-  startUiFixture,
-  type UiFixture,
+  mountOnFixture,
+  startReference,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -13,23 +12,19 @@ import {
  * so heartbeats that leave the screen as it was must not render it again.
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 describe("idle panes", () => {
   it("do not render again on heartbeats that change nothing they show", async () => {
-    fx = await startUiFixture({ server: { heartbeatMs: 20 } });
+    const fx = await startReference({ server: { heartbeatMs: 20 } });
     const f = fx;
     const ids = f.ids.slice(0, 2);
     // A fixed clock: the heartbeat age reads "♥ 0s" whatever the arrival times.
-    h = mountApp(f, { columns: 160, rows: 30 }, { initialSessions: ids, now: fixedNow });
+    const h = mountOnFixture(
+      f,
+      { columns: 160, rows: 30 },
+      { initialSessions: ids, now: fixedNow },
+    );
     await waitForContent(h, (fr) => (fr.match(/● live · ♥ 0s/g)?.length ?? 0) === 2, 8000);
     const beats = () =>
       ids.reduce(
@@ -47,7 +42,7 @@ describe("idle panes", () => {
   });
 
   it("still moves the heartbeat age on the shared tick: the next tick shows it", async () => {
-    fx = await startUiFixture({ server: { heartbeatMs: 100 } });
+    const fx = await startReference({ server: { heartbeatMs: 100 } });
     const id = fx.ids[0] as string;
     let skew = 0;
     // The shared tick is what reads this clock: counting the reads counts the ticks.
@@ -56,7 +51,7 @@ describe("idle panes", () => {
       reads++;
       return Date.now() + skew;
     };
-    h = mountApp(fx, { columns: 120, rows: 24 }, { initialSessions: [id], now });
+    const h = mountOnFixture(fx, { columns: 120, rows: 24 }, { initialSessions: [id], now });
     await waitForContent(h, /● live · ♥ 0s ·/);
     // Heartbeats keep coming every 100 ms; only the clock the UI reads moves on.
     skew = 5_000;

@@ -1,30 +1,21 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type AppHarness,
-  mountApp,
+  listedOnReference,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
+  startReference,
   typeText,
-  type UiFixture,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** The integrations view and the issue tracker's edit, against the reference service. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 async function openView(key: string): Promise<AppHarness> {
-  fx = await startUiFixture({ key });
-  h = mountApp(fx, { columns: 140, rows: 40 });
-  await waitForContent(h, fx.ids[0] as string);
+  const { h } = await listedOnReference({ columns: 140, rows: 40 }, { key });
   await pressKey(h, "I");
   await waitForContent(h, "issue tracker");
   return h;
@@ -48,9 +39,7 @@ describe("the integrations view", () => {
   });
 
   it("on a short terminal the movement keys scroll the view, End to its last line and Home back", async () => {
-    fx = await startUiFixture({ key: "owner" });
-    h = mountApp(fx, { columns: 140, rows: 16 });
-    await waitForContent(h, fx.ids[0] as string);
+    const { h } = await listedOnReference({ columns: 140, rows: 16 }, { key: "owner" });
     await pressKey(h, "I");
     const top = await waitForContent(h, "demo (Organization): 2 repositories");
     expect(top).not.toContain("service account issue");
@@ -84,9 +73,7 @@ describe("the integrations view", () => {
   });
 
   it("a key without integrations:read is told which scope it lacks", async () => {
-    fx = await startUiFixture({ key: "personal" });
-    h = mountApp(fx, { columns: 140, rows: 40 });
-    await waitForContent(h, fx.ids[0] as string);
+    const { h } = await listedOnReference({ columns: 140, rows: 40 }, { key: "personal" });
     await pressKey(h, "I");
     await waitForContent(h, "effective scopes lack integrations:read");
   });
@@ -112,8 +99,8 @@ describe("the integrations view", () => {
   });
 
   it("a narrow edit dialog wraps its text and its error whole, at words, with no leading space", async () => {
-    fx = await startUiFixture({ key: "admin" });
-    h = mountApp(fx, { columns: 60, rows: 40 });
+    const fx = await startReference({ key: "admin" });
+    const h = mountOnFixture(fx, { columns: 60, rows: 40 });
     await waitForContent(h, "Sessions");
     await pressKey(h, "I");
     await waitForContent(h, "15 launches per hour");
@@ -141,10 +128,7 @@ describe("the integrations view", () => {
 
 describe("where git needs the integrations", () => {
   it("the clone form offers the repositories the app reaches, filtered as you type", async () => {
-    fx = await startUiFixture({ key: "owner" });
-    const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 140, rows: 40 });
-    await waitForContent(h, id);
+    const { id, h } = await listedOnReference({ columns: 140, rows: 40 }, { key: "owner" });
     await pressKey(h, "c");
     let frame = await waitForContent(h, "Repositories the code hosting app reaches");
     expect(frame).toMatch(/▸ demo\/app {2}private {2}default branch main/);
@@ -164,10 +148,10 @@ describe("where git needs the integrations", () => {
   });
 
   it("a clone of a repository no installation reaches says so, with the configure URL", async () => {
-    fx = await startUiFixture({ key: "owner" });
+    const fx = await startReference({ key: "owner" });
     const id = fx.ids[0] as string;
     // Wide enough for the whole failure on the status line.
-    h = mountApp(fx, { columns: 400, rows: 40 });
+    const h = mountOnFixture(fx, { columns: 400, rows: 40 });
     await waitForContent(h, id);
     await pressKey(h, "c");
     await typeText(h, "acme/other");
@@ -182,10 +166,7 @@ describe("where git needs the integrations", () => {
   });
 
   it("the pull-request form's base is the repository's default branch from the app", async () => {
-    fx = await startUiFixture({ key: "owner" });
-    const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 40 });
-    await waitForContent(h, id);
+    const { fx, id, h } = await listedOnReference({ columns: 160, rows: 40 }, { key: "owner" });
     fx.services.sessions.getState().patchSession(id, { repo: "demo/app", branch: "main" });
     await pressKey(h, "r");
     await waitForContent(h, "base defaults to main (the repository's");

@@ -1,24 +1,20 @@
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildReplayServices, type ReplayHandle } from "../../src/cli/tui/buildReplayServices.js";
+import { buildReplayServices } from "../../src/cli/tui/buildReplayServices.js";
 import { savePaneNdjson } from "../../src/cli/tui/savePane.js";
 import { buildRecording } from "../../src/store/history/recording.js";
 import { payloadText } from "../../src/text/payloadText.js";
 import { stripAnsi } from "../../src/text/sanitize.js";
 import { App } from "../../src/ui/App.js";
 import { keyPieces } from "../helpers/hostileServer.js";
+import { stopAfterTest, tempFolder } from "../helpers/stopAfterTest.js";
 import {
-  type AppHarness,
   cleanFrame,
-  mountApp,
+  mountOnReference,
+  mountTree,
   pressKey,
-  renderUi,
-  startUiFixture,
-  type UiFixture,
-  type UiHarness,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -30,29 +26,7 @@ import {
  * of that journal never hold it either.
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-let replayUi: UiHarness | null = null;
-let replay: ReplayHandle | null = null;
-const dirs: string[] = [];
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  replayUi?.unmount();
-  replayUi = null;
-  await replay?.dispose();
-  replay = null;
-  await fx?.close();
-  fx = null;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function tempDir(name: string): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), `as-${name}-`));
-  dirs.push(d);
-  return d;
-}
+afterEach(unmountReference);
 
 /**
  * The frame's text as read row after row: colours, borders, the kind tags, the merged view's
@@ -91,26 +65,27 @@ function shownTexts(file: string): string[] {
 
 describe("the key sent back a few characters an event", () => {
   it("is never drawn in a pane, scrolled through, nor written to the journal, an export or a replay", async () => {
-    const home = await tempDir("journal-home");
-    const exports = await tempDir("exports");
-    fx = await startUiFixture({ journalHome: home });
+    const home = tempFolder("as-journal-home-");
+    const exports = tempFolder("as-exports-");
+    let saved: string | null = null;
+    const { fx, h } = await mountOnReference(
+      { columns: 140, rows: 20 },
+      {
+        journalHome: home,
+        props: (f) => ({
+          initialSessions: [f.ids[0] as string],
+          // As runTui wires it: the pane's redactor goes to the export.
+          onSave: async (sessionId, entries, secrets) => {
+            saved = await savePaneNdjson(sessionId, entries, { dir: exports, secrets });
+            return saved;
+          },
+        }),
+      },
+    );
     const id = fx.ids[0] as string;
     const key = fx.server.key("owner");
     const pieces = keyPieces(key);
     const short = shortPieces(key);
-    let saved: string | null = null;
-    h = mountApp(
-      fx,
-      { columns: 140, rows: 20 },
-      {
-        initialSessions: [id],
-        // As runTui wires it: the pane's redactor goes to the export.
-        onSave: async (sessionId, entries, secrets) => {
-          saved = await savePaneNdjson(sessionId, entries, { dir: exports, secrets });
-          return saved;
-        },
-      },
-    );
     await waitForContent(h, "● live ·");
     await pressKey(h, "z");
     // A few characters an event: output events of three (some with colours, some with a line
@@ -163,9 +138,7 @@ describe("the key sent back a few characters an event", () => {
 
     // The journal, written as the stream came (closing the fixture writes what is queued).
     h.unmount();
-    h = null;
     await fx.close();
-    fx = null;
     const journalRoot = join(home, "agent-sessions", "journal");
     const [serviceDir] = readdirSync(journalRoot);
     const folder = join(journalRoot, serviceDir as string);
@@ -179,8 +152,9 @@ describe("the key sent back a few characters an event", () => {
 
     // A replay of that journal, at its end and scrolled back.
     const recording = buildRecording(journal);
-    replay = buildReplayServices(recording, { playing: false, at: recording.end });
-    replayUi = renderUi(
+    const replay = buildReplayServices(recording, { playing: false, at: recording.end });
+    stopAfterTest(() => replay.dispose());
+    const replayUi = mountTree(
       <App
         services={replay.services}
         profile="replay"

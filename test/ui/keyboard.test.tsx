@@ -1,27 +1,19 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  type AppHarness,
   frameHeight,
-  mountApp,
+  listedOnReference,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
+  startReference,
   typeText,
-  type UiFixture,
+  unmountReference,
   waitForAbsence,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** Keyboard flows against the real stores and the reference service. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 /** The pane with this number has focus (double border around its title). */
 function focusedPane(frame: string): number | null {
@@ -35,9 +27,9 @@ function listFocused(frame: string): boolean {
 
 describe("sessions and panes", () => {
   it("opens sessions from the list, moves focus with Tab, Shift-Tab and numbers, closes a pane", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const [a, b] = fx.ids as [string, string];
-    h = mountApp(fx, { columns: 160, rows: 30 });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
     await waitForContent(h, a);
     await pressKey(h, "enter");
     await waitForContent(h, `1 ${a}`);
@@ -65,8 +57,12 @@ describe("sessions and panes", () => {
   });
 
   it("opens at most six panes", async () => {
-    fx = await startUiFixture({ server: { sessionCount: 7 } });
-    h = mountApp(fx, { columns: 200, rows: 50 }, { initialSessions: fx.ids.slice(0, 6) });
+    const fx = await startReference({ server: { sessionCount: 7 } });
+    const h = mountOnFixture(
+      fx,
+      { columns: 200, rows: 50 },
+      { initialSessions: fx.ids.slice(0, 6) },
+    );
     await waitForContent(h, `6 ${fx.ids[5]}`);
     await pressKey(h, "0");
     await pressKey(h, "G");
@@ -76,9 +72,9 @@ describe("sessions and panes", () => {
   });
 
   it("zooms the focused pane and back", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const [a, b] = fx.ids as [string, string];
-    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
     await waitForContent(h, `2 ${b}`);
     expect(focusedPane(h.frame())).toBe(1);
     await pressKey(h, "z");
@@ -96,8 +92,8 @@ describe("sessions and panes", () => {
   });
 
   it("filters by text, by state, and sorts", async () => {
-    fx = await startUiFixture();
-    h = mountApp(fx, { columns: 120, rows: 24 });
+    const fx = await startReference();
+    const h = mountOnFixture(fx, { columns: 120, rows: 24 });
     await waitForContent(h, "Sessions 4/4");
     await pressKey(h, "/");
     await typeText(h, "demo/docs");
@@ -128,8 +124,8 @@ describe("sessions and panes", () => {
   });
 
   it("keeps the selection on the same session when sorting, and Esc clears the filters", async () => {
-    fx = await startUiFixture();
-    h = mountApp(fx, { columns: 120, rows: 24 });
+    const fx = await startReference();
+    const h = mountOnFixture(fx, { columns: 120, rows: 24 });
     await waitForContent(h, "Sessions 4/4");
     const selected = (fr: string) => fr.match(/▸[^s]*(ses_[a-z0-9]+)/)?.[1];
     const rowOf = (fr: string) => fr.split("\n").findIndex((l) => l.includes("▸"));
@@ -167,18 +163,15 @@ describe("sessions and panes", () => {
   });
 
   it("reads every page of the list, and G reaches the last session", async () => {
-    fx = await startUiFixture({ server: { sessionCount: 9 }, pageSize: 3 });
-    h = mountApp(fx, { columns: 120, rows: 30 });
+    const fx = await startReference({ server: { sessionCount: 9 }, pageSize: 3 });
+    const h = mountOnFixture(fx, { columns: 120, rows: 30 });
     await waitForContent(h, "9 shown of 9 loaded");
     await pressKey(h, "G");
     expect(h.frame()).not.toContain("not every page read");
   });
 
   it("Ctrl-R reloads the list from the service", async () => {
-    fx = await startUiFixture();
-    const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 120, rows: 24 });
-    await waitForContent(h, id);
+    const { fx, id, h } = await listedOnReference({ columns: 120, rows: 24 });
     expect(h.frame()).not.toContain("demo/app @ main");
     await fx.client.git(id, { kind: "clone", repoUrl: "demo/app" });
     await pressKey(h, "ctrlR");
@@ -186,9 +179,7 @@ describe("sessions and panes", () => {
   });
 
   it("shows every field of a session in the detail view", async () => {
-    fx = await startUiFixture();
-    h = mountApp(fx, { columns: 120, rows: 24 });
-    await waitForContent(h, fx.ids[0] as string);
+    const { h } = await listedOnReference({ columns: 120, rows: 24 });
     await pressKey(h, "i");
     const f = await waitForContent(h, "fields · Esc or i closes");
     for (const field of ["id", "name", "state", "agent", "visibility", "sandbox_url", "repo"]) {
@@ -212,8 +203,8 @@ describe("sessions and panes", () => {
   });
 
   it("opens and closes the help overlay", async () => {
-    fx = await startUiFixture();
-    h = mountApp(fx, { columns: 120, rows: 40 });
+    const fx = await startReference();
+    const h = mountOnFixture(fx, { columns: 120, rows: 40 });
     await waitForContent(h, "Sessions");
     await pressKey(h, "?");
     await waitForContent(h, "Everywhere");
@@ -222,8 +213,8 @@ describe("sessions and panes", () => {
   });
 
   it("the help overlay's columns keep a gap: the left half's text never touches the right half's keys", async () => {
-    fx = await startUiFixture();
-    h = mountApp(fx, { columns: 160, rows: 40 });
+    const fx = await startReference();
+    const h = mountOnFixture(fx, { columns: 160, rows: 40 });
     await waitForContent(h, "Sessions");
     await pressKey(h, "?");
     const frame = await waitForContent(h, "Everywhere");
@@ -242,9 +233,9 @@ describe("sessions and panes", () => {
   });
 
   it("re-lays out on resize, never taller than the terminal, and says when it is too small", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const [a, b, c] = fx.ids as [string, string, string];
-    h = mountApp(fx, { columns: 160, rows: 40 }, { initialSessions: [a, b, c] });
+    const h = mountOnFixture(fx, { columns: 160, rows: 40 }, { initialSessions: [a, b, c] });
     // The third session waits (paused) from the start: its pane's title, marked, is narrow.
     await waitForContent(h, new RegExp(`3 (?:${c}|⏸ paused · ● live · ${c.slice(0, 6)})`));
     for (const [cols, rows] of [
@@ -273,9 +264,9 @@ describe("sessions and panes", () => {
 
 describe("keys that arrive in one read (typing fast, over SSH, pasting)", () => {
   it("j and Enter: the cursor moves down and that session opens", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const [a, b] = fx.ids as [string, string];
-    h = mountApp(fx, { columns: 160, rows: 30 });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 });
     await waitForContent(h, a);
     await pressKey(h, "j\r");
     await waitForContent(h, `1 ${b}`);
@@ -284,9 +275,9 @@ describe("keys that arrive in one read (typing fast, over SSH, pasting)", () => 
   });
 
   it("Tab and j: focus moves to the next pane, which scrolls down", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const [a, b] = fx.ids as [string, string];
-    h = mountApp(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
+    const h = mountOnFixture(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
     await waitForContent(h, "● live 2/2");
     for (let i = 1; i <= 40; i++) fx.server.emit(b, "process_output", { text: `b line ${i}\n` });
     await waitForContent(h, "b line 40");
@@ -302,10 +293,7 @@ describe("keys that arrive in one read (typing fast, over SSH, pasting)", () => 
   });
 
   it("a pasted line with its Enter fills the form field and submits it", async () => {
-    fx = await startUiFixture();
-    const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 160, rows: 30 });
-    await waitForContent(h, id);
+    const { id, h } = await listedOnReference({ columns: 160, rows: 30 });
     await pressKey(h, "c");
     await waitForContent(h, `Clone a repository into ${id}`);
     await pressKey(h, "demo/app\r");
@@ -317,8 +305,8 @@ describe("keys that arrive in one read (typing fast, over SSH, pasting)", () => 
 
 describe("quitting", () => {
   it("q quits; Ctrl-C exits at once", async () => {
-    fx = await startUiFixture();
-    h = mountApp(fx, { columns: 100, rows: 24 });
+    const fx = await startReference();
+    const h = mountOnFixture(fx, { columns: 100, rows: 24 });
     await waitForContent(h, "Sessions");
     await pressKey(h, "q");
     expect(h.exits()).toBe(1);

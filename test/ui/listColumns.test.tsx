@@ -1,9 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
-import { App } from "../../src/ui/App.js";
-import { json, type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
-import { renderUi, type UiHarness, waitForContent } from "../helpers/ui.js";
+import type { BuildOptions } from "../../src/cli/tui/buildServices.js";
+import { identityRoutes } from "../helpers/documentedService.js";
+import {
+  ANNOUNCED_LIMITS,
+  json,
+  type ScriptedServer,
+  startScriptedServer,
+} from "../helpers/scriptedHttpServer.js";
+import { closeAfterTest } from "../helpers/stopAfterTest.js";
+import { mountOnService, type UiHarness, unmountReference, waitForContent } from "../helpers/ui.js";
 
 /**
  * The session list at full width lines its columns up whatever shape the ids have: a service
@@ -12,7 +18,6 @@ import { renderUi, type UiHarness, waitForContent } from "../helpers/ui.js";
  */
 
 const KEY = "sk_test_cols_0123456789abcdef0123";
-const RL = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "60" };
 const SCOPES = ["sessions:read", "sessions:write", "sessions:prompt"];
 const record = (id: string, name: string, state: string) => ({
   id,
@@ -29,59 +34,33 @@ const RECORDS = [
   record("ses_7Hq2LmZx9", "landing page", "running"),
 ];
 
-let server: ScriptedServer | null = null;
-let handle: ServicesHandle | null = null;
-let h: UiHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-});
+afterEach(unmountReference);
 
 async function service(list = true): Promise<ScriptedServer> {
-  const s = await startScriptedServer();
+  const s = closeAfterTest(await startScriptedServer());
   const routes: Record<string, unknown> = {
-    "GET /api/cloud/auth/verify": {
-      valid: true,
-      key_id: "key_1",
-      name: "ci",
-      user_id: "usr_1",
-      organization_id: null,
-      role: "owner",
-      scopes: SCOPES,
-      effective_scopes: SCOPES,
-    },
-    "GET /api/v1/me": { tenant_id: "usr_1", principal_id: "usr_1", scopes: SCOPES },
+    ...identityRoutes(SCOPES),
     ...(list
       ? { "GET /api/sessions": { sessions: RECORDS, total: RECORDS.length, has_more: false } }
       : {}),
   };
   s.fallback((req: IncomingMessage, res: ServerResponse, body: string, n: number) => {
     const key = `${req.method} ${(req.url ?? "").split("?")[0]}`;
-    if (key in routes) return json(200, routes[key], RL)(req, res, body, n);
-    return json(404, { detail: "Not Found" }, RL)(req, res, body, n);
+    if (key in routes) return json(200, routes[key], ANNOUNCED_LIMITS)(req, res, body, n);
+    return json(404, { detail: "Not Found" }, ANNOUNCED_LIMITS)(req, res, body, n);
   });
   return s;
 }
 
+/** The UI wired as the `ui` command wires it, its identity and list loaded, at 160×30. */
+async function mountOn(s: ScriptedServer, services: BuildOptions): Promise<UiHarness> {
+  return (await mountOnService(s, KEY, { columns: 160, rows: 30 }, { services })).h;
+}
+
 describe("the session list at 160 columns", () => {
   it("keeps state, agent and name in one column each with a UUID and ses_… ids mixed", async () => {
-    server = await service();
-    handle = buildServices({ baseUrl: server.url, apiKey: KEY });
-    const { services, client } = handle;
-    await services.identity.getState().load(client);
-    await services.sessions.getState().load();
-    h = renderUi(
-      <App services={services} profile="work" baseUrl={server.url} onExit={() => {}} />,
-      {
-        columns: 160,
-        rows: 30,
-      },
-    );
+    // The client's own retries.
+    const h = await mountOn(await service(), { tuning: {} });
     const frame = await waitForContent(h, "landing page");
     const rows = RECORDS.map((r) => {
       const row = frame.split("\n").find((l) => l.includes(r.id));
@@ -107,21 +86,9 @@ describe("the session list at 160 columns", () => {
 describe("a list that cannot be read", () => {
   it("says why where the sessions would be, not 'no sessions'", async () => {
     // A base URL whose sessions route is not there (a wrong path): 404 on the list.
-    server = await service(false);
-    handle = buildServices(
-      { baseUrl: server.url, apiKey: KEY },
-      { tuning: { maxAttempts: 1, backoffBaseMs: 20 } },
-    );
-    const { services, client } = handle;
-    await services.identity.getState().load(client);
-    await services.sessions.getState().load();
-    h = renderUi(
-      <App services={services} profile="work" baseUrl={server.url} onExit={() => {}} />,
-      {
-        columns: 160,
-        rows: 30,
-      },
-    );
+    const h = await mountOn(await service(false), {
+      tuning: { maxAttempts: 1, backoffBaseMs: 20 },
+    });
     const frame = await waitForContent(h, "could not list sessions:");
     expect(frame).not.toContain("no sessions");
   });

@@ -1,32 +1,23 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SETTLE_MS } from "../../src/ui/model/listOrder.js";
 import {
-  type AppHarness,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
-  type UiFixture,
+  startReference,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** The list refreshes by itself, says how fresh it is, and the selection stays on its session. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 describe("live list", () => {
   it("a refresh that reorders the rows does so once the keys pause, and keeps the selection on its session", async () => {
-    fx = await startUiFixture({ refreshMs: 500 });
+    const fx = await startReference({ refreshMs: 500 });
     const ids = fx.ids;
     const [, , c, d] = ids as [string, string, string, string];
-    h = mountApp(fx, { columns: 140, rows: 30 });
+    const h = mountOnFixture(fx, { columns: 140, rows: 30 });
     await waitForContent(h, "4 shown of 4 loaded · updated");
     await pressKey(h, "j");
     await pressKey(h, "j");
@@ -50,11 +41,11 @@ describe("live list", () => {
   });
 
   it("a row inserted above by a refresh leaves the cursor on its session, and b after c acts on that session", async () => {
-    fx = await startUiFixture({ refreshMs: 300 });
+    const fx = await startReference({ refreshMs: 300 });
     const [, , , d] = fx.ids as [string, string, string, string];
     // d leaves the list (the service hides error sessions) and comes back later, on top.
     fx.server.setState(d, "error");
-    h = mountApp(fx, { columns: 140, rows: 30 });
+    const h = mountOnFixture(fx, { columns: 140, rows: 30 });
     await waitForContent(h, "3 shown of 3 loaded · updated");
     await pressKey(h, "j");
     await pressKey(h, "j");
@@ -85,8 +76,8 @@ describe("live list", () => {
   });
 
   it("a session below the cursor that starts to need you moves above it in one refresh: the cursor stays on its session", async () => {
-    fx = await startUiFixture({ refreshMs: 300 });
-    h = mountApp(fx, { columns: 140, rows: 30 });
+    const fx = await startReference({ refreshMs: 300 });
+    const h = mountOnFixture(fx, { columns: 140, rows: 30 });
     await waitForContent(h, "4 shown of 4 loaded · updated");
     await pressKey(h, "j");
     const lines = (f: string) => f.split("\n").filter((l) => /ses_\w{8}/.test(l));

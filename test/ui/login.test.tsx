@@ -11,39 +11,41 @@ import { insecureKeyPath } from "../../src/credentials/paths.js";
 import { resolveCredentials } from "../../src/credentials/resolve.js";
 import { App } from "../../src/ui/App.js";
 import type { Problem } from "../../src/ui/model/login.js";
-import { loadFirstScreen } from "../../src/ui/model/services.js";
+import { type AppServices, loadFirstScreen } from "../../src/ui/model/services.js";
 import { hasDbusDaemon, startBareBus } from "../helpers/dbus.js";
+import { stopAfterTest } from "../helpers/stopAfterTest.js";
 import {
+  mountTree,
   pressKey,
-  renderUi,
-  startUiFixture,
+  startReference,
   typeText,
   type UiFixture,
   type UiHarness,
+  unmountReference,
   waitForAbsence,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** The login screen hands the pasted key to onLogin and moves on when it succeeds. */
 
-let fx: UiFixture | null = null;
-let h: UiHarness | null = null;
+afterEach(unmountReference);
 
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+/** The services the CLI builds for a key the service refuses, their first screen loading. */
+function refusedServices(fx: UiFixture, apiKey: string): AppServices {
+  const bad = buildServices({ baseUrl: fx.server.url, apiKey }, { tuning: { maxAttempts: 1 } });
+  stopAfterTest(() => bad.dispose());
+  loadFirstScreen(bad.services);
+  return bad.services;
+}
 
 describe("login", () => {
   it("shows the service's refusal of a bad key, then signs in with a good one", async () => {
-    fx = await startUiFixture({ preload: false });
+    const fx = await startReference({ preload: false });
     const good = fx.server.key("owner");
     const baseUrl = fx.server.url;
     const services = fx.services;
     const tried: string[] = [];
-    h = renderUi(
+    const h = mountTree(
       <App
         services={null}
         profile="work"
@@ -87,11 +89,11 @@ describe("login", () => {
   });
 
   it("a key pasted with its newline signs in without another Enter", async () => {
-    fx = await startUiFixture({ preload: false });
+    const fx = await startReference({ preload: false });
     const good = fx.server.key("owner");
     const services = fx.services;
     const tried: string[] = [];
-    h = renderUi(
+    const h = mountTree(
       <App
         services={null}
         profile="work"
@@ -126,8 +128,11 @@ describe("login", () => {
     });
 
     /** The App with the terminal UI's own sign-in, storing under a throwaway config home. */
-    function mountSignIn(env: NodeJS.ProcessEnv, keychainProblem: Problem | null): UiHarness {
-      const f = fx as UiFixture;
+    function mountSignIn(
+      f: UiFixture,
+      env: NodeJS.ProcessEnv,
+      keychainProblem: Problem | null,
+    ): UiHarness {
       const services = f.services;
       const target = {
         profile: "work",
@@ -135,7 +140,7 @@ describe("login", () => {
         organizationId: null,
         organizationFrom: null,
       };
-      return renderUi(
+      return mountTree(
         <App
           services={null}
           profile="work"
@@ -172,9 +177,9 @@ describe("login", () => {
     }
 
     it("says so before a key is pasted, and r signs in for this run only, storing nothing", async () => {
-      fx = await startUiFixture({ preload: false });
+      const fx = await startReference({ preload: false });
       const { env, problem } = noBus();
-      h = mountSignIn(env, problem);
+      const h = mountSignIn(fx, env, problem);
       let frame = oneLine(await waitForContent(h, "No keychain here"));
       expect(frame).toContain("AGENT_SESSIONS_API_KEY");
       await pressKey(h, fx.server.key("owner"));
@@ -192,9 +197,9 @@ describe("login", () => {
     });
 
     it("f keeps the key in the plain-text file (mode 0600), with its warning", async () => {
-      fx = await startUiFixture({ preload: false });
+      const fx = await startReference({ preload: false });
       const { env, problem } = noBus();
-      h = mountSignIn(env, problem);
+      const h = mountSignIn(fx, env, problem);
       await waitForContent(h, "No keychain here");
       const key = fx.server.key("owner");
       await pressKey(h, key);
@@ -219,7 +224,7 @@ describe("login", () => {
     it.runIf(hasDbusDaemon)(
       "on a session bus with no Secret Service, storing fails and the screen offers the other places",
       async () => {
-        fx = await startUiFixture({ preload: false });
+        const fx = await startReference({ preload: false });
         config = mkdtempSync(join(tmpdir(), "as-login-nokeychain-"));
         const bus = await startBareBus();
         try {
@@ -230,7 +235,7 @@ describe("login", () => {
           };
           // The bus is there, so nothing is known to be missing before the key is pasted.
           expect(() => assertKeychainReachable(env)).not.toThrow();
-          h = mountSignIn(env, null);
+          const h = mountSignIn(fx, env, null);
           await waitForContent(h, "then kept in the OS keychain");
           await pressKey(h, fx.server.key("owner"));
           await pressKey(h, "enter");
@@ -249,80 +254,56 @@ describe("login", () => {
   });
 
   it("a key the service refuses opens the sign-in screen with the refusal, not an empty list", async () => {
-    fx = await startUiFixture({ preload: false });
+    const fx = await startReference({ preload: false });
     const good = fx.server.key("owner");
-    const bad = buildServices(
-      { baseUrl: fx.server.url, apiKey: "ask_revoked_key_0000" },
-      { tuning: { maxAttempts: 1 } },
-    );
     const services = fx.services;
-    try {
-      loadFirstScreen(bad.services);
-      h = renderUi(
-        <App
-          services={bad.services}
-          keySource="keychain"
-          profile="work"
-          baseUrl={fx.server.url}
-          onExit={() => {}}
-          onLogin={async (key, storage) => {
-            expect(storage).toBe("keychain");
-            await new ApiClient({ baseUrl: fx?.server.url ?? "", apiKey: key }).verify();
-            return services;
-          }}
-        />,
-        { columns: 120, rows: 30 },
-      );
-      const frame = await waitForContent(h, "sign in");
-      // The service's own words, the key's source, and the way out.
-      expect(frame).toContain(
-        "The service refused the key stored in the keychain: Invalid API key",
-      );
-      expect(frame).toContain("Paste a valid key to sign in: it replaces the refused one.");
-      expect(frame).not.toContain("No API key is stored");
-      expect(frame).not.toContain("no sessions");
-      expect(frame).not.toContain("ask_revoked_key_0000");
-      await pressKey(h, good);
-      await pressKey(h, "enter");
-      await waitForContent(h, "demo-owner");
-      await waitForContent(h, fx.ids[0] as string);
-    } finally {
-      h?.unmount();
-      h = null;
-      await bad.dispose();
-    }
+    const h = mountTree(
+      <App
+        services={refusedServices(fx, "ask_revoked_key_0000")}
+        keySource="keychain"
+        profile="work"
+        baseUrl={fx.server.url}
+        onExit={() => {}}
+        onLogin={async (key, storage) => {
+          expect(storage).toBe("keychain");
+          await new ApiClient({ baseUrl: fx.server.url, apiKey: key }).verify();
+          return services;
+        }}
+      />,
+      { columns: 120, rows: 30 },
+    );
+    const frame = await waitForContent(h, "sign in");
+    // The service's own words, the key's source, and the way out.
+    expect(frame).toContain("The service refused the key stored in the keychain: Invalid API key");
+    expect(frame).toContain("Paste a valid key to sign in: it replaces the refused one.");
+    expect(frame).not.toContain("No API key is stored");
+    expect(frame).not.toContain("no sessions");
+    expect(frame).not.toContain("ask_revoked_key_0000");
+    await pressKey(h, good);
+    await pressKey(h, "enter");
+    await waitForContent(h, "demo-owner");
+    await waitForContent(h, fx.ids[0] as string);
   });
 
   it("a refused AGENT_SESSIONS_API_KEY says that the variable wins in later runs", async () => {
-    fx = await startUiFixture({ preload: false });
-    const bad = buildServices(
-      { baseUrl: fx.server.url, apiKey: "ask_env_key_0000" },
-      { tuning: { maxAttempts: 1 } },
+    const fx = await startReference({ preload: false });
+    const h = mountTree(
+      <App
+        services={refusedServices(fx, "ask_env_key_0000")}
+        keySource="env"
+        profile="work"
+        baseUrl={fx.server.url}
+        onExit={() => {}}
+      />,
+      { columns: 120, rows: 30 },
     );
-    try {
-      loadFirstScreen(bad.services);
-      h = renderUi(
-        <App
-          services={bad.services}
-          keySource="env"
-          profile="work"
-          baseUrl={fx.server.url}
-          onExit={() => {}}
-        />,
-        { columns: 120, rows: 30 },
-      );
-      const frame = await waitForContent(h, "AGENT_SESSIONS_API_KEY still wins");
-      expect(frame).toContain("The service refused the key in AGENT_SESSIONS_API_KEY");
-    } finally {
-      h?.unmount();
-      h = null;
-      await bad.dispose();
-    }
+    const frame = await waitForContent(h, "AGENT_SESSIONS_API_KEY still wins");
+    expect(frame).toContain("The service refused the key in AGENT_SESSIONS_API_KEY");
   });
 
   it("Esc on the login screen quits", async () => {
     let exits = 0;
-    h = renderUi(
+    const h = mountTree(
       <App
         services={null}
         profile="work"

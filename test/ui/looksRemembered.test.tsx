@@ -1,19 +1,17 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFileJournal } from "../../src/cli/journal/fileJournal.js";
 import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
-import { App } from "../../src/ui/App.js";
+import type { BuildOptions, ServicesHandle } from "../../src/cli/tui/buildServices.js";
+import { type HostileServer, sendJson, sseHead, startHostile } from "../helpers/hostileServer.js";
+import { tempFolder } from "../helpers/stopAfterTest.js";
 import {
-  HOSTILE_KEY,
-  type HostileServer,
-  sendJson,
-  sseHead,
-  startHostileServer,
-} from "../helpers/hostileServer.js";
-import { pressKey, renderUi, type UiHarness, waitForContent } from "../helpers/ui.js";
+  mountOnHostile,
+  pressKey,
+  servicesOn,
+  unmountReference,
+  waitForContent,
+} from "../helpers/ui.js";
 
 /**
  * A look at a session is remembered however the user took it, not only from the attention
@@ -22,20 +20,7 @@ import { pressKey, renderUi, type UiHarness, waitForContent } from "../helpers/u
  * against a scripted service whose records stand still.
  */
 
-let server: HostileServer | null = null;
-let handle: ServicesHandle | null = null;
-let ui: UiHarness | null = null;
-const dirs: string[] = [];
-
-afterEach(async () => {
-  ui?.unmount();
-  ui = null;
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(unmountReference);
 
 /** Two sessions whose last prompt completed a minute ago (the records never change). */
 async function service(completedAt: string): Promise<HostileServer> {
@@ -47,7 +32,7 @@ async function service(completedAt: string): Promise<HostileServer> {
     updated_at: completedAt,
     last_prompt: { status: "completed", started_at: completedAt, completed_at: completedAt },
   });
-  server = await startHostileServer({
+  return startHostile({
     sessions: (_q, res) =>
       sendJson(res, 200, {
         sessions: [done("ses_opened", "opened twin"), done("ses_left", "left twin")],
@@ -55,20 +40,16 @@ async function service(completedAt: string): Promise<HostileServer> {
       }),
     events: (_q, res) => sseHead(res),
   });
-  return server;
 }
 
 function journalAt(root: string) {
   return createFileJournal({ dir: join(root, "svc"), root, clean: journalCleaner, flushMs: 10 });
 }
 
-function start(s: HostileServer, root: string): ServicesHandle {
+/** The services of one run, recording into the journal at `root`. */
+function runAt(root: string): BuildOptions {
   const journal = journalAt(root);
-  handle = buildServices(
-    { baseUrl: s.url, apiKey: HOSTILE_KEY },
-    { journal, journalStatus: journal.status, tuning: { maxAttempts: 1 } },
-  );
-  return handle;
+  return { journal, journalStatus: journal.status, tuning: { maxAttempts: 1 } };
 }
 
 const finishedIds = (h: ServicesHandle) =>
@@ -80,8 +61,7 @@ const finishedIds = (h: ServicesHandle) =>
 
 describe("the user's last look at a session", () => {
   it("is taken when a pane is opened from the list, and a finish before it is not news at the next start", async () => {
-    const root = mkdtempSync(join(tmpdir(), "as-ui-looks-"));
-    dirs.push(root);
+    const root = tempFolder("as-ui-looks-");
     const completed = Date.now() - 60_000;
     // An earlier run: the user last looked at both sessions an hour before they completed.
     const earlier = journalAt(root);
@@ -91,17 +71,10 @@ describe("the user's last look at a session", () => {
     const s = await service(new Date(completed).toISOString());
 
     // This run: both finished since the last look; the user opens one from the list.
-    const first = start(s, root);
-    ui = renderUi(
-      <App
-        services={first.services}
-        profile="work"
-        baseUrl={s.url}
-        options={{ bell: false }}
-        initialSessions={[]}
-        onExit={() => {}}
-      />,
+    const { h: ui, handle: first } = await mountOnHostile(
+      { server: s },
       { columns: 150, rows: 30 },
+      { services: runAt(root) },
     );
     await waitForContent(ui, (f) => f.includes("opened twin") && f.includes("left twin"));
     await vi.waitFor(() => expect(finishedIds(first)).toEqual(["ses_left", "ses_opened"]), {
@@ -122,9 +95,7 @@ describe("the user's last look at a session", () => {
     await pressKey(ui, "enter");
     await waitForContent(ui, (f) => /^║[▸ ]\S?\s*1 .*opened twin/m.test(f));
     ui.unmount();
-    ui = null;
     await first.dispose();
-    handle = null;
 
     // The next start: the journal remembers the look, so only the session not opened is
     // finished; the one opened completed before the user saw it.
@@ -132,7 +103,7 @@ describe("the user's last look at a session", () => {
     expect(remembered.lastSeen("ses_opened")).toBeGreaterThanOrEqual(openedAt);
     expect(remembered.lastSeen("ses_left")).toBe(completed - 3_600_000);
     await remembered.dispose();
-    const second = start(s, root);
+    const second = servicesOn(s, runAt(root));
     await second.services.sessions.getState().load();
     await vi.waitFor(() => expect(finishedIds(second)).toEqual(["ses_left"]), {
       timeout: 5000,

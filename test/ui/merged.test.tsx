@@ -2,33 +2,24 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { TimelineEntry } from "../../src/store/streams/entry.js";
 import { toNdjson } from "../../src/store/streams/ndjson.js";
 import {
-  type AppHarness,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
+  startReference,
   typeText,
-  type UiFixture,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** The merged timeline: several sessions' events in time order, tagged, with a pane's keys. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 describe("merged timeline", () => {
   it("T interleaves the streamed sessions' events in time order, each line tagged by session", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const [a, b] = fx.ids as [string, string];
     const saved: { id: string; entries: readonly TimelineEntry[] }[] = [];
-    h = mountApp(
+    const h = mountOnFixture(
       fx,
       { columns: 160, rows: 30 },
       {
@@ -41,7 +32,7 @@ describe("merged timeline", () => {
     );
     await waitForContent(h, (f) => (f.match(/● live ·/g)?.length ?? 0) === 2);
     const line = (id: string, n: number) =>
-      fx?.server.emit(id, "process_output", { stream: "stdout", text: `step ${n} of ${id}\n` });
+      fx.server.emit(id, "process_output", { stream: "stdout", text: `step ${n} of ${id}\n` });
     // Each event after the one before has reached the client, so the time order is known.
     for (let n = 1; n <= 4; n++) {
       const id = n % 2 === 1 ? a : b;

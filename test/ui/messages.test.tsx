@@ -1,31 +1,22 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  type AppHarness,
   fixedNow,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
-  type UiFixture,
+  startReference,
+  unmountReference,
   waitForAbsence,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** The messages log (m): notices and the services' errors, whole, with their time. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 describe("messages log", () => {
   it("keeps the notices of the status line and the session list's load errors, newest first", async () => {
-    fx = await startUiFixture();
-    h = mountApp(fx, { columns: 100, rows: 30 }, { now: fixedNow });
+    const fx = await startReference();
+    const h = mountOnFixture(fx, { columns: 100, rows: 30 }, { now: fixedNow });
     await waitForContent(h, "Sessions 4/4");
     await pressKey(h, "5");
     await waitForContent(h, "No pane 5");

@@ -1,28 +1,19 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  type AppHarness,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
-  type UiFixture,
+  startReference,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** Two sessions on one repository changing the same path: both rows and panes say so. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 describe("overlap warning", () => {
   it("rows and panes say who else changed the path, and the push confirmation lists it", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const records = fx.server.sessions();
     // The first and third sessions work on the same repository.
     const [a, c] = [records[0], records[2]];
@@ -30,7 +21,7 @@ describe("overlap warning", () => {
     expect(a.repo).toBe(c.repo);
     const other = records[1];
     if (!other) throw new Error("fixture");
-    h = mountApp(fx, { columns: 200, rows: 34 }, { initialSessions: [a.id, c.id] });
+    const h = mountOnFixture(fx, { columns: 200, rows: 34 }, { initialSessions: [a.id, c.id] });
     await waitForContent(h, (f) => (f.match(/● live ·/g)?.length ?? 0) === 2);
     fx.server.emit(a.id, "file_changed", { path: "src/shared.ts", action: "modified" });
     // Another repository touching the same path is no overlap.
@@ -61,11 +52,11 @@ describe("overlap warning", () => {
   });
 
   it("at 80 columns a row keeps its own name: the mark is a glyph and a count, the detail names the others", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const records = fx.server.sessions();
     const [a, c] = [records[0], records[2]];
     if (!a || !c) throw new Error("fixture");
-    h = mountApp(fx, { columns: 80, rows: 30 }, { initialSessions: [a.id, c.id] });
+    const h = mountOnFixture(fx, { columns: 80, rows: 30 }, { initialSessions: [a.id, c.id] });
     // Both streams live before the events (the header counts them): an event sent before a
     // pane's stream is open reaches it through the history read instead.
     await waitForContent(h, "● live 2/2");

@@ -1,44 +1,31 @@
-import { readFileSync, rmSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { savePaneNdjson } from "../../src/cli/tui/savePane.js";
+import { tempFolder } from "../helpers/stopAfterTest.js";
 import {
-  type AppHarness,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
+  startReference,
   typeText,
-  type UiFixture,
+  unmountReference,
   waitForAbsence,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** One focused pane: follow/pause, search, kind toggles, wrap, timestamps, save, escapes. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-const dirs: string[] = [];
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(unmountReference);
 
 /** One session in a focused pane, with `n` numbered output lines already on screen. */
-async function paneWithLines(n: number, extra: Parameters<typeof mountApp>[2] = {}) {
-  fx = await startUiFixture();
+async function paneWithLines(n: number, extra: Parameters<typeof mountOnFixture>[2] = {}) {
+  const fx = await startReference();
   const id = fx.ids[0] as string;
-  h = mountApp(fx, { columns: 120, rows: 24 }, { initialSessions: [id], ...extra });
+  const h = mountOnFixture(fx, { columns: 120, rows: 24 }, { initialSessions: [id], ...extra });
   await waitForContent(h, "● live ·");
   // The stream is live before the history is drawn (its events held meanwhile): events sent
   // now would come through the history read, with a divider after them. Sent once it is drawn,
   // they are live events, every time.
-  await expect.poll(() => fx?.streamsController.readingPast(id), { timeout: 5000 }).toBe(false);
+  await expect.poll(() => fx.streamsController.readingPast(id), { timeout: 5000 }).toBe(false);
   for (let i = 1; i <= n; i++) {
     fx.server.emit(id, "process_output", { text: `line ${i}${i % 10 === 0 ? " error" : ""}\n` });
   }
@@ -150,8 +137,7 @@ describe("a pane", () => {
   });
 
   it("saves its entries to an NDJSON file and shows where", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "as-ui-save-"));
-    dirs.push(dir);
+    const dir = tempFolder("as-ui-save-");
     let path: string | undefined;
     const { h: ui, id } = await paneWithLines(5, {
       onSave: async (sessionId, entries) => {
@@ -174,9 +160,9 @@ describe("a pane", () => {
   });
 
   it("shows unknown and malformed events visibly instead of dropping them", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 120, rows: 24 }, { initialSessions: [id] });
+    const h = mountOnFixture(fx, { columns: 120, rows: 24 }, { initialSessions: [id] });
     await waitForContent(h, "● live ·");
     fx.server.emit(id, "tool_call", { name: "grep" });
     fx.server.emitRaw(id, "process_output", "{not json");
@@ -185,10 +171,10 @@ describe("a pane", () => {
   });
 
   it("warns when the heartbeat is late, as the watchdog bound nears", async () => {
-    fx = await startUiFixture({ server: { heartbeatMs: 100 } });
+    const fx = await startReference({ server: { heartbeatMs: 100 } });
     const id = fx.ids[0] as string;
     let skew = 0;
-    h = mountApp(
+    const h = mountOnFixture(
       fx,
       { columns: 120, rows: 24 },
       {
@@ -205,9 +191,9 @@ describe("a pane", () => {
   });
 
   it("never lets escape sequences from process output reach the terminal", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const id = fx.ids[0] as string;
-    h = mountApp(fx, { columns: 120, rows: 24 }, { initialSessions: [id] });
+    const h = mountOnFixture(fx, { columns: 120, rows: 24 }, { initialSessions: [id] });
     await waitForContent(h, "● live ·");
     fx.server.emit(id, "process_output", {
       text: "\u001b]52;c;c2VjcmV0\u0007\u001b]0;pwned\u0007\u001b[2J\u001b[H\u001b[5;5Hclean \u001b[31mred\u001b[0m end\n",
@@ -221,9 +207,9 @@ describe("a pane", () => {
     expect(raw).toContain("\u001b[31m");
   });
   it("opening more sessions than there are panes says which were left out and why", async () => {
-    fx = await startUiFixture({ server: { sessionCount: 8 } });
+    const fx = await startReference({ server: { sessionCount: 8 } });
     const ids = fx.ids.slice(0, 8);
-    h = mountApp(fx, { columns: 200, rows: 40 }, { initialSessions: ids });
+    const h = mountOnFixture(fx, { columns: 200, rows: 40 }, { initialSessions: ids });
     const frame = await waitForContent(h, "not opened");
     expect(frame).toContain(
       `2 sessions were not opened, at most 6 panes: ${ids[6]}, ${ids[7]} (close a pane with x, then open from the list)`,

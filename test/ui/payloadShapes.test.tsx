@@ -1,40 +1,26 @@
-import { readFileSync, rmSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { savePaneNdjson } from "../../src/cli/tui/savePane.js";
+import { tempFolder } from "../helpers/stopAfterTest.js";
 import {
-  type AppHarness,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
-  type UiFixture,
+  startReference,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
 /** Process output of every shape in a pane and in its export: its text, its stream. */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
-const dirs: string[] = [];
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(unmountReference);
 
 describe("a pane shows process output of any shape by its text", () => {
   it("text, content, data, output, line, message; stderr from stream or fd; others compact", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "as-ui-shapes-"));
-    dirs.push(dir);
-    fx = await startUiFixture();
+    const dir = tempFolder("as-ui-shapes-");
+    const fx = await startReference();
     const id = fx.ids[0] as string;
     let savedPath = "";
-    h = mountApp(
+    const h = mountOnFixture(
       fx,
       { columns: 120, rows: 30 },
       {

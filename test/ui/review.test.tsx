@@ -9,10 +9,11 @@ import {
   type AppHarness,
   fixedNow,
   maskVolatile,
-  mountApp,
+  mountOnFixture,
   pressKey,
-  startUiFixture,
+  startReference,
   type UiFixture,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -24,8 +25,6 @@ import {
  * prompt (the files listed first, then what the service reverted).
  */
 
-let fx: UiFixture | null = null;
-let h: AppHarness | null = null;
 let local: string | null = null;
 
 const git = (cwd: string, ...args: string[]) =>
@@ -40,10 +39,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
+  await unmountReference();
   if (local) rmSync(local, { recursive: true, force: true });
   local = null;
 });
@@ -76,14 +72,14 @@ async function selectRow(app: AppHarness, id: string): Promise<void> {
 
 describe("review on the reference service", () => {
   it("shows the changes, moves hunk to hunk, shows a file whole and takes them home", async () => {
-    fx = await startUiFixture({
+    const fx = await startReference({
       server: { seed: 32, clock: "manual", sessionCount: 3, paceMs: 800 },
     });
     const id = await workedSession(fx);
     const repo = join(local as string, "app");
     git(tmpdir(), "clone", "-q", join(fx.server.dataDir, "repos", "demo", "app.git"), repo);
     if (fx.services.review) fx.services.review.home = localHome(repo);
-    h = mountApp(fx, { columns: 120, rows: 36 }, { now: fixedNow });
+    const h = mountOnFixture(fx, { columns: 120, rows: 36 }, { now: fixedNow });
     await selectRow(h, id);
     await pressKey(h, "d");
     const view = await waitForContent(h, /\d+ files? changed/, 15_000);
@@ -119,11 +115,11 @@ describe("review on the reference service", () => {
   }, 60_000);
 
   it("rewinds the last prompt: the files listed first, then what the service reverted", async () => {
-    fx = await startUiFixture({
+    const fx = await startReference({
       server: { seed: 32, clock: "manual", sessionCount: 3, paceMs: 800 },
     });
     const id = await workedSession(fx);
-    h = mountApp(fx, { columns: 120, rows: 36 }, { now: fixedNow });
+    const h = mountOnFixture(fx, { columns: 120, rows: 36 }, { now: fixedNow });
     await selectRow(h, id);
     await pressKey(h, "W");
     const ask = await waitForContent(h, "Rewind the last prompt — confirm", 15_000);

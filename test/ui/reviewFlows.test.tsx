@@ -1,28 +1,21 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
 import { localHome } from "../../src/cli/tui/localHome.js";
-import { App } from "../../src/ui/App.js";
-import {
-  HOSTILE_KEY,
-  type HostileRoutes,
-  type HostileServer,
-  sendJson,
-  startHostileServer,
-} from "../helpers/hostileServer.js";
+import { type HostileRoutes, sendJson } from "../helpers/hostileServer.js";
+import { tempFolder } from "../helpers/stopAfterTest.js";
 import {
   type AppHarness,
   fixedNow,
-  mountApp,
+  type HostileApp,
+  mountOnHostile,
+  mountOnReference,
   pressKey,
-  renderUi,
-  startUiFixture,
   type UiFixture,
   type UiHarness,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -38,26 +31,7 @@ import {
  *   port, the URL the service answers is opened (or printed), a refusal says why.
  */
 
-let fx: UiFixture | null = null;
-let app: AppHarness | null = null;
-let server: HostileServer | null = null;
-let handle: ServicesHandle | null = null;
-let ui: UiHarness | null = null;
-const dirs: string[] = [];
-
-afterEach(async () => {
-  app?.unmount();
-  app = null;
-  ui?.unmount();
-  ui = null;
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-  await fx?.close();
-  fx = null;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(unmountReference);
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, {
@@ -88,36 +62,36 @@ async function type(h: UiHarness, text: string): Promise<void> {
 }
 
 /** A UI on a loopback server of the test's own routes, opening URLs into `opened`. */
-async function mountLoopback(
+function mountLoopback(
   routes: HostileRoutes,
   opener: (url: string) => Promise<{ opened: boolean; error?: string }>,
-): Promise<UiHarness> {
-  server = await startHostileServer(routes);
-  handle = buildServices(
-    { baseUrl: server.url, apiKey: HOSTILE_KEY },
-    { tuning: { backoffBaseMs: 20, maxAttempts: 1 }, openUrl: opener },
-  );
-  ui = renderUi(
-    <App
-      services={handle.services}
-      profile="work"
-      baseUrl={server.url}
-      options={{ bell: false }}
-      onExit={() => {}}
-    />,
-    { columns: 140, rows: 32 },
-  );
-  return ui;
+): Promise<HostileApp> {
+  return mountOnHostile(routes, { columns: 140, rows: 32 }, { services: { openUrl: opener } });
 }
+
+/** The seeded reference service the flows on real workspaces run on. */
+const SEEDED = { seed: 32, clock: "manual", sessionCount: 3 } as const;
 
 describe("the files browser's search", () => {
   it("finds by name and by content on the reference service, and Enter opens a hit", async () => {
-    fx = await startUiFixture({ server: { seed: 32, clock: "manual", sessionCount: 3 } });
-    const { id, ws } = await clonedSession(fx);
-    mkdirSync(join(ws, "notes"), { recursive: true });
-    writeFileSync(join(ws, "notes", "plan.txt"), "first line\nthe Quokka hides here\nlast line\n");
-    writeFileSync(join(ws, "quokka.md"), "# named after it\n");
-    app = mountApp(fx, { columns: 140, rows: 36 }, { now: fixedNow });
+    let id = "";
+    const { h: app } = await mountOnReference(
+      { columns: 140, rows: 36 },
+      {
+        server: SEEDED,
+        props: { now: fixedNow },
+        before: async (fx) => {
+          const cloned = await clonedSession(fx);
+          id = cloned.id;
+          mkdirSync(join(cloned.ws, "notes"), { recursive: true });
+          writeFileSync(
+            join(cloned.ws, "notes", "plan.txt"),
+            "first line\nthe Quokka hides here\nlast line\n",
+          );
+          writeFileSync(join(cloned.ws, "quokka.md"), "# named after it\n");
+        },
+      },
+    );
     await selectRow(app, id);
     await pressKey(app, "l");
     await waitForContent(app, "README.md");
@@ -150,7 +124,7 @@ describe("the files browser's search", () => {
   }, 60_000);
 
   it("says plainly when the service fails the search", async () => {
-    const h = await mountLoopback(
+    const { h, server } = await mountLoopback(
       {
         sessions: (req: IncomingMessage, res: ServerResponse) => {
           const path = new URL(req.url ?? "", "http://x").pathname;
@@ -177,9 +151,9 @@ describe("the files browser's search", () => {
     await pressKey(h, "enter");
     const frame = await waitForContent(h, /failed: .*search index unavailable/);
     expect(frame).toContain('search "anything"');
-    expect(server?.seen.filter((r) => r.path.includes("/files/search")).map((r) => r.path)).toEqual(
-      ["/api/sessions/ses_one/files/search?query=anything"],
-    );
+    expect(server.seen.filter((r) => r.path.includes("/files/search")).map((r) => r.path)).toEqual([
+      "/api/sessions/ses_one/files/search?query=anything",
+    ]);
     // Nothing is listed as a hit, and Enter opens nothing.
     expect(frame).not.toContain("README.md");
     await pressKey(h, "enter");
@@ -189,24 +163,33 @@ describe("the files browser's search", () => {
     // Esc drops the search and the folder is back; no file was asked for meanwhile.
     await pressKey(h, "escape");
     await waitForContent(h, "README.md  12 B");
-    expect(server?.seen.filter((r) => /\/file\?/.test(r.path))).toEqual([]);
+    expect(server.seen.filter((r) => /\/file\?/.test(r.path))).toEqual([]);
   });
 });
 
 describe("checkout from the take-home confirmation", () => {
   it("says what to do before the push, and creates the local branch after it", async () => {
-    fx = await startUiFixture({ server: { seed: 32, clock: "manual", sessionCount: 3 } });
-    const { id, ws } = await clonedSession(fx);
-    writeFileSync(join(ws, "CHECKED_OUT.md"), "from the session\n");
-    await fx.client.git(id, { kind: "branch", name: "agent/ui-checkout" });
-    await fx.services.sessions.getState().refreshSession(id);
-    const home = mkdtempSync(join(tmpdir(), "as-review-flows-"));
-    dirs.push(home);
-    const repo = join(home, "app");
-    git(home, "clone", "-q", join(fx.server.dataDir, "repos", "demo", "app.git"), repo);
-    if (fx.services.review) fx.services.review.home = localHome(repo);
+    let id = "";
+    let repo = "";
     // Wide enough for the outcome and its hint on the message line.
-    app = mountApp(fx, { columns: 220, rows: 36 }, { now: fixedNow });
+    const { fx, h: app } = await mountOnReference(
+      { columns: 220, rows: 36 },
+      {
+        server: SEEDED,
+        props: { now: fixedNow },
+        before: async (f: UiFixture) => {
+          const cloned = await clonedSession(f);
+          id = cloned.id;
+          writeFileSync(join(cloned.ws, "CHECKED_OUT.md"), "from the session\n");
+          await f.client.git(id, { kind: "branch", name: "agent/ui-checkout" });
+          await f.services.sessions.getState().refreshSession(id);
+          const home = tempFolder("as-review-flows-");
+          repo = join(home, "app");
+          git(home, "clone", "-q", join(f.server.dataDir, "repos", "demo", "app.git"), repo);
+          if (f.services.review) f.services.review.home = localHome(repo);
+        },
+      },
+    );
     await selectRow(app, id);
 
     // The workspace has a diff, so applying is offered first; Tab offers the checkout.
@@ -280,7 +263,7 @@ describe("a detected port through connect", () => {
   it("asks connect with the port and opens the URL it answers (printed without an opener)", async () => {
     const opened: string[] = [];
     let canOpen = true;
-    const h = await mountLoopback(
+    const { h, server } = await mountLoopback(
       portRoutes((port, res) =>
         sendJson(res, 200, { preview_url: `https://${port}-ses-one.preview.example.com/` }),
       ),
@@ -294,7 +277,7 @@ describe("a detected port through connect", () => {
     await pressKey(h, "enter");
     await waitForContent(h, "Opened https://5173-ses-one.preview.example.com/");
     expect(opened).toEqual(["https://5173-ses-one.preview.example.com/"]);
-    const asked = server?.seen.filter((r) => r.path.includes("/connect")) ?? [];
+    const asked = server.seen.filter((r) => r.path.includes("/connect"));
     expect(asked.map((r) => [r.method, r.path])).toEqual([
       ["POST", "/api/v2/sessions/ses_one/connect?port=5173"],
     ]);
@@ -310,7 +293,7 @@ describe("a detected port through connect", () => {
 
   it("says why when the service refuses the connect, and opens nothing", async () => {
     const opened: string[] = [];
-    const h = await mountLoopback(
+    const { h } = await mountLoopback(
       portRoutes((_port, res) => sendJson(res, 409, { detail: "port 5173 is not listening" })),
       async (url) => {
         opened.push(url);
@@ -325,7 +308,7 @@ describe("a detected port through connect", () => {
 
   it("refuses a URL that is not http(s), and opens nothing", async () => {
     const opened: string[] = [];
-    const h = await mountLoopback(
+    const { h } = await mountLoopback(
       portRoutes((_port, res) => sendJson(res, 200, { preview_url: "file:///etc/passwd" })),
       async (url) => {
         opened.push(url);

@@ -1,17 +1,20 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
-import { App } from "../../src/ui/App.js";
 import {
   HOSTILE_KEY,
   type HostileRoutes,
-  type HostileServer,
   leakedPiece,
   sendJson,
-  startHostileServer,
   VALID_KEY_INFO,
 } from "../helpers/hostileServer.js";
-import { pressKey, renderUi, type UiHarness, waitForContent } from "../helpers/ui.js";
+import {
+  type HostileApp,
+  mountOnHostile,
+  pressKey,
+  type UiHarness,
+  unmountReference,
+  waitForContent,
+} from "../helpers/ui.js";
 
 /**
  * The changes view, the files browser and the links menu against small loopback servers:
@@ -20,18 +23,7 @@ import { pressKey, renderUi, type UiHarness, waitForContent } from "../helpers/u
  * offered a resume first, and the links menu copies with the client's own OSC 52.
  */
 
-let server: HostileServer | null = null;
-let handle: ServicesHandle | null = null;
-let ui: UiHarness | null = null;
-
-afterEach(async () => {
-  ui?.unmount();
-  ui = null;
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-});
+afterEach(unmountReference);
 
 function bodyOf(req: IncomingMessage): Promise<Record<string, unknown>> {
   return new Promise((resolve) => {
@@ -81,30 +73,16 @@ function sessionRoutes(
   };
 }
 
-async function mount(
+/** The UI on `routes`, where nothing opens a browser. */
+function mount(
   routes: HostileRoutes,
   size = { columns: 120, rows: 32 },
   opts: { notifyOut?: (s: string) => void } = {},
-): Promise<UiHarness> {
-  server = await startHostileServer(routes);
-  handle = buildServices(
-    { baseUrl: server.url, apiKey: HOSTILE_KEY },
-    {
-      tuning: { backoffBaseMs: 20, maxAttempts: 1 },
-      openUrl: async () => ({ opened: false, error: "No xdg-open here to open it" }),
-    },
-  );
-  ui = renderUi(
-    <App
-      services={handle.services}
-      profile="work"
-      baseUrl={server.url}
-      options={{ bell: false, ...(opts.notifyOut ? { notifyOut: opts.notifyOut } : {}) }}
-      onExit={() => {}}
-    />,
-    size,
-  );
-  return ui;
+): Promise<HostileApp> {
+  return mountOnHostile(routes, size, {
+    services: { openUrl: async () => ({ opened: false, error: "No xdg-open here to open it" }) },
+    props: { options: { bell: false, ...(opts.notifyOut ? { notifyOut: opts.notifyOut } : {}) } },
+  });
 }
 
 function expectNoKey(h: UiHarness): void {
@@ -134,7 +112,7 @@ const HOSTILE_DIFF = [
 
 describe("the changes view draws server text safely", () => {
   it("sanitizes escapes, masks the key, names a binary file and counts +/−", async () => {
-    const h = await mount({
+    const { h } = await mount({
       git: gitAnswers(HOSTILE_DIFF, [
         { path: "src/app.ts", status: "modified" },
         { path: "img/logo.png", status: "modified" },
@@ -180,7 +158,7 @@ describe("the changes view draws server text safely", () => {
     }
     lines.push("@@ -0,0 +1,30000 @@");
     for (let i = 0; i < 30_000; i++) lines.push(`+long ${i}`);
-    const h = await mount(
+    const { h } = await mount(
       { git: gitAnswers(`${lines.join("\n")}\n`, []) },
       { columns: 120, rows: 40 },
     );
@@ -209,7 +187,7 @@ describe("the changes view draws server text safely", () => {
 describe("a paused session", () => {
   it("is offered a resume first, then the changes view opens", async () => {
     let state = "paused";
-    const h = await mount({
+    const { h, server } = await mount({
       sessions: sessionRoutes({
         record: () => ({ id: "ses_one", state }),
         onResume: () => {
@@ -222,17 +200,17 @@ describe("a paused session", () => {
     await pressKey(h, "d");
     const ask = await waitForContent(h, "Paused — resume first?");
     expect(ask).toContain("then opens its changes");
-    expect(server?.seen.filter((r) => r.path.includes("/git"))).toEqual([]);
+    expect(server.seen.filter((r) => r.path.includes("/git"))).toEqual([]);
     await pressKey(h, "y");
     await waitForContent(h, "M src/app.ts  +2 −1");
-    expect(server?.seen.some((r) => r.method === "POST" && r.path.endsWith("/resume"))).toBe(true);
+    expect(server.seen.some((r) => r.method === "POST" && r.path.endsWith("/resume"))).toBe(true);
   });
 });
 
 describe("the links menu", () => {
   it("lists validated URLs, refuses a hostile one, and copies with the client's OSC 52", async () => {
     const out: string[] = [];
-    const h = await mount(
+    const { h } = await mount(
       {
         sessions: sessionRoutes({
           record: () => ({
@@ -276,7 +254,7 @@ describe("a read-only key", () => {
       scopes: ["sessions:read"],
       effective_scopes: ["sessions:read"],
     };
-    const h = await mount(
+    const { h, server } = await mount(
       {
         verify: (_q, res) => sendJson(res, 200, readOnly),
         sessions: sessionRoutes({
@@ -297,7 +275,7 @@ describe("a read-only key", () => {
     await waitForContent(h, "d changes✗");
     await pressKey(h, "d");
     await waitForContent(h, "changes is disabled: the key's effective scopes lack sessions:write");
-    expect(server?.seen.filter((r) => r.path.includes("/git"))).toEqual([]);
+    expect(server.seen.filter((r) => r.path.includes("/git"))).toEqual([]);
     await pressKey(h, "l");
     await waitForContent(h, "README.md  12 B");
     await pressKey(h, "down");

@@ -1,16 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
-import { App } from "../../src/ui/App.js";
+import { sendJson, sseHead, sseItem, TERMINAL_HOSTILE } from "../helpers/hostileServer.js";
 import {
-  HOSTILE_KEY,
-  type HostileServer,
-  sendJson,
-  sseHead,
-  sseItem,
-  startHostileServer,
-  TERMINAL_HOSTILE,
-} from "../helpers/hostileServer.js";
-import { pressKey, renderUi, type UiHarness, waitForContent } from "../helpers/ui.js";
+  type HostileApp,
+  mountOnHostile,
+  pressKey,
+  unmountReference,
+  waitForContent,
+} from "../helpers/ui.js";
 
 /**
  * A session is the id its server sent, not the id as drawn: two sessions whose ids differ
@@ -18,62 +14,39 @@ import { pressKey, renderUi, type UiHarness, waitForContent } from "../helpers/u
  * service announces the documented 100 requests a minute, burst 20.
  */
 
-let server: HostileServer | null = null;
-let handle: ServicesHandle | null = null;
-let ui: UiHarness | null = null;
-
-afterEach(async () => {
-  ui?.unmount();
-  ui = null;
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-});
+afterEach(unmountReference);
 
 const BELL_ID = "ses_a\u0007";
 
-async function mount(): Promise<UiHarness> {
-  server = await startHostileServer({
-    sessions: (_q, res) =>
-      sendJson(res, 200, {
-        sessions: [
-          {
-            id: BELL_ID,
-            state: "active",
-            name: "bell twin",
-            updated_at: "2030-01-02T00:00:00Z",
-          },
-          {
-            id: "ses_a",
-            state: "active",
-            name: "plain twin",
-            updated_at: "2030-01-01T00:00:00Z",
-          },
-        ],
-        has_more: false,
-      }),
-    events: (_q, res) => {
-      sseHead(res);
-      res.write(sseItem(1, "prompt_progress", { type: "text", content: "hello from ses_a\n" }));
+function mount(): Promise<HostileApp> {
+  return mountOnHostile(
+    {
+      sessions: (_q, res) =>
+        sendJson(res, 200, {
+          sessions: [
+            {
+              id: BELL_ID,
+              state: "active",
+              name: "bell twin",
+              updated_at: "2030-01-02T00:00:00Z",
+            },
+            {
+              id: "ses_a",
+              state: "active",
+              name: "plain twin",
+              updated_at: "2030-01-01T00:00:00Z",
+            },
+          ],
+          has_more: false,
+        }),
+      events: (_q, res) => {
+        sseHead(res);
+        res.write(sseItem(1, "prompt_progress", { type: "text", content: "hello from ses_a\n" }));
+      },
     },
-  });
-  handle = buildServices(
-    { baseUrl: server.url, apiKey: HOSTILE_KEY },
-    { tuning: { maxAttempts: 1 } },
-  );
-  ui = renderUi(
-    <App
-      services={handle.services}
-      profile="work"
-      baseUrl={server.url}
-      options={{ bell: false }}
-      initialSessions={[]}
-      onExit={() => {}}
-    />,
     { columns: 150, rows: 30 },
+    { services: { tuning: { maxAttempts: 1 } } },
   );
-  return ui;
 }
 
 /** The list row of the session with this name. */
@@ -85,7 +58,7 @@ function rowOf(frame: string, name: string): string {
 
 describe("a session's identity is the id the server sent", () => {
   it("ses_a\\u0007 and ses_a are two rows; the first is refused, the second opens its own pane", async () => {
-    const h = await mount();
+    const { h, handle, server } = await mount();
     const frame = await waitForContent(
       h,
       (f) => f.includes("bell twin") && f.includes("plain twin"),
@@ -94,7 +67,7 @@ describe("a session's identity is the id the server sent", () => {
     // Both drawn as ses_a (the bell is not drawn), neither drives the terminal.
     expect(rowOf(frame, "bell twin")).toMatch(/ses_a /);
     expect(h.rawFrame().replace(/\x1b\[[0-9;]*m/g, "")).not.toMatch(TERMINAL_HOSTILE);
-    const sessions = handle?.services.sessions.getState().items.map((s) => s.session_id);
+    const sessions = handle.services.sessions.getState().items.map((s) => s.session_id);
     expect(sessions).toEqual([BELL_ID, "ses_a"]);
 
     // The newer one (the bell) is on top: Enter refuses it, visibly, and asks nothing.
@@ -103,8 +76,8 @@ describe("a session's identity is the id the server sent", () => {
       h,
       /cannot be opened or acted on: no request is made with its id, as it contains a control character/,
     );
-    expect(handle?.services.streams.getState().sessions[BELL_ID]).toBeUndefined();
-    expect(handle?.services.streams.getState().sessions.ses_a).toBeUndefined();
+    expect(handle.services.streams.getState().sessions[BELL_ID]).toBeUndefined();
+    expect(handle.services.streams.getState().sessions.ses_a).toBeUndefined();
 
     // The plain one opens a pane on its own stream path.
     await pressKey(h, "down");
@@ -115,23 +88,23 @@ describe("a session's identity is the id the server sent", () => {
     // attention mark).
     expect(rowOf(opened, "plain twin")).toMatch(/^║[▸ ][! ]1 /);
     expect(rowOf(opened, "bell twin")).toMatch(/^║[▸ ][! ] /);
-    const eventPaths = (server?.seen ?? [])
+    const eventPaths = server.seen
       .filter((r) => r.path.includes("/events"))
       .map((r) => new URL(r.path, "http://x").pathname);
     expect(new Set(eventPaths)).toEqual(new Set(["/api/cloud/sessions/ses_a/events"]));
     // No request ever carried the unsafe id, encoded or not.
-    expect(server?.seen.filter((r) => /%07|\u0007/.test(r.path))).toEqual([]);
+    expect(server.seen.filter((r) => /%07|\u0007/.test(r.path))).toEqual([]);
   });
 
   it("the fleet lists both and streams only the one whose id may go into a path", async () => {
-    const h = await mount();
+    const { h, handle, server } = await mount();
     await waitForContent(h, "plain twin");
     await pressKey(h, "v");
     await waitForContent(h, "hello from ses_a", 10_000);
     const fleet = h.frame();
     expect(fleet).toContain("bell twin");
     expect(fleet).toContain("plain twin");
-    expect(Object.keys(handle?.services.streams.getState().sessions ?? {})).toEqual(["ses_a"]);
-    expect(server?.seen.filter((r) => /%07|\u0007/.test(r.path))).toEqual([]);
+    expect(Object.keys(handle.services.streams.getState().sessions ?? {})).toEqual(["ses_a"]);
+    expect(server.seen.filter((r) => /%07|\u0007/.test(r.path))).toEqual([]);
   });
 });

@@ -4,13 +4,16 @@ import {
   emitSample,
   fixedNow,
   frameHeight,
+  listedOnReference,
   maskVolatile,
+  mountOnFixture,
+  mountTree,
   pressKey,
-  renderUi,
-  startUiFixture,
+  startReference,
   typeText,
   type UiFixture,
   type UiHarness,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -20,33 +23,30 @@ import {
  * what still varies (port, key tail) is masked.
  */
 
-let fx: UiFixture | null = null;
-let h: UiHarness | null = null;
+afterEach(unmountReference);
 
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
-
+/** The App on the fixture at the fixed clock. */
 function mount(
   f: UiFixture,
   size: { columns: number; rows: number },
   props: Partial<AppProps> = {},
 ): UiHarness {
-  h = renderUi(
-    <App
-      services={f.services}
-      profile="work"
-      baseUrl={f.server.url}
-      onExit={() => {}}
-      now={fixedNow}
-      {...props}
-    />,
-    size,
-  );
-  return h;
+  return mountOnFixture(f, size, { now: fixedNow, ...props });
+}
+
+/** The list at the fixed clock with its first session on it. */
+const listed = (size: { columns: number; rows: number }) =>
+  listedOnReference(size, { props: { now: fixedNow } });
+
+/** The list at 100×24 with its first session, its workspace a clone of demo/app. */
+async function listedCloned(): Promise<UiHarness> {
+  const fx = await startReference();
+  const id = fx.ids[0] as string;
+  await fx.client.git(id, { kind: "clone", repoUrl: "demo/app" });
+  await fx.services.sessions.getState().refresh();
+  const ui = mount(fx, { columns: 100, rows: 24 });
+  await waitForContent(ui, id);
+  return ui;
 }
 
 function snap(ui: UiHarness): string {
@@ -64,7 +64,7 @@ const FAST = { server: { heartbeatMs: 100 } };
 
 describe("UI snapshots", () => {
   it("login screen: the key is masked as it is typed", async () => {
-    h = renderUi(
+    const h = mountTree(
       <App
         services={null}
         profile="work"
@@ -84,7 +84,7 @@ describe("UI snapshots", () => {
   });
 
   it("main screen: header with identity and scopes, and the session list", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const ui = mount(fx, { columns: 110, rows: 24 });
     await waitForContent(ui, fx.ids[3] as string);
     await waitForContent(ui, "never expires");
@@ -92,7 +92,7 @@ describe("UI snapshots", () => {
   });
 
   it("two panes beside the list", async () => {
-    fx = await startUiFixture(FAST);
+    const fx = await startReference(FAST);
     const [a, b] = fx.ids as [string, string];
     const ui = mount(fx, { columns: 160, rows: 30 }, { initialSessions: [a, b] });
     await allLive(ui, 2);
@@ -104,7 +104,7 @@ describe("UI snapshots", () => {
   });
 
   it("four panes in a 2×2 grid", async () => {
-    fx = await startUiFixture(FAST);
+    const fx = await startReference(FAST);
     const ids = fx.ids.slice(0, 4);
     const ui = mount(fx, { columns: 160, rows: 40 }, { initialSessions: ids });
     await allLive(ui, 4);
@@ -114,7 +114,7 @@ describe("UI snapshots", () => {
   });
 
   it("zoom: the focused pane takes the whole body", async () => {
-    fx = await startUiFixture(FAST);
+    const fx = await startReference(FAST);
     const [a, b] = fx.ids as [string, string];
     const ui = mount(fx, { columns: 160, rows: 24 }, { initialSessions: [a, b] });
     await allLive(ui, 2);
@@ -128,9 +128,7 @@ describe("UI snapshots", () => {
   });
 
   it("clone dialog", async () => {
-    fx = await startUiFixture();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, fx.ids[0] as string);
+    const { h: ui } = await listed({ columns: 100, rows: 24 });
     await pressKey(ui, "c");
     await waitForContent(ui, "Clone a repository");
     await typeText(ui, "demo/app");
@@ -139,12 +137,7 @@ describe("UI snapshots", () => {
   });
 
   it("push confirmation names the session, its branch and what will happen", async () => {
-    fx = await startUiFixture();
-    const id = fx.ids[0] as string;
-    await fx.client.git(id, { kind: "clone", repoUrl: "demo/app" });
-    await fx.services.sessions.getState().refresh();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, id);
+    const ui = await listedCloned();
     await pressKey(ui, "p");
     const frame = await waitForContent(ui, "Push — confirm");
     expect(frame).toContain("main");
@@ -152,12 +145,7 @@ describe("UI snapshots", () => {
   });
 
   it("clone confirmation says the workspace will be replaced", async () => {
-    fx = await startUiFixture();
-    const id = fx.ids[0] as string;
-    await fx.client.git(id, { kind: "clone", repoUrl: "demo/app" });
-    await fx.services.sessions.getState().refresh();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, id);
+    const ui = await listedCloned();
     await pressKey(ui, "c");
     // The form starts with the session's repository (github_repo, as the record has it now).
     await waitForContent(ui, "https://github.com/demo/app.git");
@@ -169,9 +157,7 @@ describe("UI snapshots", () => {
   });
 
   it("messages log: every message whole, with its time", async () => {
-    fx = await startUiFixture();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, fx.ids[0] as string);
+    const { h: ui } = await listed({ columns: 100, rows: 24 });
     await pressKey(ui, "5");
     await waitForContent(ui, "No pane 5");
     // A second message of another kind than "No pane" would need a fixture without paused
@@ -184,9 +170,7 @@ describe("UI snapshots", () => {
   });
 
   it("branch dialog", async () => {
-    fx = await startUiFixture();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, fx.ids[0] as string);
+    const { h: ui } = await listed({ columns: 100, rows: 24 });
     await pressKey(ui, "b");
     await waitForContent(ui, "Create a branch");
     await typeText(ui, "feature/retry");
@@ -195,9 +179,7 @@ describe("UI snapshots", () => {
   });
 
   it("pull request dialog", async () => {
-    fx = await startUiFixture();
-    const ui = mount(fx, { columns: 100, rows: 24 });
-    await waitForContent(ui, fx.ids[0] as string);
+    const { h: ui } = await listed({ columns: 100, rows: 24 });
     await pressKey(ui, "r");
     await waitForContent(ui, "Open a pull request");
     await typeText(ui, "Fix flaky CI");
@@ -208,16 +190,14 @@ describe("UI snapshots", () => {
   });
 
   it("help overlay, generated from the keymap", async () => {
-    fx = await startUiFixture();
-    const ui = mount(fx, { columns: 150, rows: 40 });
-    await waitForContent(ui, fx.ids[0] as string);
+    const { h: ui } = await listed({ columns: 150, rows: 40 });
     await pressKey(ui, "?");
     await waitForContent(ui, "Everywhere");
     expect(snap(ui)).toMatchSnapshot();
   });
 
   it("a disabled action says which scope is missing", async () => {
-    fx = await startUiFixture({ key: "readonly" });
+    const fx = await startReference({ key: "readonly" });
     const ui = mount(fx, { columns: 110, rows: 24 });
     await waitForContent(ui, fx.ids[0] as string);
     await pressKey(ui, "p");
@@ -228,9 +208,9 @@ describe("UI snapshots", () => {
   });
 
   it("a pane reconnecting after the service dropped its stream", async () => {
-    fx = await startUiFixture({ ...FAST, backoffBaseMs: 30_000 });
+    const fx = await startReference({ ...FAST, backoffBaseMs: 30_000 });
     const id = fx.ids[0] as string;
-    h = renderUi(
+    const h = mountTree(
       <App
         services={fx.services}
         profile="work"
@@ -243,7 +223,7 @@ describe("UI snapshots", () => {
     await waitForContent(h, "● live ·");
     // The stream is live before the history is read: the faults wait until it has been, or
     // the history read would meet the 503 instead of the stream.
-    await expect.poll(() => fx?.streamsController.readingPast(id), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => fx.streamsController.readingPast(id), { timeout: 5000 }).toBe(false);
     fx.server.faults.set({ dropAfter: 1, failStatus: 503, failCount: Number.POSITIVE_INFINITY });
     fx.server.emit(id, "process_output", { text: "last words\n" });
     await waitForContent(h, /reconnecting in \d+s \(attempt \d+\)/, 8000);
@@ -253,7 +233,7 @@ describe("UI snapshots", () => {
   });
 
   it("a pane whose stream stopped, and why", async () => {
-    fx = await startUiFixture({
+    const fx = await startReference({
       server: { faults: { statusFor: { path: /\/events$/, status: 410, count: 1000 } } },
     });
     const id = fx.ids[0] as string;
@@ -267,14 +247,14 @@ describe("UI snapshots", () => {
   });
 
   it("a terminal too small gets a message instead of a broken layout", async () => {
-    fx = await startUiFixture();
+    const fx = await startReference();
     const ui = mount(fx, { columns: 50, rows: 12 });
     await waitForContent(ui, "Terminal too small");
     expect(snap(ui)).toMatchSnapshot();
   });
 
   it("NO_COLOR: no colour at all, still readable", async () => {
-    fx = await startUiFixture(FAST);
+    const fx = await startReference(FAST);
     const [a, b] = fx.ids as [string, string];
     const ui = mount(
       fx,

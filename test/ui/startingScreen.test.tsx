@@ -2,11 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { App } from "../../src/ui/App.js";
 import type { AppServices } from "../../src/ui/model/services.js";
 import {
+  mountTree,
   pressKey,
-  renderUi,
-  startUiFixture,
-  type UiFixture,
-  type UiHarness,
+  startReference,
+  unmountReference,
   waitForContent,
 } from "../helpers/ui.js";
 
@@ -15,15 +14,7 @@ import {
  * builds the services once that frame is out), then the signed-in screen takes over.
  */
 
-let fx: UiFixture | null = null;
-let h: UiHarness | null = null;
-
-afterEach(async () => {
-  h?.unmount();
-  h = null;
-  await fx?.close();
-  fx = null;
-});
+afterEach(unmountReference);
 
 function deferred<T>() {
   let resolve: (v: T) => void = () => {};
@@ -39,17 +30,17 @@ const SIZE = { columns: 120, rows: 40 };
 
 describe("the start-up frame", () => {
   it("is drawn before the services are asked for; keys typed meanwhile reach the screen that follows", async () => {
-    fx = await startUiFixture({ preload: false });
+    const fx = await startReference({ preload: false });
     const services = fx.services;
     const built = deferred<AppServices | null>();
     let frameWhenAsked: string | null = null;
     let asks = 0;
-    h = renderUi(
+    const h = mountTree(
       <App
         services={null}
         connect={() => {
           asks++;
-          frameWhenAsked = h?.frame() ?? "";
+          frameWhenAsked = h.frame();
           return built.promise;
         }}
         profile="work"
@@ -71,7 +62,7 @@ describe("the start-up frame", () => {
   });
 
   it("shows the login screen when there are no services to build", async () => {
-    h = renderUi(
+    const h = mountTree(
       <App
         services={null}
         connect={async () => null}
@@ -87,7 +78,7 @@ describe("the start-up frame", () => {
   it("hands a failure to build them to onError", async () => {
     const failures: unknown[] = [];
     const built = deferred<AppServices | null>();
-    h = renderUi(
+    const h = mountTree(
       <App
         services={null}
         connect={() => built.promise}

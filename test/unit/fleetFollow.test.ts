@@ -1,34 +1,29 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { buildServices } from "../../src/cli/tui/buildServices.js";
+import { startServer } from "../../src/server/index.js";
 import type { UiDeps } from "../../src/ui/model/deps.js";
 import { FLEET_STREAMS_SETTLE_MS, followFleetStreams } from "../../src/ui/model/follow.js";
 import { fleetWindow } from "../../src/ui/model/geometry.js";
 import { shownSessions } from "../../src/ui/model/listOrder.js";
 import { DEFAULT_OPTIONS } from "../../src/ui/model/services.js";
 import { createUiStore } from "../../src/ui/model/uiStore.js";
+import { closeAfterTest, stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * The fleet's streams follow the rows in view once the rows stay put: a burst of scrolling or
  * sorting does not close and open streams for every row set it passes.
  */
 
-let server: ReferenceServer | null = null;
-let handle: ServicesHandle | null = null;
-let stop: (() => void) | null = null;
-
-afterEach(async () => {
-  stop?.();
-  stop = null;
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-});
+afterEach(stopStarted);
 
 async function fleet(o: { loadFirst: boolean } = { loadFirst: true }) {
-  server = await startServer({ seed: 7, paceMs: 0, heartbeatMs: 1000, sessionCount: 120 });
-  handle = buildServices({ baseUrl: server.url, apiKey: server.key("owner") }, { fleetStreams: 5 });
+  const server = await startServer({ seed: 7, paceMs: 0, heartbeatMs: 1000, sessionCount: 120 });
+  closeAfterTest(server);
+  const handle = buildServices(
+    { baseUrl: server.url, apiKey: server.key("owner") },
+    { fleetStreams: 5 },
+  );
+  stopAfterTest(() => handle.dispose());
   const { services } = handle;
   if (o.loadFirst) await services.sessions.getState().load();
   const deps: UiDeps = {
@@ -40,7 +35,7 @@ async function fleet(o: { loadFirst: boolean } = { loadFirst: true }) {
     save: null,
   };
   deps.ui.setState({ view: "fleet" });
-  stop = followFleetStreams(deps);
+  stopAfterTest(followFleetStreams(deps));
   /** The first rows in view at the cursor now: the ones that should stream. */
   const inView = () => {
     const ui = deps.ui.getState();

@@ -1,7 +1,7 @@
 import type { Key } from "ink";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
-import { type ReferenceServer, startServer } from "../../src/server/index.js";
+import { buildServices } from "../../src/cli/tui/buildServices.js";
+import { startServer } from "../../src/server/index.js";
 import { startScreen } from "../../src/ui/input/actions.js";
 import { mainTarget } from "../../src/ui/input/handlers/index.js";
 import { routeInput } from "../../src/ui/input/route.js";
@@ -13,48 +13,26 @@ import type { TerminalSize } from "../../src/ui/model/layout.js";
 import { modeOf } from "../../src/ui/model/mode.js";
 import { DEFAULT_OPTIONS } from "../../src/ui/model/services.js";
 import { createUiStore } from "../../src/ui/model/uiStore.js";
+import { inkKey } from "../helpers/inkKey.js";
+import { closeAfterTest, stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 
 /**
  * The signed-in screen's key handling without rendering anything: reads go through the one
  * key path into the handlers, against the production services on the reference service.
  */
 
-const NO_FLAGS = {
-  upArrow: false,
-  downArrow: false,
-  leftArrow: false,
-  rightArrow: false,
-  pageDown: false,
-  pageUp: false,
-  home: false,
-  end: false,
-  return: false,
-  escape: false,
-  ctrl: false,
-  shift: false,
-  tab: false,
-  backspace: false,
-  delete: false,
-  meta: false,
-} as Key;
-
-let server: ReferenceServer | null = null;
-let handle: ServicesHandle | null = null;
-
-afterEach(async () => {
-  await handle?.dispose();
-  handle = null;
-  await server?.close();
-  server = null;
-});
+afterEach(stopStarted);
 
 async function screen(
   size: TerminalSize = { columns: 160, rows: 30 },
   open: string[] = [],
   keyName = "owner",
 ) {
-  server = await startServer({ seed: 42, paceMs: 0, heartbeatMs: 1000, sessionCount: 4 });
-  handle = buildServices({ baseUrl: server.url, apiKey: server.key(keyName) });
+  const server = closeAfterTest(
+    await startServer({ seed: 42, paceMs: 0, heartbeatMs: 1000, sessionCount: 4 }),
+  );
+  const handle = buildServices({ baseUrl: server.url, apiKey: server.key(keyName) });
+  stopAfterTest(() => handle.dispose());
   const { services } = handle;
   await services.identity.getState().load(handle.client);
   await services.sessions.getState().load();
@@ -75,11 +53,11 @@ async function screen(
   return {
     ids,
     ui: deps.ui,
+    services,
     streams: handle.streams,
     exits: () => exits,
     /** One read from the terminal, as Ink hands it over. */
-    read: (input: string, flags: Partial<Key> = {}) =>
-      routeInput(target, input, { ...NO_FLAGS, ...flags }),
+    read: (input: string, flags: Partial<Key> = {}) => routeInput(target, input, inkKey(flags)),
     mode: () => modeOf(deps.ui.getState()),
     identity: () => services.identity.getState(),
   };
@@ -120,7 +98,7 @@ describe("keys that arrive in one read", () => {
     const s = await screen();
     s.read("/demo/docs\r");
     expect(s.mode().kind).toBe("list");
-    expect(handle?.services.sessions.getState().filterText).toBe("demo/docs");
+    expect(s.services.sessions.getState().filterText).toBe("demo/docs");
   });
 
   it("Tab moves between form fields and typing goes to the focused one", async () => {

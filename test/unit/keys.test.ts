@@ -10,33 +10,7 @@ import {
   type ModeKind,
 } from "../../src/ui/model/keymap.js";
 import type { MainMode } from "../../src/ui/model/mode.js";
-
-/** A read as Ink's input listener reports it: nothing set but what is given. */
-function ink(flags: Partial<Key> = {}): Key {
-  return {
-    upArrow: false,
-    downArrow: false,
-    leftArrow: false,
-    rightArrow: false,
-    pageDown: false,
-    pageUp: false,
-    home: false,
-    end: false,
-    return: false,
-    escape: false,
-    ctrl: false,
-    shift: false,
-    tab: false,
-    backspace: false,
-    delete: false,
-    meta: false,
-    super: false,
-    hyper: false,
-    capsLock: false,
-    numLock: false,
-    ...flags,
-  } as Key;
-}
+import { inkKey } from "../helpers/inkKey.js";
 
 /** Each press as the text a user would write it. */
 function spell(presses: KeyPress[]): string[] {
@@ -49,7 +23,7 @@ function spell(presses: KeyPress[]): string[] {
   );
 }
 
-const read = (input: string, flags?: Partial<Key>) => spell(splitKeys(input, ink(flags)));
+const read = (input: string, flags?: Partial<Key>) => spell(splitKeys(input, inkKey(flags)));
 
 describe("a read split into key presses", () => {
   it("keeps a key and the Enter or Tab that came with it, in order", () => {
@@ -72,14 +46,14 @@ describe("a read split into key presses", () => {
     expect(read("", { tab: true, shift: true })).toEqual(["<S-tab>"]);
     expect(read("", { escape: true, meta: true })).toEqual(["<escape>"]);
     expect(read("c", { ctrl: true })).toEqual(["<C-c>"]);
-    expect(splitKeys("j", ink({ meta: true }))).toEqual([
+    expect(splitKeys("j", inkKey({ meta: true }))).toEqual([
       { text: "j", name: null, ctrl: false, shift: false, meta: true },
     ]);
   });
 
   it("marks a capital letter as shifted", () => {
-    expect(splitKeys("G", ink({ shift: true }))[0]?.shift).toBe(true);
-    expect(splitKeys("jG", ink()).map((p) => p.text)).toEqual(["jG"]);
+    expect(splitKeys("G", inkKey({ shift: true }))[0]?.shift).toBe(true);
+    expect(splitKeys("jG", inkKey()).map((p) => p.text)).toEqual(["jG"]);
   });
 });
 

@@ -1,35 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { BudgetState } from "../../src/client/requestBudget.js";
-import { LiveList, type LiveListTimers } from "../../src/store/liveList.js";
+import { LiveList } from "../../src/store/liveList.js";
+import { ManualClock } from "../helpers/manualClock.js";
 
 /** When the list is read again: counted refreshes on a hand-driven clock. */
-
-class ManualTimers implements LiveListTimers {
-  t = 0;
-  private timers: { at: number; fn: () => void; id: number }[] = [];
-  private n = 0;
-  now = () => this.t;
-  setTimer(fn: () => void, ms: number): unknown {
-    this.timers.push({ at: this.t + ms, fn, id: ++this.n });
-    return this.n;
-  }
-  clearTimer(h: unknown): void {
-    this.timers = this.timers.filter((x) => x.id !== h);
-  }
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    for (let guard = 0; guard < 1000; guard++) {
-      this.timers.sort((a, b) => a.at - b.at);
-      const next = this.timers[0];
-      if (!next || next.at > end) break;
-      this.timers.shift();
-      this.t = next.at;
-      next.fn();
-      for (let i = 0; i < 5; i++) await Promise.resolve();
-    }
-    this.t = end;
-  }
-}
 
 function budget(patch: Partial<BudgetState> = {}): { state: BudgetState } {
   return {
@@ -48,7 +22,7 @@ function budget(patch: Partial<BudgetState> = {}): { state: BudgetState } {
 }
 
 function setup(b = budget()) {
-  const timers = new ManualTimers();
+  const timers = new ManualClock();
   let refreshes = 0;
   const sessions = {
     getState: () => ({

@@ -10,39 +10,13 @@ import {
 import { osc9, osc777, oscText, tmuxPassthrough } from "../../src/text/notification.js";
 import {
   Notifier,
-  type NotifierTimers,
   type NotifyPolicy,
   notificationBytes,
   notifyPolicyFromEnv,
 } from "../../src/ui/model/notifier.js";
+import { ManualClock } from "../helpers/manualClock.js";
 
 /** Notifications: the exact bytes written, how they are coalesced, and what the env asks for. */
-
-class ManualTimers implements NotifierTimers {
-  t = 0;
-  private timers: { at: number; fn: () => void; id: number }[] = [];
-  private n = 0;
-  now = () => this.t;
-  setTimer(fn: () => void, ms: number): unknown {
-    this.timers.push({ at: this.t + ms, fn, id: ++this.n });
-    return this.n;
-  }
-  clearTimer(h: unknown): void {
-    this.timers = this.timers.filter((x) => x.id !== h);
-  }
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      this.timers.sort((a, b) => a.at - b.at);
-      const next = this.timers[0];
-      if (!next || next.at > end) break;
-      this.timers.shift();
-      this.t = next.at;
-      next.fn();
-    }
-    this.t = end;
-  }
-}
 
 const DETAIL: Record<string, string> = {
   failed: "build broke",
@@ -66,7 +40,7 @@ function item(sessionId: string, reason: AttentionReason = "failed"): AttentionI
 }
 
 function setup(policy: NotifyPolicy) {
-  const timers = new ManualTimers();
+  const timers = new ManualClock();
   const attention = createStore<AttentionState>()(() => ({
     items: [],
     raisedVersion: 0,
@@ -143,10 +117,10 @@ describe("notifier", () => {
   it("waits a second for other transitions and tells them in one notification", () => {
     const { timers, raise, written } = setup(OSC9);
     raise(item("ses_a"));
-    timers.advance(500);
+    timers.advanceNow(500);
     raise(item("ses_b", "approval"));
     expect(written).toEqual([]);
-    timers.advance(500);
+    timers.advanceNow(500);
     expect(written).toEqual([
       "\x1b]9;agent-sessions: sessions need you: Fix flaky CI (ses_a) failed: build broke; ses_b awaiting approval: Deploy the updated landing page to production?\x07",
     ]);
@@ -156,22 +130,22 @@ describe("notifier", () => {
     const { timers, raise, written } = setup(BELL);
     raise(item("ses_a"));
     raise(item("ses_a"));
-    timers.advance(1000);
+    timers.advanceNow(1000);
     expect(written).toEqual(["\x07"]);
   });
 
   it("after a notification, further transitions wait out a quiet spell and go as one", () => {
     const { timers, raise, written, n } = setup(BELL);
     raise(item("ses_a"));
-    timers.advance(1000);
+    timers.advanceNow(1000);
     expect(written).toHaveLength(1);
     for (const id of ["ses_b", "ses_c", "ses_d", "ses_e", "ses_f"]) {
       raise(item(id));
-      timers.advance(1500);
+      timers.advanceNow(1500);
     }
     // Six pauses in 8.5 s: the first rang at once, the five others wait for the quiet spell.
     expect(written).toHaveLength(1);
-    timers.advance(10_000);
+    timers.advanceNow(10_000);
     expect(written).toEqual(["\x07", "\x07"]);
     expect(n.sent).toBe(2);
   });
@@ -180,7 +154,7 @@ describe("notifier", () => {
     const off: NotifyPolicy = { bell: false, osc: false, oscKind: "9", tmux: false };
     const { timers, raise, written } = setup(off);
     raise(item("ses_a"));
-    timers.advance(20_000);
+    timers.advanceNow(20_000);
     expect(written).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RequestBudget } from "../../src/client/requestBudget.js";
-import { flushMicrotasks, ManualBudgetClock } from "../helpers/budgetClock.js";
+import { flushMicrotasks, ManualClock } from "../helpers/manualClock.js";
 
 /**
  * The request budget on a hand-driven clock: what goes at once, what waits, and for how long,
@@ -8,7 +8,7 @@ import { flushMicrotasks, ManualBudgetClock } from "../helpers/budgetClock.js";
  */
 
 function setup(defaults?: ConstructorParameters<typeof RequestBudget>[0]) {
-  const clock = new ManualBudgetClock();
+  const clock = new ManualClock(1_000_000);
   const budget = new RequestBudget({ clock, ...defaults });
   const granted: string[] = [];
   const take = (use: "request" | "stream", tag: string, maxWaitMs?: number) => {

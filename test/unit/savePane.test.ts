@@ -1,15 +1,11 @@
-import { readFileSync, rmSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { exportDir, savePaneNdjson } from "../../src/cli/tui/savePane.js";
 import type { TimelineEntry } from "../../src/store/streams/entry.js";
+import { stopStarted, tempFolder } from "../helpers/stopAfterTest.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(stopStarted);
 
 const entries: TimelineEntry[] = [
   {
@@ -36,8 +32,7 @@ const entries: TimelineEntry[] = [
 
 describe("saving a pane", () => {
   it("writes one JSON object per entry and never overwrites an earlier file", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "as-export-"));
-    dirs.push(dir);
+    const dir = tempFolder("as-export-");
     const now = () => Date.UTC(2025, 0, 2, 3, 4, 7);
     const first = await savePaneNdjson("ses_a/../b", entries, { dir, now });
     const second = await savePaneNdjson("ses_a/../b", entries, { dir, now });
@@ -76,8 +71,7 @@ describe("saving a pane", () => {
 
 describe("where exports go", () => {
   it("into the state directory, never the working directory, created on first use", async () => {
-    const home = await mkdtemp(join(tmpdir(), "as-export-home-"));
-    dirs.push(home);
+    const home = tempFolder("as-export-home-");
     const state = join(home, "state");
     const env = { HOME: home, XDG_STATE_HOME: state };
     expect(exportDir(env)).toBe(join(state, "agent-sessions", "exports"));

@@ -106,45 +106,34 @@ function flag(call: Call, name: string): boolean {
   return /^(?:true|1|yes|on)$/i.test(call.query.get(name) ?? "");
 }
 
+/**
+ * `GET /api/sessions/{id}/{path}` on a running session's workspace (its key holding `op`),
+ * answered with what `read` makes of the workspace's folder (null before anything is cloned)
+ * and the call's query.
+ */
+function workspaceRead(
+  path: string,
+  op: Operation,
+  read: (dir: string | null, call: Call) => unknown,
+): Route {
+  return {
+    method: "GET",
+    pattern: new RegExp(`^/api/sessions/${SEGMENT}/${path}$`),
+    handle: (ctx, call) => {
+      const s = running(ctx, call, op);
+      sendJson(call.res, 200, read(ctx.git.workspaceDirOf(s.record.id), call));
+    },
+  };
+}
+
 export const REVIEW_ROUTES: Route[] = [
-  {
-    method: "GET",
-    pattern: new RegExp(`^/api/sessions/${SEGMENT}/files$`),
-    handle: (ctx, call) => {
-      const s = running(ctx, call, "listFiles");
-      const dir = ctx.git.workspaceDirOf(s.record.id);
-      sendJson(
-        call.res,
-        200,
-        listFiles(dir, call.query.get("path") ?? "/", flag(call, "recursive")),
-      );
-    },
-  },
-  {
-    method: "GET",
-    pattern: new RegExp(`^/api/sessions/${SEGMENT}/file$`),
-    handle: (ctx, call) => {
-      const s = running(ctx, call, "readFile");
-      sendJson(
-        call.res,
-        200,
-        readFile(ctx.git.workspaceDirOf(s.record.id), call.query.get("path") ?? ""),
-      );
-    },
-  },
-  {
-    method: "GET",
-    pattern: new RegExp(`^/api/sessions/${SEGMENT}/files/search$`),
-    handle: (ctx, call) => {
-      const s = running(ctx, call, "searchFiles");
-      const dir = ctx.git.workspaceDirOf(s.record.id);
-      sendJson(
-        call.res,
-        200,
-        searchFiles(dir, call.query.get("query") ?? "", call.query.get("path") ?? "/"),
-      );
-    },
-  },
+  workspaceRead("files", "listFiles", (dir, call) =>
+    listFiles(dir, call.query.get("path") ?? "/", flag(call, "recursive")),
+  ),
+  workspaceRead("file", "readFile", (dir, call) => readFile(dir, call.query.get("path") ?? "")),
+  workspaceRead("files/search", "searchFiles", (dir, call) =>
+    searchFiles(dir, call.query.get("query") ?? "", call.query.get("path") ?? "/"),
+  ),
   {
     method: "GET",
     pattern: new RegExp(`^/api/sessions/${SEGMENT}/workspace-state$`),

@@ -7,6 +7,7 @@ import {
   totalCostUsd,
   updatedAt,
 } from "../../protocol/sessionRecord.js";
+import { textOrEmpty } from "../../protocol/values.js";
 import { displayId } from "../../store/admitSession.js";
 import { type AttentionItem, selectTopItems } from "../../store/attention/queue.js";
 import type { AttentionReason } from "../../store/attention/reasons.js";
@@ -155,10 +156,6 @@ function stepOf(services: RowServices, id: string): string {
   return services.secrets ? services.secrets.mask(step) : step;
 }
 
-function str(v: unknown): string {
-  return typeof v === "string" ? v : "";
-}
-
 export function fleetRow(
   services: RowServices,
   s: Session,
@@ -183,11 +180,11 @@ export function fleetRow(
   const fileCount = files ? files.size : stream ? 0 : null;
   return {
     id,
-    state: stream?.sessionState ?? (str(s.state) || null),
+    state: stream?.sessionState ?? (textOrEmpty(s.state) || null),
     stream: stream ? stream.status.state : null,
     idText: cutEnd(displayId(s), cols.id),
     name: cutEnd(sessionName(s) ?? "", cols.name),
-    agent: cutEnd(str(s.agent), cols.agent),
+    agent: cutEnd(textOrEmpty(s.agent), cols.agent),
     repo: cutEnd(cols.repo > 0 ? (sessionRepo(s) ?? "—") : "", cols.repo),
     lastActivity: cutEnd(last === null ? "—" : fleetAge(Math.max(0, now - last)), cols.last),
     usage: cutEnd(cols.usage > 0 ? usageText(s) || "—" : "", cols.usage),

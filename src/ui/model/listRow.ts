@@ -7,6 +7,7 @@ import {
   sessionRepo,
   totalCostUsd,
 } from "../../protocol/sessionRecord.js";
+import { textOrEmpty } from "../../protocol/values.js";
 import type { hiddenFact } from "../../store/sessionsStore.js";
 import { formatAgeCoarse } from "../../text/format.js";
 import { displayWidth } from "../../text/wrap.js";
@@ -27,16 +28,15 @@ export function listRowMeta(s: Session, style: ListRowStyle, width: number, now:
   const at = lastActivityAt(s);
   const activity = at === null ? "" : formatAgeCoarse(Math.max(0, now - at));
   if (style === "ids") return activity;
-  const str = (v: unknown) => (typeof v === "string" ? v : "");
   const prompts = promptCount(s);
   const usd = totalCostUsd(s);
   return [
-    [sessionRepo(s) ?? "", str(s.branch)].filter(Boolean).join(" @ "),
+    [sessionRepo(s) ?? "", textOrEmpty(s.branch)].filter(Boolean).join(" @ "),
     activity,
     width >= 120 && prompts !== null ? formatPrompts(prompts) : "",
     width >= 120 && usd !== null ? formatUsd(usd) : "",
-    str(s.visibility),
-    width >= 110 ? str(s.sandbox_url) : "",
+    textOrEmpty(s.visibility),
+    width >= 110 ? textOrEmpty(s.sandbox_url) : "",
   ]
     .filter(Boolean)
     .join(" · ");

@@ -4,6 +4,7 @@ import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { type Session, sessionName } from "../../../protocol/resources.js";
 import { lastActivityAt } from "../../../protocol/sessionRecord.js";
+import { textOrEmpty } from "../../../protocol/values.js";
 import { displayId } from "../../../store/admitSession.js";
 import {
   type AttentionItem,
@@ -49,10 +50,6 @@ const SORT_LABELS: Record<string, string> = {
 /** The rows' ages change in these steps (formatAgeCoarse's finest). */
 const ACTIVITY_STEP_MS = 5000;
 
-function str(v: unknown): string {
-  return typeof v === "string" ? v : "";
-}
-
 const Row = memo(function Row({
   session,
   selected,
@@ -84,11 +81,11 @@ const Row = memo(function Row({
   idWidth: number;
 }) {
   const theme = useTheme();
-  const badge = stateBadge(str(session.state));
+  const badge = stateBadge(textOrEmpty(session.state));
   const title = sessionName(session) ?? "";
   const wide = style === "wide";
   const compact = style === "compact";
-  const agent = str(session.agent);
+  const agent = textOrEmpty(session.agent);
   return (
     <Box width={width} height={1}>
       <Text wrap="truncate-end" inverse={selected && listFocused} bold={selected}>
