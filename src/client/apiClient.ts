@@ -92,6 +92,7 @@ import {
   type WsTokenAnswer,
   WsTokenAnswerSchema,
 } from "../protocol/terminal.js";
+import { recordValue } from "../protocol/values.js";
 import {
   AgentSessionsError,
   HttpError,
@@ -1154,11 +1155,9 @@ function idempotent(key: string): { headers: Record<string, string>; repeatable:
 
 /** GET /api/sessions/{id} shape is "not shown": accept the record itself or {session: record}. */
 function unwrapSession(json: unknown): unknown {
-  if (json !== null && typeof json === "object" && !Array.isArray(json)) {
-    const o = json as Record<string, unknown>;
-    if (o.session_id === undefined && o.id === undefined && typeof o.session === "object") {
-      return o.session;
-    }
+  const o = recordValue(json);
+  if (o && o.session_id === undefined && o.id === undefined && typeof o.session === "object") {
+    return o.session;
   }
   return json;
 }

@@ -4,6 +4,7 @@
  * the UI's role gate.
  */
 import * as z from "./schema.js";
+import { recordValue } from "./values.js";
 
 /** The longest resolution note (characters); longer is refused before sending. */
 export const MAX_APPROVAL_NOTE_CHARS = 512;
@@ -58,10 +59,8 @@ function isPendingStatus(status: unknown): boolean {
  */
 export function parseApprovals(json: unknown): ApprovalList {
   let list: unknown = json;
-  if (json !== null && typeof json === "object" && !Array.isArray(json)) {
-    const o = json as Record<string, unknown>;
-    list = o.approvals ?? o.items ?? o.data;
-  }
+  const o = recordValue(json);
+  if (o) list = o.approvals ?? o.items ?? o.data;
   const entries = z.array(z.unknown()).parse(list);
   const items: Approval[] = [];
   let total = 0;

@@ -11,7 +11,7 @@
  * draws both.
  */
 
-import { parseTime } from "./values.js";
+import { parseTime, recordValue } from "./values.js";
 
 /** Text of the SSE comment (`: history-end`) a server may send after events it replays on open. */
 export const HISTORY_END_COMMENT = "history-end";
@@ -147,11 +147,12 @@ export function historyItem(entry: unknown): HistoryItem {
     return json("file_changed", { path: o.path, action: o.action });
   }
   const body = o.message ?? o.content ?? o.text;
-  if (type === "tool_result" && body !== null && typeof body === "object" && !Array.isArray(body)) {
+  const fields = recordValue(body);
+  if (type === "tool_result" && fields) {
     // A tool's result kept as the payload it was streamed in ({content}, {stream, data}, …):
     // passed on whole, so the pane reads its text as it reads the live event's.
     return json("process_output", {
-      ...(body as Record<string, unknown>),
+      ...fields,
       ...(typeof o.stream === "string" ? { stream: o.stream } : {}),
     });
   }

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Approval } from "../protocol/approvals.js";
+import { recordValue } from "../protocol/values.js";
 import { type Clock, ManualClock, systemClock } from "./clock.js";
 import { EventStreams } from "./eventStreams.js";
 import { type FaultControl, type FaultSettings, Faults } from "./faults.js";
@@ -364,10 +365,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<ReferenceSe
     dataDir,
     emit(sessionId, event, data) {
       sessionOrThrow(sessionId);
-      const payload =
-        data !== null && typeof data === "object" && !Array.isArray(data) && !("ts" in data)
-          ? { ...(data as Record<string, unknown>), ts: Date.now() }
-          : data;
+      const fields = recordValue(data);
+      const payload = fields && !("ts" in fields) ? { ...fields, ts: Date.now() } : data;
       const [e] = store.append(sessionId, [{ event, data: JSON.stringify(payload) }]);
       return String(e?.id);
     },

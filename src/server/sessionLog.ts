@@ -1,3 +1,4 @@
+import { recordValue } from "../protocol/values.js";
 import type { StoredEvent } from "./eventHistory.js";
 import { type OutputPayload, outputField } from "./simulatedContent.js";
 
@@ -6,10 +7,7 @@ export type LogEntry = Record<string, unknown> & { type: string };
 
 function parse(data: string): Record<string, unknown> | null {
   try {
-    const v: unknown = JSON.parse(data);
-    return v !== null && typeof v === "object" && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : null;
+    return recordValue(JSON.parse(data));
   } catch {
     return null;
   }

@@ -4,6 +4,7 @@
  */
 import type { PromptEnd } from "../../client/promptAnswer.js";
 import type { PromptItem } from "../../protocol/prompt.js";
+import { recordValue } from "../../protocol/values.js";
 import { cutText, sanitizeLine } from "../../text/sanitize.js";
 
 /** Longest folded tool line (characters). */
@@ -15,9 +16,9 @@ export function toolLine(item: PromptItem): string {
     item.type === "tool_use" ? "tool" : item.type === "tool_result" ? "result" : item.type;
   let body = item.content;
   try {
-    const o = JSON.parse(body) as unknown;
-    if (o !== null && typeof o === "object" && !Array.isArray(o)) {
-      body = Object.values(o as Record<string, unknown>)
+    const o = recordValue(JSON.parse(body));
+    if (o) {
+      body = Object.values(o)
         .map((v) => (typeof v === "string" ? v : JSON.stringify(v)))
         .join(" ");
     }
@@ -32,9 +33,9 @@ export function toolLine(item: PromptItem): string {
 /** A tool item's whole content: a JSON object as `key: value` lines, else the text itself. */
 export function toolDetail(content: string): string {
   try {
-    const o = JSON.parse(content) as unknown;
-    if (o !== null && typeof o === "object" && !Array.isArray(o)) {
-      return Object.entries(o as Record<string, unknown>)
+    const o = recordValue(JSON.parse(content));
+    if (o) {
+      return Object.entries(o)
         .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
         .join("\n");
     }

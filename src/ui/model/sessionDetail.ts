@@ -1,6 +1,6 @@
 import type { Session } from "../../protocol/resources.js";
 import { formatUsd } from "../../protocol/sessionRecord.js";
-import { numberValue, parseTime } from "../../protocol/values.js";
+import { numberValue, parseTime, recordValue } from "../../protocol/values.js";
 import { displayId } from "../../store/admitSession.js";
 import { formatAgeCoarse } from "../../text/format.js";
 
@@ -94,8 +94,9 @@ export function detailEntries(record: Session): [string, unknown][] {
   const rank = ranked(FIRST);
   const out: [string, unknown][] = [];
   for (const [k, v] of all.sort(([a], [b]) => rank(a) - rank(b))) {
-    if (k === "last_prompt" && v !== null && typeof v === "object" && !Array.isArray(v)) {
-      const sub = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
+    const prompt = k === "last_prompt" ? recordValue(v) : null;
+    if (prompt) {
+      const sub = Object.entries(prompt).filter(([, x]) => x !== undefined);
       const subRank = ranked(PROMPT_FIRST);
       sub.sort(([a], [b]) => subRank(a) - subRank(b));
       for (const [sk, sv] of sub) out.push([`last_prompt.${sk}`, sv]);
