@@ -137,7 +137,8 @@ describe("follow-up queue", () => {
     await file.flushed?.();
     if (process.platform !== "win32") expect((await stat(path)).mode & 0o777).toBe(0o600);
     const svc2 = fakeService();
-    const again = createFollowUps({ ...svc2.deps, storage: followUpFile(path) });
+    const file2 = followUpFile(path);
+    const again = createFollowUps({ ...svc2.deps, storage: file2 });
     expect(again.getState().queues.get("s1")).toEqual(["second"]);
     expect(again.getState().held.get("s2")).toMatch(/cut: the connection was reset/);
     again.start();
@@ -146,5 +147,7 @@ describe("follow-up queue", () => {
     svc2.ended[0]?.end("completed");
     await tick();
     expect(svc2.sent.map((s) => s.prompt)).toEqual(["second"]);
+    // The second run's last save is written before the folder goes (afterEach).
+    await file2.flushed?.();
   });
 });
