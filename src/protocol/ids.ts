@@ -46,3 +46,12 @@ export const SESSION_ID_PATTERN =
 export function isSessionId(s: string): boolean {
   return SESSION_ID_PATTERN.test(s);
 }
+
+/**
+ * The one order of ids where only a stable order is wanted (a tie in a sort): by code point.
+ * Not the locale's collation: ids are machine words, and the first collation of a process
+ * initializes ICU's collator (about 8 ms), which the UI's start does not otherwise need.
+ */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

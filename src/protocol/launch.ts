@@ -1,3 +1,4 @@
+import { formatCount } from "../text/format.js";
 /**
  * Starting work: what `POST /api/v0/sessions/launch` (a session and its first prompt in one
  * call), `POST /api/sessions` (a session alone), `PATCH /api/sessions/{id}/name` and
@@ -62,9 +63,7 @@ export const LaunchRequestSchema = z.strictObject({
   prompt: z.string().check(
     z.refine((s) => s.trim() !== "", { error: "the prompt is empty" }),
     z.maxLength(MAX_PROMPT_CHARS, {
-      // Written when it is needed: the first number formatting costs ~17 ms of start-up.
-      error: () =>
-        `the prompt must be at most ${MAX_PROMPT_CHARS.toLocaleString("en-US")} characters`,
+      error: `the prompt must be at most ${formatCount(MAX_PROMPT_CHARS)} characters`,
     }),
   ),
   agent: z.optional(oneOf(LAUNCH_AGENTS, "agent")),

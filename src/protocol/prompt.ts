@@ -1,3 +1,4 @@
+import { formatCount } from "../text/format.js";
 /**
  * Prompts and the session lifecycle: what `POST …/sessions/{id}/prompt`, `…/prompt/cancel`,
  * `…/pause`, `…/resume` and `…/start` send and answer, in one place for client and server.
@@ -31,7 +32,7 @@ export function promptBody(prompt: string): { prompt: string } {
 export function promptProblem(prompt: string): string | null {
   if (prompt.trim() === "") return "the prompt is empty";
   if (prompt.length > MAX_PROMPT_CHARS) {
-    return `the prompt is ${prompt.length.toLocaleString("en-US")} characters, more than the ${MAX_PROMPT_CHARS.toLocaleString("en-US")} this client sends`;
+    return `the prompt is ${formatCount(prompt.length)} characters, more than the ${formatCount(MAX_PROMPT_CHARS)} this client sends`;
   }
   return null;
 }

@@ -1,3 +1,4 @@
+import { formatCount } from "../text/format.js";
 /**
  * The one reader of a session record's fields (the times and the optional fields the real
  * service documents), so the list, the fleet, the detail, the attention reasons, the CLI and
@@ -126,7 +127,7 @@ export function errorMessageOf(s: RecordLike): string | null {
 
 /** Dollars as a person reads them: "$0.42", "$12.30", "<$0.01" below a cent, "$1,204". */
 export function formatUsd(usd: number): string {
-  if (usd >= 1000) return `$${Math.round(usd).toLocaleString("en-US")}`;
+  if (usd >= 1000) return `$${formatCount(Math.round(usd))}`;
   if (usd > 0 && usd < 0.01) return "<$0.01";
   return `$${usd.toFixed(2)}`;
 }

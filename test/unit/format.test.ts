@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { keyExpiresAt } from "../../src/protocol/resources.js";
 import {
@@ -5,6 +6,7 @@ import {
   formatAge,
   formatAgeCoarse,
   formatBytes,
+  formatCount,
   formatCountdown,
   formatDuration,
   formatElapsed,
@@ -158,5 +160,24 @@ describe("texts redrawn with the clock", () => {
     );
     const low = { ...figures, remaining: 9 };
     expect(formatRateLimit(low, at, { coarse: true })).toBe("9/100 left, resets in 41 s");
+  });
+});
+
+describe("formatCount", () => {
+  it("groups thousands as en-US does, for every whole number a count can be", () => {
+    fc.assert(
+      fc.property(fc.maxSafeInteger().filter((n) => !Object.is(n, -0)), (n) => {
+        expect(formatCount(n)).toBe(n.toLocaleString("en-US"));
+      }),
+    );
+    expect(formatCount(2000)).toBe("2,000");
+    expect(formatCount(-1234567)).toBe("-1,234,567");
+    expect(formatCount(999)).toBe("999");
+  });
+
+  it("rounds to a whole number and never shows a minus zero", () => {
+    expect(formatCount(1234.5)).toBe("1,235");
+    expect(formatCount(-0.2)).toBe("0");
+    expect(formatCount(Number.POSITIVE_INFINITY)).toBe("Infinity");
   });
 });

@@ -200,6 +200,24 @@ describe("visible sessions", () => {
     ]);
   });
 
+  it("orders titles as the locale does, and ties by id in a fixed order", () => {
+    const at = "2026-01-01T00:00:00Z";
+    const items = [
+      session("ses_b", { title: "banana", updated_at: at }),
+      session("ses_A", { title: "Apple", updated_at: at }),
+      session("ses_a", { title: "apple", updated_at: at }),
+    ];
+    const asc = { ...base, items, sortDir: "asc" as const };
+    // Titles: the locale's order puts "apple" and "Apple" before "banana" ("B" < "a" by code).
+    expect(ids(deriveVisibleSessions({ ...asc, sortKey: "title" })).at(-1)).toBe("ses_b");
+    // The same time: the ids decide, by code point, the same way on every machine.
+    expect(ids(deriveVisibleSessions({ ...asc, sortKey: "updated" }))).toEqual([
+      "ses_A",
+      "ses_a",
+      "ses_b",
+    ]);
+  });
+
   it("returns the same array until an input changes", () => {
     const first = selectVisibleSessions(base);
     expect(selectVisibleSessions({ ...base })).toBe(first);

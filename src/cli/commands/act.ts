@@ -24,6 +24,7 @@ import {
   recordAwaitsApproval,
 } from "../../store/approvals/approvalsBook.js";
 import { readCatalogue } from "../../store/catalogueReader.js";
+import { formatCount } from "../../text/format.js";
 import { keyRedactor, type RedactFn } from "../../text/redact.js";
 import { sanitizeLine } from "../../text/sanitize.js";
 import { commandContext } from "../context.js";
@@ -119,8 +120,8 @@ export function runApprovals(
         if (entry.listed > entry.all.length) {
           const held = opts.all
             ? plural(entry.listed, "approval")
-            : `${count(entry.pendingCount)} pending`;
-          cuts.push(`${id} has ${held}, only the first ${count(entry.all.length)} were read`);
+            : `${formatCount(entry.pendingCount)} pending`;
+          cuts.push(`${id} has ${held}, only the first ${formatCount(entry.all.length)} were read`);
         }
       } catch (e) {
         if (named || !(e instanceof AgentSessionsError) || e.exitCode === EXIT.invalidKey) throw e;
@@ -165,8 +166,7 @@ export function runApprovals(
   });
 }
 
-const count = (n: number) => n.toLocaleString("en-US");
-const plural = (n: number, noun: string) => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
+const plural = (n: number, noun: string) => `${formatCount(n)} ${noun}${n === 1 ? "" : "s"}`;
 
 /** What to do after each way a decision does not go through. */
 const REFUSAL_HINTS: Record<Exclude<DecisionOutcome["kind"], "resolved">, string> = {

@@ -7,6 +7,7 @@ import {
   MAX_APPROVALS_READ,
 } from "../../protocol/approvals.js";
 import { agentStatus } from "../../protocol/sessionRecord.js";
+import { formatCount } from "../../text/format.js";
 import { noRedaction, type RedactFn } from "../../text/redact.js";
 import type { AdmittedSession } from "../admitSession.js";
 import { type ErrorInfo, toErrorInfo } from "../errorInfo.js";
@@ -101,8 +102,7 @@ export function pendingOf(s: ApprovalsBookState, sessionId: string): readonly Ap
 export function pendingCutNote(e: ApprovalsEntry): string | null {
   const unread = e.pendingCount - e.pending.length;
   if (unread <= 0) return null;
-  const n = (x: number) => x.toLocaleString("en-US");
-  return `${n(unread)} more pending than shown: the service lists ${n(e.listed)} approvals, only the first ${n(Math.min(e.all.length, MAX_APPROVALS_READ))} are read`;
+  return `${formatCount(unread)} more pending than shown: the service lists ${formatCount(e.listed)} approvals, only the first ${formatCount(Math.min(e.all.length, MAX_APPROVALS_READ))} are read`;
 }
 
 /** Whether the book has read the session's approvals at least once. */

@@ -1,3 +1,5 @@
+import { compareIds } from "../../protocol/ids.js";
+import { formatCount } from "../../text/format.js";
 import {
   type AttentionReason,
   type PendingApproval,
@@ -114,7 +116,7 @@ export function compareItems(a: AttentionItem, b: AttentionItem): number {
   return (
     b.since - a.since ||
     REASON_RANK[a.reason] - REASON_RANK[b.reason] ||
-    a.sessionId.localeCompare(b.sessionId)
+    compareIds(a.sessionId, b.sessionId)
   );
 }
 
@@ -153,7 +155,7 @@ export function queueFrom(
   const partial =
     listPartial ??
     (shown.length > MAX_ITEMS
-      ? `${shown.length.toLocaleString("en-US")} items, only the ${MAX_ITEMS} most pressing are kept`
+      ? `${formatCount(shown.length)} items, only the ${MAX_ITEMS} most pressing are kept`
       : null);
   const was = new Map(before.map((i) => [causeKey(i.sessionId, i.reason), i]));
   const is = new Set(items.map((i) => causeKey(i.sessionId, i.reason)));

@@ -1,3 +1,4 @@
+import { formatCount } from "../../text/format.js";
 import type { AdmittedSession } from "../admitSession.js";
 import type { SessionStream } from "../streams/sessionStream.js";
 import { type AttentionItem, type AttentionSource, causeKey, sameItem } from "./queue.js";
@@ -121,9 +122,8 @@ export function causesOf(
       const more = Math.max(inp.approvalCount, pending.length) - 1;
       // A list cut at the book's bound: more are pending than `A` and the keys can offer.
       const unread = inp.approvalCount - pending.length;
-      const cut = unread > 0 ? `, ${unread.toLocaleString("en-US")} of them not read` : "";
-      const detail =
-        more > 0 ? `${first.detail} (+${more.toLocaleString("en-US")} more${cut})` : first.detail;
+      const cut = unread > 0 ? `, ${formatCount(unread)} of them not read` : "";
+      const detail = more > 0 ? `${first.detail} (+${formatCount(more)} more${cut})` : first.detail;
       // The approval's own time and message win over the record's.
       out.set("approval", { ...first, detail, source: "approvals" });
     }

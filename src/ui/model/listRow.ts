@@ -9,7 +9,7 @@ import {
 } from "../../protocol/sessionRecord.js";
 import { textOrEmpty } from "../../protocol/values.js";
 import type { hiddenFact } from "../../store/sessionsStore.js";
-import { formatAgeCoarse } from "../../text/format.js";
+import { formatAgeCoarse, formatCount } from "../../text/format.js";
 import { displayWidth } from "../../text/wrap.js";
 import type { ListRowStyle } from "./geometry.js";
 import { keyOf } from "./keymap.js";
@@ -74,5 +74,5 @@ export function destroyedNote(fact: HiddenFact, room: number): string | null {
 export function loadingMoreText(toCome: number | null): string {
   return toCome === null || toCome === 0
     ? "loading more…"
-    : `loading more… ${toCome.toLocaleString("en-US")} still to come`;
+    : `loading more… ${formatCount(toCome)} still to come`;
 }
