@@ -166,9 +166,12 @@ describe("texts redrawn with the clock", () => {
 describe("formatCount", () => {
   it("groups thousands as en-US does, for every whole number a count can be", () => {
     fc.assert(
-      fc.property(fc.maxSafeInteger().filter((n) => !Object.is(n, -0)), (n) => {
-        expect(formatCount(n)).toBe(n.toLocaleString("en-US"));
-      }),
+      fc.property(
+        fc.maxSafeInteger().filter((n) => !Object.is(n, -0)),
+        (n) => {
+          expect(formatCount(n)).toBe(n.toLocaleString("en-US"));
+        },
+      ),
     );
     expect(formatCount(2000)).toBe("2,000");
     expect(formatCount(-1234567)).toBe("-1,234,567");
