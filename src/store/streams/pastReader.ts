@@ -107,7 +107,9 @@ export async function readPast(
     cap: Math.max(0, (opts.history ?? DEFAULT_HISTORY_ENTRIES) - MARKER_ROOM),
     onItem: opts.onItem,
   });
-  const skipped = held ? held.dropRepeats(h.log) : 0;
+  // A history answered late may hold more than the stream sent yet: settle waits for it.
+  const skipped = held ? await held.settle(h.log) : 0;
+  if (!steps.wanted()) return;
   const s = opts.store.getState();
   const lead = opts.liveAllowed?.() === false ? "the record from here" : undefined;
   s.pushMarker(
