@@ -13,7 +13,9 @@ import type { StreamsStore } from "./streamsStore.js";
  * first and holds what it sends while the history is read (from when it is live, or a few
  * seconds at most), so an event that happens between reading the history and the stream's
  * start is in one of them: what the history already holds of it is dropped
- * (historyOverlap.ts), the rest follows the history.
+ * (historyOverlap.ts), the rest follows the history. A history answered after the stream sent
+ * its items, holding more after them, is waited on (HeldItems.settle) until the stream sends
+ * those too, so nothing shows twice.
  */
 
 export interface PastOptions {
