@@ -225,6 +225,80 @@ describe("client: nothing falls between the history and the stream", () => {
     await waitFor(() => texts(store, id).includes("later"), 5_000, "a live event");
   });
 
+  it("a history answered late, past what the stream sent before it dropped: every line once, in order", async () => {
+    const s = await reference({ faults: { dropAfter: 5 } });
+    const id = s.sessionIds()[0] as string;
+    for (let i = 1; i <= 3; i++) s.emit(id, "process_output", { text: `old ${i}\n` });
+    const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
+      const sub = controller.subscription(id);
+      // The stream's next connection is refused with a long Retry-After: it resumes only when
+      // told to, after the history is answered.
+      s.faults.set({
+        statusFor: { path: /\/events$/, status: 503, count: 1 },
+        failRetryAfter: "30",
+      });
+      // The stream sends new 1..5 and drops; new 6..8 happen before the history is read.
+      for (let i = 1; i <= 8; i++) s.emit(id, "process_output", { text: `new ${i}\n` });
+      await waitFor(
+        () => sub?.status.state === "reconnecting" && sub.status.delayMs >= 10_000,
+        5_000,
+        "the refused reconnect",
+      );
+      const h = await read();
+      // Resumed from new 5 (Last-Event-ID): it sends new 6..8 again, after the history's answer.
+      sub?.reconnectNow();
+      return h;
+    });
+    controller.openStream(id);
+    await waitFor(() => texts(store, id).includes("new 8"), 5_000, "the history");
+    await waitFor(() => store.getState().sessions[id]?.status.state === "live", 5_000, "live");
+    s.emit(id, "process_output", { text: "new 9\n" });
+    await waitFor(() => texts(store, id).includes("new 9"), 5_000, "a live event");
+    const t = texts(store, id).filter((x) => /^(old|new) |^── /.test(x));
+    expect(t).toEqual([
+      "old 1",
+      "old 2",
+      "old 3",
+      ...Array.from({ length: 8 }, (_, i) => `new ${i + 1}`),
+      expect.stringMatching(
+        /^── live from here · above: .*8 live events the history already held skipped$/,
+      ),
+      "new 9",
+    ]);
+  });
+
+  it("a line from long ago that happens again live is shown again, not taken for the history's", async () => {
+    const s = await reference();
+    const id = s.sessionIds()[0] as string;
+    for (const text of ["$ npm test\n", "ok\n", "$ git commit\n"]) {
+      s.emit(id, "process_output", { text });
+    }
+    const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
+      const sub = controller.subscription(id);
+      const h = await read();
+      // After the read: in the stream only, and equal to the history's old first line.
+      s.emit(id, "process_output", { text: "$ npm test\n" });
+      await waitFor(() => (sub?.stats.events ?? 0) >= 1, 5_000, "the held event");
+      return h;
+    });
+    controller.openStream(id);
+    await waitFor(() => texts(store, id).includes("$ git commit"), 5_000, "the history");
+    // It could be the start of what the history holds after it: the stream is given the
+    // chance to send that...
+    expect(controller.readingPast(id)).toBe(true);
+    // ...and sends something else: the line is new.
+    s.emit(id, "process_output", { text: "2 failed\n" });
+    await waitFor(() => texts(store, id).includes("2 failed"), 5_000, "the next event");
+    expect(texts(store, id).filter((x) => x !== "")).toEqual([
+      "$ npm test",
+      "ok",
+      "$ git commit",
+      "── live from here · above: 3 from the server",
+      "$ npm test",
+      "2 failed",
+    ]);
+  });
+
   it("a stream that is not live in time: the history is read anyway, and the pane says what may be missing", async () => {
     const s = await reference({
       faults: { statusFor: { path: /\/events$/, status: 503, count: 1 } },

@@ -107,26 +107,72 @@ describe("journalAnchor", () => {
 });
 
 describe("heldOverlap", () => {
+  const overlap = (history: LogItem[], held: LogItem[]) =>
+    heldOverlap(logSequence(asHistory(history)), logSequence(held));
+
   it("drops the stream's first items the history already holds, keeps the rest", () => {
     const history = asHistory([out("a\n"), out("b\n"), out("c\n")]);
     const held = [out("b\n", 7), out("c\n", 8), ev("heartbeat", {}), out("d\n", 9)];
-    // b and c are in the history's end; d is new (the heartbeat before it is dropped with them).
-    expect(heldOverlap(logSequence(history), logSequence(held))).toBe(2);
+    // b and c are the history's end; d is new (held beyond the history: nothing to wait for).
+    expect(heldOverlap(logSequence(history), logSequence(held))).toEqual({ items: 2, ahead: 0 });
   });
 
   it("the stream opened in the middle of the agent's words: the end of the history's entry", () => {
     const history = asHistory([out("a\n"), words("Reading "), words("the config.\n")]);
     const held = [words("the config.\n"), out("b\n")];
-    expect(heldOverlap(logSequence(history), logSequence(held))).toBe(1);
+    expect(heldOverlap(logSequence(history), logSequence(held))).toEqual({ items: 1, ahead: 0 });
   });
 
   it("none in common, or words that went on after the history was read: nothing dropped", () => {
     const history = asHistory([out("a\n"), words("Reading ")]);
-    expect(heldOverlap(logSequence(history), logSequence([out("b\n")]))).toBe(0);
+    expect(heldOverlap(logSequence(history), logSequence([out("b\n")]))).toEqual({
+      items: 0,
+      ahead: 0,
+    });
     // The history has "Reading", the stream "Reading the config": shown again, not lost.
     expect(
       heldOverlap(logSequence(history), logSequence([words("Reading "), words("the config.\n")])),
-    ).toBe(0);
-    expect(heldOverlap(logSequence(history), logSequence([]))).toBe(0);
+    ).toEqual({ items: 0, ahead: 0 });
+    expect(heldOverlap(logSequence(history), logSequence([]))).toEqual({ items: 0, ahead: 0 });
+  });
+
+  it("a history answered late: the held items in its middle, what follows them is still to come", () => {
+    const all = [out("a\n"), out("b\n"), out("c\n"), out("d\n"), out("e\n")];
+    // The stream sent b and c; the history already holds d and e after them.
+    expect(overlap(all, [out("b\n"), out("c\n")])).toEqual({ items: 0, ahead: 2 });
+    // Once the stream has sent d and e too, all four are the history's end: all dropped.
+    expect(overlap(all, all.slice(1))).toEqual({ items: 4, ahead: 0 });
+    // And with a new one after them, that one stays.
+    expect(overlap(all, [...all.slice(1), out("f\n")])).toEqual({ items: 4, ahead: 0 });
+  });
+
+  it("the agent's words still coming: the rest of the history's entry is awaited", () => {
+    const history = [out("a\n"), words("All "), words("green.\n")];
+    expect(overlap(history, [out("a\n"), words("All ")])).toEqual({ items: 0, ahead: 1 });
+    expect(overlap(history, [out("a\n"), words("All "), words("green.\n")])).toEqual({
+      items: 3,
+      ahead: 0,
+    });
+  });
+
+  it("an old line happening again is not hidden: awaited, then shown when something else follows", () => {
+    // "$ npm test" ran long ago; the stream sends it again, after the history was read.
+    const history = [out("$ npm test\n"), out("ok\n"), out("$ git commit\n")];
+    // It may be a late history's, so the stream is given the chance to send what follows it...
+    expect(overlap(history, [out("$ npm test\n")])).toEqual({ items: 0, ahead: 2 });
+    // ...but it sends something else: nothing is dropped, the line shows again (twice at
+    // worst, never lost).
+    expect(overlap(history, [out("$ npm test\n"), out("2 failed\n")])).toEqual({
+      items: 0,
+      ahead: 0,
+    });
+  });
+
+  it("the newest place is awaited; one too far back is not waited for", () => {
+    const history = [out("x\n"), out("y\n"), out("x\n"), out("z\n")];
+    expect(overlap(history, [out("x\n")])).toEqual({ items: 0, ahead: 1 });
+    const long = [out("x\n"), ...Array.from({ length: 65 }, (_, i) => out(`line ${i}\n`))];
+    expect(overlap(long, [out("x\n")])).toEqual({ items: 0, ahead: 0 });
+    expect(overlap(long.slice(0, 65), [out("x\n")])).toEqual({ items: 0, ahead: 64 });
   });
 });

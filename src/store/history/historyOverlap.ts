@@ -20,10 +20,18 @@ import type { TextCleaner } from "./recordFormat.js";
  *   last entries found in the history, as long as it can be (ties: the earliest place, so
  *   less is skipped); everything in the history up to it is what the journal showed already.
  *   No run at all: nothing is skipped.
- * - heldOverlap: how many of the stream's first items (held while the history was read) the
- *   history's newest entries already hold: the longest run at the start of those items that
- *   equals the history's end (its first entry may be the end of a longer log entry, when the
- *   stream opened mid-sentence).
+ * - heldOverlap: what the history holds of the stream's first items (held while it was read).
+ *   `items`: how many of them (from their start) the history's newest entries already hold,
+ *   the longest run at the start of those items that equals the history's end; they are
+ *   dropped. `ahead`: when every held entry is found, in order, in the history but short of
+ *   its end (the newest such place), how many history entries follow them; the history was
+ *   answered after the stream sent them, and the stream has yet to send those (it lags, or it
+ *   resumes after a drop and replays them). The pane then holds on (heldItems.ts, a few
+ *   seconds at most) until the stream's items reach the history's end, and `items` drops
+ *   them all; if one differs first, or nothing comes, the held items are shown (the match
+ *   may be an old line happening again), not hidden. The first held entry may be the end of
+ *   a longer log entry (the stream opened mid-sentence), the last one the start of one (the
+ *   agent's words still coming). More than MAX_AHEAD entries after them: not waited for.
  */
 
 export interface LogItem {
@@ -97,8 +105,16 @@ export function logKeyOf(
   }
 }
 
+/** One item as a log entry (see logKeyOf). */
+export type LogKey = ReturnType<typeof logKeyOf>;
+
 /** The items as log entries, the agent's words joined until something else comes. */
 export function logSequence(items: readonly LogItem[], clean?: TextCleaner): LogSequence {
+  return logSequenceOf(items.map((item) => logKeyOf(item.event, item.data, clean)));
+}
+
+/** logSequence of items already read as log entries (logKeyOf), one per item. */
+export function logSequenceOf(items: readonly LogKey[]): LogSequence {
   const keys: string[] = [];
   const ends: number[] = [];
   let words: string | null = null;
@@ -112,8 +128,7 @@ export function logSequence(items: readonly LogItem[], clean?: TextCleaner): Log
     keys.push(`${TEXT}${text}`);
     ends.push(wordsEnd);
   };
-  items.forEach((item, i) => {
-    const k = logKeyOf(item.event, item.data, clean);
+  items.forEach((k, i) => {
     if (k === null) return;
     if ("text" in k) {
       words = (words ?? "") + k.text;
@@ -162,30 +177,70 @@ export function journalAnchor(journal: LogSequence, history: LogSequence): numbe
   return best.run > 0 ? (history.ends[best.p] as number) : -1;
 }
 
+/** History entries after the held ones beyond which they are not waited for. */
+const MAX_AHEAD = 64;
+
+/** What the history holds of the held items (see the module comment). */
+export interface HeldOverlap {
+  /** Held items (from their start) the history's end already holds. */
+  items: number;
+  /** History entries the stream has yet to send after the held ones; 0 when none. */
+  ahead: number;
+}
+
+export function heldOverlap(history: LogSequence, held: LogSequence): HeldOverlap {
+  return { items: heldAtEnd(history.keys, held), ahead: heldAhead(history.keys, held.keys) };
+}
+
+/** The agent's words of a log entry, or null for any other entry. */
+function wordsOf(key: string): string | null {
+  return key.startsWith(TEXT) && key.length > TEXT.length ? key.slice(TEXT.length) : null;
+}
+
 /**
- * How many of the held items (from their start) the history's end already holds: the items
- * of the longest run of held entries equal to the history's last ones (see the module
- * comment); 0 when none.
+ * Whether held entry `dk` is history entry `hk`: the same, or, for the first held entry, the
+ * end of the history's words (the stream opened mid-sentence).
  */
-export function heldOverlap(history: LogSequence, held: LogSequence): number {
-  const h = history.keys;
+function sameEntry(hk: string, dk: string, first: boolean): boolean {
+  if (hk === dk) return true;
+  const w = wordsOf(dk);
+  return first && w !== null && hk.startsWith(TEXT) && hk.endsWith(w);
+}
+
+/** The held items the history's end holds: the longest run of held entries equal to it. */
+function heldAtEnd(h: readonly string[], held: LogSequence): number {
   const d = held.keys;
   for (let k = Math.min(h.length, d.length); k >= 1; k--) {
     let same = true;
     for (let i = 0; i < k && same; i++) {
-      const hk = h[h.length - k + i] as string;
-      const dk = d[i] as string;
-      if (hk === dk) continue;
-      // The stream may have opened in the middle of the agent's words: its first entry is the
-      // end of the history's.
-      same =
-        i === 0 &&
-        hk.startsWith(TEXT) &&
-        dk.startsWith(TEXT) &&
-        dk.length > TEXT.length &&
-        hk.endsWith(dk.slice(TEXT.length));
+      same = sameEntry(h[h.length - k + i] as string, d[i] as string, i === 0);
     }
     if (same) return (held.ends[k - 1] as number) + 1;
+  }
+  return 0;
+}
+
+/**
+ * History entries after every held entry, found in order in the history (its newest place),
+ * counting the rest of a last entry of words still coming; 0 when they reach its end, are not
+ * all found, or more than MAX_AHEAD follow.
+ */
+function heldAhead(h: readonly string[], d: readonly string[]): number {
+  const n = d.length;
+  if (n === 0) return 0;
+  const last = wordsOf(d[n - 1] as string);
+  for (let p = h.length - n; p >= 0 && h.length - (p + n) <= MAX_AHEAD; p--) {
+    let same = true;
+    let partial = false;
+    for (let i = 0; i < n && same; i++) {
+      const hk = h[p + i] as string;
+      same = sameEntry(hk, d[i] as string, i === 0);
+      // The agent's words, sent a few at a time: the history's entry may go on.
+      if (!same && i === n - 1 && last !== null && hk.startsWith(TEXT)) {
+        same = partial = hk.slice(TEXT.length).startsWith(last);
+      }
+    }
+    if (same) return h.length - (p + n) + (partial ? 1 : 0);
   }
   return 0;
 }

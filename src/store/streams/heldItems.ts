@@ -1,6 +1,12 @@
 import type { StreamNotice, StreamStatus } from "../../client/eventStream.js";
 import type { SessionEvent } from "../../protocol/events.js";
-import { heldOverlap, type LogSequence, logSequence } from "../history/historyOverlap.js";
+import {
+  heldOverlap,
+  type LogKey,
+  type LogSequence,
+  logKeyOf,
+  logSequenceOf,
+} from "../history/historyOverlap.js";
 import type { TextCleaner } from "../history/recordFormat.js";
 import type { StreamMeta } from "./sessionStream.js";
 import type { StreamAdmission } from "./streamAdmission.js";
@@ -9,8 +15,16 @@ import type { StreamAdmission } from "./streamAdmission.js";
  * What a stream opened before its history was read sends meanwhile, held in order (items,
  * comments, notices, decoded events, and statuses from the first that would draw a line) until
  * the history's divider is drawn; then the items the history already holds are dropped and
- * the rest admitted as if they had just arrived.
+ * the rest admitted as if they had just arrived. A history answered after the stream sent its
+ * items may hold more than they do: it is held on a little longer for the stream to send
+ * those too (settle).
  */
+
+/**
+ * Longest the held items wait, once the history is read, for the stream to send what the
+ * history holds after them: a stream that dropped resumes after its backoff (1 s at first).
+ */
+const AHEAD_WAIT_MS = 3000;
 
 type HeldItem = {
   kind: "item";
@@ -18,6 +32,8 @@ type HeldItem = {
   data: string;
   id: string | undefined;
   at: number;
+  /** The item as a log entry, once read (logKeyOf). */
+  key?: LogKey;
 };
 
 export type Held =
@@ -31,11 +47,22 @@ export class HeldItems {
   #held: Held[] = [];
   /** Statuses are held too from the first that draws a line (see holdsStatus). */
   #holdStatuses = false;
+  /** The stream stopped: nothing more will come. */
+  #stopped = false;
+  /** Wakes settle's wait (an item came, the stream stopped, or the wait is over). */
+  #wake: (() => void) | null = null;
 
   push(h: Held): void {
     // A notice's "live" comes next, and must follow it.
     if (h.kind === "notice") this.#holdStatuses = true;
     this.#held.push(h);
+    if (h.kind === "item") this.#wake?.();
+  }
+
+  /** The stream stopped: settle waits no more. */
+  stop(): void {
+    this.#stopped = true;
+    this.#wake?.();
   }
 
   /**
@@ -51,19 +78,48 @@ export class HeldItems {
   }
 
   /**
-   * Drops the held items the history already holds (heldOverlap); returns how many, not
-   * counting heartbeats.
+   * Drops the held items the history already holds; returns how many, not counting
+   * heartbeats. While every held entry is found in the history short of its end (heldOverlap's
+   * `ahead`), first waits for the stream to send the rest: until its items reach the history's
+   * end, one differs, the stream stops, or AHEAD_WAIT_MS passed.
    */
-  dropRepeats(history: LogSequence, clean: TextCleaner | undefined): number {
-    const items = this.#held.filter((h): h is HeldItem => h.kind === "item");
-    const drop = heldOverlap(
-      history,
-      logSequence(
-        items.map((h) => ({ event: h.event ?? "message", data: h.data })),
-        clean,
-      ),
+  async settle(history: LogSequence, clean: TextCleaner | undefined): Promise<number> {
+    if (heldOverlap(history, this.#log(clean)).ahead > 0 && !this.#stopped) {
+      let over = false;
+      const timer = setTimeout(() => {
+        over = true;
+        this.#wake?.();
+      }, AHEAD_WAIT_MS);
+      timer.unref?.();
+      while (!over && !this.#stopped && heldOverlap(history, this.#log(clean)).ahead > 0) {
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+        this.#wake = null;
+      }
+      clearTimeout(timer);
+    }
+    return this.#dropRepeats(history, clean);
+  }
+
+  #items(): HeldItem[] {
+    return this.#held.filter((h): h is HeldItem => h.kind === "item");
+  }
+
+  /** The held items as log entries (each item read once). */
+  #log(clean: TextCleaner | undefined): LogSequence {
+    return logSequenceOf(
+      this.#items().map((h) => {
+        if (h.key === undefined) h.key = logKeyOf(h.event ?? "message", h.data, clean);
+        return h.key;
+      }),
     );
+  }
+
+  #dropRepeats(history: LogSequence, clean: TextCleaner | undefined): number {
+    const drop = heldOverlap(history, this.#log(clean)).items;
     if (drop === 0) return 0;
+    const items = this.#items();
     let n = 0;
     this.#held = this.#held.filter((h) => h.kind !== "item" || n++ >= drop);
     return items.slice(0, drop).filter((h) => h.event !== "heartbeat").length;

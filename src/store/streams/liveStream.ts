@@ -120,9 +120,12 @@ export class LiveStream {
     return this.#live;
   }
 
-  /** Drops the held items the history already holds; returns how many, heartbeats aside. */
-  dropRepeats(history: LogSequence): number {
-    return this.#held ? this.#held.dropRepeats(history, this.#opts.journal?.clean) : 0;
+  /**
+   * Drops the held items the history already holds, once the stream has sent what the history
+   * holds after them (HeldItems.settle); returns how many, heartbeats aside.
+   */
+  settle(history: LogSequence): Promise<number> {
+    return this.#held ? this.#held.settle(history, this.#opts.journal?.clean) : Promise.resolve(0);
   }
 
   /** Admits what was held, read as the mode says, and what comes from now on. */
@@ -148,6 +151,7 @@ export class LiveStream {
     if (status.state === "stopped" && needsPromptScope(status.error)) this.#readOnly = true;
     if (status.state === "reconnecting" || status.state === "stopped") this.#admit.endHistory();
     if (status.state !== "connecting") this.#resolveReady();
+    if (status.state === "stopped") this.#held?.stop();
     if (this.#readOnly) {
       // The key cannot have live events: the record is followed instead, said once (after
       // the history, when the stream was held for it).

@@ -13,7 +13,9 @@ import type { StreamsStore } from "./streamsStore.js";
  * first and holds what it sends while the history is read (from when it is live, or a few
  * seconds at most), so an event that happens between reading the history and the stream's
  * start is in one of them: what the history already holds of it is dropped
- * (historyOverlap.ts), the rest follows the history.
+ * (historyOverlap.ts), the rest follows the history. A history answered after the stream sent
+ * its items, holding more after them, is waited on (HeldItems.settle) until the stream sends
+ * those too, so nothing shows twice.
  */
 
 export interface PastOptions {
@@ -107,7 +109,9 @@ export async function readPast(
     cap: Math.max(0, (opts.history ?? DEFAULT_HISTORY_ENTRIES) - MARKER_ROOM),
     onItem: opts.onItem,
   });
-  const skipped = held ? held.dropRepeats(h.log) : 0;
+  // A history answered late may hold more than the stream sent yet: settle waits for it.
+  const skipped = held ? await held.settle(h.log) : 0;
+  if (!steps.wanted()) return;
   const s = opts.store.getState();
   const lead = opts.liveAllowed?.() === false ? "the record from here" : undefined;
   s.pushMarker(
