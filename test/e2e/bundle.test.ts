@@ -43,7 +43,37 @@ describe("the bundled binary", () => {
     };
     const outputs = Object.keys(meta.outputs);
     expect(outputs).toContain("dist/cli/main.js");
-    expect(outputs.filter((f) => !/^dist\/cli\/(main\.js|chunks\/)/.test(f))).toEqual([]);
+    // The bare UI's own bundle, which the entry imports as it is (not one of its chunks).
+    expect(outputs).toContain("dist/cli/uiMain.js");
+    expect(entry).toContain('import("./uiMain.js")');
+    expect(
+      outputs.filter((f) => !/^dist\/cli\/(main\.js|chunks\/|uiMain\.js|ui-chunks\/)/.test(f)),
+    ).toEqual([]);
+  });
+
+  it("the bare UI's bundle is split at the UI's own dynamic imports only: a few dozen files", () => {
+    const meta = JSON.parse(readFileSync(join(ROOT, ".tmp", "bundle-meta.json"), "utf8")) as {
+      outputs: Record<string, { entryPoint?: string }>;
+    };
+    const ui = Object.entries(meta.outputs).filter(
+      ([f]) => f.endsWith(".js") && /^dist\/cli\/(uiMain\.js|ui-chunks\/)/.test(f),
+    );
+    const program = Object.keys(meta.outputs).filter((f) => /^dist\/cli\/chunks\/.*\.js$/.test(f));
+    // Split with every command's entry, the UI's start loaded some ninety files; on its own,
+    // under fifty in all (docs/performance.md, "fifth pass").
+    expect(ui.length).toBeLessThan(50);
+    expect(ui.length * 2).toBeLessThan(program.length);
+    // Neither the command line nor the reference service is in it.
+    const sources = ui.flatMap(([f]) => {
+      const map = JSON.parse(readFileSync(join(ROOT, `${f}.map`), "utf8")) as { sources: string[] };
+      return map.sources.map((s) => relative(ROOT, join(ROOT, dirname(f), s)));
+    });
+    expect(sources).toContain("src/cli/commands/ui.ts");
+    expect(
+      sources.filter((s) =>
+        /^(src\/cli\/(program|definitions\/)|src\/server\/|node_modules\/commander\/)/.test(s),
+      ),
+    ).toEqual([]);
   });
 
   it("with AGENT_SESSIONS_DEBUG, an error's stack trace names src/ files, and the key stays out", async () => {
@@ -286,7 +316,7 @@ describe("what the bundled binary loads", () => {
       }
       throw new Error(`nothing loads ${name} lazily`);
     };
-    const start = staticClosure(lazyImport([CLI], "uiMain"));
+    const start = staticClosure(join(DIST, "uiMain.js"));
     const firstFrame = [...start, ...staticClosure(lazyImport(start, "runTui")), CLI];
     const sources = new Set<string>();
     for (const file of firstFrame) {

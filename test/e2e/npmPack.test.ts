@@ -85,6 +85,12 @@ describe("the npm package", () => {
     expect(version.code, version.stderr).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
 
+    // The bare command loads the UI's own bundle (dist/cli/uiMain.js and its chunks): packed,
+    // it gets as far as asking for a terminal, which this one has not.
+    const bare = await run("agent-sessions", [], { cwd: dir, env, timeoutMs: 20_000 });
+    expect(bare.stderr).toContain("error: the terminal UI needs a terminal");
+    expect(bare.code).toBe(2);
+
     const demo = await run(
       "agent-sessions",
       ["demo", "--headless", "--max-events", "5", "--pace-ms", "20"],
