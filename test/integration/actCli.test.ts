@@ -26,13 +26,14 @@ beforeAll(async () => {
     seed: 2424,
     paceMs: 0,
     sessionCount: 14,
-    promptStepMs: 300,
     demoApprovals: false,
     rateLimit: { limit: 100, windowMs: 60_000, burst: 20 },
   };
+  // The prompts that run to their end here answer in nine steps 20 ms apart: what they
+  // print is the test, not how long the agent takes (300 ms steps made each 2.7 s).
   [ref, held] = await Promise.all([
-    startServer(opts),
-    startServer({ ...opts, clock: "manual", promptSteps: "clock" }),
+    startServer({ ...opts, promptStepMs: 20 }),
+    startServer({ ...opts, promptStepMs: 300, clock: "manual", promptSteps: "clock" }),
   ]);
 });
 afterAll(async () => {
