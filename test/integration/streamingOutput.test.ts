@@ -290,7 +290,7 @@ describe.skipIf(process.platform !== "linux")("backpressure", () => {
         env: env(s),
         stdio: ["ignore", "pipe", "pipe"],
       });
-      // Nobody reads stdout for 4 s (a pager waiting for a key).
+      // Nobody reads stdout (a pager waiting for a key).
       child.stdout.pause();
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (d: string) => {
@@ -298,10 +298,17 @@ describe.skipIf(process.platform !== "linux")("backpressure", () => {
       });
       const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
       try {
+        // Until the service can push no more: what it sent stands still for a second once
+        // the flood has begun (4 s at most; a client that keeps reading never stands still,
+        // and what it took by then is measured below).
         let peak = 0;
-        for (let i = 0; i < 40; i++) {
+        let sent = 0;
+        for (let i = 0, still = 0; i < 40 && still < 10; i++) {
           await new Promise((r) => setTimeout(r, 100));
           peak = Math.max(peak, rssMb(child.pid as number));
+          const now = bytesOut();
+          still = now > 0 && now === sent ? still + 1 : 0;
+          sent = now;
         }
         const sentWhilePaused = bytesOut();
         // The service could not push the flood through: the client stopped reading the socket.
