@@ -7,8 +7,12 @@ process.env.FORCE_COLOR = process.env.FORCE_COLOR ?? "1";
 
 // React's act() warnings mean a state update escaped a test's waits: fail the test instead of
 // letting it pass on a frame that happened to be ready.
+// Files of the "shared" project run one after another in one worker, each running this file
+// again: the wrapper goes around the console's own error, never around a previous wrapper.
 const actWarnings: string[] = [];
-const originalError = console.error;
+const holder = globalThis as { consoleErrorBeforeSetup?: typeof console.error };
+holder.consoleErrorBeforeSetup ??= console.error;
+const originalError = holder.consoleErrorBeforeSetup;
 console.error = (...args: unknown[]) => {
   const first = typeof args[0] === "string" ? args[0] : "";
   if (first.includes("not wrapped in act(") || first.includes("act(...)")) {

@@ -5,8 +5,9 @@ import { join } from "node:path";
 /**
  * What a test starts (loopback servers, services, mounted UIs, stream subscriptions) is stopped
  * after it, last started first: each is registered with `stopAfterTest` (or `closeAfterTest`)
- * where it starts, and the file's `afterEach(stopStarted)` stops them all. A test file is a
- * module of its own (vitest isolates files), so the list is the file's. Temporary folders
+ * where it starts, and the file's `afterEach(stopStarted)` stops them all, so the list is
+ * empty between tests (files of the "shared" project in vitest.config.ts run one after
+ * another in one process and use this module in turn). Temporary folders
  * (`tempFolder`) go last, once nothing that was started can still write into them.
  */
 

@@ -1,12 +1,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFileJournal } from "../../src/cli/journal/fileJournal.js";
 import { journalCleaner } from "../../src/cli/journal/journalSetup.js";
 import { buildServices, type ServicesHandle } from "../../src/cli/tui/buildServices.js";
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { App } from "../../src/ui/App.js";
 import { closeAfterTest, stopAfterTest, tempFolder } from "../helpers/stopAfterTest.js";
+import { pinTimeZone } from "../helpers/timeZone.js";
 import {
   mountOnFixture,
   mountTree,
@@ -21,10 +22,8 @@ import {
  * journal is off when it cannot write; the session's state before its first event.
  */
 
-beforeAll(() => {
-  // The gap marker shows local times; pin them.
-  process.env.TZ = "UTC";
-});
+// The gap marker shows local times; pin them.
+pinTimeZone("UTC");
 
 afterEach(unmountReference);
 

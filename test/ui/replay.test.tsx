@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { buildReplayServices, type ReplayHandle } from "../../src/cli/tui/buildReplayServices.js";
 import { buildRecording } from "../../src/store/history/recording.js";
 import type { TimelineEntry } from "../../src/store/streams/entry.js";
 import { App } from "../../src/ui/App.js";
+import { pinTimeZone } from "../helpers/timeZone.js";
 import { pressKey, renderUi, typeText, type UiHarness, waitForContent } from "../helpers/ui.js";
 
 /**
@@ -17,9 +18,7 @@ const FIXTURE = join(import.meta.dirname, "..", "fixtures", "recording.ndjson");
 let handle: ReplayHandle | null = null;
 let h: UiHarness | null = null;
 
-beforeAll(() => {
-  process.env.TZ = "UTC";
-});
+pinTimeZone("UTC");
 
 afterEach(async () => {
   h?.unmount();

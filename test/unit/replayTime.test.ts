@@ -1,13 +1,12 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseReplayTime } from "../../src/store/replay/replayTime.js";
+import { pinTimeZone } from "../helpers/timeZone.js";
 
 const start = Date.UTC(2024, 4, 1, 10, 0, 0);
 const end = Date.UTC(2024, 4, 1, 10, 20, 0);
 const at = (text: string) => parseReplayTime(text, start, end);
 
-beforeAll(() => {
-  process.env.TZ = "UTC";
-});
+pinTimeZone("UTC");
 
 describe("parseReplayTime", () => {
   it("reads the forms the README lists", () => {
