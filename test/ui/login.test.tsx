@@ -10,7 +10,7 @@ import { assertKeychainReachable } from "../../src/credentials/keychain.js";
 import { insecureKeyPath } from "../../src/credentials/paths.js";
 import { resolveCredentials } from "../../src/credentials/resolve.js";
 import { App } from "../../src/ui/App.js";
-import type { Problem } from "../../src/ui/model/login.js";
+import type { KeyStorage, Problem } from "../../src/ui/model/login.js";
 import { type AppServices, loadFirstScreen } from "../../src/ui/model/services.js";
 import { hasDbusDaemon, startBareBus } from "../helpers/dbus.js";
 import { stopAfterTest } from "../helpers/stopAfterTest.js";
@@ -36,6 +36,26 @@ function refusedServices(fx: UiFixture, apiKey: string): AppServices {
   stopAfterTest(() => bad.dispose());
   loadFirstScreen(bad.services);
   return bad.services;
+}
+
+/** The App on the reference service with a key it refuses, from `keySource`, in 120×30. */
+function mountRefused(
+  fx: UiFixture,
+  apiKey: string,
+  keySource: "keychain" | "env",
+  onLogin?: (key: string, storage: KeyStorage) => Promise<AppServices>,
+) {
+  return mountTree(
+    <App
+      services={refusedServices(fx, apiKey)}
+      keySource={keySource}
+      profile="work"
+      baseUrl={fx.server.url}
+      onExit={() => {}}
+      {...(onLogin ? { onLogin } : {})}
+    />,
+    { columns: 120, rows: 30 },
+  );
 }
 
 describe("login", () => {
@@ -257,21 +277,11 @@ describe("login", () => {
     const fx = await startReference({ preload: false });
     const good = fx.server.key("owner");
     const services = fx.services;
-    const h = mountTree(
-      <App
-        services={refusedServices(fx, "ask_revoked_key_0000")}
-        keySource="keychain"
-        profile="work"
-        baseUrl={fx.server.url}
-        onExit={() => {}}
-        onLogin={async (key, storage) => {
-          expect(storage).toBe("keychain");
-          await new ApiClient({ baseUrl: fx.server.url, apiKey: key }).verify();
-          return services;
-        }}
-      />,
-      { columns: 120, rows: 30 },
-    );
+    const h = mountRefused(fx, "ask_revoked_key_0000", "keychain", async (key, storage) => {
+      expect(storage).toBe("keychain");
+      await new ApiClient({ baseUrl: fx.server.url, apiKey: key }).verify();
+      return services;
+    });
     const frame = await waitForContent(h, "sign in");
     // The service's own words, the key's source, and the way out.
     expect(frame).toContain("The service refused the key stored in the keychain: Invalid API key");
@@ -287,16 +297,7 @@ describe("login", () => {
 
   it("a refused AGENT_SESSIONS_API_KEY says that the variable wins in later runs", async () => {
     const fx = await startReference({ preload: false });
-    const h = mountTree(
-      <App
-        services={refusedServices(fx, "ask_env_key_0000")}
-        keySource="env"
-        profile="work"
-        baseUrl={fx.server.url}
-        onExit={() => {}}
-      />,
-      { columns: 120, rows: 30 },
-    );
+    const h = mountRefused(fx, "ask_env_key_0000", "env");
     const frame = await waitForContent(h, "AGENT_SESSIONS_API_KEY still wins");
     expect(frame).toContain("The service refused the key in AGENT_SESSIONS_API_KEY");
   });
