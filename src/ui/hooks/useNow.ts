@@ -77,18 +77,35 @@ export function useTicker(): UiTicker {
  * recomputed on every tick and on every change `subscribeOther` reports. The component
  * re-renders only when the result differs by `equal` (default Object.is): a title showing
  * "♥ 0s" second after second is not rendered again.
+ *
+ * With `inputs` (everything `derive` reads besides the time and the subscribed stores), the
+ * value is derived only when a subscription has reported a change since the last derive or an
+ * input differs (Object.is, element by element); otherwise React's reads between those (its
+ * render, its check after the commit) get the last value. A view whose stores change on every
+ * event (the fleet over a hundred streams) then reads them on its beat and on its keys, not
+ * once more after each frame it draws: such a read finds what came during the frame and draws
+ * another frame out of the beat.
  */
 export function useTicked<T>(
   derive: (now: number) => T,
   subscribeOther?: (listener: Listener) => () => void,
   equal: (a: T, b: T) => boolean = Object.is,
+  inputs?: readonly unknown[],
 ): T {
   const ticker = useTicker();
-  const cache = useRef<{ value: T } | null>(null);
+  const cache = useRef<{ value: T; inputs: readonly unknown[] | undefined } | null>(null);
+  /** A subscription reported a change that the cached value has not taken in. */
+  const stale = useRef(true);
   const subscribe = useCallback(
     (listener: Listener) => {
-      const offTick = ticker.subscribe(listener);
-      const offOther = subscribeOther?.(listener);
+      // What changed while nothing listened is not known: read afresh.
+      stale.current = true;
+      const changed = () => {
+        stale.current = true;
+        listener();
+      };
+      const offTick = ticker.subscribe(changed);
+      const offOther = subscribeOther?.(changed);
       return () => {
         offTick();
         offOther?.();
@@ -97,13 +114,26 @@ export function useTicked<T>(
     [ticker, subscribeOther],
   );
   const getSnapshot = (): T => {
-    const next = derive(ticker.now());
     const prev = cache.current;
-    if (prev !== null && equal(prev.value, next)) return prev.value;
-    cache.current = { value: next };
+    if (inputs && prev !== null && !stale.current && sameInputs(prev.inputs, inputs)) {
+      return prev.value;
+    }
+    stale.current = false;
+    const next = derive(ticker.now());
+    if (prev !== null && equal(prev.value, next)) {
+      cache.current = { value: prev.value, inputs };
+      return prev.value;
+    }
+    cache.current = { value: next, inputs };
     return next;
   };
   return useSyncExternalStore(subscribe, getSnapshot);
+}
+
+function sameInputs(a: readonly unknown[] | undefined, b: readonly unknown[]): boolean {
+  if (a === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
 }
 
 /**

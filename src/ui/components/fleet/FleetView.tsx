@@ -1,5 +1,5 @@
 import { Box, Text } from "ink";
-import { memo, useCallback, useMemo, useRef } from "react";
+import { memo, useMemo, useRef } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { selectMarkedIds } from "../../../store/attention/queue.js";
@@ -228,38 +228,29 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
   // One object while the width holds: the rows (memo) draw again only when their own row does.
   const cols = useMemo(() => fleetColumns(inner), [inner]);
 
-  // The rows' live values and the title line, on the shared tick and when a store they read
-  // changes: at most ten times a second for the streams and the budget together (fifty busy
-  // streams change every frame; two beats of their own would draw twenty frames a second, out
-  // of phase), at once for attention, overlaps and the list. One hook for all, so a refresh
-  // that changes several is one frame.
+  // The rows' live values and the title line, on the shared tick and on one beat for every
+  // store they read (the streams, the budget, attention, overlaps, the list): at most ten
+  // times a second while they keep changing, at once after a quiet spell. Fifty busy streams
+  // change every frame, and the attention queue and the overlaps move with them; beats of
+  // their own would draw their frames out of phase, each a whole frame. A key that moves the
+  // rows in view reads them at once (the rows are an input), and the beat restarts from it.
   const beat = useMemo(
     () =>
       throttled((fn) => {
-        const offStreams = streams.subscribe(fn);
-        const offBudget = budget.subscribe(fn);
+        const offs = [
+          streams.subscribe(fn),
+          budget.subscribe(fn),
+          attention.subscribe(fn),
+          overlaps.subscribe(fn),
+          sessions.subscribe(fn),
+        ];
         return () => {
-          offStreams();
-          offBudget();
+          for (const off of offs) off();
         };
       }, FLEET_REFRESH_MS),
-    [streams, budget],
+    [streams, budget, attention, overlaps, sessions],
   );
   const prev = useRef<readonly FleetRow[]>([]);
-  const subscribe = useCallback(
-    (fn: () => void) => {
-      const offs = [
-        beat.subscribe(fn),
-        attention.subscribe(fn),
-        overlaps.subscribe(fn),
-        sessions.subscribe(fn),
-      ];
-      return () => {
-        for (const off of offs) off();
-      };
-    },
-    [beat, attention, overlaps, sessions],
-  );
   const live = useTicked(
     (now) => {
       // Whatever makes this read the streams (the beat, a key, the clock) serves as a beat.
@@ -267,8 +258,10 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
       prev.current = fleetRows(services, shown, now, cols, prev.current);
       return { rows: prev.current, head: fleetHead(services, now) };
     },
-    subscribe,
+    beat.subscribe,
     (a, b) => a.rows === b.rows && a.head === b.head,
+    // Read on what `subscribe` reports and when the rows in view change, not on every render.
+    [services, cols, ...shown],
   );
   const facts = live.rows;
   const head = live.head;
