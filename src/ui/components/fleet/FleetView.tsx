@@ -109,15 +109,21 @@ const Row = memo(function Row({
       <Text
         color={theme.c[streamColor]}
       >{`${row.stream ? (STREAM_GLYPHS[row.stream] ?? " ") : " "} `}</Text>
-      <Text color={theme.c[badge.color]}>
-        {cutEnd(`${badge.glyph} ${badge.text}`, FLEET_STATE_WIDTH)}
-      </Text>
+      <Text color={theme.c[badge.color]}>{`${badge.glyph} `}</Text>
     </Text>
   );
   return (
     // Too narrow for every column: they keep their widths and the row's end is cut off.
     <Box width={width} height={1} overflowX={keep ? "hidden" : "visible"}>
       {keep ? <Box flexShrink={0}>{marks}</Box> : marks}
+      {/* The state's name apart from its glyph: plain ASCII, measured at once. */}
+      <Cell
+        text={cutEnd(badge.text, FLEET_STATE_WIDTH - 2)}
+        color={theme.c[badge.color]}
+        inverse={inverse}
+        bold={selected}
+        keep={keep}
+      />
       <Cell text={row.idText} inverse={inverse} bold={selected} keep={keep} />
       <Cell text={row.name} inverse={inverse} bold keep={keep} />
       {cols.agent > 0 ? (
