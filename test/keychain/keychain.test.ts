@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signIn } from "../../src/cli/tui/signIn.js";
@@ -77,7 +78,7 @@ function readInNewProcess(service: string, account: string): Promise<string | nu
 }
 
 interface HelperSeen {
-  /** The CLI run (its pid) the process belonged to. */
+  /** The CLI run (its pid) the process belonged to: the helper's parent. */
   run: number;
   pid: number;
   cmdline: string;
@@ -85,54 +86,30 @@ interface HelperSeen {
 }
 
 /**
- * Records every child process of `pid` while it runs: its command line and its environment
- * as the kernel holds them (what `ps e` or another user's tools would read). Polled, since a
- * keychain helper lives a fraction of a second; stops when `pid` is gone.
+ * Makes every Node process started with `NODE_OPTIONS` from `env()` report its own command
+ * line and environment as the kernel holds them (/proc/self: what `ps e` or another user's
+ * tools would read), each into a file of `dir`. Told from inside the process at its start,
+ * so a helper that lives a fraction of a second is never missed, however loaded the host.
  */
-function watchChildren(pid: number, seen: HelperSeen[]): void {
-  const known = new Set<number>();
-  const read = (path: string) => readFileSync(path, "utf8").replaceAll("\0", " ");
-  let parent: string | null = null;
-  const poll = setInterval(() => {
-    try {
-      parent ??= read(`/proc/${pid}/cmdline`);
-    } catch {
-      clearInterval(poll);
-      return;
-    }
-    let tasks: string[];
-    try {
-      tasks = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      clearInterval(poll);
-      return;
-    }
-    for (const task of tasks) {
-      let children: number[] = [];
-      try {
-        children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8")
-          .trim()
-          .split(/\s+/)
-          .filter((c) => c !== "")
-          .map(Number);
-      } catch {
-        continue;
-      }
-      for (const child of children) {
-        if (known.has(child)) continue;
-        try {
-          const cmdline = read(`/proc/${child}/cmdline`);
-          // Forked but not yet running its own program (the parent's command line, or none
-          // while the kernel swaps the program in): look again on the next poll.
-          if (cmdline === parent || cmdline === "") continue;
-          seen.push({ run: pid, pid: child, cmdline, environ: read(`/proc/${child}/environ`) });
-          known.add(child);
-        } catch {
-          // gone already: the next one is caught
-        }
-      }
-    }
-  }, 1);
+function processRecorder(dir: string) {
+  const hook = join(dir, "record.cjs");
+  writeFileSync(
+    hook,
+    `const fs = require("node:fs");
+const read = (p) => fs.readFileSync(p, "utf8").replaceAll("\\0", " ");
+fs.writeFileSync(${JSON.stringify(dir)} + "/seen-" + process.pid + ".json", JSON.stringify({
+  run: process.ppid, pid: process.pid,
+  cmdline: read("/proc/self/cmdline"), environ: read("/proc/self/environ"),
+}));
+`,
+  );
+  return {
+    env: { NODE_OPTIONS: `--require ${hook}` },
+    seen: (): HelperSeen[] =>
+      readdirSync(dir)
+        .filter((f) => f.startsWith("seen-"))
+        .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as HelperSeen),
+  };
 }
 
 function fakeKey(label: string): string {
@@ -365,26 +342,31 @@ describe.skipIf(unavailable !== null)("OS keychain (real Secret Service)", () =>
         const name = `proc-${RUN}`;
         const procAccount = keychainAccount(name, server.url);
         created.push([KEYCHAIN_SERVICE, procAccount]);
-        // The key is in the CLI's own environment too: the helper must not inherit it.
-        const withKey = { ...cliEnv(), AGENT_SESSIONS_API_KEY: key };
-        const seen: HelperSeen[] = [];
-        const login = await runCli(["login", "--profile", name, "--base-url", server.url], {
-          env: withKey,
-          input: `${key}\n`,
-          onSpawn: (child) => watchChildren(child.pid as number, seen),
-        });
-        expect(login.code).toBe(0);
-        // Reading it back: the key comes out of the helper, still through a pipe.
-        const who = await runCli(["whoami", "--json", "--profile", name], {
-          env: cliEnv(),
-          onSpawn: (child) => watchChildren(child.pid as number, seen),
-        });
-        expect(who.code).toBe(0);
-        expect(JSON.parse(who.stdout)).toMatchObject({ key_source: "keychain" });
+        let seen: HelperSeen[] = [];
+        const dir = mkdtempSync(join(tmpdir(), "as-helper-"));
+        try {
+          const rec = processRecorder(dir);
+          // The key is in the CLI's own environment too: the helper must not inherit it.
+          const withKey = { ...cliEnv(), ...rec.env, AGENT_SESSIONS_API_KEY: key };
+          const login = await runCli(["login", "--profile", name, "--base-url", server.url], {
+            env: withKey,
+            input: `${key}\n`,
+          });
+          expect(login.code).toBe(0);
+          // Reading it back: the key comes out of the helper, still through a pipe.
+          const who = await runCli(["whoami", "--json", "--profile", name], {
+            env: { ...cliEnv(), ...rec.env },
+          });
+          expect(who.code).toBe(0);
+          expect(JSON.parse(who.stdout)).toMatchObject({ key_source: "keychain" });
+          seen = rec.seen();
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
 
         const helpers = seen.filter((h) => h.cmdline.includes("@napi-rs/keyring"));
-        // Login stores and reads back, whoami reads: every run started a helper, and the
-        // test saw at least one of each while it ran, so the checks below looked at them.
+        // Login stores and reads back, whoami reads: each run started helpers, and every one
+        // of them reported itself, so the checks below look at all of them.
         expect(new Set(helpers.map((h) => h.run)).size).toBe(2);
         for (const h of helpers) {
           expect(h.cmdline).not.toContain(key);
