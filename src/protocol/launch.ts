@@ -1,4 +1,3 @@
-import { formatCount } from "../text/format.js";
 /**
  * Starting work: what `POST /api/v0/sessions/launch` (a session and its first prompt in one
  * call), `POST /api/sessions` (a session alone), `PATCH /api/sessions/{id}/name` and
@@ -11,7 +10,7 @@ import { formatCount } from "../text/format.js";
  * Creating POSTs carry an `Idempotency-Key` (conventions.mdx): the same key within 24 hours
  * is answered with the first answer instead of making a second session.
  */
-
+import { formatCount } from "../text/format.js";
 import {
   LAUNCH_AGENTS,
   LAUNCH_MODELS,

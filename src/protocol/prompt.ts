@@ -1,4 +1,3 @@
-import { formatCount } from "../text/format.js";
 /**
  * Prompts and the session lifecycle: what `POST …/sessions/{id}/prompt`, `…/prompt/cancel`,
  * `…/pause`, `…/resume` and `…/start` send and answer, in one place for client and server.
@@ -9,6 +8,7 @@ import { formatCount } from "../text/format.js";
  * `{session_id, cancelled}`. Reading is lenient: unknown fields are kept, an item without a
  * `type` takes its event name, and a `content` that is not a string is kept as JSON text.
  */
+import { formatCount } from "../text/format.js";
 import * as z from "./schema.js";
 
 /** The longest prompt this client sends (characters); longer is refused before sending. */

@@ -1,4 +1,3 @@
-import { formatCount } from "../text/format.js";
 /**
  * The one reader of a session record's fields (the times and the optional fields the real
  * service documents), so the list, the fleet, the detail, the attention reasons, the CLI and
@@ -14,7 +13,7 @@ import { formatCount } from "../text/format.js";
  * milliseconds). The attention reasons, the list, the fleet, the detail and the headless
  * commands all read record fields here.
  */
-
+import { formatCount } from "../text/format.js";
 import { numberValue, parseTime, textValue } from "./values.js";
 
 type RecordLike = object;

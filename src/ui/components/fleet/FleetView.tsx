@@ -266,7 +266,7 @@ export const FleetView = memo(function FleetView({ width, height }: FleetViewPro
     },
     beat.subscribe,
     (a, b) => a.rows === b.rows && a.head === b.head,
-    // Read on what `subscribe` reports and when the rows in view change, not on every render.
+    // Read on the beat and when the rows in view change, not on every render.
     [services, cols, ...shown],
   );
   const facts = live.rows;
