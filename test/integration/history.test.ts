@@ -319,6 +319,30 @@ describe("client: nothing falls between the history and the stream", () => {
       /events from \d\d:\d\d(:\d\d)? to \d\d:\d\d(:\d\d)? may be missing\.$/,
     );
   });
+  it("a stream live only after the history was read, whose server sends recent events on open: each line once", async () => {
+    const s = await reference({
+      historyOnOpen: 5,
+      faults: { noEventIds: true, statusFor: { path: /\/events$/, status: 503, count: 1 } },
+    });
+    const id = s.sessionIds()[0] as string;
+    for (let i = 1; i <= 3; i++) s.emit(id, "process_output", { text: `old ${i}\n` });
+    const { store, controller } = pane(s.url, s.key("member"), 5000);
+    controller.openStream(id);
+    await waitFor(() => store.getState().sessions[id]?.status.state === "live", 10_000, "live");
+    s.emit(id, "process_output", { text: "new 1\n" });
+    await waitFor(() => texts(store, id).includes("new 1"), 5_000, "a live event");
+    const t = texts(store, id).filter((x) => /^(old|new) |^── /.test(x));
+    // The stream's recent events on open are the history's end: not shown again, and the
+    // pane does not say events may be missing (the stream reached back into the history).
+    expect(t).toEqual([
+      "old 1",
+      "old 2",
+      "old 3",
+      "── live from here · above: 3 from the server",
+      "new 1",
+    ]);
+    expect(texts(store, id).some((x) => x.startsWith("The stream went live after"))).toBe(false);
+  });
 });
 
 describe("client: other servers", () => {
@@ -435,6 +459,46 @@ describe("client: other servers", () => {
     expect(t[1]).toBe("h 199903");
     expect(t.at(-1)).toBe("── live from here · above: 98 from the server");
     expect(store.getState().sessions.ses_x?.timeline.dropped).toBe(0);
+  });
+
+  it("a server that sends the history's end on the stream just after its answer: each line once", async () => {
+    scripted = await startScriptedServer();
+    stopAfterTest(() => scripted.close());
+    const said = ["add a test", "run it", "commit"];
+    let stream: ServerResponse | null = null;
+    scripted.fallback((req, res) => {
+      if (isHistory(req.url)) {
+        res.writeHead(200, { "content-type": "application/json" });
+        const events = said.map((message) => ({ type: "user", message }));
+        res.end(JSON.stringify({ events, count: events.length }));
+        // The stream's recent events, sent a moment after the history's answer.
+        setTimeout(() => {
+          for (const content of said) {
+            const data = JSON.stringify({ type: "user", content });
+            stream?.write(`event: prompt_progress\ndata: ${data}\n\n`);
+          }
+        }, 40);
+        return;
+      }
+      sseHead(res);
+      stream = res;
+    });
+    const { store, controller } = pane(scripted.url, "k".repeat(20), 100);
+    controller.openStream("ses_x");
+    await waitFor(
+      () => entries(store, "ses_x").some((e) => e.kind === "divider"),
+      5_000,
+      "divider",
+    );
+    (stream as ServerResponse | null)?.write(
+      'event: prompt_progress\ndata: {"type":"user","content":"push"}\n\n',
+    );
+    await waitFor(() => texts(store, "ses_x").includes("push"), 5_000, "a live event");
+    expect(texts(store, "ses_x")).toEqual([
+      ...said,
+      "── live from here · above: 3 from the server, 3 live events the history already held skipped",
+      "push",
+    ]);
   });
 
   it("copes with a server that also sends history on the stream when it has no endpoint", async () => {

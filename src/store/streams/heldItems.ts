@@ -17,7 +17,9 @@ import type { StreamAdmission } from "./streamAdmission.js";
  * the history's divider is drawn; then the items the history already holds are dropped and
  * the rest admitted as if they had just arrived. A history answered after the stream sent its
  * items may hold more than they do: it is held on a little longer for the stream to send
- * those too (settle).
+ * those too (settle). A stream that goes live only after the history is read is held the same
+ * way from then (its statuses shown as they come): a server that sends recent events on open,
+ * or resumes from an older event id, may send the history's end again.
  */
 
 /**
@@ -47,10 +49,16 @@ export class HeldItems {
   #held: Held[] = [];
   /** Statuses are held too from the first that draws a line (see holdsStatus). */
   #holdStatuses = false;
+  /** Statuses are never held (the history is drawn already: they follow it). */
+  readonly #statusesPass: boolean;
   /** The stream stopped: nothing more will come. */
   #stopped = false;
   /** Wakes settle's wait (an item came, the stream stopped, or the wait is over). */
   #wake: (() => void) | null = null;
+
+  constructor(opts: { statusesPass?: boolean } = {}) {
+    this.#statusesPass = opts.statusesPass ?? false;
+  }
 
   push(h: Held): void {
     // A notice's "live" comes next, and must follow it.
@@ -71,6 +79,7 @@ export class HeldItems {
    * connecting, live.
    */
   holdsStatus(status: StreamStatus): boolean {
+    if (this.#statusesPass) return false;
     if (this.#holdStatuses || status.state === "reconnecting" || status.state === "stopped") {
       this.#holdStatuses = true;
     }
@@ -81,9 +90,16 @@ export class HeldItems {
    * Drops the held items the history already holds; returns how many, not counting
    * heartbeats. While every held entry is found in the history short of its end (heldOverlap's
    * `ahead`), first waits for the stream to send the rest: until its items reach the history's
-   * end, one differs, the stream stops, or AHEAD_WAIT_MS passed.
+   * end, one differs, the stream stops, or AHEAD_WAIT_MS passed. With `firstWithinMs`, a
+   * stream that has sent nothing yet is first given that long to send its first item (the
+   * start of a burst sent on open).
    */
-  async settle(history: LogSequence, clean: TextCleaner | undefined): Promise<number> {
+  async settle(
+    history: LogSequence,
+    clean: TextCleaner | undefined,
+    firstWithinMs = 0,
+  ): Promise<number> {
+    if (firstWithinMs > 0) await this.#waitForItem(firstWithinMs);
     if (heldOverlap(history, this.#log(clean)).ahead > 0 && !this.#stopped) {
       let over = false;
       const timer = setTimeout(() => {
@@ -100,6 +116,18 @@ export class HeldItems {
       clearTimeout(timer);
     }
     return this.#dropRepeats(history, clean);
+  }
+
+  /** Waits up to `ms` for a first item, unless one is held or the stream stopped. */
+  async #waitForItem(ms: number): Promise<void> {
+    if (this.#stopped || this.#items().length > 0) return;
+    const timer = setTimeout(() => this.#wake?.(), ms);
+    timer.unref?.();
+    await new Promise<void>((resolve) => {
+      this.#wake = resolve;
+    });
+    this.#wake = null;
+    clearTimeout(timer);
   }
 
   #items(): HeldItem[] {

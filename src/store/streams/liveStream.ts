@@ -8,14 +8,22 @@ import {
 import type { ConnectionConfig, Transport } from "../../client/transport.js";
 import type { LogSequence } from "../history/historyOverlap.js";
 import { HeldItems } from "./heldItems.js";
-import { type AdmissionOptions, type LiveMode, StreamAdmission } from "./streamAdmission.js";
+import {
+  type AdmissionOptions,
+  BURST_IDLE_MS,
+  type LiveMode,
+  StreamAdmission,
+} from "./streamAdmission.js";
 
 /**
  * One session's event stream: the subscription (its connection, reconnects and watchdog live
  * in the SSE client) and what its statuses mean here. With a mode, what it sends is admitted
  * at once (streamAdmission.ts); with none it is held (heldItems.ts) until the history is read
- * and `release` says how to read it. A stream refused for want of sessions:prompt hands the
- * session over to following its record.
+ * and `release` says how to read it. Released before it is live, after a history, it holds
+ * again from when it goes live until its first burst is compared with the history's end (a
+ * server that sends recent events on open, or resumes from an older event id, sends them
+ * again). A stream refused for want of sessions:prompt hands the session over to following
+ * its record.
  */
 
 export interface LiveStreamOptions extends AdmissionOptions {
@@ -63,10 +71,13 @@ export class LiveStream {
   readonly #admit: StreamAdmission;
   #sub: Subscription | null = null;
   #held: HeldItems | null;
+  /** Released before live after a history: held again until its first burst is compared. */
+  #late: { held: HeldItems; history: LogSequence; settling: boolean } | null = null;
   #heldFollow = false;
   #live = false;
   #liveAt: number | null = null;
   #readOnly = false;
+  #stopped = false;
   #resolveReady: () => void = () => {};
 
   constructor(
@@ -125,11 +136,19 @@ export class LiveStream {
    * holds after them (HeldItems.settle); returns how many, heartbeats aside.
    */
   settle(history: LogSequence): Promise<number> {
-    return this.#held ? this.#held.settle(history, this.#opts.journal?.clean) : Promise.resolve(0);
+    if (!this.#held) return Promise.resolve(0);
+    // Live only just now: what it sends on open may still be on its way.
+    const since = this.#live && this.#liveAt !== null ? this.#now() - this.#liveAt : 0;
+    const first = this.#live ? Math.max(0, BURST_IDLE_MS - since) : 0;
+    return this.#held.settle(history, this.#opts.journal?.clean, first);
   }
 
-  /** Admits what was held, read as the mode says, and what comes from now on. */
-  release(mode: LiveMode): void {
+  /**
+   * Admits what was held, read as the mode says, and what comes from now on. With the history
+   * just shown and the stream not live yet, what it sends once live is held again until it is
+   * compared with the history's end.
+   */
+  release(mode: LiveMode, history?: LogSequence): void {
     const held = this.#held;
     if (!held) return;
     this.#held = null;
@@ -140,6 +159,33 @@ export class LiveStream {
       return;
     }
     if (this.#live) this.#admit.live(this.#liveAt ?? this.#now());
+    else if (history && !this.#stopped) {
+      this.#late = { held: new HeldItems({ statusesPass: true }), history, settling: false };
+      this.#held = this.#late.held;
+    }
+  }
+
+  /**
+   * The late hold's end: once the stream is live (or stopped), its first burst is compared with
+   * the history; what the history holds is dropped, the rest admitted. When the stream reached
+   * back into the history, nothing fell between them.
+   */
+  async #settleLate(): Promise<void> {
+    const late = this.#late;
+    if (!late || late.settling) return;
+    late.settling = true;
+    const dropped = await late.held.settle(
+      late.history,
+      this.#opts.journal?.clean,
+      this.#stopped ? 0 : BURST_IDLE_MS,
+    );
+    if (this.#late !== late) return;
+    this.#late = null;
+    this.#held = null;
+    if (dropped > 0) this.#admit.closeGap();
+    // What may be missing is said above what came after it.
+    if (this.#live) this.#admit.live(this.#liveAt ?? this.#now());
+    late.held.drainInto(this.#admit);
   }
 
   #now(): number {
@@ -151,7 +197,10 @@ export class LiveStream {
     if (status.state === "stopped" && needsPromptScope(status.error)) this.#readOnly = true;
     if (status.state === "reconnecting" || status.state === "stopped") this.#admit.endHistory();
     if (status.state !== "connecting") this.#resolveReady();
-    if (status.state === "stopped") this.#held?.stop();
+    if (status.state === "stopped") {
+      this.#stopped = true;
+      this.#held?.stop();
+    }
     if (this.#readOnly) {
       // The key cannot have live events: the record is followed instead, said once (after
       // the history, when the stream was held for it).
@@ -176,6 +225,9 @@ export class LiveStream {
       : undefined;
     if (this.#held?.holdsStatus(status)) this.#held.push({ kind: "status", status, meta });
     else this.#admit.status(status, meta);
+    if (this.#late && (status.state === "live" || status.state === "stopped")) {
+      void this.#settleLate();
+    }
     if (status.state === "stopped" && sub && this.#hooks.isCurrent(sub)) this.#hooks.forget(sub);
   }
 }

@@ -125,7 +125,7 @@ export async function readPast(
   if (held) {
     // Read before the stream was live: what came between may be in neither.
     const gapFrom = liveBefore ? null : readAt;
-    held.release({ overlap: null, fromJournal: j.shown, streamHistory: false, gapFrom });
+    held.release({ overlap: null, fromJournal: j.shown, streamHistory: false, gapFrom }, h.log);
   } else steps.goLive(null, j.shown, false);
 }
 

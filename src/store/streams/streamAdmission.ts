@@ -45,10 +45,11 @@ export interface LiveMode {
 }
 
 /**
- * A server that sends history without saying where it ends sends it in one burst: this long
- * without an item after the stream opened means live events from here.
+ * What a server sends on open comes in one burst: this long without an item after the stream
+ * opened means live events from here (a history sent without saying where it ends; recent
+ * events sent again, heldItems.ts).
  */
-const HISTORY_IDLE_MS = 250;
+export const BURST_IDLE_MS = 250;
 
 export class StreamAdmission {
   readonly #opts: AdmissionOptions;
@@ -121,6 +122,11 @@ export class StreamAdmission {
     this.#opts.store.getState().pushStatus(this.#sessionId, status, meta);
   }
 
+  /** The stream reached back into the history: nothing fell between them, nothing to say. */
+  closeGap(): void {
+    this.#gapFrom = null;
+  }
+
   /** The stream went live at `liveAt`: says what may be lost, watches for the burst's end. */
   live(liveAt: number): void {
     if (this.#gapFrom !== null) {
@@ -161,9 +167,9 @@ export class StreamAdmission {
     this.#idleTimer = setTimeout(() => {
       this.#idleTimer = null;
       if (!this.#inHistory) return;
-      if (performance.now() - this.#lastItemAt >= HISTORY_IDLE_MS) this.endHistory();
+      if (performance.now() - this.#lastItemAt >= BURST_IDLE_MS) this.endHistory();
       else this.#watchIdle();
-    }, HISTORY_IDLE_MS);
+    }, BURST_IDLE_MS);
     this.#idleTimer.unref();
   }
 
