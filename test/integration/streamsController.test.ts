@@ -422,8 +422,16 @@ describe("a journal that cannot be read", () => {
 });
 
 describe("StreamsController: a key without sessions:prompt", () => {
-  async function readOnlyPane(liveAllowed: (() => boolean) | undefined) {
-    const ref = await startServer({ paceMs: 0, seed: 3, heartbeatMs: 60_000 });
+  async function readOnlyPane(liveAllowed: (() => boolean) | undefined, firstRefused = false) {
+    const ref = await startServer({
+      paceMs: 0,
+      seed: 3,
+      heartbeatMs: 60_000,
+      // The stream's first connection answered 503: not live when the history is read.
+      ...(firstRefused
+        ? { faults: { statusFor: { path: /\/events$/, status: 503, count: 1 } } }
+        : {}),
+    });
     stopAfterTest(() => ref.close());
     const id = ref.sessionIds()[0] as string;
     ref.emit(id, "prompt_progress", { type: "user", content: "what changed?" });
@@ -451,9 +459,16 @@ describe("StreamsController: a key without sessions:prompt", () => {
     return { ref, id, store, controller };
   }
 
-  for (const known of [true, false]) {
-    it(`shows the history, says once that live events need sessions:prompt, and follows the record (scopes ${known ? "known" : "unknown: the stream's 403"})`, async () => {
-      const { ref, id, store, controller } = await readOnlyPane(known ? () => false : undefined);
+  for (const [known, firstRefused] of [
+    [true, false],
+    [false, false],
+    [false, true],
+  ] as const) {
+    it(`shows the history, says once that live events need sessions:prompt, and follows the record (scopes ${known ? "known" : `unknown: the stream's 403${firstRefused ? ", after a 503 that kept it from being live before the history" : ""}`})`, async () => {
+      const { ref, id, store, controller } = await readOnlyPane(
+        known ? () => false : undefined,
+        firstRefused,
+      );
       controller.openStream(id);
       await vi.waitFor(
         () =>

@@ -180,11 +180,18 @@ export class LiveStream {
       this.#stopped ? 0 : BURST_IDLE_MS,
     );
     if (this.#late !== late) return;
-    this.#late = null;
-    this.#held = null;
     if (dropped > 0) this.#admit.closeGap();
     // What may be missing is said above what came after it.
     if (this.#live) this.#admit.live(this.#liveAt ?? this.#now());
+    this.#endLate();
+  }
+
+  /** Ends the late hold: what it holds is admitted as it is. */
+  #endLate(): void {
+    const late = this.#late;
+    if (!late) return;
+    this.#late = null;
+    this.#held = null;
     late.held.drainInto(this.#admit);
   }
 
@@ -206,6 +213,8 @@ export class LiveStream {
       // the history, when the stream was held for it).
       if (sub && this.#hooks.isCurrent(sub)) {
         this.#hooks.forget(sub);
+        // Held again after the history (never live): nothing of it to compare, the record next.
+        if (this.#late) this.#endLate();
         if (this.#held) this.#heldFollow = true;
         else this.#hooks.follow();
       }
