@@ -63,6 +63,19 @@ describe("header", () => {
     expect(frame).not.toContain("org_");
   });
 
+  it("draws an answer's rate-limit figures on the next tick, not in a frame of each answer", async () => {
+    const fx = await startReference();
+    const h = mountOnFixture(fx, { columns: 160, rows: 24 });
+    const figure = (f: string) => Number(/(\d+)\/1000 left/.exec(f)?.[1] ?? Number.NaN);
+    const first = figure(await waitForContent(h, /\d+\/1000 left/));
+    const before = h.writes.length;
+    // Six answers that change nothing else on screen (a tick may fall among them).
+    for (let i = 0; i < 6; i++) await fx.client.getSession(fx.server.sessionIds()[0] as string);
+    expect(h.writes.length - before).toBeLessThanOrEqual(1);
+    // Within a tick the header says what the last answer said.
+    await waitForContent(h, (f: string) => figure(f) <= first - 6, 2_500);
+  });
+
   it("a retry wait says what happened: a dropped connection is not called a rate limit", async () => {
     const fx = await startReference();
     const h = mountOnFixture(fx, { columns: 160, rows: 24 });

@@ -3,6 +3,7 @@ import { memo } from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import { shallow } from "zustand/shallow";
+import type { RateLimitInfo } from "../../../protocol/rateLimit.js";
 import { keyExpiresAt } from "../../../protocol/resources.js";
 import { isLegacyScope, narrowedScopes } from "../../../protocol/scopes.js";
 import {
@@ -51,6 +52,10 @@ function connectionText(c: ConnectionSummary, now: number): { text: string; colo
   }
 }
 
+function rateFigures(info: RateLimitInfo | null, now: number): string {
+  return info ? formatRateLimit(info, now, { coarse: true }) : "rate limit: —";
+}
+
 const Sep = () => {
   const theme = useTheme();
   return (
@@ -75,14 +80,11 @@ export const Header = memo(function Header({ profile, baseUrl, size }: HeaderPro
       loading: s.loading,
     })),
   );
-  const rl = useStore(
-    rateLimit,
-    useShallow((s) => ({ info: s.info, waiting: s.waiting })),
-  );
+  // A wait is drawn at once. The figures come with every answer and are read on the shared
+  // tick (or with any other change of the header): a frame for each answer would redraw the
+  // whole screen while a view's answers arrive.
+  const wait = useStore(rateLimit, (s) => s.waiting);
   const conn = useStore(streams, useShallow(selectConnectionSummary));
-
-  const info = rl.info;
-  const wait = rl.waiting;
 
   const k = id.keyInfo;
   const role = k ? (k.role ?? "personal key") : null;
@@ -104,7 +106,7 @@ export const Header = memo(function Header({ profile, baseUrl, size }: HeaderPro
         expiryText: e?.text,
         expiryLevel: e?.level,
         waitIn: wait ? formatCountdown(wait.until - now) : null,
-        remaining: info ? formatRateLimit(info, now, { coarse: true }) : "rate limit: —",
+        remaining: rateFigures(rateLimit.getState().info, now),
       };
     },
     undefined,
