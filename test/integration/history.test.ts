@@ -69,6 +69,31 @@ function texts(store: StreamsStore, id: string): string[] {
   return entries(store, id).map((e) => (e.kind === "divider" ? `── ${e.text}` : e.text));
 }
 
+/** `prefix 1` … `prefix n`. */
+function numbered(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`);
+}
+
+/** `prefix 1` … `prefix n`, as process output lines of the session. */
+function emitNumbered(s: ReferenceServer, id: string, prefix: string, n: number): void {
+  for (const text of numbered(prefix, n)) s.emit(id, "process_output", { text: `${text}\n` });
+}
+
+function waitLive(store: StreamsStore, id: string, ms: number): Promise<void> {
+  return waitFor(() => store.getState().sessions[id]?.status.state === "live", ms, "live");
+}
+
+/** Emits one line and waits for the pane to show it. */
+async function emitLive(s: ReferenceServer, store: StreamsStore, id: string, text: string) {
+  s.emit(id, "process_output", { text: `${text}\n` });
+  await waitFor(() => texts(store, id).includes(text), 5_000, "a live event");
+}
+
+/** The pane's `old …` and `new …` lines and its dividers. */
+function oldAndNew(store: StreamsStore, id: string): string[] {
+  return texts(store, id).filter((x) => /^(old|new) |^── /.test(x));
+}
+
 async function sse(url: string, key: string, lastEventId?: string): Promise<SseClient> {
   const c = await openSse(url, key, lastEventId === undefined ? {} : { lastEventId });
   stopAfterTest(() => c.close());
@@ -108,7 +133,7 @@ describe("reference service: the documented history endpoint", () => {
   it("takes `serve --history N`: recent events on open, then `: history-end`", async () => {
     const s = await reference({ historyOnOpen: 30 });
     const id = s.sessionIds()[0] as string;
-    for (let i = 1; i <= 50; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
+    emitNumbered(s, id, "line", 50);
     const c = await sse(`${s.url}${PATHS.events(id)}?history=5`, s.key("member"));
     await waitFor(() => c.comments() === 1, 5_000, "the history end");
     // A ?history= parameter is not read (the real service has none).
@@ -119,7 +144,7 @@ describe("reference service: the documented history endpoint", () => {
   it("sends a resuming subscriber what it missed", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
-    for (let i = 1; i <= 10; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
+    emitNumbered(s, id, "line", 10);
     const c = await sse(`${s.url}${PATHS.events(id)}`, s.key("member"), "8");
     await waitFor(() => c.comments() === 1, 5_000, "the end of the replay");
     expect(c.events().map((e) => Number(e.id))).toEqual([9, 10]);
@@ -133,11 +158,11 @@ describe("client: a pane opens with the session's history", () => {
     const before = texts(pane(s.url, s.key("member"), 5000).store, id).length;
     expect(before).toBe(0);
     s.emit(id, "prompt_progress", { type: "user", content: "run the tests" });
-    for (let i = 1; i <= 266; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
+    emitNumbered(s, id, "line", 266);
     const { store, controller } = pane(s.url, s.key("member"), 5000);
     controller.openStream(id);
     await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
-    await waitFor(() => store.getState().sessions[id]?.status.state === "live", 5_000, "live");
+    await waitLive(store, id, 5_000);
     s.emit(id, "process_output", { text: "live one\n" });
     await waitFor(() => texts(store, id).at(-1) === "live one", 5_000, "the live event");
     const all = entries(store, id);
@@ -154,7 +179,7 @@ describe("client: a pane opens with the session's history", () => {
   it("keeps no more than its scrollback holds, and says so", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
-    for (let i = 1; i <= 100; i++) s.emit(id, "process_output", { text: `line ${i}\n` });
+    emitNumbered(s, id, "line", 100);
     const { store, controller } = pane(s.url, s.key("member"), 40);
     controller.openStream(id);
     await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
@@ -171,11 +196,11 @@ describe("client: a pane opens with the session's history", () => {
   it("reads history once: a reconnect repeats nothing", async () => {
     const s = await reference({ faults: { dropAfter: 5 } });
     const id = s.sessionIds()[0] as string;
-    for (let i = 1; i <= 20; i++) s.emit(id, "process_output", { text: `old ${i}\n` });
+    emitNumbered(s, id, "old", 20);
     const { store, controller } = pane(s.url, s.key("member"), 5000);
     controller.openStream(id);
-    await waitFor(() => store.getState().sessions[id]?.status.state === "live", 5_000, "live");
-    for (let i = 1; i <= 12; i++) s.emit(id, "process_output", { text: `new ${i}\n` });
+    await waitLive(store, id, 5_000);
+    emitNumbered(s, id, "new", 12);
     await waitFor(() => texts(store, id).includes("new 12"), 5_000, "every new event");
     const sub = controller.subscription(id);
     expect(sub?.stats.reconnects).toBeGreaterThanOrEqual(1);
@@ -228,7 +253,7 @@ describe("client: nothing falls between the history and the stream", () => {
   it("a history answered late, past what the stream sent before it dropped: every line once, in order", async () => {
     const s = await reference({ faults: { dropAfter: 5 } });
     const id = s.sessionIds()[0] as string;
-    for (let i = 1; i <= 3; i++) s.emit(id, "process_output", { text: `old ${i}\n` });
+    emitNumbered(s, id, "old", 3);
     const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
       const sub = controller.subscription(id);
       // The stream's next connection is refused with a long Retry-After: it resumes only when
@@ -238,7 +263,7 @@ describe("client: nothing falls between the history and the stream", () => {
         failRetryAfter: "30",
       });
       // The stream sends new 1..5 and drops; new 6..8 happen before the history is read.
-      for (let i = 1; i <= 8; i++) s.emit(id, "process_output", { text: `new ${i}\n` });
+      emitNumbered(s, id, "new", 8);
       await waitFor(
         () => sub?.status.state === "reconnecting" && sub.status.delayMs >= 10_000,
         5_000,
@@ -251,15 +276,11 @@ describe("client: nothing falls between the history and the stream", () => {
     });
     controller.openStream(id);
     await waitFor(() => texts(store, id).includes("new 8"), 5_000, "the history");
-    await waitFor(() => store.getState().sessions[id]?.status.state === "live", 5_000, "live");
-    s.emit(id, "process_output", { text: "new 9\n" });
-    await waitFor(() => texts(store, id).includes("new 9"), 5_000, "a live event");
-    const t = texts(store, id).filter((x) => /^(old|new) |^── /.test(x));
-    expect(t).toEqual([
-      "old 1",
-      "old 2",
-      "old 3",
-      ...Array.from({ length: 8 }, (_, i) => `new ${i + 1}`),
+    await waitLive(store, id, 5_000);
+    await emitLive(s, store, id, "new 9");
+    expect(oldAndNew(store, id)).toEqual([
+      ...numbered("old", 3),
+      ...numbered("new", 8),
       expect.stringMatching(
         /^── live from here · above: .*8 live events the history already held skipped$/,
       ),
@@ -307,7 +328,7 @@ describe("client: nothing falls between the history and the stream", () => {
     s.emit(id, "process_output", { text: "old\n" });
     const { store, controller } = pane(s.url, s.key("member"), 5000);
     controller.openStream(id);
-    await waitFor(() => store.getState().sessions[id]?.status.state === "live", 10_000, "live");
+    await waitLive(store, id, 10_000);
     await waitFor(
       () => texts(store, id).some((x) => x.startsWith("The stream went live after the history")),
       5_000,
@@ -325,19 +346,15 @@ describe("client: nothing falls between the history and the stream", () => {
       faults: { noEventIds: true, statusFor: { path: /\/events$/, status: 503, count: 1 } },
     });
     const id = s.sessionIds()[0] as string;
-    for (let i = 1; i <= 3; i++) s.emit(id, "process_output", { text: `old ${i}\n` });
+    emitNumbered(s, id, "old", 3);
     const { store, controller } = pane(s.url, s.key("member"), 5000);
     controller.openStream(id);
-    await waitFor(() => store.getState().sessions[id]?.status.state === "live", 10_000, "live");
-    s.emit(id, "process_output", { text: "new 1\n" });
-    await waitFor(() => texts(store, id).includes("new 1"), 5_000, "a live event");
-    const t = texts(store, id).filter((x) => /^(old|new) |^── /.test(x));
+    await waitLive(store, id, 10_000);
+    await emitLive(s, store, id, "new 1");
     // The stream's recent events on open are the history's end: not shown again, and the
     // pane does not say events may be missing (the stream reached back into the history).
-    expect(t).toEqual([
-      "old 1",
-      "old 2",
-      "old 3",
+    expect(oldAndNew(store, id)).toEqual([
+      ...numbered("old", 3),
       "── live from here · above: 3 from the server",
       "new 1",
     ]);
@@ -355,6 +372,18 @@ describe("client: other servers", () => {
 
   function isHistory(url: string | undefined): boolean {
     return /\/history(\?|$)/.test(url ?? "");
+  }
+
+  /** A pane on ses_x of the scripted server, once it has drawn the divider. */
+  async function scriptedPaneToDivider(url: string) {
+    const p = pane(url, "k".repeat(20), 100);
+    p.controller.openStream("ses_x");
+    await waitFor(
+      () => entries(p.store, "ses_x").some((e) => e.kind === "divider"),
+      5_000,
+      "divider",
+    );
+    return p;
   }
 
   it("reads the documented entry types, keeps unknown ones and shows malformed ones", async () => {
@@ -376,13 +405,7 @@ describe("client: other servers", () => {
         res.end(JSON.stringify({ events, count: events.length, next: null }));
       } else sseHead(res);
     });
-    const { store, controller } = pane(scripted.url, "k".repeat(20), 100);
-    controller.openStream("ses_x");
-    await waitFor(
-      () => entries(store, "ses_x").some((e) => e.kind === "divider"),
-      5_000,
-      "divider",
-    );
+    const { store } = await scriptedPaneToDivider(scripted.url);
     const shown = entries(store, "ses_x").map((e) => [
       e.kind,
       e.promptType ?? e.event ?? "",
@@ -483,13 +506,7 @@ describe("client: other servers", () => {
       sseHead(res);
       stream = res;
     });
-    const { store, controller } = pane(scripted.url, "k".repeat(20), 100);
-    controller.openStream("ses_x");
-    await waitFor(
-      () => entries(store, "ses_x").some((e) => e.kind === "divider"),
-      5_000,
-      "divider",
-    );
+    const { store } = await scriptedPaneToDivider(scripted.url);
     (stream as ServerResponse | null)?.write(
       'event: prompt_progress\ndata: {"type":"user","content":"push"}\n\n',
     );
@@ -518,13 +535,7 @@ describe("client: other servers", () => {
       res.write(body);
       res.write('event: heartbeat\ndata: {"timestamp":"2024-01-01T00:00:00Z"}\n\n');
     });
-    const { store, controller } = pane(scripted.url, "k".repeat(20), 100);
-    controller.openStream("ses_x");
-    await waitFor(
-      () => entries(store, "ses_x").some((e) => e.kind === "divider"),
-      5_000,
-      "divider",
-    );
+    const { store } = await scriptedPaneToDivider(scripted.url);
     const t = texts(store, "ses_x");
     expect(t).toHaveLength(100);
     expect(t[0]).toBe("h 2902");
