@@ -484,36 +484,36 @@ describe("client: other servers", () => {
     expect(store.getState().sessions.ses_x?.timeline.dropped).toBe(0);
   });
 
-  it("a server that sends the history's end on the stream just after its answer: each line once", async () => {
+  it("a server that sends the history's end on the stream just after its answer: each line once, the divider not kept waiting", async () => {
     scripted = await startScriptedServer();
     stopAfterTest(() => scripted.close());
     const said = ["add a test", "run it", "commit"];
+    const line = (content: string) =>
+      `event: prompt_progress\ndata: ${JSON.stringify({ type: "user", content })}\n\n`;
     let stream: ServerResponse | null = null;
+    let dividerBeforeBurst: boolean | null = null;
     scripted.fallback((req, res) => {
       if (isHistory(req.url)) {
         res.writeHead(200, { "content-type": "application/json" });
         const events = said.map((message) => ({ type: "user", message }));
         res.end(JSON.stringify({ events, count: events.length }));
-        // The stream's recent events, sent a moment after the history's answer.
+        // The stream's recent events, sent a moment after the history's answer, then a new one.
         setTimeout(() => {
-          for (const content of said) {
-            const data = JSON.stringify({ type: "user", content });
-            stream?.write(`event: prompt_progress\ndata: ${data}\n\n`);
-          }
-        }, 40);
+          dividerBeforeBurst = texts(store, "ses_x").some((t) => t.startsWith("── live from"));
+          for (const content of said) stream?.write(line(content));
+          setTimeout(() => stream?.write(line("push")), 20);
+        }, 60);
         return;
       }
       sseHead(res);
       stream = res;
     });
     const { store } = await scriptedPaneToDivider(scripted.url);
-    (stream as ServerResponse | null)?.write(
-      'event: prompt_progress\ndata: {"type":"user","content":"push"}\n\n',
-    );
     await waitFor(() => texts(store, "ses_x").includes("push"), 5_000, "a live event");
+    expect(dividerBeforeBurst).toBe(true);
     expect(texts(store, "ses_x")).toEqual([
       ...said,
-      "── live from here · above: 3 from the server, 3 live events the history already held skipped",
+      "── live from here · above: 3 from the server",
       "push",
     ]);
   });

@@ -67,6 +67,11 @@ export class HeldItems {
     if (h.kind === "item") this.#wake?.();
   }
 
+  /** Whether the stream sent an item. */
+  hasItems(): boolean {
+    return this.#items().length > 0;
+  }
+
   /** The stream stopped: settle waits no more. */
   stop(): void {
     this.#stopped = true;

@@ -72,7 +72,13 @@ export class LiveStream {
   #sub: Subscription | null = null;
   #held: HeldItems | null;
   /** Released before live after a history: held again until its first burst is compared. */
-  #late: { held: HeldItems; history: LogSequence; settling: boolean } | null = null;
+  #late: {
+    held: HeldItems;
+    history: LogSequence;
+    /** How long after going live its first item is waited for. */
+    firstWithinMs: number;
+    settling?: boolean;
+  } | null = null;
   #heldFollow = false;
   #live = false;
   #liveAt: number | null = null;
@@ -136,33 +142,36 @@ export class LiveStream {
    * holds after them (HeldItems.settle); returns how many, heartbeats aside.
    */
   settle(history: LogSequence): Promise<number> {
-    if (!this.#held) return Promise.resolve(0);
-    // Live only just now: what it sends on open may still be on its way.
-    const since = this.#live && this.#liveAt !== null ? this.#now() - this.#liveAt : 0;
-    const first = this.#live ? Math.max(0, BURST_IDLE_MS - since) : 0;
-    return this.#held.settle(history, this.#opts.journal?.clean, first);
+    return this.#held ? this.#held.settle(history, this.#opts.journal?.clean) : Promise.resolve(0);
   }
 
   /**
    * Admits what was held, read as the mode says, and what comes from now on. With the history
-   * just shown and the stream not live yet, what it sends once live is held again until it is
-   * compared with the history's end.
+   * just shown and nothing from the stream yet, its first burst is held again until compared
+   * with the history's end: from going live when it is not live yet, for BURST_IDLE_MS after
+   * going live when it went live only just now. The history and its divider are not kept
+   * waiting for it.
    */
   release(mode: LiveMode, history?: LogSequence): void {
     const held = this.#held;
     if (!held) return;
     this.#held = null;
     this.#admit.setMode(mode);
+    const sent = held.hasItems();
     held.drainInto(this.#admit);
     if (this.#heldFollow) {
       this.#hooks.follow();
       return;
     }
-    if (this.#live) this.#admit.live(this.#liveAt ?? this.#now());
-    else if (history && !this.#stopped) {
-      this.#late = { held: new HeldItems({ statusesPass: true }), history, settling: false };
+    const since = this.#live && this.#liveAt !== null ? this.#now() - this.#liveAt : 0;
+    if (history && !sent && !this.#stopped && (!this.#live || since < BURST_IDLE_MS)) {
+      const firstWithinMs = BURST_IDLE_MS - since;
+      this.#late = { held: new HeldItems({ statusesPass: true }), history, firstWithinMs };
       this.#held = this.#late.held;
+      if (this.#live) void this.#settleLate();
+      return;
     }
+    if (this.#live) this.#admit.live(this.#liveAt ?? this.#now());
   }
 
   /**
@@ -177,7 +186,7 @@ export class LiveStream {
     const dropped = await late.held.settle(
       late.history,
       this.#opts.journal?.clean,
-      this.#stopped ? 0 : BURST_IDLE_MS,
+      this.#stopped ? 0 : late.firstWithinMs,
     );
     if (this.#late !== late) return;
     if (dropped > 0) this.#admit.closeGap();

@@ -123,8 +123,9 @@ export async function readPast(
   s.pushPhase(sessionId, "live");
   steps.done();
   if (held) {
-    // Read before the stream was live: what came between may be in neither.
-    const gapFrom = liveBefore ? null : readAt;
+    // Read before the stream was live: what came between may be in neither, unless what the
+    // stream sent reached back into the history.
+    const gapFrom = liveBefore || skipped > 0 ? null : readAt;
     held.release({ overlap: null, fromJournal: j.shown, streamHistory: false, gapFrom }, h.log);
   } else steps.goLive(null, j.shown, false);
 }
