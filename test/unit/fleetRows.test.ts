@@ -103,11 +103,18 @@ describe("fleet rows", () => {
 
 describe("throttled beat", () => {
   beforeEach(() => {
+    // setImmediate stays real: a beat is told on the immediate after its timer.
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
   });
   afterEach(() => {
     vi.useRealTimers();
   });
+
+  /** Time passes by `ms`; the immediates its timers queued run too. */
+  async function pass(ms: number): Promise<void> {
+    vi.advanceTimersByTime(ms);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 
   function source() {
     const fns = new Set<() => void>();
@@ -123,7 +130,7 @@ describe("throttled beat", () => {
     };
   }
 
-  it("tells the first change at once, then at most once a beat, on a steady beat", () => {
+  it("tells the first change at once, then at most once a beat, on a steady beat", async () => {
     const src = source();
     const beat = throttled(src.subscribe, 100);
     let told = 0;
@@ -135,10 +142,10 @@ describe("throttled beat", () => {
     expect(told).toBe(1);
     // A change every 16 ms for a second: ten beats, every listener told on each.
     for (let i = 0; i < 62; i++) {
-      vi.advanceTimersByTime(16);
+      await pass(16);
       src.change();
     }
-    vi.advanceTimersByTime(100);
+    await pass(100);
     expect(told).toBe(11);
     expect(alsoTold).toBe(told);
     off();
@@ -146,24 +153,50 @@ describe("throttled beat", () => {
     expect(src.subscribers()).toBe(0);
   });
 
-  it("counts a read of the store in between (a key, the clock) as a beat", () => {
+  it("tells a beat after the input that came meanwhile: a key read then is handled first", async () => {
+    const src = source();
+    const beat = throttled(src.subscribe, 100);
+    const order: string[] = [];
+    beat.subscribe(() => order.push("beat"));
+    src.change();
+    src.change();
+    await pass(99);
+    expect(order).toEqual(["beat"]);
+    // The beat's timer and a key's input are both due: the key (I/O, here an immediate
+    // queued first) is handled before the beat's listeners are told.
+    setImmediate(() => order.push("key"));
+    await pass(1);
+    expect(order).toEqual(["beat", "key", "beat"]);
+    src.change();
+    await pass(100);
+    expect(order).toEqual(["beat", "key", "beat", "beat"]);
+    // The beat's timer fired, then a key drew and read the store: the beat is not told.
+    src.change();
+    await pass(99);
+    vi.advanceTimersByTime(1);
+    beat.caughtUp();
+    await pass(1000);
+    expect(order).toEqual(["beat", "key", "beat", "beat"]);
+  });
+
+  it("counts a read of the store in between (a key, the clock) as a beat", async () => {
     const src = source();
     const beat = throttled(src.subscribe, 100);
     let told = 0;
     beat.subscribe(() => told++);
     src.change();
     expect(told).toBe(1);
-    vi.advanceTimersByTime(70);
+    await pass(70);
     src.change();
     // The view drew for a key and read the store: the change is shown, no beat for it.
     beat.caughtUp();
-    vi.advanceTimersByTime(50);
+    await pass(50);
     expect(told).toBe(1);
     // The next change waits a whole beat from that read (at 70: told at 170, not 100).
     src.change();
-    vi.advanceTimersByTime(40);
+    await pass(40);
     expect(told).toBe(1);
-    vi.advanceTimersByTime(10);
+    await pass(10);
     expect(told).toBe(2);
   });
 });

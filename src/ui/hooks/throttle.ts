@@ -9,6 +9,10 @@
  * call, so the components that share one are rendered in one React batch: one frame, not one
  * each. A view that read the store anyway (it drew for a key or the clock) says so with
  * `caughtUp`, and the next beat is a whole beat later: no second frame right after the first.
+ *
+ * A beat is told after the event loop's next poll for input (setImmediate from its timer): a
+ * key that came while the last frame was drawn is read and drawn first, instead of waiting
+ * behind the beat's frame too.
  */
 export interface Throttled {
   subscribe(fn: () => void): () => void;
@@ -20,19 +24,23 @@ export function throttled(subscribe: (fn: () => void) => () => void, ms: number)
   const listeners = new Set<() => void>();
   let off: (() => void) | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  let immediate: ReturnType<typeof setImmediate> | null = null;
   /** When listeners last read the store (the beat it was due on, when told by the timer). */
   let last = Number.NEGATIVE_INFINITY;
   const cancel = () => {
     if (timer !== null) clearTimeout(timer);
+    if (immediate !== null) clearImmediate(immediate);
     timer = null;
+    immediate = null;
   };
   const tell = (at: number) => {
     timer = null;
+    immediate = null;
     last = at;
     for (const fn of [...listeners]) fn();
   };
   const changed = () => {
-    if (timer !== null) return;
+    if (timer !== null || immediate !== null) return;
     const now = performance.now();
     const due = last + ms;
     if (due <= now) {
@@ -40,7 +48,11 @@ export function throttled(subscribe: (fn: () => void) => () => void, ms: number)
       tell(due + ms <= now ? now : due);
       return;
     }
-    timer = setTimeout(() => tell(due), due - now);
+    timer = setTimeout(() => {
+      timer = null;
+      // Input read meanwhile is handled (and drawn) before the beat.
+      immediate = setImmediate(() => tell(due));
+    }, due - now);
   };
   return {
     subscribe(fn) {
