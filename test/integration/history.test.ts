@@ -250,6 +250,27 @@ describe("client: nothing falls between the history and the stream", () => {
     await waitFor(() => texts(store, id).includes("later"), 5_000, "a live event");
   });
 
+  it("output of no known shape during the history read shows once: the history's JSON text and the stream's payload are the same output", async () => {
+    const s = await reference({ faults: { noEventIds: true } });
+    const id = s.sessionIds()[0] as string;
+    const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
+      // In both the history (its text: the payload's JSON, without the service's `ts`) and the
+      // stream (the payload, with its `ts`).
+      s.emit(id, "process_output", { pid: 4, note: "\u001b[31mred\u001b[0m end" });
+      s.emit(id, "process_output", { stream: "stderr", data: "shape stderr" });
+      return read();
+    });
+    controller.openStream(id);
+    await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
+    await emitLive(s, store, id, "after");
+    expect(texts(store, id).filter((x) => x !== "")).toEqual([
+      '{"pid":4,"note":"\\u001b[31mred\\u001b[0m end"}',
+      "shape stderr",
+      "── live from here · above: 2 from the server, 2 live events the history already held skipped",
+      "after",
+    ]);
+  });
+
   it("a history answered late, past what the stream sent before it dropped: every line once, in order", async () => {
     const s = await reference({ faults: { dropAfter: 5 } });
     const id = s.sessionIds()[0] as string;

@@ -95,7 +95,7 @@ export function logKeyOf(
       return { key: `prompt:${type}\n${c(content)}` };
     }
     case "process_output":
-      return { key: `out\n${c(payloadText(o).text, true)}` };
+      return { key: `out\n${outputKey(payloadText(o).text, clean)}` };
     case "file_changed":
       return { key: `file\n${c(String(o.action ?? ""))}\n${c(String(o.path ?? ""))}` };
     case "state_changed":
@@ -103,6 +103,27 @@ export function logKeyOf(
     default:
       return { key: `${event}\n${c(JSON.stringify(withoutTimes(o)))}` };
   }
+}
+
+/**
+ * An output's text as compared. Output of no known shape is shown as its payload's compact
+ * JSON, and the history sends that JSON back as text: both are read as objects and compared
+ * by their fields, times left out, the strings cleaned (an escape inside a JSON string is the
+ * six characters `\u001b` in the history's text, the character itself on the stream).
+ */
+function outputKey(text: string, clean: TextCleaner): string {
+  const plain = norm(clean(text, true));
+  if (!text.startsWith("{")) return plain;
+  let o: unknown;
+  try {
+    o = JSON.parse(text);
+  } catch {
+    return plain;
+  }
+  if (o === null || typeof o !== "object" || Array.isArray(o)) return plain;
+  return JSON.stringify(withoutTimes(o as Record<string, unknown>), (_k, v) =>
+    typeof v === "string" ? norm(clean(v, true)) : v,
+  );
 }
 
 /** One item as a log entry (see logKeyOf). */
