@@ -1,3 +1,5 @@
+import { afterInputTimer } from "../../store/backgroundTimers.js";
+
 /**
  * A store subscription that tells its listeners at most once per `ms`: for views that show a
  * summary of fast-changing stores (the fleet table over fifty busy streams), where redrawing
@@ -10,9 +12,8 @@
  * each. A view that read the store anyway (it drew for a key or the clock) says so with
  * `caughtUp`, and the next beat is a whole beat later: no second frame right after the first.
  *
- * A beat is told after the event loop's next poll for input (setImmediate from its timer): a
- * key that came while the last frame was drawn is read and drawn first, instead of waiting
- * behind the beat's frame too.
+ * A beat is told after the event loop's next poll for input (afterInputTimer): a key that
+ * came while the last frame was drawn is read and drawn first, not behind the beat's frame.
  */
 export interface Throttled {
   subscribe(fn: () => void): () => void;
@@ -23,24 +24,21 @@ export interface Throttled {
 export function throttled(subscribe: (fn: () => void) => () => void, ms: number): Throttled {
   const listeners = new Set<() => void>();
   let off: (() => void) | null = null;
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let immediate: ReturnType<typeof setImmediate> | null = null;
+  /** Cancels the pending beat; null when none is pending. */
+  let pending: (() => void) | null = null;
   /** When listeners last read the store (the beat it was due on, when told by the timer). */
   let last = Number.NEGATIVE_INFINITY;
   const cancel = () => {
-    if (timer !== null) clearTimeout(timer);
-    if (immediate !== null) clearImmediate(immediate);
-    timer = null;
-    immediate = null;
+    pending?.();
+    pending = null;
   };
   const tell = (at: number) => {
-    timer = null;
-    immediate = null;
+    pending = null;
     last = at;
     for (const fn of [...listeners]) fn();
   };
   const changed = () => {
-    if (timer !== null || immediate !== null) return;
+    if (pending !== null) return;
     const now = performance.now();
     const due = last + ms;
     if (due <= now) {
@@ -48,11 +46,7 @@ export function throttled(subscribe: (fn: () => void) => () => void, ms: number)
       tell(due + ms <= now ? now : due);
       return;
     }
-    timer = setTimeout(() => {
-      timer = null;
-      // Input read meanwhile is handled (and drawn) before the beat.
-      immediate = setImmediate(() => tell(due));
-    }, due - now);
+    pending = afterInputTimer(() => tell(due), due - now);
   };
   return {
     subscribe(fn) {
