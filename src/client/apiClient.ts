@@ -219,6 +219,8 @@ interface Call<T> {
 export class ApiClient {
   /** Everything this client sends goes through it; streams of the same key share it. */
   readonly transport: Transport;
+  /** The verify asked for a 401 of a mounted route, while one is in flight (#keyIsGood). */
+  #keyCheck: Promise<boolean> | null = null;
 
   constructor(opts: ApiClientOptions) {
     const { transport, ...rest } = opts;
@@ -1046,17 +1048,23 @@ export class ApiClient {
     throw this.#errorFor(call, first as HttpAnswer);
   }
 
-  /** Whether the key is good: known from this process, or verify asked now (once). */
-  async #keyIsGood(signal?: AbortSignal): Promise<boolean> {
+  /**
+   * Whether the key is good: known from this process, or verify asked now. Calls made side by
+   * side (a command reading several integrations at once) share one verify: one request
+   * against the service's burst, not one each.
+   */
+  #keyIsGood(signal?: AbortSignal): Promise<boolean> {
     const routes = this.transport.routes;
-    if (!routes.keyVerified) {
-      try {
-        await this.verify(signal);
-      } catch {
-        return false;
-      }
-    }
-    return routes.keyVerified;
+    if (routes.keyVerified) return Promise.resolve(true);
+    this.#keyCheck ??= this.verify(signal)
+      .then(
+        () => routes.keyVerified,
+        () => false,
+      )
+      .finally(() => {
+        this.#keyCheck = null;
+      });
+    return this.#keyCheck;
   }
 
   #parseOk<T>(call: Call<T>, res: HttpAnswer): T {

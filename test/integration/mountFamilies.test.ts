@@ -77,6 +77,7 @@ describe.each([
 
   it("`integrations` reads the code hosting app and names its configure URL", async () => {
     // Another key than the test above's: its own request budget (burst 20) on the service.
+    const from = log.length;
     const r = await runCli(["integrations"], {
       env: {
         XDG_CONFIG_HOME: cfg.dir,
@@ -89,6 +90,10 @@ describe.each([
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(CONFIGURE_DEMO);
     expect(r.stdout).toContain("demo/app");
+    // The four reads side by side share one verify (their dashboard 401s ask whether the key
+    // is good): one request against the burst, not four.
+    const verifies = paths(log, from).filter((p) => p.startsWith("GET /api/cloud/auth/verify"));
+    expect(verifies.length).toBe(mount === "cloud" ? 1 : 0);
   });
 });
 
