@@ -202,6 +202,9 @@ describe("client: a pane opens with the session's history", () => {
     await waitLive(store, id, 5_000);
     emitNumbered(s, id, "new", 12);
     await waitFor(() => texts(store, id).includes("new 12"), 5_000, "every new event");
+    // The history may be read after the new events too: then the stream's are held until it
+    // has sent what the history holds, and the divider follows them.
+    await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "the divider");
     const sub = controller.subscription(id);
     expect(sub?.stats.reconnects).toBeGreaterThanOrEqual(1);
     const events = entries(store, id).filter((e) => e.kind === "output");
