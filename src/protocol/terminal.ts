@@ -11,6 +11,7 @@
  */
 import { pathSegment } from "./ids.js";
 import * as z from "./schema.js";
+import { recordInText } from "./values.js";
 
 /** The capabilities a WebSocket token is asked for (only the terminal is used here). */
 export type WsCapability = "terminal" | "prompt" | "collaborate";
@@ -72,15 +73,9 @@ export const MAX_TERMINAL_ROWS = 500;
  */
 export function parseControl(text: string): TerminalControl | null {
   const t = text.trimStart();
-  if (!t.startsWith("{") || t.length > 4096) return null;
-  let v: unknown;
-  try {
-    v = JSON.parse(t);
-  } catch {
-    return null;
-  }
-  if (v === null || typeof v !== "object" || Array.isArray(v)) return null;
-  const o = v as Record<string, unknown>;
+  if (t.length > 4096) return null;
+  const o = recordInText(t);
+  if (o === null) return null;
   if (typeof o.type !== "string" || !CONTROL_TYPES.has(o.type)) return null;
   if (o.type === "resize") {
     const size = terminalSize(o.cols, o.rows);

@@ -12,6 +12,16 @@ export function recordValue(v: unknown): Record<string, unknown> | null {
     : null;
 }
 
+/** The JSON object a text holds (it starts with `{`); null for any other text. */
+export function recordInText(text: string): Record<string, unknown> | null {
+  if (!text.startsWith("{")) return null;
+  try {
+    return recordValue(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
 /** A non-empty string, trimmed; null otherwise. */
 export function textValue(v: unknown): string | null {
   if (typeof v !== "string") return null;

@@ -1,3 +1,4 @@
+import { recordInText } from "../../protocol/values.js";
 import { payloadText } from "../../text/payloadText.js";
 import type { TextCleaner } from "./recordFormat.js";
 
@@ -112,16 +113,9 @@ export function logKeyOf(
  * six characters `\u001b` in the history's text, the character itself on the stream).
  */
 function outputKey(text: string, clean: TextCleaner): string {
-  const plain = norm(clean(text, true));
-  if (!text.startsWith("{")) return plain;
-  let o: unknown;
-  try {
-    o = JSON.parse(text);
-  } catch {
-    return plain;
-  }
-  if (o === null || typeof o !== "object" || Array.isArray(o)) return plain;
-  return JSON.stringify(withoutTimes(o as Record<string, unknown>), (_k, v) =>
+  const o = recordInText(text);
+  if (o === null) return norm(clean(text, true));
+  return JSON.stringify(withoutTimes(o), (_k, v) =>
     typeof v === "string" ? norm(clean(v, true)) : v,
   );
 }
