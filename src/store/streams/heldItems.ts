@@ -104,34 +104,31 @@ export class HeldItems {
     clean: TextCleaner | undefined,
     firstWithinMs = 0,
   ): Promise<number> {
-    if (firstWithinMs > 0) await this.#waitForItem(firstWithinMs);
-    if (heldOverlap(history, this.#log(clean)).ahead > 0 && !this.#stopped) {
-      let over = false;
-      const timer = setTimeout(() => {
-        over = true;
-        this.#wake?.();
-      }, AHEAD_WAIT_MS);
-      timer.unref?.();
-      while (!over && !this.#stopped && heldOverlap(history, this.#log(clean)).ahead > 0) {
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-        });
-        this.#wake = null;
-      }
-      clearTimeout(timer);
-    }
+    // The start of a burst sent on open: its first item.
+    if (firstWithinMs > 0) await this.#waitWhile(firstWithinMs, () => !this.hasItems());
+    // The rest of what the history holds after the held items.
+    await this.#waitWhile(AHEAD_WAIT_MS, () => heldOverlap(history, this.#log(clean)).ahead > 0);
     return this.#dropRepeats(history, clean);
   }
 
-  /** Waits up to `ms` for a first item, unless one is held or the stream stopped. */
-  async #waitForItem(ms: number): Promise<void> {
-    if (this.#stopped || this.#items().length > 0) return;
-    const timer = setTimeout(() => this.#wake?.(), ms);
+  /**
+   * Waits while `waiting()` holds, checked again as each item comes: until it no longer holds,
+   * the stream stops, or `ms` passed.
+   */
+  async #waitWhile(ms: number, waiting: () => boolean): Promise<void> {
+    if (this.#stopped || !waiting()) return;
+    let over = false;
+    const timer = setTimeout(() => {
+      over = true;
+      this.#wake?.();
+    }, ms);
     timer.unref?.();
-    await new Promise<void>((resolve) => {
-      this.#wake = resolve;
-    });
-    this.#wake = null;
+    while (!over && !this.#stopped && waiting()) {
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      this.#wake = null;
+    }
     clearTimeout(timer);
   }
 

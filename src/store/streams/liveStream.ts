@@ -71,9 +71,11 @@ export class LiveStream {
   readonly #admit: StreamAdmission;
   #sub: Subscription | null = null;
   #held: HeldItems | null;
-  /** Released before live after a history: held again until its first burst is compared. */
+  /**
+   * Released after a history before the stream sent anything: its first burst is held again
+   * (in `#held`) until compared with the history.
+   */
   #late: {
-    held: HeldItems;
     history: LogSequence;
     /** How long after going live its first item is waited for. */
     firstWithinMs: number;
@@ -166,8 +168,8 @@ export class LiveStream {
     const since = this.#live && this.#liveAt !== null ? this.#now() - this.#liveAt : 0;
     if (history && !sent && !this.#stopped && (!this.#live || since < BURST_IDLE_MS)) {
       const firstWithinMs = BURST_IDLE_MS - since;
-      this.#late = { held: new HeldItems({ statusesPass: true }), history, firstWithinMs };
-      this.#held = this.#late.held;
+      this.#late = { history, firstWithinMs };
+      this.#held = new HeldItems({ statusesPass: true });
       if (this.#live) void this.#settleLate();
       return;
     }
@@ -181,9 +183,10 @@ export class LiveStream {
    */
   async #settleLate(): Promise<void> {
     const late = this.#late;
-    if (!late || late.settling) return;
+    const held = this.#held;
+    if (!late || !held || late.settling) return;
     late.settling = true;
-    const dropped = await late.held.settle(
+    const dropped = await held.settle(
       late.history,
       this.#opts.journal?.clean,
       this.#stopped ? 0 : late.firstWithinMs,
@@ -197,11 +200,11 @@ export class LiveStream {
 
   /** Ends the late hold: what it holds is admitted as it is. */
   #endLate(): void {
-    const late = this.#late;
-    if (!late) return;
+    const held = this.#held;
+    if (!this.#late || !held) return;
     this.#late = null;
     this.#held = null;
-    late.held.drainInto(this.#admit);
+    held.drainInto(this.#admit);
   }
 
   #now(): number {
