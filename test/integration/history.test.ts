@@ -6,7 +6,11 @@ import { HISTORY_END_COMMENT, PATHS, type SessionHistory } from "../../src/proto
 import { type ReferenceServer, startServer } from "../../src/server/index.js";
 import { StreamsController } from "../../src/store/streams/streamsController.js";
 import { createStreamsStore, type StreamsStore } from "../../src/store/streams/streamsStore.js";
-import { type ScriptedServer, startScriptedServer } from "../helpers/scriptedHttpServer.js";
+import {
+  ANNOUNCED_LIMITS,
+  type ScriptedServer,
+  startScriptedServer,
+} from "../helpers/scriptedHttpServer.js";
 import { stopAfterTest, stopStarted } from "../helpers/stopAfterTest.js";
 import { openSse, type SseClient, waitFor } from "./serverTestUtils.js";
 
@@ -19,7 +23,14 @@ import { openSse, type SseClient, waitFor } from "./serverTestUtils.js";
 afterEach(stopStarted);
 
 async function reference(opts: Parameters<typeof startServer>[0] = {}): Promise<ReferenceServer> {
-  const s = await startServer({ paceMs: 0, seed: 12, heartbeatMs: 60_000, ...opts });
+  // The real service's documented limits: panes here open streams and read histories.
+  const s = await startServer({
+    paceMs: 0,
+    seed: 12,
+    heartbeatMs: 60_000,
+    rateLimit: { limit: 100, windowMs: 60_000, burst: 20 },
+    ...opts,
+  });
   stopAfterTest(() => s.close());
   return s;
 }
@@ -390,7 +401,7 @@ describe("client: other servers", () => {
   let scripted: ScriptedServer;
 
   function sseHead(res: ServerResponse): void {
-    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.writeHead(200, { "content-type": "text/event-stream", ...ANNOUNCED_LIMITS });
     res.flushHeaders();
   }
 
@@ -518,7 +529,7 @@ describe("client: other servers", () => {
     let dividerBeforeBurst: boolean | null = null;
     scripted.fallback((req, res) => {
       if (isHistory(req.url)) {
-        res.writeHead(200, { "content-type": "application/json" });
+        res.writeHead(200, { "content-type": "application/json", ...ANNOUNCED_LIMITS });
         const events = said.map((message) => ({ type: "user", message }));
         res.end(JSON.stringify({ events, count: events.length }));
         // The stream's recent events, sent a moment after the history's answer, then a new one.
