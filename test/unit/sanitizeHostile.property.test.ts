@@ -83,14 +83,42 @@ describe("sanitizer on arbitrary strings (property)", () => {
     );
   });
 
+  /*
+   * An object's text is checked as the strings it is made of: each key and each value parses
+   * back to itself, and the object is exactly those texts joined. Parsing the whole object back
+   * is not a fair judge on Node 24: V8 reads an escaped one-character key ("\u2069", "\t") as a
+   * backslash once an earlier parse made an object with a backslash key at the same place
+   * (nodejs/node#63785), and this property makes such keys.
+   */
   it("JSON output holds none of them and parses back to the same value", () => {
     fc.assert(
       fc.property(fc.dictionary(anyText, anyText, { maxKeys: 4 }), (value) => {
         const text = toJsonText(value);
         expect(text).not.toMatch(/[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
-        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
+        const parts = Object.entries(value).map(([k, v]) => {
+          const key = toJsonText(k);
+          const val = toJsonText(v);
+          expect(JSON.parse(key)).toBe(JSON.parse(JSON.stringify(k)));
+          expect(JSON.parse(val)).toBe(JSON.parse(JSON.stringify(v)));
+          return `${key}:${val}`;
+        });
+        expect(text).toBe(`{${parts.join(",")}}`);
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it("a nested value's JSON parses back to the same value", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(anyText, fc.array(anyText, { maxLength: 3 })), { maxLength: 4 }),
+        (value) => {
+          const text = toJsonText(value);
+          expect(text).not.toMatch(/[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+          expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });
