@@ -45,6 +45,8 @@ function pane(
     read: () => Promise<SessionHistory | null>,
     id: string,
   ) => Promise<SessionHistory | null>,
+  /** Told of each state change a stream brings. */
+  onStateChange?: (sessionId: string, state: string) => void,
 ) {
   const agent = new Agent();
   const store = createStreamsStore({ capacity, flushMs: 5 });
@@ -63,6 +65,7 @@ function pane(
     fetchHistory: (id) =>
       around ? around(() => api.sessionHistory(id), id) : api.sessionHistory(id),
     subscribeOptions: { backoffBaseMs: 10, maxAttempts: 5 },
+    ...(onStateChange ? { onStateChange } : {}),
   });
   stopAfterTest(async () => {
     await controller.closeAll();
@@ -352,6 +355,69 @@ describe("client: nothing falls between the history and the stream", () => {
       "── live from here · above: 3 from the server",
       "$ npm test",
       "2 failed",
+    ]);
+  });
+
+  it("a state change during the history read: shown once, and still heard as news", async () => {
+    const s = await reference();
+    const id = s.sessionIds()[0] as string;
+    const heard: string[] = [];
+    const { store, controller } = pane(
+      s.url,
+      s.key("member"),
+      5000,
+      5000,
+      async (read) => {
+        const sub = controller.subscription(id);
+        await waitLive(store, id, 5_000);
+        // On the stream while the history is read, and in the history too.
+        s.setState(id, "paused");
+        await waitFor(() => (sub?.stats.events ?? 0) >= 1, 5_000, "the held state change");
+        return read();
+      },
+      (sessionId, state) => heard.push(`${sessionId} ${state}`),
+    );
+    controller.openStream(id);
+    await waitFor(() => texts(store, id).some((x) => x.startsWith("── ")), 5_000, "the divider");
+    await emitLive(s, store, id, "after");
+    expect(texts(store, id)).toEqual([
+      "active → paused",
+      "── live from here · above: 1 from the server, 1 live event the history already held skipped",
+      "after",
+    ]);
+    // The catalogue is told: the session paused (a list read soon sees what else changed).
+    expect(heard).toEqual([`${id} paused`]);
+  });
+
+  it("a stream live just as the history is drawn: a new line equal to an older one of the history shows at once", async () => {
+    const s = await reference();
+    const id = s.sessionIds()[0] as string;
+    for (const text of ["$ npm test\n", "ok\n", "$ git commit\n"]) {
+      s.emit(id, "process_output", { text });
+    }
+    const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
+      const h = await read();
+      // The history is drawn just as the stream goes live, before it sends anything: its
+      // first burst is held to be compared with the history's end.
+      await waitLive(store, id, 5_000);
+      return h;
+    });
+    controller.openStream(id);
+    await waitFor(() => texts(store, id).includes("$ git commit"), 5_000, "the history");
+    // Sent after going live, alone: not a burst that repeats the history, so not held until
+    // the stream could have sent what the history holds after that older line (seconds).
+    s.emit(id, "process_output", { text: "$ npm test\n" });
+    await waitFor(
+      () => texts(store, id).filter((x) => x === "$ npm test").length === 2,
+      1_500,
+      "the new line",
+    );
+    expect(texts(store, id).filter((x) => x !== "")).toEqual([
+      "$ npm test",
+      "ok",
+      "$ git commit",
+      "── live from here · above: 3 from the server",
+      "$ npm test",
     ]);
   });
 

@@ -9,13 +9,13 @@ import {
 } from "../history/historyOverlap.js";
 import type { TextCleaner } from "../history/recordFormat.js";
 import type { StreamMeta } from "./sessionStream.js";
-import type { StreamAdmission } from "./streamAdmission.js";
+import { BURST_IDLE_MS, type StreamAdmission } from "./streamAdmission.js";
 
 /**
  * What a stream opened before its history was read sends meanwhile, held in order (items,
  * comments, notices, decoded events, and statuses from the first that would draw a line) until
- * the history's divider is drawn; then the items the history already holds are dropped and
- * the rest admitted as if they had just arrived. A history answered after the stream sent its
+ * the history's divider is drawn; then the items the history already holds are dropped (what
+ * they say of the session now still counts) and the rest admitted as if they had just arrived. A history answered after the stream sent its
  * items may hold more than they do: it is held on a little longer for the stream to send
  * those too (settle). A stream that goes live only after the history is read is held the same
  * way from then (its statuses shown as they come): a server that sends recent events on open,
@@ -40,6 +40,8 @@ type HeldItem = {
 
 export type Held =
   | HeldItem
+  /** An item the history shows already: not shown again (see StreamAdmission.repeated). */
+  | { kind: "repeat"; item: HeldItem }
   | { kind: "event"; ev: SessionEvent }
   | { kind: "notice"; notice: StreamNotice }
   | { kind: "comment"; text: string }
@@ -69,7 +71,7 @@ export class HeldItems {
 
   /** Whether the stream sent an item. */
   hasItems(): boolean {
-    return this.#items().length > 0;
+    return this.#itemCount() > 0;
   }
 
   /** The stream stopped: settle waits no more. */
@@ -95,19 +97,30 @@ export class HeldItems {
    * Drops the held items the history already holds; returns how many, not counting
    * heartbeats. While every held entry is found in the history short of its end (heldOverlap's
    * `ahead`), first waits for the stream to send the rest: until its items reach the history's
-   * end, one differs, the stream stops, or AHEAD_WAIT_MS passed. With `firstWithinMs`, a
-   * stream that has sent nothing yet is first given that long to send its first item (the
-   * start of a burst sent on open).
+   * end, one differs, the stream stops, or AHEAD_WAIT_MS passed. A burst the stream sends on
+   * going live (`burst`) is first given `firstWithinMs` to send its first item, and the rest
+   * is waited for only while it keeps coming (an item within BURST_IDLE_MS of the last): a
+   * later item is news, even when the history holds the same words further back.
    */
   async settle(
     history: LogSequence,
     clean: TextCleaner | undefined,
-    firstWithinMs = 0,
+    burst?: { firstWithinMs: number },
   ): Promise<number> {
-    // The start of a burst sent on open: its first item.
-    if (firstWithinMs > 0) await this.#waitWhile(firstWithinMs, () => !this.hasItems());
-    // The rest of what the history holds after the held items.
-    await this.#waitWhile(AHEAD_WAIT_MS, () => heldOverlap(history, this.#log(clean)).ahead > 0);
+    const ahead = () => heldOverlap(history, this.#log(clean)).ahead > 0;
+    if (!burst) await this.#waitWhile(AHEAD_WAIT_MS, ahead);
+    else {
+      if (burst.firstWithinMs > 0) {
+        await this.#waitWhile(burst.firstWithinMs, () => !this.hasItems());
+      }
+      const until = performance.now() + AHEAD_WAIT_MS;
+      let seen = -1;
+      while (this.#itemCount() !== seen && performance.now() < until) {
+        seen = this.#itemCount();
+        const idle = Math.min(BURST_IDLE_MS, until - performance.now());
+        await this.#waitWhile(idle, () => ahead() && this.#itemCount() === seen);
+      }
+    }
     return this.#dropRepeats(history, clean);
   }
 
@@ -132,6 +145,12 @@ export class HeldItems {
     clearTimeout(timer);
   }
 
+  #itemCount(): number {
+    let n = 0;
+    for (const h of this.#held) if (h.kind === "item") n++;
+    return n;
+  }
+
   #items(): HeldItem[] {
     return this.#held.filter((h): h is HeldItem => h.kind === "item");
   }
@@ -149,16 +168,21 @@ export class HeldItems {
   #dropRepeats(history: LogSequence, clean: TextCleaner | undefined): number {
     const drop = heldOverlap(history, this.#log(clean)).items;
     if (drop === 0) return 0;
-    const items = this.#items();
     let n = 0;
-    this.#held = this.#held.filter((h) => h.kind !== "item" || n++ >= drop);
-    return items.slice(0, drop).filter((h) => h.event !== "heartbeat").length;
+    let shown = 0;
+    this.#held = this.#held.map((h) => {
+      if (h.kind !== "item" || n++ >= drop) return h;
+      if (h.event !== "heartbeat") shown++;
+      return { kind: "repeat", item: h };
+    });
+    return shown;
   }
 
   /** Admits what was held, in order. */
   drainInto(admit: StreamAdmission): void {
     for (const h of this.#held) {
       if (h.kind === "item") admit.item(h.event, h.data, h.id, h.at);
+      else if (h.kind === "repeat") admit.repeated(h.item.event, h.item.data, h.item.id);
       else if (h.kind === "event") admit.event(h.ev);
       else if (h.kind === "notice") admit.notice(h.notice);
       else if (h.kind === "status") admit.status(h.status, h.meta);

@@ -186,11 +186,9 @@ export class LiveStream {
     const held = this.#held;
     if (!late || !held || late.settling) return;
     late.settling = true;
-    const dropped = await held.settle(
-      late.history,
-      this.#opts.journal?.clean,
-      this.#stopped ? 0 : late.firstWithinMs,
-    );
+    const dropped = await held.settle(late.history, this.#opts.journal?.clean, {
+      firstWithinMs: this.#stopped ? 0 : late.firstWithinMs,
+    });
     if (this.#late !== late) return;
     if (dropped > 0) this.#admit.closeGap();
     // What may be missing is said above what came after it.

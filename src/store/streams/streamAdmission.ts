@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { StreamNotice, StreamStatus, Subscription } from "../../client/eventStream.js";
-import type { SessionEvent } from "../../protocol/events.js";
+import { decodeEvent, type SessionEvent } from "../../protocol/events.js";
 import { HISTORY_END_COMMENT } from "../../protocol/history.js";
 import { formatTimeSpan } from "../../text/format.js";
 import type { SessionJournal } from "../history/journal.js";
@@ -99,6 +99,17 @@ export class StreamAdmission {
     const s = this.#opts.store.getState();
     const ev = s.pushItem(this.#sessionId, event, data, id, when);
     if (ev !== null) this.#after(s, ev);
+  }
+
+  /**
+   * An item the stream sent that the pane shows already, from the session's history: not shown
+   * again, but a state change it carries is news all the same (the history's copy changes
+   * nothing): the catalogue takes the state and is read again soon.
+   */
+  repeated(event: string | undefined, data: string, id: string | undefined): void {
+    if (event !== "state_changed") return;
+    const ev = decodeEvent(event, data, id);
+    if (ev.kind === "state_changed") this.#after(this.#opts.store.getState(), ev);
   }
 
   event(ev: SessionEvent): void {
