@@ -93,6 +93,13 @@ function emitNumbered(s: ReferenceServer, id: string, prefix: string, n: number)
   for (const text of numbered(prefix, n)) s.emit(id, "process_output", { text: `${text}\n` });
 }
 
+/** A short shell session's lines, the first of which may happen again. */
+const COMMANDS = ["$ npm test", "ok", "$ git commit"];
+
+function emitCommands(s: ReferenceServer, id: string): void {
+  for (const text of COMMANDS) s.emit(id, "process_output", { text: `${text}\n` });
+}
+
 function waitLive(store: StreamsStore, id: string, ms: number): Promise<void> {
   return waitFor(() => store.getState().sessions[id]?.status.state === "live", ms, "live");
 }
@@ -329,9 +336,7 @@ describe("client: nothing falls between the history and the stream", () => {
   it("a line from long ago that happens again live is shown again, not taken for the history's", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
-    for (const text of ["$ npm test\n", "ok\n", "$ git commit\n"]) {
-      s.emit(id, "process_output", { text });
-    }
+    emitCommands(s, id);
     const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
       const sub = controller.subscription(id);
       const h = await read();
@@ -349,9 +354,7 @@ describe("client: nothing falls between the history and the stream", () => {
     s.emit(id, "process_output", { text: "2 failed\n" });
     await waitFor(() => texts(store, id).includes("2 failed"), 5_000, "the next event");
     expect(texts(store, id).filter((x) => x !== "")).toEqual([
-      "$ npm test",
-      "ok",
-      "$ git commit",
+      ...COMMANDS,
       "── live from here · above: 3 from the server",
       "$ npm test",
       "2 failed",
@@ -392,9 +395,7 @@ describe("client: nothing falls between the history and the stream", () => {
   it("a stream live just as the history is drawn: a new line equal to an older one of the history shows at once", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
-    for (const text of ["$ npm test\n", "ok\n", "$ git commit\n"]) {
-      s.emit(id, "process_output", { text });
-    }
+    emitCommands(s, id);
     const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
       const h = await read();
       // The history is drawn just as the stream goes live, before it sends anything: its
@@ -413,9 +414,7 @@ describe("client: nothing falls between the history and the stream", () => {
       "the new line",
     );
     expect(texts(store, id).filter((x) => x !== "")).toEqual([
-      "$ npm test",
-      "ok",
-      "$ git commit",
+      ...COMMANDS,
       "── live from here · above: 3 from the server",
       "$ npm test",
     ]);
