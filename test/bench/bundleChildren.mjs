@@ -23,6 +23,8 @@ const CHILDREN = [
   "largePaneChild.tsx",
   // Issue 32's row: the changes view on a 10,000-line diff (B17).
   "diffViewChild.tsx",
+  // B14: a pane's history on open.
+  "historyOpenChild.tsx",
   // The reference rows' processes: Ink and React alone, drawing the app's recorded frames.
   "inkStartChild.ts",
   "inkReplayChild.tsx",
