@@ -35,21 +35,28 @@ async function reference(opts: Parameters<typeof startServer>[0] = {}): Promise<
   return s;
 }
 
-function pane(
-  baseUrl: string,
-  apiKey: string,
-  capacity: number,
-  history = capacity,
+interface PaneOptions {
+  /** Entries the pane keeps (default 5000). */
+  capacity?: number;
+  /** Most history entries shown (default: the capacity). */
+  history?: number;
   /** Wraps the history read (to make things happen around it). */
   around?: (
     read: () => Promise<SessionHistory | null>,
     id: string,
-  ) => Promise<SessionHistory | null>,
+  ) => Promise<SessionHistory | null>;
   /** Told of each state change a stream brings. */
-  onStateChange?: (sessionId: string, state: string) => void,
-) {
+  onStateChange?: (sessionId: string, state: string) => void;
+  /** The store's batch (default 5 ms). */
+  flushMs?: number;
+}
+
+function pane(baseUrl: string, apiKey: string, o: PaneOptions = {}) {
+  const { around, onStateChange } = o;
+  const capacity = o.capacity ?? 5000;
+  const history = o.history ?? capacity;
   const agent = new Agent();
-  const store = createStreamsStore({ capacity, flushMs: 5 });
+  const store = createStreamsStore({ capacity, flushMs: o.flushMs ?? 5 });
   const api = new ApiClient({
     baseUrl,
     apiKey,
@@ -176,11 +183,11 @@ describe("client: a pane opens with the session's history", () => {
   it("shows the history at once, a divider, and live events below it", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
-    const before = texts(pane(s.url, s.key("member"), 5000).store, id).length;
+    const before = texts(pane(s.url, s.key("member")).store, id).length;
     expect(before).toBe(0);
     s.emit(id, "prompt_progress", { type: "user", content: "run the tests" });
     emitNumbered(s, id, "line", 266);
-    const { store, controller } = pane(s.url, s.key("member"), 5000);
+    const { store, controller } = pane(s.url, s.key("member"));
     controller.openStream(id);
     await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
     await waitLive(store, id, 5_000);
@@ -197,11 +204,25 @@ describe("client: a pane opens with the session's history", () => {
     expect(all.find((e) => e.text === "line 1")?.kind).toBe("output");
   });
 
+  it("draws the history and its divider once read, not at the store's next batch", async () => {
+    const s = await reference();
+    const id = s.sessionIds()[0] as string;
+    emitNumbered(s, id, "old", 3);
+    // A batch far longer than the test: only the history's own flush can show it.
+    const { store, controller } = pane(s.url, s.key("member"), { flushMs: 600_000 });
+    controller.openStream(id);
+    await waitFor(() => texts(store, id).some((x) => x.startsWith("── ")), 5_000, "the divider");
+    expect(texts(store, id)).toEqual([
+      ...numbered("old", 3),
+      "── live from here · above: 3 from the server",
+    ]);
+  });
+
   it("keeps no more than its scrollback holds, and says so", async () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
     emitNumbered(s, id, "line", 100);
-    const { store, controller } = pane(s.url, s.key("member"), 40);
+    const { store, controller } = pane(s.url, s.key("member"), { capacity: 40 });
     controller.openStream(id);
     await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
     const t = texts(store, id);
@@ -218,7 +239,7 @@ describe("client: a pane opens with the session's history", () => {
     const s = await reference({ faults: { dropAfter: 5 } });
     const id = s.sessionIds()[0] as string;
     emitNumbered(s, id, "old", 20);
-    const { store, controller } = pane(s.url, s.key("member"), 5000);
+    const { store, controller } = pane(s.url, s.key("member"));
     controller.openStream(id);
     await waitLive(store, id, 5_000);
     emitNumbered(s, id, "new", 12);
@@ -243,18 +264,20 @@ describe("client: nothing falls between the history and the stream", () => {
     const id = s.sessionIds()[0] as string;
     s.emit(id, "process_output", { text: "before\n" });
     let liveAtRead: string | undefined;
-    const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
-      // The stream is live already: what happens now reaches both the history and the stream.
-      liveAtRead = store.getState().sessions[id]?.status.state;
-      expect(s.connections()).toBe(1);
-      s.emit(id, "prompt_progress", { type: "text", content: "Reading " });
-      s.emit(id, "prompt_progress", { type: "text", content: "the config.\n" });
-      s.emit(id, "process_output", { text: "during\n" });
-      const h = await read();
-      // Answered, not yet shown: this one is in the stream only.
-      s.emit(id, "process_output", { text: "after\n" });
-      await new Promise((done) => setTimeout(done, 50));
-      return h;
+    const { store, controller } = pane(s.url, s.key("member"), {
+      around: async (read) => {
+        // The stream is live already: what happens now reaches both the history and the stream.
+        liveAtRead = store.getState().sessions[id]?.status.state;
+        expect(s.connections()).toBe(1);
+        s.emit(id, "prompt_progress", { type: "text", content: "Reading " });
+        s.emit(id, "prompt_progress", { type: "text", content: "the config.\n" });
+        s.emit(id, "process_output", { text: "during\n" });
+        const h = await read();
+        // Answered, not yet shown: this one is in the stream only.
+        s.emit(id, "process_output", { text: "after\n" });
+        await new Promise((done) => setTimeout(done, 50));
+        return h;
+      },
     });
     controller.openStream(id);
     await waitFor(() => texts(store, id).includes("after"), 5_000, "the event after the read");
@@ -277,12 +300,14 @@ describe("client: nothing falls between the history and the stream", () => {
   it("output of no known shape during the history read shows once: the history's JSON text and the stream's payload are the same output", async () => {
     const s = await reference({ faults: { noEventIds: true } });
     const id = s.sessionIds()[0] as string;
-    const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
-      // In both the history (its text: the payload's JSON, without the service's `ts`) and the
-      // stream (the payload, with its `ts`).
-      s.emit(id, "process_output", { pid: 4, note: "\u001b[31mred\u001b[0m end" });
-      s.emit(id, "process_output", { stream: "stderr", data: "shape stderr" });
-      return read();
+    const { store, controller } = pane(s.url, s.key("member"), {
+      around: async (read) => {
+        // In both the history (its text: the payload's JSON, without the service's `ts`) and the
+        // stream (the payload, with its `ts`).
+        s.emit(id, "process_output", { pid: 4, note: "\u001b[31mred\u001b[0m end" });
+        s.emit(id, "process_output", { stream: "stderr", data: "shape stderr" });
+        return read();
+      },
     });
     controller.openStream(id);
     await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
@@ -299,25 +324,27 @@ describe("client: nothing falls between the history and the stream", () => {
     const s = await reference({ faults: { dropAfter: 5 } });
     const id = s.sessionIds()[0] as string;
     emitNumbered(s, id, "old", 3);
-    const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
-      const sub = controller.subscription(id);
-      // The stream's next connection is refused with a long Retry-After: it resumes only when
-      // told to, after the history is answered.
-      s.faults.set({
-        statusFor: { path: /\/events$/, status: 503, count: 1 },
-        failRetryAfter: "30",
-      });
-      // The stream sends new 1..5 and drops; new 6..8 happen before the history is read.
-      emitNumbered(s, id, "new", 8);
-      await waitFor(
-        () => sub?.status.state === "reconnecting" && sub.status.delayMs >= 10_000,
-        5_000,
-        "the refused reconnect",
-      );
-      const h = await read();
-      // Resumed from new 5 (Last-Event-ID): it sends new 6..8 again, after the history's answer.
-      sub?.reconnectNow();
-      return h;
+    const { store, controller } = pane(s.url, s.key("member"), {
+      around: async (read) => {
+        const sub = controller.subscription(id);
+        // The stream's next connection is refused with a long Retry-After: it resumes only when
+        // told to, after the history is answered.
+        s.faults.set({
+          statusFor: { path: /\/events$/, status: 503, count: 1 },
+          failRetryAfter: "30",
+        });
+        // The stream sends new 1..5 and drops; new 6..8 happen before the history is read.
+        emitNumbered(s, id, "new", 8);
+        await waitFor(
+          () => sub?.status.state === "reconnecting" && sub.status.delayMs >= 10_000,
+          5_000,
+          "the refused reconnect",
+        );
+        const h = await read();
+        // Resumed from new 5 (Last-Event-ID): it sends new 6..8 again, after the history's answer.
+        sub?.reconnectNow();
+        return h;
+      },
     });
     controller.openStream(id);
     await waitFor(() => texts(store, id).includes("new 8"), 5_000, "the history");
@@ -337,13 +364,15 @@ describe("client: nothing falls between the history and the stream", () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
     emitCommands(s, id);
-    const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
-      const sub = controller.subscription(id);
-      const h = await read();
-      // After the read: in the stream only, and equal to the history's old first line.
-      s.emit(id, "process_output", { text: "$ npm test\n" });
-      await waitFor(() => (sub?.stats.events ?? 0) >= 1, 5_000, "the held event");
-      return h;
+    const { store, controller } = pane(s.url, s.key("member"), {
+      around: async (read) => {
+        const sub = controller.subscription(id);
+        const h = await read();
+        // After the read: in the stream only, and equal to the history's old first line.
+        s.emit(id, "process_output", { text: "$ npm test\n" });
+        await waitFor(() => (sub?.stats.events ?? 0) >= 1, 5_000, "the held event");
+        return h;
+      },
     });
     controller.openStream(id);
     await waitFor(() => texts(store, id).includes("$ git commit"), 5_000, "the history");
@@ -365,12 +394,8 @@ describe("client: nothing falls between the history and the stream", () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
     const heard: string[] = [];
-    const { store, controller } = pane(
-      s.url,
-      s.key("member"),
-      5000,
-      5000,
-      async (read) => {
+    const { store, controller } = pane(s.url, s.key("member"), {
+      around: async (read) => {
         const sub = controller.subscription(id);
         await waitLive(store, id, 5_000);
         // On the stream while the history is read, and in the history too.
@@ -378,8 +403,8 @@ describe("client: nothing falls between the history and the stream", () => {
         await waitFor(() => (sub?.stats.events ?? 0) >= 1, 5_000, "the held state change");
         return read();
       },
-      (sessionId, state) => heard.push(`${sessionId} ${state}`),
-    );
+      onStateChange: (sessionId, state) => heard.push(`${sessionId} ${state}`),
+    });
     controller.openStream(id);
     await waitFor(() => texts(store, id).some((x) => x.startsWith("── ")), 5_000, "the divider");
     await emitLive(s, store, id, "after");
@@ -396,12 +421,14 @@ describe("client: nothing falls between the history and the stream", () => {
     const s = await reference();
     const id = s.sessionIds()[0] as string;
     emitCommands(s, id);
-    const { store, controller } = pane(s.url, s.key("member"), 5000, 5000, async (read) => {
-      const h = await read();
-      // The history is drawn just as the stream goes live, before it sends anything: its
-      // first burst is held to be compared with the history's end.
-      await waitLive(store, id, 5_000);
-      return h;
+    const { store, controller } = pane(s.url, s.key("member"), {
+      around: async (read) => {
+        const h = await read();
+        // The history is drawn just as the stream goes live, before it sends anything: its
+        // first burst is held to be compared with the history's end.
+        await waitLive(store, id, 5_000);
+        return h;
+      },
     });
     controller.openStream(id);
     await waitFor(() => texts(store, id).includes("$ git commit"), 5_000, "the history");
@@ -426,7 +453,7 @@ describe("client: nothing falls between the history and the stream", () => {
     });
     const id = s.sessionIds()[0] as string;
     s.emit(id, "process_output", { text: "old\n" });
-    const { store, controller } = pane(s.url, s.key("member"), 5000);
+    const { store, controller } = pane(s.url, s.key("member"));
     controller.openStream(id);
     await waitLive(store, id, 10_000);
     await waitFor(
@@ -447,7 +474,7 @@ describe("client: nothing falls between the history and the stream", () => {
     });
     const id = s.sessionIds()[0] as string;
     emitNumbered(s, id, "old", 3);
-    const { store, controller } = pane(s.url, s.key("member"), 5000);
+    const { store, controller } = pane(s.url, s.key("member"));
     controller.openStream(id);
     await waitLive(store, id, 10_000);
     await emitLive(s, store, id, "new 1");
@@ -476,7 +503,7 @@ describe("client: other servers", () => {
 
   /** A pane on ses_x of the scripted server, once it has drawn the divider. */
   async function scriptedPaneToDivider(url: string) {
-    const p = pane(url, "k".repeat(20), 100);
+    const p = pane(url, "k".repeat(20), { capacity: 100 });
     p.controller.openStream("ses_x");
     await waitFor(
       () => entries(p.store, "ses_x").some((e) => e.kind === "divider"),
@@ -541,7 +568,7 @@ describe("client: other servers", () => {
         res.write('event: process_output\ndata: {"text":"live"}\n\n');
       }
     });
-    const { store, controller } = pane(scripted.url, "k".repeat(20), 100);
+    const { store, controller } = pane(scripted.url, "k".repeat(20), { capacity: 100 });
     controller.openStream("ses_x");
     await waitFor(() => texts(store, "ses_x").includes("live"), 5_000, "the live event");
     // Both mounts of the history were tried once each.
@@ -567,7 +594,7 @@ describe("client: other servers", () => {
         res.end(body);
       } else sseHead(res);
     });
-    const { store, controller } = pane(scripted.url, "k".repeat(20), 100);
+    const { store, controller } = pane(scripted.url, "k".repeat(20), { capacity: 100 });
     controller.openStream("ses_x");
     await waitFor(
       () => entries(store, "ses_x").some((e) => e.kind === "divider"),

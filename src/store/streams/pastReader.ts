@@ -121,6 +121,8 @@ export async function readPast(
     { ifNotEmpty: true, at: now() },
   );
   s.pushPhase(sessionId, "live");
+  // The pane's past is whole: drawn now, not at the next batch.
+  s.flushNow();
   steps.done();
   if (held) {
     // Read before the stream was live: what came between may be in neither, unless what the
