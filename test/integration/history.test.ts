@@ -107,6 +107,22 @@ function emitCommands(s: ReferenceServer, id: string): void {
   for (const text of COMMANDS) s.emit(id, "process_output", { text: `${text}\n` });
 }
 
+/** Opens the pane's stream and waits for the divider below its history. */
+async function openToDivider(p: Pick<ReturnType<typeof pane>, "store" | "controller">, id: string) {
+  p.controller.openStream(id);
+  await waitFor(() => entries(p.store, id).some((e) => e.kind === "divider"), 5_000, "divider");
+}
+
+/** A pane on a session of the reference service that holds `prefix 1` … `prefix n`, to its divider. */
+async function numberedToDivider(prefix: string, n: number, o: PaneOptions = {}) {
+  const s = await reference();
+  const id = s.sessionIds()[0] as string;
+  emitNumbered(s, id, prefix, n);
+  const p = pane(s.url, s.key("member"), o);
+  await openToDivider(p, id);
+  return { ...p, id };
+}
+
 function waitLive(store: StreamsStore, id: string, ms: number): Promise<void> {
   return waitFor(() => store.getState().sessions[id]?.status.state === "live", ms, "live");
 }
@@ -188,8 +204,7 @@ describe("client: a pane opens with the session's history", () => {
     s.emit(id, "prompt_progress", { type: "user", content: "run the tests" });
     emitNumbered(s, id, "line", 266);
     const { store, controller } = pane(s.url, s.key("member"));
-    controller.openStream(id);
-    await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
+    await openToDivider({ store, controller }, id);
     await waitLive(store, id, 5_000);
     s.emit(id, "process_output", { text: "live one\n" });
     await waitFor(() => texts(store, id).at(-1) === "live one", 5_000, "the live event");
@@ -205,13 +220,8 @@ describe("client: a pane opens with the session's history", () => {
   });
 
   it("draws the history and its divider once read, not at the store's next batch", async () => {
-    const s = await reference();
-    const id = s.sessionIds()[0] as string;
-    emitNumbered(s, id, "old", 3);
     // A batch far longer than the test: only the history's own flush can show it.
-    const { store, controller } = pane(s.url, s.key("member"), { flushMs: 600_000 });
-    controller.openStream(id);
-    await waitFor(() => texts(store, id).some((x) => x.startsWith("── ")), 5_000, "the divider");
+    const { store, id } = await numberedToDivider("old", 3, { flushMs: 600_000 });
     expect(texts(store, id)).toEqual([
       ...numbered("old", 3),
       "── live from here · above: 3 from the server",
@@ -219,12 +229,7 @@ describe("client: a pane opens with the session's history", () => {
   });
 
   it("keeps no more than its scrollback holds, and says so", async () => {
-    const s = await reference();
-    const id = s.sessionIds()[0] as string;
-    emitNumbered(s, id, "line", 100);
-    const { store, controller } = pane(s.url, s.key("member"), { capacity: 40 });
-    controller.openStream(id);
-    await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
+    const { store, id } = await numberedToDivider("line", 100, { capacity: 40 });
     const t = texts(store, id);
     // 38: the scrollback keeps room for the divider and a gap marker.
     expect(t[0]).toMatch(
@@ -309,8 +314,7 @@ describe("client: nothing falls between the history and the stream", () => {
         return read();
       },
     });
-    controller.openStream(id);
-    await waitFor(() => entries(store, id).some((e) => e.kind === "divider"), 5_000, "divider");
+    await openToDivider({ store, controller }, id);
     await emitLive(s, store, id, "after");
     expect(texts(store, id).filter((x) => x !== "")).toEqual([
       '{"pid":4,"note":"\\u001b[31mred\\u001b[0m end"}',
@@ -405,8 +409,7 @@ describe("client: nothing falls between the history and the stream", () => {
       },
       onStateChange: (sessionId, state) => heard.push(`${sessionId} ${state}`),
     });
-    controller.openStream(id);
-    await waitFor(() => texts(store, id).some((x) => x.startsWith("── ")), 5_000, "the divider");
+    await openToDivider({ store, controller }, id);
     await emitLive(s, store, id, "after");
     expect(texts(store, id)).toEqual([
       "active → paused",
@@ -504,12 +507,7 @@ describe("client: other servers", () => {
   /** A pane on ses_x of the scripted server, once it has drawn the divider. */
   async function scriptedPaneToDivider(url: string) {
     const p = pane(url, "k".repeat(20), { capacity: 100 });
-    p.controller.openStream("ses_x");
-    await waitFor(
-      () => entries(p.store, "ses_x").some((e) => e.kind === "divider"),
-      5_000,
-      "divider",
-    );
+    await openToDivider(p, "ses_x");
     return p;
   }
 
