@@ -87,7 +87,7 @@ export interface StreamsState {
   ): void;
   /** Queue a change of phase (see StreamPhase), in order with events. */
   pushPhase(sessionId: string, phase: StreamPhase): void;
-  /** Apply everything queued now (tests; shutdown). */
+  /** Apply everything queued now (a pane's past once whole; tests; shutdown). */
   flushNow(): void;
   /** The user has seen it: clear the session's attention flag. */
   acknowledge(sessionId: string): void;
