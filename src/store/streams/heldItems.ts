@@ -15,11 +15,12 @@ import { BURST_IDLE_MS, type StreamAdmission } from "./streamAdmission.js";
  * What a stream opened before its history was read sends meanwhile, held in order (items,
  * comments, notices, decoded events, and statuses from the first that would draw a line) until
  * the history's divider is drawn; then the items the history already holds are dropped (what
- * they say of the session now still counts) and the rest admitted as if they had just arrived. A history answered after the stream sent its
- * items may hold more than they do: it is held on a little longer for the stream to send
- * those too (settle). A stream that goes live only after the history is read is held the same
- * way from then (its statuses shown as they come): a server that sends recent events on open,
- * or resumes from an older event id, may send the history's end again.
+ * they say of the session now still counts) and the rest admitted as if they had just
+ * arrived. A history answered after the stream sent its items may hold more than they do: it
+ * is held on a little longer for the stream to send those too (settle). A stream that goes
+ * live only after the history is read is held the same way from then (its statuses shown as
+ * they come): a server that sends recent events on open, or resumes from an older event id,
+ * may send the history's end again.
  */
 
 /**
@@ -71,7 +72,7 @@ export class HeldItems {
 
   /** Whether the stream sent an item. */
   hasItems(): boolean {
-    return this.#itemCount() > 0;
+    return this.#items().length > 0;
   }
 
   /** The stream stopped: settle waits no more. */
@@ -115,10 +116,10 @@ export class HeldItems {
       }
       const until = performance.now() + AHEAD_WAIT_MS;
       let seen = -1;
-      while (this.#itemCount() !== seen && performance.now() < until) {
-        seen = this.#itemCount();
+      while (this.#items().length !== seen && performance.now() < until) {
+        seen = this.#items().length;
         const idle = Math.min(BURST_IDLE_MS, until - performance.now());
-        await this.#waitWhile(idle, () => ahead() && this.#itemCount() === seen);
+        await this.#waitWhile(idle, () => ahead() && this.#items().length === seen);
       }
     }
     return this.#dropRepeats(history, clean);
@@ -143,12 +144,6 @@ export class HeldItems {
       this.#wake = null;
     }
     clearTimeout(timer);
-  }
-
-  #itemCount(): number {
-    let n = 0;
-    for (const h of this.#held) if (h.kind === "item") n++;
-    return n;
   }
 
   #items(): HeldItem[] {
