@@ -1,4 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -57,7 +64,10 @@ export default function setup(): () => Promise<void> {
     }
     rmSync(runDir, { recursive: true, force: true });
     if (problems.length > 0) {
-      // vitest reports an error thrown here but still exits 0: the exit code says it too.
+      // vitest reports an error thrown here but still exits 0: the exit code says it too, and
+      // CI's verdict at the end of its log repeats it from the file it names.
+      const report = process.env.AGENT_SESSIONS_LEFTOVERS_FILE;
+      if (report) appendFileSync(report, `${problems.join("\n")}\n`);
       process.exitCode = 1;
       throw new Error(`The test run left things behind:\n${problems.join("\n")}`);
     }
