@@ -149,7 +149,7 @@ describe("the changes view draws server text safely", () => {
     await waitForContent(h, (f) => !f.includes("Changes of"));
   });
 
-  it("keeps a 50,000-line diff responsive: drawn, moved to the end and searched quickly", async () => {
+  it("opens a 50,000-line diff, moves to its end and finds a line by search", async () => {
     const lines = ["diff --git a/big.txt b/big.txt", "--- a/big.txt", "+++ b/big.txt"];
     // Many hunks and one long one.
     for (let h = 0; h < 400; h++) {
@@ -163,24 +163,15 @@ describe("the changes view draws server text safely", () => {
       { columns: 120, rows: 40 },
     );
     await waitForContent(h, "ses_one");
-    const t0 = performance.now();
+    // Each step within a frame wait's bound; how fast, the bench measures (B17), not a test.
     await pressKey(h, "d");
     await waitForContent(h, "big.txt  +40000 −10000");
-    const opened = performance.now() - t0;
-    const t1 = performance.now();
     await pressKey(h, "G");
     await waitForContent(h, "+long 29999");
-    const end = performance.now() - t1;
-    const t2 = performance.now();
     await pressKey(h, "/");
     for (const c of "long 15000") await pressKey(h, c);
     await pressKey(h, "enter");
     await waitForContent(h, /│ \+long 15000/);
-    const searched = performance.now() - t2;
-    // Generous bounds for a loaded machine; the bench (B17) measures the real figures.
-    expect(opened).toBeLessThan(3000);
-    expect(end).toBeLessThan(1000);
-    expect(searched).toBeLessThan(3000);
   });
 });
 
