@@ -643,6 +643,74 @@ describe("client: other servers", () => {
     ]);
   });
 
+  it("a stream live long before a slow history's answer, its events behind the history's: each line once", async () => {
+    scripted = await startScriptedServer();
+    stopAfterTest(() => scripted.close());
+    const said = ["add a test", "run it", "commit"];
+    const line = (content: string) =>
+      `event: prompt_progress\ndata: ${JSON.stringify({ type: "user", content })}\n\n`;
+    let stream: ServerResponse | null = null;
+    scripted.fallback((req, res) => {
+      if (isHistory(req.url)) {
+        // Answered well after the stream went live; the stream, behind its store, sends the
+        // same three only after the answer (a service whose stream polls what it records).
+        setTimeout(() => {
+          res.writeHead(200, { "content-type": "application/json", ...ANNOUNCED_LIMITS });
+          const events = said.map((message) => ({ type: "user", message }));
+          res.end(JSON.stringify({ events, count: events.length }));
+          setTimeout(() => {
+            for (const content of said) stream?.write(line(content));
+            setTimeout(() => stream?.write(line("push")), 20);
+          }, 400);
+        }, 600);
+        return;
+      }
+      sseHead(res);
+      stream = res;
+    });
+    const { store } = await scriptedPaneToDivider(scripted.url);
+    await waitFor(() => texts(store, "ses_x").includes("push"), 5_000, "a live event");
+    expect(texts(store, "ses_x")).toEqual([
+      ...said,
+      "── live from here · above: 3 from the server",
+      "push",
+    ]);
+  });
+
+  it("a stream live long before a slow history's answer that sends news after it: shown, an older line's equal too", async () => {
+    scripted = await startScriptedServer();
+    stopAfterTest(() => scripted.close());
+    const said = ["add a test", "run it", "commit"];
+    const line = (content: string) =>
+      `event: prompt_progress\ndata: ${JSON.stringify({ type: "user", content })}\n\n`;
+    let stream: ServerResponse | null = null;
+    scripted.fallback((req, res) => {
+      if (isHistory(req.url)) {
+        setTimeout(() => {
+          res.writeHead(200, { "content-type": "application/json", ...ANNOUNCED_LIMITS });
+          const events = said.map((message) => ({ type: "user", message }));
+          res.end(JSON.stringify({ events, count: events.length }));
+          // New lines, the first the same as one further back in the history.
+          setTimeout(() => {
+            stream?.write(line("run it"));
+            stream?.write(line("push"));
+          }, 50);
+        }, 600);
+        return;
+      }
+      sseHead(res);
+      stream = res;
+    });
+    const { store } = await scriptedPaneToDivider(scripted.url);
+    await waitFor(() => texts(store, "ses_x").includes("push"), 5_000, "a live event");
+    expect(texts(store, "ses_x")).toEqual([
+      ...said,
+      "── live from here · above: 3 from the server",
+      "run it",
+      "push",
+    ]);
+  });
+
   it("copes with a server that also sends history on the stream when it has no endpoint", async () => {
     scripted = await startScriptedServer();
     stopAfterTest(() => scripted.close());

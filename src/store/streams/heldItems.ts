@@ -17,17 +17,17 @@ import { BURST_IDLE_MS, type StreamAdmission } from "./streamAdmission.js";
  * the history's divider is drawn; then the items the history already holds are dropped (what
  * they say of the session now still counts) and the rest admitted as if they had just
  * arrived. A history answered after the stream sent its items may hold more than they do: it
- * is held on a little longer for the stream to send those too (settle). A stream that goes
- * live only after the history is read is held the same way from then (its statuses shown as
- * they come): a server that sends recent events on open, or resumes from an older event id,
- * may send the history's end again.
+ * is held on a little longer for the stream to send those too (settle). A stream that has
+ * sent nothing by then is held the same way after the history (its statuses shown as they
+ * come): a server that sends recent events on open, or resumes from an older event id, may
+ * send the history's end again, and a stream behind the service's record may send it late.
  */
 
 /**
  * Longest the held items wait, once the history is read, for the stream to send what the
  * history holds after them: a stream that dropped resumes after its backoff (1 s at first).
  */
-const AHEAD_WAIT_MS = 3000;
+export const AHEAD_WAIT_MS = 3000;
 
 type HeldItem = {
   kind: "item";

@@ -7,7 +7,7 @@ import {
 } from "../../client/eventStream.js";
 import type { ConnectionConfig, Transport } from "../../client/transport.js";
 import type { LogSequence } from "../history/historyOverlap.js";
-import { HeldItems } from "./heldItems.js";
+import { AHEAD_WAIT_MS, HeldItems } from "./heldItems.js";
 import {
   type AdmissionOptions,
   BURST_IDLE_MS,
@@ -151,8 +151,9 @@ export class LiveStream {
    * Admits what was held, read as the mode says, and what comes from now on. With the history
    * just shown and nothing from the stream yet, its first burst is held again until compared
    * with the history's end: from going live when it is not live yet, for BURST_IDLE_MS after
-   * going live when it went live only just now. The history and its divider are not kept
-   * waiting for it.
+   * going live when it went live only just now, and for AHEAD_WAIT_MS when it has been live
+   * longer (only its first burst: what comes after a pause is news). The history and its
+   * divider are not kept waiting for it.
    */
   release(mode: LiveMode, history?: LogSequence): void {
     const held = this.#held;
@@ -166,10 +167,15 @@ export class LiveStream {
       return;
     }
     const since = this.#live && this.#liveAt !== null ? this.#now() - this.#liveAt : 0;
-    if (history && !sent && !this.#stopped && (!this.#live || since < BURST_IDLE_MS)) {
-      const firstWithinMs = BURST_IDLE_MS - since;
+    if (history && !sent && !this.#stopped) {
+      // Live for a while and silent: a stream behind the service's record (one that polls
+      // it) may still send what the history just showed; its first burst in AHEAD_WAIT_MS is
+      // compared with the history too. It is live already, and said so at once.
+      const lagging = this.#live && since >= BURST_IDLE_MS;
+      const firstWithinMs = lagging ? AHEAD_WAIT_MS : BURST_IDLE_MS - since;
       this.#late = { history, firstWithinMs };
       this.#held = new HeldItems({ statusesPass: true });
+      if (lagging) this.#admit.live(this.#liveAt ?? this.#now());
       if (this.#live) void this.#settleLate();
       return;
     }
