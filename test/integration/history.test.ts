@@ -609,102 +609,90 @@ describe("client: other servers", () => {
     expect(store.getState().sessions.ses_x?.timeline.dropped).toBe(0);
   });
 
-  it("a server that sends the history's end on the stream just after its answer: each line once, the divider not kept waiting", async () => {
+  /** The agent's log of ses_x on the scripted servers below: what the history answers. */
+  const SAID = ["add a test", "run it", "commit"];
+
+  /**
+   * A scripted server whose stream goes live at once and sends nothing until the history is
+   * answered (`SAID`, after `answerAfterMs`); then `then` gets a way to send the agent's lines
+   * on the stream, and the pane's store. Returns the store once the pane has drawn the divider.
+   */
+  async function historyThenStream(
+    answerAfterMs: number,
+    then: (send: (content: string) => void, store: StreamsStore) => void,
+  ) {
     scripted = await startScriptedServer();
     stopAfterTest(() => scripted.close());
-    const said = ["add a test", "run it", "commit"];
-    const line = (content: string) =>
-      `event: prompt_progress\ndata: ${JSON.stringify({ type: "user", content })}\n\n`;
     let stream: ServerResponse | null = null;
-    let dividerBeforeBurst: boolean | null = null;
+    const send = (content: string) =>
+      stream?.write(
+        `event: prompt_progress\ndata: ${JSON.stringify({ type: "user", content })}\n\n`,
+      );
     scripted.fallback((req, res) => {
       if (isHistory(req.url)) {
-        res.writeHead(200, { "content-type": "application/json", ...ANNOUNCED_LIMITS });
-        const events = said.map((message) => ({ type: "user", message }));
-        res.end(JSON.stringify({ events, count: events.length }));
-        // The stream's recent events, sent a moment after the history's answer, then a new one.
         setTimeout(() => {
-          dividerBeforeBurst = texts(store, "ses_x").some((t) => t.startsWith("── live from"));
-          for (const content of said) stream?.write(line(content));
-          setTimeout(() => stream?.write(line("push")), 20);
-        }, 60);
+          res.writeHead(200, { "content-type": "application/json", ...ANNOUNCED_LIMITS });
+          const events = SAID.map((message) => ({ type: "user", message }));
+          res.end(JSON.stringify({ events, count: events.length }));
+          then(send, p.store);
+        }, answerAfterMs);
         return;
       }
       sseHead(res);
       stream = res;
     });
-    const { store } = await scriptedPaneToDivider(scripted.url);
+    const p = pane(scripted.url, "k".repeat(20), { capacity: 100 });
+    await openToDivider(p, "ses_x");
+    return p.store;
+  }
+
+  it("a server that sends the history's end on the stream just after its answer: each line once, the divider not kept waiting", async () => {
+    let dividerBeforeBurst: boolean | null = null;
+    // The stream's recent events, sent a moment after the history's answer, then a new one.
+    const store = await historyThenStream(0, (send, shown) =>
+      setTimeout(() => {
+        dividerBeforeBurst = texts(shown, "ses_x").some((t) => t.startsWith("── live from"));
+        for (const content of SAID) send(content);
+        setTimeout(() => send("push"), 20);
+      }, 60),
+    );
     await waitFor(() => texts(store, "ses_x").includes("push"), 5_000, "a live event");
     expect(dividerBeforeBurst).toBe(true);
     expect(texts(store, "ses_x")).toEqual([
-      ...said,
+      ...SAID,
       "── live from here · above: 3 from the server",
       "push",
     ]);
   });
 
   it("a stream live long before a slow history's answer, its events behind the history's: each line once", async () => {
-    scripted = await startScriptedServer();
-    stopAfterTest(() => scripted.close());
-    const said = ["add a test", "run it", "commit"];
-    const line = (content: string) =>
-      `event: prompt_progress\ndata: ${JSON.stringify({ type: "user", content })}\n\n`;
-    let stream: ServerResponse | null = null;
-    scripted.fallback((req, res) => {
-      if (isHistory(req.url)) {
-        // Answered well after the stream went live; the stream, behind its store, sends the
-        // same three only after the answer (a service whose stream polls what it records).
-        setTimeout(() => {
-          res.writeHead(200, { "content-type": "application/json", ...ANNOUNCED_LIMITS });
-          const events = said.map((message) => ({ type: "user", message }));
-          res.end(JSON.stringify({ events, count: events.length }));
-          setTimeout(() => {
-            for (const content of said) stream?.write(line(content));
-            setTimeout(() => stream?.write(line("push")), 20);
-          }, 400);
-        }, 600);
-        return;
-      }
-      sseHead(res);
-      stream = res;
-    });
-    const { store } = await scriptedPaneToDivider(scripted.url);
+    // Answered well after the stream went live; the stream, behind the service's record,
+    // sends the same three only after the answer (a service whose stream polls what it keeps).
+    const store = await historyThenStream(600, (send) =>
+      setTimeout(() => {
+        for (const content of SAID) send(content);
+        setTimeout(() => send("push"), 20);
+      }, 400),
+    );
     await waitFor(() => texts(store, "ses_x").includes("push"), 5_000, "a live event");
     expect(texts(store, "ses_x")).toEqual([
-      ...said,
+      ...SAID,
       "── live from here · above: 3 from the server",
       "push",
     ]);
   });
 
   it("a stream live long before a slow history's answer that sends news after it: shown, an older line's equal too", async () => {
-    scripted = await startScriptedServer();
-    stopAfterTest(() => scripted.close());
-    const said = ["add a test", "run it", "commit"];
-    const line = (content: string) =>
-      `event: prompt_progress\ndata: ${JSON.stringify({ type: "user", content })}\n\n`;
-    let stream: ServerResponse | null = null;
-    scripted.fallback((req, res) => {
-      if (isHistory(req.url)) {
-        setTimeout(() => {
-          res.writeHead(200, { "content-type": "application/json", ...ANNOUNCED_LIMITS });
-          const events = said.map((message) => ({ type: "user", message }));
-          res.end(JSON.stringify({ events, count: events.length }));
-          // New lines, the first the same as one further back in the history.
-          setTimeout(() => {
-            stream?.write(line("run it"));
-            stream?.write(line("push"));
-          }, 50);
-        }, 600);
-        return;
-      }
-      sseHead(res);
-      stream = res;
-    });
-    const { store } = await scriptedPaneToDivider(scripted.url);
+    // New lines, the first the same as one further back in the history.
+    const store = await historyThenStream(600, (send) =>
+      setTimeout(() => {
+        send("run it");
+        send("push");
+      }, 50),
+    );
     await waitFor(() => texts(store, "ses_x").includes("push"), 5_000, "a live event");
     expect(texts(store, "ses_x")).toEqual([
-      ...said,
+      ...SAID,
       "── live from here · above: 3 from the server",
       "run it",
       "push",
