@@ -42,7 +42,13 @@ import { DEFAULT_WATCHDOG, HeartbeatEstimator, SilenceWatchdog } from "./watchdo
 export type StreamStatus =
   /** attempt: 0 for the first connection, then the number of the retry. */
   | { state: "connecting"; attempt: number }
-  | { state: "live"; since: number }
+  | {
+      state: "live";
+      since: number;
+      /** The server's clock when it opened the stream (its `Date` header, to the second), if it
+       * sent a readable one. */
+      serverTime?: number;
+    }
   | {
       state: "reconnecting";
       attempt: number;
@@ -518,7 +524,7 @@ class EventStreamSubscription implements Subscription {
         };
       }
       this.transport.routes.worked(route);
-      return this.readStream(res.body, ac);
+      return this.readStream(res.body, ac, httpDate(headerValue(res.headers, "date")));
     }
     if (status === 204) {
       discard(res.body);
@@ -600,6 +606,7 @@ class EventStreamSubscription implements Subscription {
   private async readStream(
     body: Dispatcher.ResponseData["body"],
     ac: AbortController,
+    serverTime: number | null,
   ): Promise<Outcome> {
     const liveAt = this.now();
     if (this.gapFrom !== null) {
@@ -608,7 +615,7 @@ class EventStreamSubscription implements Subscription {
       this.gapFrom = null;
       this.notice({ kind: "gap", from, to: liveAt });
     }
-    this.publish({ state: "live", since: liveAt });
+    this.publish({ state: "live", since: liveAt, ...(serverTime !== null ? { serverTime } : {}) });
     if (this.closed) {
       discard(body);
       return { kind: "stop", reason: "closed", error: null };
@@ -832,4 +839,12 @@ async function readErrorBody(body: Dispatcher.ResponseData["body"]): Promise<unk
   } catch {
     return null;
   }
+}
+
+/** An HTTP `Date` header's time (ms), or null when there is none or it cannot be read. */
+function httpDate(value: string | undefined): number | null {
+  // A real one is 29 characters (IMF-fixdate); anything far longer is not one.
+  if (value === undefined || value.length > 64) return null;
+  const t = Date.parse(value);
+  return Number.isFinite(t) && t > 0 ? t : null;
 }

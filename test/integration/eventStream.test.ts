@@ -138,6 +138,23 @@ function idsOf(events: SessionEvent[]): (string | null)[] {
 // ---------------------------------------------------------------------------------------------
 
 describe("event stream: connecting and reading", () => {
+  it.each([
+    ["its Date header", "Sat, 28 Nov 2026 10:41:07 GMT", Date.UTC(2026, 10, 28, 10, 41, 7)],
+    ["no readable Date", "yesterday-ish", undefined],
+    ["an absurd Date header", `Sat, 28 Nov 2026 10:41:07 GMT${" ".repeat(5000)}x`, undefined],
+  ])("says the server's time at going live from %s", async (_, date, expected) => {
+    const srv = await serve((_req, res) => {
+      res.sendDate = false;
+      res.writeHead(200, { "content-type": "text/event-stream", date });
+      res.flushHeaders();
+      res.write(heartbeat());
+    });
+    const w = watch(srv.url);
+    await waitFor(() => w.events.length === 1, "a heartbeat");
+    const live = w.statuses.find((s) => s.state === "live");
+    expect(live && "serverTime" in live ? live.serverTime : undefined).toBe(expected);
+  });
+
   it("asks for an event stream with the key, publishes connecting → live, delivers events", async () => {
     const srv = await serve((_req, res) => {
       sseHead(res);

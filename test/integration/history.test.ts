@@ -620,6 +620,8 @@ describe("client: other servers", () => {
   async function historyThenStream(
     answerAfterMs: number,
     then: (send: (content: string) => void, store: StreamsStore) => void,
+    /** The entries' time, read when the history is answered (none by default). */
+    timestamp?: () => string,
   ) {
     scripted = await startScriptedServer();
     stopAfterTest(() => scripted.close());
@@ -632,7 +634,8 @@ describe("client: other servers", () => {
       if (isHistory(req.url)) {
         setTimeout(() => {
           res.writeHead(200, { "content-type": "application/json", ...ANNOUNCED_LIMITS });
-          const events = SAID.map((message) => ({ type: "user", message }));
+          const at = timestamp ? { timestamp: timestamp() } : {};
+          const events = SAID.map((message) => ({ type: "user", message, ...at }));
           res.end(JSON.stringify({ events, count: events.length }));
           then(send, p.store);
         }, answerAfterMs);
@@ -665,19 +668,48 @@ describe("client: other servers", () => {
     ]);
   });
 
-  it("a stream live long before a slow history's answer, its events behind the history's: each line once", async () => {
-    // Answered well after the stream went live; the stream, behind the service's record,
-    // sends the same three only after the answer (a service whose stream polls what it keeps).
-    const store = await historyThenStream(600, (send) =>
-      setTimeout(() => {
-        for (const content of SAID) send(content);
-        setTimeout(() => send("push"), 20);
-      }, 400),
+  it.each([
+    ["without times", undefined],
+    ["timed after the stream opened", () => new Date().toISOString()],
+  ])(
+    "a stream live long before a slow history's answer, its events behind the history's (%s): each line once",
+    async (_, timestamp) => {
+      // Answered well after the stream went live; the stream, behind the service's record,
+      // sends the same three only after the answer (a service whose stream polls what it keeps).
+      const store = await historyThenStream(
+        600,
+        (send) =>
+          setTimeout(() => {
+            for (const content of SAID) send(content);
+            setTimeout(() => send("push"), 20);
+          }, 400),
+        timestamp,
+      );
+      await waitFor(() => texts(store, "ses_x").includes("push"), 5_000, "a live event");
+      expect(texts(store, "ses_x")).toEqual([
+        ...SAID,
+        "── live from here · above: 3 from the server",
+        "push",
+      ]);
+    },
+  );
+
+  it("a stream live long before a slow history whose entries are older than it: a new line equal to the last is shown", async () => {
+    // The history's entries are a minute older than the stream (the server's Date on it).
+    const store = await historyThenStream(
+      600,
+      (send) =>
+        setTimeout(() => {
+          send("commit");
+          send("push");
+        }, 50),
+      () => new Date(Date.now() - 60_000).toISOString(),
     );
     await waitFor(() => texts(store, "ses_x").includes("push"), 5_000, "a live event");
     expect(texts(store, "ses_x")).toEqual([
       ...SAID,
       "── live from here · above: 3 from the server",
+      "commit",
       "push",
     ]);
   });

@@ -45,6 +45,13 @@ export interface LiveStreamOptions extends AdmissionOptions {
 }
 
 /** What the stream asks of whoever keeps the session's subscriptions. */
+/** The history just drawn, as the stream's first burst is compared with it. */
+export interface HistoryEnd {
+  log: LogSequence;
+  /** Its last entry's time, when it has one (showHistory's newestAt). */
+  newestAt: number | null;
+}
+
 export interface LiveStreamHooks {
   /** Where the stream resumes (the last event id seen), or null. */
   lastEventId: string | null;
@@ -84,6 +91,8 @@ export class LiveStream {
   #heldFollow = false;
   #live = false;
   #liveAt: number | null = null;
+  /** The server's clock when the stream went live (its `Date`), if it said. */
+  #liveServerAt: number | null = null;
   #readOnly = false;
   #stopped = false;
   #resolveReady: () => void = () => {};
@@ -152,10 +161,10 @@ export class LiveStream {
    * just shown and nothing from the stream yet, its first burst is held again until compared
    * with the history's end: from going live when it is not live yet, for BURST_IDLE_MS after
    * going live when it went live only just now, and for AHEAD_WAIT_MS when it has been live
-   * longer (only its first burst: what comes after a pause is news). The history and its
-   * divider are not kept waiting for it.
+   * longer and may lag (#mayLag; only its first burst: what comes after a pause is news).
+   * The history and its divider are not kept waiting for it.
    */
-  release(mode: LiveMode, history?: LogSequence): void {
+  release(mode: LiveMode, past?: HistoryEnd): void {
     const held = this.#held;
     if (!held) return;
     this.#held = null;
@@ -167,11 +176,14 @@ export class LiveStream {
       return;
     }
     const since = this.#live && this.#liveAt !== null ? this.#now() - this.#liveAt : 0;
-    if (history && !sent && !this.#stopped) {
-      // Live for a while and silent: a stream behind the service's record (one that polls
-      // it) may still send what the history just showed; its first burst in AHEAD_WAIT_MS is
-      // compared with the history too. It is live already, and said so at once.
-      const lagging = this.#live && since >= BURST_IDLE_MS;
+    // Live for a while and silent: a stream behind the service's record (one that polls it)
+    // may still send what the history just showed, unless the history's newest entry is
+    // older than the stream by the server's own clock.
+    const lagging = this.#live && since >= BURST_IDLE_MS;
+    const history = past?.log;
+    if (history && !sent && !this.#stopped && (!lagging || this.#mayLag(past.newestAt))) {
+      // Its first burst in AHEAD_WAIT_MS is compared with the history too; it is live
+      // already, and said so at once.
       const firstWithinMs = lagging ? AHEAD_WAIT_MS : BURST_IDLE_MS - since;
       this.#late = { history, firstWithinMs };
       this.#held = new HeldItems({ statusesPass: true });
@@ -180,6 +192,16 @@ export class LiveStream {
       return;
     }
     if (this.#live) this.#admit.live(this.#liveAt ?? this.#now());
+  }
+
+  /**
+   * Whether a stream live since before the history was read may yet send the history's
+   * newest entry: not when that entry is older than the stream's opening, both by the
+   * server's clock (the entry's time, the stream's `Date`, to the second); yes when either
+   * is unknown.
+   */
+  #mayLag(newestAt: number | null): boolean {
+    return newestAt === null || this.#liveServerAt === null || newestAt >= this.#liveServerAt;
   }
 
   /**
@@ -239,6 +261,7 @@ export class LiveStream {
     if (status.state === "live") {
       this.#live = true;
       this.#liveAt = this.#now();
+      this.#liveServerAt = status.serverTime ?? null;
       if (!this.#held) this.#admit.live(this.#liveAt);
     } else if (status.state !== "connecting") this.#live = false;
     const meta = sub

@@ -59,7 +59,14 @@ export function showHistory(
       | ((sessionId: string, event: string | undefined, data: string, at: number) => void)
       | undefined;
   },
-): { shown: number; repeats: number; older: number; log: LogSequence } {
+): {
+  shown: number;
+  repeats: number;
+  older: number;
+  log: LogSequence;
+  /** The time of the history's last entry, when it has one. */
+  newestAt: number | null;
+} {
   const { now, journal, cap } = o;
   const entries = past.events;
   const first = Math.max(0, entries.length - cap);
@@ -130,7 +137,7 @@ export function showHistory(
   // Items skipped without a log entry of their own (empty words) count with the repeats.
   const skipped = through + 1;
   if (repeats + older < skipped) repeats = skipped - older;
-  return { shown, repeats, older: older + olderBad, log };
+  return { shown, repeats, older: older + olderBad, log, newestAt: items.at(-1)?.at ?? null };
 }
 
 /**

@@ -128,7 +128,10 @@ export async function readPast(
     // Read before the stream was live: what came between may be in neither, unless what the
     // stream sent reached back into the history.
     const gapFrom = liveBefore || skipped > 0 ? null : readAt;
-    held.release({ overlap: null, fromJournal: j.shown, streamHistory: false, gapFrom }, h.log);
+    held.release(
+      { overlap: null, fromJournal: j.shown, streamHistory: false, gapFrom },
+      { log: h.log, newestAt: h.newestAt },
+    );
   } else steps.goLive(null, j.shown, false);
 }
 
