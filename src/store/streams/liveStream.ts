@@ -44,7 +44,6 @@ export interface LiveStreamOptions extends AdmissionOptions {
   subscribe?: (opts: SubscribeOptions) => Subscription;
 }
 
-/** What the stream asks of whoever keeps the session's subscriptions. */
 /** The history just drawn, as the stream's first burst is compared with it. */
 export interface HistoryEnd {
   log: LogSequence;
@@ -52,6 +51,7 @@ export interface HistoryEnd {
   newestAt: number | null;
 }
 
+/** What the stream asks of whoever keeps the session's subscriptions. */
 export interface LiveStreamHooks {
   /** Where the stream resumes (the last event id seen), or null. */
   lastEventId: string | null;
