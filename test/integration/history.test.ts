@@ -302,15 +302,18 @@ describe("client: nothing falls between the history and the stream", () => {
     await waitFor(() => texts(store, id).includes("later"), 5_000, "a live event");
   });
 
-  it("output of no known shape during the history read shows once: the history's JSON text and the stream's payload are the same output", async () => {
+  it("output of any shape during the history read shows once: the history's JSON text and the stream's payload are the same output", async () => {
     const s = await reference({ faults: { noEventIds: true } });
     const id = s.sessionIds()[0] as string;
     const { store, controller } = pane(s.url, s.key("member"), {
       around: async (read) => {
-        // In both the history (its text: the payload's JSON, without the service's `ts`) and the
-        // stream (the payload, with its `ts`).
+        // In both the history (its text: what was printed, or for a shape this service's log
+        // does not read, the payload's JSON without the service's `ts`) and the stream (the
+        // payload, with its `ts`).
         s.emit(id, "process_output", { pid: 4, note: "\u001b[31mred\u001b[0m end" });
         s.emit(id, "process_output", { stream: "stderr", data: "shape stderr" });
+        s.emit(id, "process_output", { fd: 2, output: "shape fd two\n" });
+        s.emit(id, "process_output", { line: "shape line" });
         return read();
       },
     });
@@ -319,7 +322,9 @@ describe("client: nothing falls between the history and the stream", () => {
     expect(texts(store, id).filter((x) => x !== "")).toEqual([
       '{"pid":4,"note":"\\u001b[31mred\\u001b[0m end"}',
       "shape stderr",
-      "── live from here · above: 2 from the server, 2 live events the history already held skipped",
+      '{"fd":2,"output":"shape fd two\\n"}',
+      '{"line":"shape line"}',
+      "── live from here · above: 4 from the server, 4 live events the history already held skipped",
       "after",
     ]);
   });

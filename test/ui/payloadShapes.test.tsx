@@ -19,6 +19,9 @@ describe("a pane shows process output of any shape by its text", () => {
     const dir = tempFolder("as-ui-shapes-");
     const fx = await startReference();
     const id = fx.ids[0] as string;
+    // One line in the session's history: its divider says the history has been read, so the
+    // shapes below come on the stream (a history's log keeps odd shapes as their JSON text).
+    fx.server.emit(id, "process_output", { text: "from the history\n" });
     let savedPath = "";
     const h = mountOnFixture(
       fx,
@@ -31,7 +34,7 @@ describe("a pane shows process output of any shape by its text", () => {
         },
       },
     );
-    await waitForContent(h, "● live ·");
+    await waitForContent(h, "live from here");
     const payloads = [
       { text: "shape text\n" },
       { content: "\u001b[32m✓\u001b[0m test 3 passed" },
@@ -73,6 +76,7 @@ describe("a pane shows process output of any shape by its text", () => {
       .map((l) => JSON.parse(l) as { kind: string; text: string; stream?: string; data: unknown })
       .filter((r) => r.kind === "output");
     expect(records.map((r) => [r.text.replace(/,"ts":\d+/, ""), r.stream])).toEqual([
+      ["from the history", undefined],
       ["shape text", undefined],
       ["\u001b[32m✓\u001b[0m test 3 passed", undefined],
       ["shape data", "stdout"],
@@ -82,6 +86,6 @@ describe("a pane shows process output of any shape by its text", () => {
       ["shape message", undefined],
       ['{"pid":4,"note":"red end"}', undefined],
     ]);
-    expect(records[3]?.data).toMatchObject({ stream: "stderr", data: "shape stderr" });
+    expect(records[4]?.data).toMatchObject({ stream: "stderr", data: "shape stderr" });
   });
 });

@@ -62,6 +62,29 @@ describe("logSequence", () => {
     ];
     expect(logSequence(asHistory(live)).keys).toEqual(logSequence(live).keys);
   });
+
+  it("reads output of every shape and the same read back from the history alike (the log keeps odd shapes as JSON text)", () => {
+    const live = [
+      ev("process_output", { text: "shape text\n", ts: 3 }),
+      ev("process_output", { content: "\u001b[32m✓\u001b[0m test 3 passed" }),
+      ev("process_output", { stream: "stderr", data: "shape stderr" }),
+      ev("process_output", { fd: 2, output: "shape fd two\n", ts: 4 }),
+      ev("process_output", { line: "shape line" }),
+      ev("process_output", { message: "shape message" }),
+      ev("process_output", { pid: 4, note: "\u001b[31mred\u001b[0m end", ts: 5 }),
+      // A tool that printed JSON: the same whichever way it is read.
+      out('{"message":"ok"}\n'),
+    ];
+    const back = asHistory(live);
+    expect(back.map((x) => x.data)).toContain(
+      JSON.stringify({
+        text: '{"fd":2,"output":"shape fd two\\n"}',
+        timestamp: new Date(4).toISOString(),
+      }),
+    );
+    expect(logSequence(back).keys).toEqual(logSequence(live).keys);
+    expect(heldOverlap(logSequence(back), logSequence(live)).items).toBe(live.length);
+  });
 });
 
 describe("journalAnchor", () => {

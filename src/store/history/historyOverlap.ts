@@ -110,11 +110,16 @@ export function logKeyOf(
  * An output's text as compared. Output of no known shape is shown as its payload's compact
  * JSON, and the history sends that JSON back as text: both are read as objects and compared
  * by their fields, times left out, the strings cleaned (an escape inside a JSON string is the
- * six characters `\u001b` in the history's text, the character itself on the stream).
+ * six characters `\u001b` in the history's text, the character itself on the stream). A
+ * history may keep a payload of a shape the client reads ({fd, output}, {line}, …) as its
+ * JSON text too: an object with a text the client reads from it is compared by that text, as
+ * the stream's payload is (a tool that printed such JSON reads the same either way).
  */
 function outputKey(text: string, clean: TextCleaner): string {
   const o = recordInText(text);
   if (o === null) return norm(clean(text, true));
+  const inner = payloadText(o);
+  if (!inner.compact) return norm(clean(inner.text, true));
   return JSON.stringify(withoutTimes(o), (_k, v) =>
     typeof v === "string" ? norm(clean(v, true)) : v,
   );
