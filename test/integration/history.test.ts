@@ -699,39 +699,30 @@ describe("client: other servers", () => {
     },
   );
 
-  it("a stream live long before a slow history whose entries are older than it: a new line equal to the last is shown", async () => {
+  it.each([
     // The history's entries are a minute older than the stream (the server's Date on it).
+    [
+      "whose entries are older than it: a new line equal to the last is shown",
+      "commit",
+      () => new Date(Date.now() - 60_000).toISOString(),
+    ],
+    // New lines, the first the same as one further back in the history.
+    ["that sends news after it: shown, an older line's equal too", "run it", undefined],
+  ])("a stream live long before a slow history's answer %s", async (_, first, timestamp) => {
     const store = await historyThenStream(
       600,
       (send) =>
         setTimeout(() => {
-          send("commit");
+          send(first);
           send("push");
         }, 50),
-      () => new Date(Date.now() - 60_000).toISOString(),
+      timestamp,
     );
     await waitFor(() => texts(store, "ses_x").includes("push"), 5_000, "a live event");
     expect(texts(store, "ses_x")).toEqual([
       ...SAID,
       "── live from here · above: 3 from the server",
-      "commit",
-      "push",
-    ]);
-  });
-
-  it("a stream live long before a slow history's answer that sends news after it: shown, an older line's equal too", async () => {
-    // New lines, the first the same as one further back in the history.
-    const store = await historyThenStream(600, (send) =>
-      setTimeout(() => {
-        send("run it");
-        send("push");
-      }, 50),
-    );
-    await waitFor(() => texts(store, "ses_x").includes("push"), 5_000, "a live event");
-    expect(texts(store, "ses_x")).toEqual([
-      ...SAID,
-      "── live from here · above: 3 from the server",
-      "run it",
+      first,
       "push",
     ]);
   });
