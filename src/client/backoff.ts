@@ -46,9 +46,19 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
     const secs = Number(v);
     return Number.isFinite(secs) ? Math.round(secs * 1000) : null;
   }
-  // HTTP-date: only accept strings that look like one (Date.parse is too forgiving otherwise).
+  const at = httpDate(v);
+  return at === null ? null : Math.max(0, at - now);
+}
+
+/**
+ * An HTTP-date header value (Retry-After, Date) as ms since the epoch, or null when there is
+ * none or it is not one: only strings that look like one are read (Date.parse is too forgiving
+ * otherwise), and a real one is 29 characters (IMF-fixdate), so anything far longer is not.
+ */
+export function httpDate(value: string | null | undefined): number | null {
+  if (value === null || value === undefined || value.length > 64) return null;
+  const v = value.trim();
   if (!/[A-Za-z]{3},? /.test(v) && !/GMT|UTC/.test(v)) return null;
   const at = Date.parse(v);
-  if (Number.isNaN(at)) return null;
-  return Math.max(0, at - now);
+  return Number.isFinite(at) ? at : null;
 }

@@ -16,7 +16,7 @@ import { RecentEvents } from "../protocol/sameEvent.js";
 import { formatSeconds } from "../text/format.js";
 import { keyRedactor, type Redactor } from "../text/redact.js";
 import { cutText, sanitizeLine } from "../text/sanitize.js";
-import { DEFAULT_MAX_DELAY_MS } from "./backoff.js";
+import { DEFAULT_MAX_DELAY_MS, httpDate } from "./backoff.js";
 import {
   type AgentSessionsError,
   CancelledError,
@@ -839,12 +839,4 @@ async function readErrorBody(body: Dispatcher.ResponseData["body"]): Promise<unk
   } catch {
     return null;
   }
-}
-
-/** An HTTP `Date` header's time (ms), or null when there is none or it cannot be read. */
-function httpDate(value: string | undefined): number | null {
-  // A real one is 29 characters (IMF-fixdate); anything far longer is not one.
-  if (value === undefined || value.length > 64) return null;
-  const t = Date.parse(value);
-  return Number.isFinite(t) && t > 0 ? t : null;
 }
